@@ -1,0 +1,1 @@
+"""syncopate.lowering"""
