@@ -1,0 +1,11 @@
+"""User-facing errors of the frontend: always name the file, line and construct."""
+
+
+class FrontendError(Exception):
+    """A Triton construct the frontend cannot import faithfully."""
+
+    def __init__(self, filename: str, line: int, message: str):
+        super().__init__(f"{filename}:{line}: error: {message}")
+        self.filename = filename
+        self.line = line
+        self.message = message

@@ -1,0 +1,1069 @@
+"""Triton frontend: `@triton.jit` Python source -> `tile` dialect.
+
+`import_file(path)` / `import_source(text, filename)` turn every jit function
+of a Python file (kernels and the jit helpers they call) into a `tile.func` in
+one `builtin.module`. Python variables become SSA values whose name hints are
+the variable names; loop- and branch-carried variables become `scf.for` /
+`scf.while` iter args and `scf.if` results. Anything not supported raises
+`FrontendError` naming the file, line and construct: the frontend never
+guesses.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+from xdsl.builder import Builder, InsertPoint
+from xdsl.dialects import arith, scf
+from xdsl.dialects.builtin import (
+    DictionaryAttr,
+    FloatAttr,
+    FunctionType,
+    IntegerAttr,
+    ModuleOp,
+    NoneAttr,
+    StringAttr,
+    f32,
+    i1,
+    i32,
+    i64,
+)
+from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
+
+from syncopate.dialects import tile
+from syncopate.ir import type_rules as T
+from syncopate.ir.errors import FrontendError
+from syncopate.ir.pointer_scan import pointer_parameters
+
+TRITON = "triton"
+TL = "triton.language"
+
+BINARY_OPS: dict[type[ast.operator], type[tile.BinaryOp]] = {
+    ast.Add: tile.AddOp, ast.Sub: tile.SubOp, ast.Mult: tile.MulOp, ast.Div: tile.TrueDivOp,
+    ast.FloorDiv: tile.FloorDivOp, ast.Mod: tile.ModOp, ast.BitAnd: tile.AndOp, ast.BitOr: tile.OrOp,
+    ast.BitXor: tile.XorOp, ast.LShift: tile.ShlOp, ast.RShift: tile.ShrOp,
+}  # fmt: skip
+COMPARE_OPS = {ast.Lt: "lt", ast.LtE: "le", ast.Gt: "gt", ast.GtE: "ge", ast.Eq: "eq", ast.NotEq: "ne"}
+ATOMICS = {"atomic_add": "add", "atomic_max": "max", "atomic_min": "min", "atomic_and": "and",
+           "atomic_or": "or", "atomic_xor": "xor", "atomic_xchg": "xchg"}  # fmt: skip
+REDUCTIONS = {"sum": "sum", "max": "max", "min": "min", "argmax": "argmax", "argmin": "argmin",
+              "xor_sum": "xor_sum"}  # fmt: skip
+# tl.* functions whose result has the broadcast type of their tensor arguments.
+ELEMENTWISE = {"exp", "exp2", "log", "log2", "sqrt", "rsqrt", "sqrt_rn", "abs", "sin", "cos", "sigmoid",
+               "maximum", "minimum", "fma", "erf", "floor", "ceil", "div_rn", "fdiv", "clamp", "softmax",
+               "multiple_of", "max_contiguous", "max_constancy", "cumsum", "cumprod", "flip", "tanh"}  # fmt: skip
+LOOP_KINDS = {"range", f"{TL}.range", f"{TL}.static_range"}
+
+
+@dataclass(frozen=True)
+class PyRef:
+    """A compile-time Python object: a module path (`tl`), a jit function, a dtype."""
+
+    path: str
+
+
+Value = SSAValue | PyRef
+
+
+def _is_jit_decorator(node: ast.expr) -> bool:
+    target = node.func if isinstance(node, ast.Call) else node
+    text = ast.unparse(target)
+    return text in ("triton.jit", "jit", "tl.jit")
+
+
+def _is_constexpr_annotation(node: ast.expr | None) -> bool:
+    return node is not None and ast.unparse(node) in ("tl.constexpr", "triton.language.constexpr", "constexpr")
+
+
+def _module_aliases(tree: ast.Module) -> dict[str, str]:
+    aliases = {"triton": TRITON}
+    for node in tree.body:
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                aliases[alias.asname or alias.name.split(".")[0]] = alias.name if alias.asname else alias.name.split(".")[0]
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            for alias in node.names:
+                aliases[alias.asname or alias.name] = f"{node.module}.{alias.name}"
+    return aliases
+
+
+def _assigned_names(statements: list[ast.stmt]) -> list[str]:
+    """Names (re)bound by statements, in first-assignment order, recursively."""
+    names: list[str] = []
+
+    def add_target(target: ast.expr) -> None:
+        if isinstance(target, ast.Name) and target.id not in names:
+            names.append(target.id)
+        elif isinstance(target, (ast.Tuple, ast.List)):
+            for element in target.elts:
+                add_target(element)
+
+    for statement in statements:
+        for node in ast.walk(statement):
+            if isinstance(node, ast.Assign):
+                for target in node.targets:
+                    add_target(target)
+            elif isinstance(node, (ast.AugAssign, ast.AnnAssign)):
+                add_target(node.target)
+            elif isinstance(node, ast.For):
+                add_target(node.target)
+    return names
+
+
+class FunctionImporter:
+    """Builds one tile.func from one jit FunctionDef."""
+
+    def __init__(self, module_importer: ModuleImporter, node: ast.FunctionDef):
+        self.m = module_importer
+        self.node = node
+        self.env: dict[str, Value] = {}
+        self.builder: Builder
+        self.is_kernel = True
+
+    # -- diagnostics -------------------------------------------------------
+
+    def error(self, node: ast.AST, message: str) -> FrontendError:
+        return FrontendError(self.m.filename, getattr(node, "lineno", self.node.lineno), message)
+
+    def unsupported(self, node: ast.AST, what: str) -> FrontendError:
+        snippet = ast.unparse(node) if isinstance(node, ast.AST) else str(node)
+        if len(snippet) > 60:
+            snippet = snippet[:57] + "..."
+        return self.error(node, f"unsupported {what}: `{snippet}`")
+
+    # -- building ------------------------------------------------------------
+
+    def insert(self, op: Operation) -> Operation:
+        self.builder.insert(op)
+        return op
+
+    def named(self, value: SSAValue, name: str) -> SSAValue:
+        if value.name_hint is None and not isinstance(value.owner, Block):
+            owner = value.owner
+            # Constants shared by several names keep their own, unnamed identity.
+            if not isinstance(owner, (arith.ConstantOp, tile.LiteralOp)):
+                value.name_hint = name
+        return value
+
+    def build(self) -> tile.FuncOp:
+        node = self.node
+        if node.args.vararg or node.args.kwarg or node.args.kwonlyargs or node.args.posonlyargs:
+            raise self.unsupported(node, "parameter kind (*args, **kwargs, keyword-only)")
+        pointers = pointer_parameters(node)
+        helper = node.name in self.m.called_functions
+        arg_types: list[Attribute] = []
+        annotations: dict[str, Attribute] = {}
+        for arg in node.args.args:
+            if _is_constexpr_annotation(arg.annotation):
+                arg_types.append(tile.ConstexprType())
+            elif arg.arg in pointers:
+                arg_types.append(tile.PointerType())
+            else:
+                arg_types.append(T.ANY if helper else tile.ScalarType())
+            if arg.annotation is not None and not _is_constexpr_annotation(arg.annotation):
+                annotations[arg.arg] = StringAttr(ast.unparse(arg.annotation))
+        block = Block(arg_types=arg_types)
+        for arg, block_arg in zip(node.args.args, block.args):
+            block_arg.name_hint = arg.arg
+            self.env[arg.arg] = block_arg
+        defaults: dict[str, Attribute] = {}
+        for arg, default in zip(node.args.args[len(node.args.args) - len(node.args.defaults) :], node.args.defaults):
+            defaults[arg.arg] = StringAttr(ast.unparse(default))
+        self.builder = Builder(InsertPoint.at_end(block))
+        body = list(node.body)
+        if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
+            body = body[1:]  # docstring
+        returned: list[SSAValue] = []
+        if body and isinstance(body[-1], ast.Return):
+            self.statements(body[:-1])
+            if body[-1].value is not None:
+                returned = self.return_values(body[-1].value)
+        else:
+            self.statements(body)
+        self.insert(tile.ReturnOp(*returned))
+        func_type = FunctionType.from_lists(arg_types, [v.type for v in returned])
+        decorators = [ast.unparse(d) for d in node.decorator_list]
+        return tile.FuncOp(node.name, func_type, Region(block), decorators, defaults, annotations)
+
+    def return_values(self, node: ast.expr) -> list[SSAValue]:
+        elements = node.elts if isinstance(node, ast.Tuple) else [node]
+        return [self.ssa(self.expr(e), e) for e in elements]
+
+    # -- statements ----------------------------------------------------------
+
+    def statements(self, statements: list[ast.stmt]) -> None:
+        for statement in statements:
+            self.statement(statement)
+
+    def statement(self, node: ast.stmt) -> None:
+        if isinstance(node, ast.Assign):
+            value = self.expr(node.value)
+            for target in node.targets:
+                self.assign(target, value, node.value)
+        elif isinstance(node, ast.AnnAssign):
+            if node.value is None:
+                raise self.unsupported(node, "annotation without value")
+            self.assign(node.target, self.expr(node.value), node.value)
+        elif isinstance(node, ast.AugAssign):
+            if not isinstance(node.target, ast.Name):
+                raise self.unsupported(node, "augmented assignment target")
+            current = self.lookup(node.target.id, node.target)
+            result = self.binary(node.op, current, self.expr(node.value), node)
+            self.assign(node.target, result, node)
+        elif isinstance(node, ast.Expr):
+            if isinstance(node.value, ast.Constant):
+                return  # a string used as a comment
+            self.expr(node.value, statement=True)
+        elif isinstance(node, ast.For):
+            self.for_loop(node)
+        elif isinstance(node, ast.While):
+            self.while_loop(node)
+        elif isinstance(node, ast.If):
+            self.if_statement(node)
+        elif isinstance(node, ast.Pass):
+            return
+        elif isinstance(node, ast.Return):
+            raise self.error(node, "unsupported `return` before the end of the function (early exit)")
+        else:
+            raise self.unsupported(node, f"statement ({type(node).__name__})")
+
+    def assign(self, target: ast.expr, value: Value | list[Value], value_node: ast.AST) -> None:
+        if isinstance(target, ast.Name):
+            if isinstance(value, list):
+                raise self.error(target, f"cannot assign {len(value)} values to `{target.id}`")
+            if isinstance(value, SSAValue):
+                self.named(value, target.id)
+            self.env[target.id] = value
+        elif isinstance(target, (ast.Tuple, ast.List)):
+            values = value if isinstance(value, list) else None
+            if values is None or len(values) != len(target.elts):
+                raise self.unsupported(target, "tuple assignment (right side must have as many values)")
+            for element, element_value in zip(target.elts, values):
+                self.assign(element, element_value, value_node)
+        else:
+            raise self.unsupported(target, "assignment target")
+
+    def carried_names(self, statements: list[ast.stmt]) -> list[str]:
+        return [n for n in _assigned_names(statements) if isinstance(self.env.get(n), SSAValue)]
+
+    @contextmanager
+    def in_block(self, block: Block) -> Iterator[None]:
+        saved_builder, saved_env = self.builder, dict(self.env)
+        self.builder = Builder(InsertPoint.at_end(block))
+        try:
+            yield
+        finally:
+            self.builder = saved_builder
+            self.body_env, self.env = self.env, saved_env
+
+    def as_int(self, value: SSAValue) -> SSAValue:
+        if value.type == i32:
+            return value
+        return self.insert(tile.RetypeOp(value, i32)).results[0]
+
+    def as_condition(self, value: SSAValue) -> SSAValue:
+        if value.type == i1:
+            return value
+        return self.insert(tile.RetypeOp(value, i1)).results[0]
+
+    def loop_bounds(self, node: ast.For) -> tuple[str, list[SSAValue], dict[str, Attribute]]:
+        call = node.iter
+        if not isinstance(call, ast.Call):
+            raise self.unsupported(node.iter, "loop iterable (only range, tl.range, tl.static_range)")
+        kind = self.callee_path(call.func)
+        if kind not in LOOP_KINDS:
+            raise self.unsupported(node.iter, "loop iterable (only range, tl.range, tl.static_range)")
+        args = [self.ssa(self.expr(a), a) for a in call.args]
+        if not 1 <= len(args) <= 3:
+            raise self.unsupported(call, "range() arity")
+        if len(args) == 1:
+            args = [self.constant(0, call), args[0]]
+        if len(args) == 2:
+            args.append(self.constant(1, call))
+        options: dict[str, Attribute] = {}
+        for keyword in call.keywords:
+            literal = self.static_literal(keyword.value)
+            if literal is None:
+                raise self.unsupported(keyword.value, f"non-literal `{keyword.arg}=` option of {kind}")
+            options[keyword.arg or ""] = literal
+        return kind, [self.as_int(a) for a in args], options
+
+    def for_loop(self, node: ast.For) -> None:
+        if node.orelse:
+            raise self.unsupported(node, "for ... else")
+        if not isinstance(node.target, ast.Name):
+            raise self.unsupported(node.target, "loop target (only a single name)")
+        kind, (lb, ub, step), options = self.loop_bounds(node)
+        carried = [n for n in self.carried_names(node.body) if n != node.target.id]
+        forced_any: set[str] = set()
+        while True:
+            inits = [self.carry_init(name, forced_any) for name in carried]
+            block = Block(arg_types=[i32, *(v.type for v in inits)])
+            block.args[0].name_hint = node.target.id
+            for name, arg in zip(carried, block.args[1:]):
+                arg.name_hint = name
+            with self.in_block(block):
+                self.env[node.target.id] = block.args[0]
+                for name, arg in zip(carried, block.args[1:]):
+                    self.env[name] = arg
+                self.statements(node.body)
+                yielded = [self.ssa(self.env[name], node) for name in carried]
+            mismatched = {n for n, i, y in zip(carried, inits, yielded) if i.type != y.type} - forced_any
+            if not mismatched:
+                break
+            self.discard(block, inits)
+            forced_any |= mismatched
+        with self.in_block(block):
+            self.insert(scf.YieldOp(*yielded))
+        loop = scf.ForOp(lb, ub, step, inits, Region(block))
+        if kind != "range":
+            loop.attributes["tile.loop"] = StringAttr(kind.rsplit(".", 1)[-1])
+        for key, value in options.items():
+            loop.attributes[f"tile.{key}"] = value
+        self.insert(loop)
+        for name, result in zip(carried, loop.results):
+            result.name_hint = name
+            self.env[name] = result
+
+    def carry_init(self, name: str, forced_any: set[str]) -> SSAValue:
+        value = self.env[name]
+        assert isinstance(value, SSAValue)
+        if name in forced_any and not isinstance(value.type, tile.AnyValueType):
+            return self.insert(tile.RetypeOp(value, T.ANY)).results[0]
+        return value
+
+    def discard(self, block: Block, inits: list[SSAValue]) -> None:
+        for op in reversed(list(block.walk())):
+            op.drop_all_references()
+        for init in inits:
+            owner = init.owner
+            if isinstance(owner, tile.RetypeOp) and not init.uses:
+                owner.detach()
+                owner.erase()
+
+    def while_loop(self, node: ast.While) -> None:
+        if node.orelse:
+            raise self.unsupported(node, "while ... else")
+        carried = self.carried_names(node.body)
+        forced_any: set[str] = set()
+        while True:
+            inits = [self.carry_init(name, forced_any) for name in carried]
+            before = Block(arg_types=[v.type for v in inits])
+            after = Block(arg_types=[v.type for v in inits])
+            for name, a, b in zip(carried, before.args, after.args):
+                a.name_hint = b.name_hint = name
+            with self.in_block(before):
+                self.env.update(zip(carried, before.args))
+                condition = self.as_condition(self.ssa(self.expr(node.test), node.test))
+                self.insert(scf.ConditionOp(condition, *before.args))
+            with self.in_block(after):
+                self.env.update(zip(carried, after.args))
+                self.statements(node.body)
+                yielded = [self.ssa(self.env[name], node) for name in carried]
+            mismatched = {n for n, i, y in zip(carried, inits, yielded) if i.type != y.type} - forced_any
+            if not mismatched:
+                break
+            self.discard(before, [])
+            self.discard(after, inits)
+            forced_any |= mismatched
+        with self.in_block(after):
+            self.insert(scf.YieldOp(*yielded))
+        loop = scf.WhileOp(inits, [v.type for v in inits], Region(before), Region(after))
+        self.insert(loop)
+        for name, result in zip(carried, loop.results):
+            result.name_hint = name
+            self.env[name] = result
+
+    def if_statement(self, node: ast.If) -> None:
+        condition = self.as_condition(self.ssa(self.expr(node.test), node.test))
+        before = dict(self.env)
+        then_block, else_block = Block(), Block()
+        with self.in_block(then_block):
+            self.statements(node.body)
+        then_env = self.body_env
+        with self.in_block(else_block):
+            self.statements(node.orelse)
+        else_env = self.body_env
+        names = [n for n in _assigned_names(node.body + node.orelse) if n in then_env and n in else_env]
+        names = [n for n in names if then_env[n] is not before.get(n) or else_env[n] is not before.get(n)]
+        for name in names:
+            if not isinstance(then_env[name], SSAValue) or not isinstance(else_env[name], SSAValue):
+                raise self.error(node, f"`{name}` is bound to a compile-time object in a branch of this `if`")
+        result_types = [T.join(then_env[n].type, else_env[n].type) for n in names]  # type: ignore[union-attr]
+        for block, env in ((then_block, then_env), (else_block, else_env)):
+            with self.in_block(block):
+                values = []
+                for name, result_type in zip(names, result_types):
+                    value = env[name]
+                    assert isinstance(value, SSAValue)
+                    if value.type != result_type:
+                        value = self.insert(tile.RetypeOp(value, result_type)).results[0]
+                    values.append(value)
+                self.insert(scf.YieldOp(*values))
+        op = scf.IfOp(condition, result_types, Region(then_block), Region(else_block))
+        self.insert(op)
+        for name, result in zip(names, op.results):
+            result.name_hint = name
+            self.env[name] = result
+        for name in _assigned_names(node.body + node.orelse):
+            if name not in names and name not in before:
+                self.env.pop(name, None)  # bound in one branch only: not visible after the if
+
+    # -- expressions -----------------------------------------------------------
+
+    def lookup(self, name: str, node: ast.AST) -> Value:
+        if name in self.env:
+            return self.env[name]
+        if name in self.m.jit_functions:
+            return PyRef(f"jit:{name}")
+        if name in self.m.aliases:
+            return PyRef(self.m.aliases[name])
+        if name in ("min", "max", "float", "int", "range", "len", "print"):
+            return PyRef(f"builtins.{name}")
+        raise self.error(node, f"unsupported name `{name}`: not a parameter, local variable, jit function or import")
+
+    def ssa(self, value: Value | list[Value], node: ast.AST) -> SSAValue:
+        if isinstance(value, SSAValue):
+            return value
+        if isinstance(value, PyRef) and value.path.startswith(f"{TL}."):
+            dtype = self.dtype_of(value.path)
+            if dtype is not None:
+                return self.insert(tile.LiteralOp(dtype)).results[0]
+        raise self.unsupported(node, "value (expected a tensor or scalar)")
+
+    def dtype_of(self, path: str) -> Attribute | None:
+        name = path.rsplit(".", 1)[-1]
+        return T.DTYPES.get(T.DTYPE_ALIASES.get(name, name))
+
+    def constant(self, value: bool | int | float, node: ast.AST) -> SSAValue:
+        if isinstance(value, bool):
+            attr = IntegerAttr(int(value), i1)
+        elif isinstance(value, int):
+            attr = IntegerAttr(value, i32 if -(2**31) <= value < 2**31 else i64)
+        else:
+            attr = FloatAttr(value, f32)
+        return self.insert(arith.ConstantOp(attr)).results[0]
+
+    def static_literal(self, node: ast.expr) -> Attribute | None:
+        """A literal keyword argument (string, number, bool, None, dtype) as an attribute."""
+        if isinstance(node, ast.Constant):
+            value = node.value
+            if isinstance(value, bool):
+                return IntegerAttr(int(value), i1)
+            if isinstance(value, int):
+                return IntegerAttr(value, i64)
+            if isinstance(value, float):
+                return FloatAttr(value, f32)
+            if isinstance(value, str):
+                return StringAttr(value)
+            if value is None:
+                return NoneAttr()
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub) and isinstance(node.operand, ast.Constant):
+            inner = self.static_literal(node.operand)
+            if isinstance(inner, IntegerAttr):
+                return IntegerAttr(-inner.value.data, i64)
+            if isinstance(inner, FloatAttr):
+                return FloatAttr(-inner.value.data, f32)
+        if isinstance(node, (ast.Attribute, ast.Name)):
+            path = self.callee_path(node, required=False)
+            if path is not None:
+                return self.dtype_of(path)
+        return None
+
+    def callee_path(self, node: ast.expr, required: bool = True) -> str | None:
+        """Dotted path of a module-level object (`tl.math.exp2` -> triton.language.math.exp2)."""
+        if isinstance(node, ast.Name):
+            if node.id in self.env:
+                return None if not required else self._not_callable(node)
+            if node.id in self.m.jit_functions:
+                return f"jit:{node.id}"
+            if node.id in self.m.aliases:
+                return self.m.aliases[node.id]
+            if node.id in ("min", "max", "float", "int", "range", "len", "print"):
+                return node.id if node.id == "range" else f"builtins.{node.id}"
+            if required:
+                raise self.error(node, f"unsupported name `{node.id}`: not a jit function, builtin or import")
+            return None
+        if isinstance(node, ast.Attribute):
+            base = self.callee_path(node.value, required=False)
+            if base is None:
+                return None if not required else self._not_callable(node)
+            return f"{base}.{node.attr}"
+        return None if not required else self._not_callable(node)
+
+    def _not_callable(self, node: ast.expr) -> str:
+        raise self.unsupported(node, "callee")
+
+    def expr(self, node: ast.expr, statement: bool = False) -> Value | list[Value]:
+        if isinstance(node, ast.Name):
+            return self.lookup(node.id, node)
+        if isinstance(node, ast.Constant):
+            if isinstance(node.value, (bool, int, float)):
+                return self.constant(node.value, node)
+            if isinstance(node.value, str) or node.value is None:
+                value = StringAttr(node.value) if node.value is not None else NoneAttr()
+                return self.insert(tile.LiteralOp(value)).results[0]
+            raise self.unsupported(node, "constant")
+        if isinstance(node, ast.BinOp):
+            return self.binary(node.op, self.expr(node.left), self.expr(node.right), node)
+        if isinstance(node, ast.UnaryOp):
+            return self.unary(node)
+        if isinstance(node, ast.Compare):
+            if len(node.ops) != 1:
+                raise self.unsupported(node, "chained comparison")
+            op = COMPARE_OPS.get(type(node.ops[0]))
+            if op is None:
+                raise self.unsupported(node, "comparison operator")
+            lhs, rhs = self.ssa(self.expr(node.left), node), self.ssa(self.expr(node.comparators[0]), node)
+            return self.insert(tile.CmpOp(op, lhs, rhs, T.broadcast(lhs.type, rhs.type, i1))).results[0]
+        if isinstance(node, ast.BoolOp):
+            op_class = tile.LogicalAndOp if isinstance(node.op, ast.And) else tile.LogicalOrOp
+            result = self.ssa(self.expr(node.values[0]), node)
+            for operand in node.values[1:]:
+                rhs = self.ssa(self.expr(operand), operand)
+                result = self.insert(op_class(result, rhs, T.broadcast(result.type, rhs.type, i1))).results[0]
+            return result
+        if isinstance(node, ast.Subscript):
+            return self.subscript(node)
+        if isinstance(node, ast.Attribute):
+            return self.attribute(node)
+        if isinstance(node, ast.Call):
+            return self.call(node, statement)
+        if isinstance(node, ast.Tuple):
+            return [self.expr(e) for e in node.elts]  # type: ignore[misc]
+        raise self.unsupported(node, f"expression ({type(node).__name__})")
+
+    def binary(self, op: ast.operator, lhs_v: Value | list[Value], rhs_v: Value | list[Value], node: ast.AST) -> SSAValue:
+        op_class = BINARY_OPS.get(type(op))
+        if op_class is None:
+            raise self.unsupported(node, "binary operator")
+        lhs, rhs = self.ssa(lhs_v, node), self.ssa(rhs_v, node)  # type: ignore[arg-type]
+        if op_class is tile.AddOp and tile.is_pointer_like(lhs.type):
+            return self.insert(tile.AddPtrOp(lhs, rhs, T.broadcast(lhs.type, rhs.type))).results[0]
+        if op_class is tile.AddOp and tile.is_pointer_like(rhs.type):
+            raise self.error(node, "unsupported `offset + pointer`: write the pointer on the left (`pointer + offset`)")
+        result_type = T.broadcast(lhs.type, rhs.type)
+        if op_class is tile.TrueDivOp and not isinstance(result_type, tile.AnyValueType):
+            element = T.element_of(result_type)
+            if not isinstance(element, (tile.ConstexprType,)) and T.dtype_name(element) in (
+                "int1", "int8", "int16", "int32", "int64"
+            ):  # fmt: skip
+                result_type = T.with_element(result_type, f32)
+        return self.insert(op_class(lhs, rhs, result_type)).results[0]
+
+    def unary(self, node: ast.UnaryOp) -> SSAValue:
+        if isinstance(node.op, ast.USub) and isinstance(node.operand, ast.Constant):
+            if isinstance(node.operand.value, (int, float)) and not isinstance(node.operand.value, bool):
+                return self.constant(-node.operand.value, node)
+        operand = self.ssa(self.expr(node.operand), node)
+        if isinstance(node.op, ast.UAdd):
+            return operand
+        if isinstance(node.op, ast.USub):
+            return self.insert(tile.NegOp(operand, operand.type)).results[0]
+        if isinstance(node.op, ast.Not):
+            return self.insert(tile.NotOp(operand, T.with_element(operand.type, i1))).results[0]
+        return self.insert(tile.InvertOp(operand, operand.type)).results[0]
+
+    def subscript(self, node: ast.Subscript) -> SSAValue:
+        value = self.ssa(self.expr(node.value), node.value)
+        index = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+        result = value
+        for position, element in enumerate(index):
+            if isinstance(element, ast.Constant) and element.value is None:
+                result_type = T.ANY
+                if not isinstance(result.type, tile.AnyValueType):
+                    shape = list(T.shape_of(result.type))
+                    shape.insert(position, 1)
+                    result_type = T.make_type(tuple(shape), T.element_of(result.type))
+                result = self.insert(tile.ExpandDimsOp(result, position, result_type)).results[0]
+            elif isinstance(element, ast.Slice) and element.lower is None and element.upper is None and element.step is None:
+                continue
+            else:
+                raise self.unsupported(node, "subscript (only `:` and `None`, as in x[:, None])")
+        return result
+
+    def attribute(self, node: ast.Attribute) -> Value:
+        path = self.callee_path(node, required=False)
+        if path is not None:
+            return PyRef(path)
+        base = self.ssa(self.expr(node.value), node.value)
+        if node.attr == "T":
+            return self.insert(tile.TransOp(operands=[base], result_types=[self.transposed(base.type)])).results[0]
+        chain = [node.attr]
+        return self.insert(
+            tile.AttrOp(operands=[base], properties={"path": StringAttr(".".join(chain))}, result_types=[tile.ConstexprType()])
+        ).results[0]
+
+    def transposed(self, type_: Attribute) -> Attribute:
+        shape = T.shape_of(type_)
+        if len(shape) != 2:
+            return T.ANY
+        return T.make_type((shape[1], shape[0]), T.element_of(type_))
+
+    # -- calls ---------------------------------------------------------------
+
+    def call(self, node: ast.Call, statement: bool) -> Value | list[Value]:
+        func = node.func
+        # Method calls on values: x.to(...), desc.load(...), x.sum(...)
+        if isinstance(func, ast.Attribute) and self.callee_path(func, required=False) is None:
+            base = self.ssa(self.expr(func.value), func.value)
+            return self.method_call(base, func.attr, node)
+        path = self.callee_path(func)
+        assert path is not None
+        if path.startswith("jit:"):
+            return self.jit_call(path[4:], node)
+        short = path.removeprefix(f"{TL}.")
+        if path == f"{TRITON}.cdiv" or short == "cdiv":
+            a, b = self.positional(node, 2)
+            return self.insert(tile.CdivOp(operands=[a, b], result_types=[T.broadcast(a.type, b.type)])).results[0]
+        if path == "builtins.float" and len(node.args) == 1 and isinstance(node.args[0], ast.Constant):
+            literal = node.args[0].value
+            try:
+                return self.constant(float(literal), node)
+            except (TypeError, ValueError):
+                raise self.unsupported(node, "float() argument") from None
+        if path.startswith(TL + "."):
+            handler = self.TL_HANDLERS.get(short)
+            if handler is not None:
+                return handler(self, node)
+            if short in ATOMICS:
+                return self.atomic(node, ATOMICS[short])
+            if short in REDUCTIONS:
+                return self.reduce(REDUCTIONS[short], self.positional(node, 1, at_least=True)[0], node, skip=1)
+        if path in ("builtins.min", "builtins.max"):
+            args = self.positional(node, 2)
+            return self.generic_call(path.removeprefix("builtins."), node, args, {}, T.broadcast(args[0].type, args[1].type))
+        if path.startswith(TL + ".") or path.startswith(TRITON + "."):
+            return self.builtin_call(path, node, statement)
+        raise self.unsupported(node, f"call to `{ast.unparse(func)}`")
+
+    def positional(self, node: ast.Call, count: int, at_least: bool = False) -> list[SSAValue]:
+        if len(node.args) < count or (not at_least and len(node.args) > count):
+            raise self.error(node, f"`{ast.unparse(node.func)}` expects {count} positional argument(s)")
+        return [self.ssa(self.expr(a), a) for a in node.args[: count if not at_least else len(node.args)]]
+
+    def keyword(self, node: ast.Call, name: str, position: int | None = None) -> ast.expr | None:
+        for keyword in node.keywords:
+            if keyword.arg == name:
+                return keyword.value
+        if position is not None and len(node.args) > position:
+            return node.args[position]
+        return None
+
+    def split_kwargs(self, node: ast.Call, skip: set[str]) -> tuple[dict[str, SSAValue], dict[str, Attribute]]:
+        dynamic: dict[str, SSAValue] = {}
+        static: dict[str, Attribute] = {}
+        for keyword in node.keywords:
+            if keyword.arg is None:
+                raise self.unsupported(node, "**kwargs in a call")
+            if keyword.arg in skip:
+                continue
+            literal = self.static_literal(keyword.value)
+            if literal is not None:
+                static[keyword.arg] = literal
+            else:
+                dynamic[keyword.arg] = self.ssa(self.expr(keyword.value), keyword.value)
+        return dynamic, static
+
+    def generic_call(
+        self, callee: str, node: ast.Call, args: list[SSAValue], kwargs: dict[str, SSAValue],
+        result_type: Attribute | None, static: dict[str, Attribute] | None = None,
+    ) -> SSAValue | list[Value]:  # fmt: skip
+        op = self.insert(tile.CallOp(callee, args, kwargs, static or {}, result_type))
+        return op.results[0] if op.results else []
+
+    def builtin_call(self, path: str, node: ast.Call, statement: bool) -> SSAValue | list[Value]:
+        callee = path.replace(f"{TL}.", "tl.", 1) if path.startswith(TL) else path
+        args = [self.ssa(self.expr(a), a) for a in node.args]
+        kwargs, static = self.split_kwargs(node, set())
+        name = path.rsplit(".", 1)[-1]
+        result_type: Attribute | None = T.ANY
+        if name in ELEMENTWISE and args:
+            result_type = args[0].type
+            for other in args[1:]:
+                result_type = T.broadcast(result_type, other.type)
+        if statement and name in ("debug_barrier", "static_print", "static_assert", "device_print", "device_assert"):
+            result_type = None
+        return self.generic_call(callee, node, args, kwargs, result_type, static)
+
+    def jit_call(self, name: str, node: ast.Call) -> SSAValue | list[Value]:
+        callee = self.m.jit_functions[name]
+        if node.keywords:
+            params = [a.arg for a in callee.args.args]
+            args: list[ast.expr | None] = list(node.args) + [None] * (len(params) - len(node.args))
+            for keyword in node.keywords:
+                if keyword.arg not in params:
+                    raise self.error(node, f"`{name}` has no parameter `{keyword.arg}`")
+                args[params.index(keyword.arg)] = keyword.value
+            if any(a is None for a in args):
+                raise self.error(node, f"call to `{name}` must pass every parameter (defaults of jit helpers are not supported)")
+            arg_nodes = [a for a in args if a is not None]
+        else:
+            arg_nodes = list(node.args)
+        if len(arg_nodes) != len(callee.args.args):
+            raise self.error(node, f"`{name}` takes {len(callee.args.args)} arguments, {len(arg_nodes)} given")
+        values = [self.ssa(self.expr(a), a) for a in arg_nodes]
+        results = self.m.result_count(name)
+        op = self.insert(tile.CallJitOp(name, values, [T.ANY] * results))
+        if results == 1:
+            return op.results[0]
+        return list(op.results)
+
+    def method_call(self, base: SSAValue, method: str, node: ast.Call) -> Value | list[Value]:
+        if method == "to":
+            dtype_node = self.keyword(node, "dtype", 0)
+            dtype = self.static_literal(dtype_node) if dtype_node is not None else None
+            kwargs, static = self.split_kwargs(node, {"dtype"})
+            if dtype is None:
+                if dtype_node is None:
+                    raise self.error(node, "`.to()` needs a dtype")
+                dtype_value = self.ssa(self.expr(dtype_node), dtype_node)
+                return self.generic_call("to", node, [base, dtype_value], kwargs, T.ANY, static)
+            bitcast = static.pop("bitcast", None)
+            if static or kwargs:
+                raise self.unsupported(node, "`.to()` options")
+            cast = tile.CastOp(
+                operands=[base],
+                properties={"dtype": dtype, **({"bitcast": bitcast} if isinstance(bitcast, IntegerAttr) else {})},
+                result_types=[T.with_element(base.type, dtype)],
+            )
+            return self.insert(cast).results[0]
+        if isinstance(base.type, tile.DescriptorType) and method in ("load", "store"):
+            offsets_node = self.keyword(node, "offsets", 0)
+            if not isinstance(offsets_node, (ast.List, ast.Tuple)):
+                raise self.unsupported(node, "descriptor offsets (expected a list literal)")
+            offsets = [self.ssa(self.expr(e), e) for e in offsets_node.elts]
+            if method == "load":
+                op = tile.DescriptorLoadOp(operands=[base, offsets], result_types=[T.ANY])
+                return self.insert(op).results[0]
+            value_node = self.keyword(node, "value", 1)
+            if value_node is None:
+                raise self.error(node, "descriptor store needs a value")
+            value = self.ssa(self.expr(value_node), value_node)
+            self.insert(tile.DescriptorStoreOp(operands=[base, offsets, value]))
+            return []
+        if method in REDUCTIONS:
+            return self.reduce(REDUCTIONS[method], base, node, skip=0)
+        if method == "trans":
+            return self.insert(tile.TransOp(operands=[base], result_types=[self.transposed(base.type)])).results[0]
+        args = [self.ssa(self.expr(a), a) for a in node.args]
+        kwargs, static = self.split_kwargs(node, set())
+        return self.generic_call(f".{method}", node, [base, *args], kwargs, T.ANY, static)
+
+    def reduce(self, kind: str, src: SSAValue, node: ast.Call, skip: int) -> SSAValue:
+        axis_node = self.keyword(node, "axis", skip)
+        keep_node = self.keyword(node, "keep_dims", skip + 1)
+        props: dict[str, Attribute] = {"kind": StringAttr(kind)}
+        result_type: Attribute = T.ANY
+        shape = T.shape_of(src.type)
+        if axis_node is not None:
+            axis = self.static_literal(axis_node)
+            if not isinstance(axis, IntegerAttr):
+                raise self.unsupported(node, "reduction axis (expected an integer literal)")
+            props["axis"] = IntegerAttr(axis.value.data, i64)
+            keep = self.static_literal(keep_node) if keep_node is not None else None
+            if keep_node is not None and not isinstance(keep, IntegerAttr):
+                raise self.unsupported(node, "keep_dims (expected True/False)")
+            if keep is not None:
+                props["keep_dims"] = IntegerAttr(int(bool(keep.value.data)), i1)
+            if shape and -len(shape) <= axis.value.data < len(shape):
+                new_shape = list(shape)
+                if keep is not None and keep.value.data:
+                    new_shape[axis.value.data] = 1
+                else:
+                    new_shape.pop(axis.value.data)
+                element = i32 if kind in ("argmax", "argmin") else T.element_of(src.type)
+                result_type = T.make_type(tuple(new_shape), element)
+        elif shape:
+            result_type = i32 if kind in ("argmax", "argmin") else T.element_of(src.type)
+        extra = {kw.arg for kw in node.keywords} - {"axis", "keep_dims"}
+        if extra or len(node.args) > skip + 2:
+            raise self.unsupported(node, "reduction arguments (only axis and keep_dims)")
+        return self.insert(tile.ReduceOp(operands=[src], properties=props, result_types=[result_type])).results[0]
+
+    def atomic(self, node: ast.Call, kind: str) -> SSAValue:
+        ptr_node, value_node = self.keyword(node, "pointer", 0), self.keyword(node, "val", 1)
+        if ptr_node is None or value_node is None:
+            raise self.error(node, f"`{ast.unparse(node.func)}` needs a pointer and a value")
+        ptr, value = self.ssa(self.expr(ptr_node), ptr_node), self.ssa(self.expr(value_node), value_node)
+        mask_node = self.keyword(node, "mask", 2)
+        mask = [self.ssa(self.expr(mask_node), mask_node)] if mask_node is not None else []
+        props = self.sem_scope(node, 3)
+        op = tile.AtomicRMWOp(
+            operands=[ptr, value, mask],
+            properties={"kind": StringAttr(kind), **props},
+            result_types=[T.with_element(ptr.type, T.element_of(value.type)) if tile.rank_of(ptr.type) else T.ANY],
+        )
+        return self.insert(op).results[0]
+
+    def sem_scope(self, node: ast.Call, first_position: int) -> dict[str, Attribute]:
+        props: dict[str, Attribute] = {}
+        for index, key in enumerate(("sem", "scope")):
+            value_node = self.keyword(node, key, first_position + index)
+            if value_node is None:
+                continue
+            literal = self.static_literal(value_node)
+            if not isinstance(literal, StringAttr):
+                raise self.unsupported(node, f"`{key}=` (expected a string literal)")
+            props[key] = literal
+        known = {"pointer", "val", "mask", "cmp", "sem", "scope"}
+        for keyword in node.keywords:
+            if keyword.arg not in known:
+                raise self.unsupported(node, f"`{keyword.arg}=` of {ast.unparse(node.func)}")
+        return props
+
+    # -- tl.* handlers with first-class ops --------------------------------------
+
+    def tl_program_id(self, node: ast.Call) -> SSAValue:
+        return self.axis_op(tile.ProgramIdOp, node)
+
+    def tl_num_programs(self, node: ast.Call) -> SSAValue:
+        return self.axis_op(tile.NumProgramsOp, node)
+
+    def axis_op(self, op_class: type[tile.ProgramIdOp] | type[tile.NumProgramsOp], node: ast.Call) -> SSAValue:
+        axis_node = self.keyword(node, "axis", 0)
+        axis = self.static_literal(axis_node) if axis_node is not None else None
+        if not isinstance(axis, IntegerAttr):
+            raise self.unsupported(node, "program axis (expected 0, 1 or 2)")
+        return self.insert(op_class(axis.value.data)).results[0]
+
+    def literal_dim(self, value: SSAValue) -> int:
+        owner = value.owner
+        if isinstance(owner, arith.ConstantOp) and isinstance(owner.value, IntegerAttr):
+            return owner.value.value.data
+        return tile.DYNAMIC
+
+    def tl_arange(self, node: ast.Call) -> SSAValue:
+        start, end = self.positional(node, 2)
+        size = tile.DYNAMIC
+        if self.literal_dim(start) != tile.DYNAMIC and self.literal_dim(end) != tile.DYNAMIC:
+            size = self.literal_dim(end) - self.literal_dim(start)
+        return self.insert(tile.ArangeOp(start, end, tile.BlockType([size], i32))).results[0]
+
+    def shape_operands(self, node: ast.expr | None, call: ast.Call) -> list[SSAValue]:
+        if isinstance(node, (ast.Tuple, ast.List)):
+            return [self.ssa(self.expr(e), e) for e in node.elts]
+        if node is not None:
+            return [self.ssa(self.expr(node), node)]
+        raise self.error(call, f"`{ast.unparse(call.func)}` needs a shape")
+
+    def tl_zeros(self, node: ast.Call) -> SSAValue:
+        shape = self.shape_operands(self.keyword(node, "shape", 0), node)
+        dtype_node = self.keyword(node, "dtype", 1)
+        dtype = self.static_literal(dtype_node) if dtype_node is not None else None
+        if dtype is None or isinstance(dtype, (StringAttr, IntegerAttr, NoneAttr)):
+            raise self.unsupported(node, "tl.zeros dtype (expected tl.<dtype>)")
+        result = tile.BlockType([self.literal_dim(s) for s in shape], dtype)
+        op = tile.ZerosOp(operands=[shape], properties={"dtype": dtype}, result_types=[result])
+        return self.insert(op).results[0]
+
+    def tl_full(self, node: ast.Call) -> SSAValue:
+        shape = self.shape_operands(self.keyword(node, "shape", 0), node)
+        value_node = self.keyword(node, "value", 1)
+        dtype_node = self.keyword(node, "dtype", 2)
+        dtype = self.static_literal(dtype_node) if dtype_node is not None else None
+        if value_node is None or dtype is None or isinstance(dtype, (StringAttr, IntegerAttr, NoneAttr)):
+            raise self.unsupported(node, "tl.full arguments (shape, value, dtype=tl.<dtype>)")
+        value = self.ssa(self.expr(value_node), value_node)
+        result = tile.BlockType([self.literal_dim(s) for s in shape], dtype)
+        op = tile.SplatOp(operands=[value, shape], properties={"dtype": dtype}, result_types=[result])
+        return self.insert(op).results[0]
+
+    def tl_broadcast_to(self, node: ast.Call) -> SSAValue:
+        src = self.ssa(self.expr(node.args[0]), node.args[0]) if node.args else None
+        if src is None:
+            raise self.error(node, "tl.broadcast_to needs a value")
+        shape_nodes = node.args[1:] if len(node.args) > 2 else [self.keyword(node, "shape", 1)]
+        shape: list[SSAValue] = []
+        for shape_node in shape_nodes:
+            shape += self.shape_operands(shape_node, node)
+        result = T.make_type(tuple(self.literal_dim(s) for s in shape), T.element_of(src.type))
+        return self.insert(tile.BroadcastOp(operands=[src, shape], result_types=[result])).results[0]
+
+    def tl_expand_dims(self, node: ast.Call) -> SSAValue:
+        src = self.positional(node, 1, at_least=True)[0]
+        axis = self.static_literal(self.keyword(node, "axis", 1) or node)
+        if not isinstance(axis, IntegerAttr):
+            raise self.unsupported(node, "expand_dims axis (expected an integer literal)")
+        shape = list(T.shape_of(src.type))
+        position = axis.value.data if axis.value.data >= 0 else len(shape) + 1 + axis.value.data
+        shape.insert(position, 1)
+        result = T.make_type(tuple(shape), T.element_of(src.type)) if not isinstance(src.type, tile.AnyValueType) else T.ANY
+        return self.insert(tile.ExpandDimsOp(src, axis.value.data, result)).results[0]
+
+    def tl_load(self, node: ast.Call) -> SSAValue:
+        ptr_node = self.keyword(node, "pointer", 0)
+        if ptr_node is None:
+            raise self.error(node, "tl.load needs a pointer")
+        ptr = self.ssa(self.expr(ptr_node), ptr_node)
+        mask_node, other_node = self.keyword(node, "mask", 1), self.keyword(node, "other", 2)
+        mask = [self.ssa(self.expr(mask_node), mask_node)] if mask_node is not None and not _is_none(mask_node) else []
+        other = [self.ssa(self.expr(other_node), other_node)] if other_node is not None and not _is_none(other_node) else []
+        kwargs, static = self.split_kwargs(node, {"pointer", "mask", "other"})
+        if kwargs or len(node.args) > 3:
+            raise self.unsupported(node, "tl.load arguments (options must be literals)")
+        result = T.with_element(ptr.type, T.ANY) if tile.rank_of(ptr.type) else T.ANY
+        op = tile.LoadOp(
+            operands=[ptr, mask, other], properties=_static_kwargs(static), result_types=[result]
+        )
+        return self.insert(op).results[0]
+
+    def tl_store(self, node: ast.Call) -> list[Value]:
+        ptr_node, value_node = self.keyword(node, "pointer", 0), self.keyword(node, "value", 1)
+        if ptr_node is None or value_node is None:
+            raise self.error(node, "tl.store needs a pointer and a value")
+        ptr, value = self.ssa(self.expr(ptr_node), ptr_node), self.ssa(self.expr(value_node), value_node)
+        mask_node = self.keyword(node, "mask", 2)
+        mask = [self.ssa(self.expr(mask_node), mask_node)] if mask_node is not None and not _is_none(mask_node) else []
+        kwargs, static = self.split_kwargs(node, {"pointer", "value", "mask"})
+        if kwargs or len(node.args) > 3:
+            raise self.unsupported(node, "tl.store arguments (options must be literals)")
+        self.insert(tile.StoreOp(operands=[ptr, value, mask], properties=_static_kwargs(static)))
+        return []
+
+    def tl_dot(self, node: ast.Call) -> SSAValue:
+        a_node, b_node, acc_node = self.keyword(node, "a", 0), self.keyword(node, "b", 1), self.keyword(node, "acc", 2)
+        if a_node is None or b_node is None:
+            raise self.error(node, "tl.dot needs two operands")
+        a, b = self.ssa(self.expr(a_node), a_node), self.ssa(self.expr(b_node), b_node)
+        acc = [self.ssa(self.expr(acc_node), acc_node)] if acc_node is not None and not _is_none(acc_node) else []
+        kwargs, static = self.split_kwargs(node, {"a", "b", "acc"})
+        if kwargs or len(node.args) > 3:
+            raise self.unsupported(node, "tl.dot arguments (options must be literals)")
+        a_shape, b_shape = T.shape_of(a.type), T.shape_of(b.type)
+        if acc:
+            result: Attribute = acc[0].type
+        elif len(a_shape) == 2 and len(b_shape) == 2:
+            element = static.get("out_dtype", f32)
+            result = tile.BlockType([a_shape[0], b_shape[1]], element)
+        else:
+            result = T.ANY
+        op = tile.DotOp(operands=[a, b, acc], properties=_static_kwargs(static), result_types=[result])
+        return self.insert(op).results[0]
+
+    def tl_where(self, node: ast.Call) -> SSAValue:
+        c, x, y = self.positional(node, 3)
+        result = T.broadcast(c.type, T.broadcast(x.type, y.type))
+        if not isinstance(result, tile.AnyValueType):
+            result = T.with_element(result, T.promote_elements(T.element_of(x.type), T.element_of(y.type)))
+        return self.insert(tile.WhereOp(operands=[c, x, y], result_types=[result])).results[0]
+
+    def tl_trans(self, node: ast.Call) -> SSAValue:
+        if len(node.args) != 1 or node.keywords:
+            return self.builtin_call(f"{TL}.trans", node, False)  # type: ignore[return-value]
+        src = self.positional(node, 1)[0]
+        return self.insert(tile.TransOp(operands=[src], result_types=[self.transposed(src.type)])).results[0]
+
+    def tl_atomic_cas(self, node: ast.Call) -> SSAValue:
+        ptr_node, cmp_node, val_node = (self.keyword(node, k, i) for i, k in enumerate(("pointer", "cmp", "val")))
+        if ptr_node is None or cmp_node is None or val_node is None:
+            raise self.error(node, "tl.atomic_cas needs pointer, cmp and val")
+        operands = [self.ssa(self.expr(n), n) for n in (ptr_node, cmp_node, val_node)]
+        props = self.sem_scope(node, 3)
+        op = tile.AtomicCASOp(operands=operands, properties=props, result_types=[T.with_element(operands[0].type, T.ANY) if tile.rank_of(operands[0].type) else T.ANY])  # fmt: skip
+        return self.insert(op).results[0]
+
+    def tl_make_tensor_descriptor(self, node: ast.Call) -> SSAValue:
+        base_node = self.keyword(node, "base", 0)
+        if base_node is None:
+            raise self.error(node, "tl.make_tensor_descriptor needs a base pointer")
+        base = self.ssa(self.expr(base_node), base_node)
+        lists = []
+        for index, key in enumerate(("shape", "strides", "block_shape")):
+            list_node = self.keyword(node, key, index + 1)
+            if not isinstance(list_node, (ast.List, ast.Tuple)):
+                raise self.unsupported(node, f"tensor descriptor `{key}` (expected a list literal)")
+            lists.append([self.ssa(self.expr(e), e) for e in list_node.elts])
+        extra = {kw.arg for kw in node.keywords} - {"base", "shape", "strides", "block_shape"}
+        if extra:
+            raise self.unsupported(node, f"tensor descriptor option(s) {sorted(e or '' for e in extra)}")
+        op = tile.MakeTensorDescriptorOp(operands=[base, *lists], result_types=[tile.DescriptorType(len(lists[0]))])
+        return self.insert(op).results[0]
+
+    TL_HANDLERS: dict[str, Callable[[FunctionImporter, ast.Call], Value | list[Value]]] = {
+        "program_id": tl_program_id,
+        "num_programs": tl_num_programs,
+        "arange": tl_arange,
+        "zeros": tl_zeros,
+        "full": tl_full,
+        "broadcast_to": tl_broadcast_to,
+        "expand_dims": tl_expand_dims,
+        "load": tl_load,
+        "store": tl_store,
+        "dot": tl_dot,
+        "where": tl_where,
+        "trans": tl_trans,
+        "atomic_cas": tl_atomic_cas,
+        "make_tensor_descriptor": tl_make_tensor_descriptor,
+    }
+
+
+def _is_none(node: ast.expr) -> bool:
+    return isinstance(node, ast.Constant) and node.value is None
+
+
+def _static_kwargs(values: dict[str, Attribute]) -> dict[str, Attribute]:
+    return {"static_kwargs": DictionaryAttr(values)} if values else {}
+
+
+class ModuleImporter:
+    """Imports every jit function of one Python file."""
+
+    def __init__(self, source: str, filename: str):
+        self.filename = filename
+        try:
+            self.tree = ast.parse(source, filename)
+        except SyntaxError as error:
+            raise FrontendError(filename, error.lineno or 0, f"Python syntax error: {error.msg}") from None
+        self.aliases = _module_aliases(self.tree)
+        self.jit_functions: dict[str, ast.FunctionDef] = {
+            node.name: node
+            for node in self.tree.body
+            if isinstance(node, ast.FunctionDef) and any(_is_jit_decorator(d) for d in node.decorator_list)
+        }
+
+    @property
+    def called_functions(self) -> set[str]:
+        """jit functions called by other jit functions (helpers: their parameters may be blocks)."""
+        called = set()
+        for node in self.jit_functions.values():
+            for call in ast.walk(node):
+                if isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id in self.jit_functions:
+                    called.add(call.func.id)
+        return called
+
+    def result_count(self, name: str) -> int:
+        node = self.jit_functions[name]
+        last = node.body[-1] if node.body else None
+        if isinstance(last, ast.Return) and last.value is not None:
+            return len(last.value.elts) if isinstance(last.value, ast.Tuple) else 1
+        return 0
+
+    def build(self) -> ModuleOp:
+        if not self.jit_functions:
+            raise FrontendError(self.filename, 1, "no @triton.jit function found")
+        funcs = [FunctionImporter(self, node).build() for node in self.jit_functions.values()]
+        module = ModuleOp(funcs)
+        module.attributes["tile.source"] = StringAttr(Path(self.filename).name)
+        return module
+
+
+def import_source(source: str, filename: str = "<string>") -> ModuleOp:
+    """Import every `@triton.jit` function of `source` into one tile module."""
+    module = ModuleImporter(source, filename).build()
+    try:
+        module.verify()
+    except Exception as error:  # a frontend bug, not a user error: say so plainly
+        raise FrontendError(filename, 1, f"internal error: imported IR does not verify: {error}") from error
+    return module
+
+
+def import_file(path: str | Path) -> ModuleOp:
+    path = Path(path)
+    return import_source(path.read_text(), str(path))
+
+

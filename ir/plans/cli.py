@@ -1,0 +1,37 @@
+"""Command-line glue: what ``overlap-opt`` and ``python -m syncopate.ir.plans`` call."""
+
+from __future__ import annotations
+
+import argparse
+
+from xdsl.context import Context
+
+from syncopate.dialects.chunk import PlanOp
+from syncopate.ir.plans.errors import PlanError
+from syncopate.ir.plans.load import load
+
+__all__ = ["add_plan_arguments", "load_plan", "PlanError"]
+
+PLAN_HELP = (
+    "chunk plan: a .mlir file holding one chunk.plan, a template spec such as "
+    "'all-gather{world=4 size=M chunks_per_rank=2 order=ring}' "
+    "(all-gather, reduce-scatter, all-reduce, all-to-all, ring-exchange), or a "
+    "port spec such as 'port{from=\"Shard(0)\" to=\"Replicate()\" world=4 tensor=a}'"
+)
+
+
+def add_plan_arguments(arg_parser: argparse.ArgumentParser) -> None:
+    """Add ``--plan SPEC_OR_FILE`` and ``--plan-diagram PATH`` to ``arg_parser``."""
+    arg_parser.add_argument("--plan", metavar="SPEC_OR_FILE", default=None, help=PLAN_HELP)
+    arg_parser.add_argument(
+        "--plan-diagram",
+        metavar="PATH",
+        default=None,
+        help="draw the plan (which chunk moves between which ranks at which step) "
+        "to PATH (.svg or .png)",
+    )
+
+
+def load_plan(spec_or_path: str, ctx: Context) -> PlanOp:
+    """The verified chunk.plan of a .mlir path or a spec; raises PlanError."""
+    return load(spec_or_path, ctx)

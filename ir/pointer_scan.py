@@ -1,0 +1,63 @@
+"""Find which parameters of a jit function are pointers, before import.
+
+Triton parameters carry no types, so a parameter is typed `!tile.ptr` when it
+reaches the pointer operand of a memory op (tl.load/store/atomic_*, the base
+of tl.make_tensor_descriptor) as the leftmost term of `+`/`-` chains, through
+assignments (`p += offset` keeps p a pointer and makes offset none). Pointers written on the right of `+`
+(`offs + ptr`) are not found; they import as `!tile.any`, which every pass
+treats as an unknown value, never as a wrong one.
+"""
+
+from __future__ import annotations
+
+import ast
+
+POINTER_CALLS = {"load": 0, "store": 0, "atomic_add": 0, "atomic_max": 0, "atomic_min": 0, "atomic_and": 0,
+                 "atomic_or": 0, "atomic_xor": 0, "atomic_xchg": 0, "atomic_cas": 0,
+                 "make_tensor_descriptor": 0}  # fmt: skip
+POINTER_KEYWORDS = {"pointer", "base", "ptr"}
+PASS_THROUGH_CALLS = {"multiple_of", "max_contiguous", "max_constancy"}
+
+
+def _leftmost_names(node: ast.AST) -> set[str]:
+    if isinstance(node, ast.Name):
+        return {node.id}
+    if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub)):
+        return _leftmost_names(node.left)
+    if isinstance(node, ast.Subscript):
+        return _leftmost_names(node.value)
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.args:
+        if node.func.attr in PASS_THROUGH_CALLS:
+            return _leftmost_names(node.args[0])
+    if isinstance(node, ast.IfExp):
+        return _leftmost_names(node.body) | _leftmost_names(node.orelse)
+    return set()
+
+
+def pointer_parameters(func: ast.FunctionDef) -> set[str]:
+    """Names of `func`'s parameters that are used as pointers."""
+    pointer_names: set[str] = set()
+    sources: dict[str, list[ast.AST]] = {}
+    for node in ast.walk(func):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            position = POINTER_CALLS.get(node.func.attr)
+            if position is not None and len(node.args) > position:
+                pointer_names |= _leftmost_names(node.args[position])
+            for keyword in node.keywords:
+                if keyword.arg in POINTER_KEYWORDS and position is not None:
+                    pointer_names |= _leftmost_names(keyword.value)
+        elif isinstance(node, ast.Assign):
+            for target in node.targets:
+                if isinstance(target, ast.Name):
+                    sources.setdefault(target.id, []).append(node.value)
+    changed = True
+    while changed:
+        changed = False
+        for name in list(pointer_names):
+            for value in sources.get(name, ()):
+                new = _leftmost_names(value) - pointer_names
+                if new:
+                    pointer_names |= new
+                    changed = True
+    params = {a.arg for a in func.args.args}
+    return pointer_names & params
