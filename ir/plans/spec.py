@@ -27,7 +27,10 @@ def parse(spec: str) -> ArgSpec:
     try:
         return parse_spec(spec.strip()).normalize_parameter_names()
     except ArgSpecParseError as err:
-        raise PlanError(f"cannot parse plan spec {spec!r}:\n{err}") from None
+        raise PlanError(
+            f"cannot parse plan spec {spec!r} (quote values that contain / ( ) "
+            f"or spaces, e.g. size=\"M/2\" from=\"Shard(0)\"):\n{err}"
+        ) from None
 
 
 class Options:
