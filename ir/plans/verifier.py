@@ -49,7 +49,7 @@ def verify_plan(plan: Plan | object) -> None:
         for name, tensor in tensors.items():
             chunks = [c for c in plan.chunks if c.tensor == name]
             if not chunks:
-                continue
+                raise PlanError(f"tensor '{name}' is bound but has no chunks")
             try:
                 _check_tensor(plan, tensor, chunks, env)
             except PlanError as err:
@@ -101,12 +101,6 @@ def _check_structure(plan: Plan) -> dict[str, Tensor]:
                     f"{c.describe()}: unknown symbol(s) {', '.join(sorted(unknown))}; "
                     f"known: {', '.join(sorted(known))}"
                 )
-    if plan.kind != "all-to-all" and any(c.is_local for c in plan.chunks) is False:
-        if plan.chunks:
-            raise PlanError(
-                f"a {plan.kind} plan needs local chunks (src == dst) naming each "
-                "rank's own shard, and has none"
-            )
     return tensors
 
 
@@ -320,6 +314,12 @@ def _simulate_reduction(plan: Plan, con: _Concrete) -> None:
             for s, value in zip(con.segs(c), sent[c.id]):
                 have = acc[c.dst][s]
                 if value == full:
+                    if have == full:
+                        raise PlanError(
+                            f"{c.describe()} delivers the finished {con.seg_range(s, s + 1)} "
+                            f"to rank {c.dst}, which already holds the complete result "
+                            "(duplicate or overlapping chunk)"
+                        )
                     acc[c.dst][s] = full
                     continue
                 if have & value:

@@ -1,0 +1,83 @@
+"""Template shapes, tiling, spec parsing and porting."""
+
+from __future__ import annotations
+
+import pytest
+
+from syncopate.ir.plans.errors import PlanError
+from syncopate.ir.plans.expr import evaluate
+from syncopate.ir.plans.port import Partial, Replicate, Shard, collective_for, parse_placement, port
+from syncopate.ir.plans.spec import plan_from_spec
+from syncopate.ir.plans.tiling import tile
+
+
+@pytest.mark.parametrize("extent", [0, 1, 7, 10, 64, "M", "2*K"])
+@pytest.mark.parametrize("n", [1, 3, 8])
+def test_tile_is_exact(extent, n) -> None:
+    for value in (1, 5, 17, 64):
+        env = {"M": value, "K": value}
+        pieces = [(evaluate(o, env), evaluate(s, env)) for o, s in tile(extent, n)]
+        total = evaluate(extent, env)
+        assert pieces[0][0] == 0
+        for (o1, s1), (o2, _) in zip(pieces, pieces[1:]):
+            assert o1 + s1 == o2
+        assert pieces[-1][0] + pieces[-1][1] == total
+        assert all(s >= 0 for _, s in pieces)
+
+
+def test_concrete_uneven_size_last_chunk_smaller() -> None:
+    plan = plan_from_spec("all-gather{world=4 size=10}")
+    local = sorted((c.offset, c.size) for c in plan.chunks if c.is_local)
+    assert local == [(0, 3), (3, 3), (6, 3), (9, 1)]
+
+
+@pytest.mark.parametrize(
+    "spec,kind,count",
+    [
+        ("all-gather{world=4 size=16}", "all-gather", 4 + 4 * 3),
+        ("all-gather{world=4 size=16 chunks_per_rank=2 order=direct}", "all-gather", 8 + 8 * 3),
+        ("reduce-scatter{world=3}", "reduce-scatter", 3 + 3 * 2),
+        ("all-reduce{world=4 size=8}", "all-reduce", 4 + 2 * 4 * 3),
+        ("all-to-all{world=3 splits=1,2,3}", "all-to-all", 9),
+        ("ring-exchange{world=2 size=M}", "ring-exchange", 2 + 2),
+        ("port{from=\"Shard(0)\" to=\"Replicate()\" world=4}", "all-gather", 16),
+        ("port{from=partial to=shard-1 world=2}", "reduce-scatter", 4),
+    ],
+)
+def test_spec_expands(spec, kind, count) -> None:
+    plan = plan_from_spec(spec)
+    assert plan.kind == kind
+    assert len(plan.chunks) == count
+
+
+@pytest.mark.parametrize(
+    "spec,message",
+    [
+        ("all-gather", "missing required option 'world'"),
+        ("all-gather{world=2 colour=red}", "unknown option"),
+        ("all-gather{world=2 order=zigzag}", "unknown order 'zigzag'"),
+        ("all-gather{world=x}", "option 'world' expects one integer"),
+        ("broadcast{world=2}", "unknown plan template 'broadcast'"),
+        ("all-gather{world=2 size=M/2}", "quote values"),
+        ("all-to-all{world=3 splits=1,2}", "needs W = 3 or W\\*W = 9 sizes"),
+        ("port{from=replicate to=shard-0 world=2}", "Supported: Shard\\(d\\) -> Replicate\\(\\)"),
+        ("port{from=\"Shard(0)\" to=\"Shard(0)\" world=2}", "cannot port Shard\\(0\\) -> Shard\\(0\\)"),
+        ("port{from=bogus to=replicate world=2}", "unknown placement 'bogus'"),
+    ],
+)
+def test_bad_specs_raise_plan_error(spec, message) -> None:
+    with pytest.raises(PlanError, match=message):
+        plan_from_spec(spec)
+
+
+def test_placements_and_pairs() -> None:
+    assert parse_placement("Shard(2)") == Shard(2)
+    assert parse_placement("S1") == Shard(1)
+    assert parse_placement("shard-3") == Shard(3)
+    assert parse_placement("R") == Replicate()
+    assert parse_placement("Partial()") == Partial()
+    assert collective_for(Shard(1), Replicate()) == ("all-gather", 1)
+    assert collective_for(Partial(), Shard(0)) == ("reduce-scatter", 0)
+    assert collective_for(Partial(), Replicate()) == ("all-reduce", 0)
+    assert collective_for(Shard(0), Shard(1)) == ("all-to-all", 0)
+    assert port(Shard(1), Replicate(), world=2, tensor="b").chunks[0].dim == 1
