@@ -4,6 +4,8 @@ For every corpus file:
 
 * ``test_original`` runs the corpus kernel itself in Triton's interpreter and
   checks it against the file's torch ``reference``: this validates the corpus.
+* ``test_original_compiles`` runs Triton's real code generator (AST -> TTIR,
+  sm_90 target, no GPU needed) on it: the interpreter alone is too lax.
 * ``test_roundtrip`` imports the file to IR (``syncopate.ir.frontend``), prints
   it, re-parses the text, emits Triton Python from the parsed module
   (``syncopate.lowering.triton_emitter``), imports the emitted file and runs
@@ -22,17 +24,21 @@ reads, e.g. atomic accumulation: these are cloned rather than poisoned).
 
 import importlib.util
 import inspect
+import json
 import os
+import subprocess
 import sys
+import traceback
 from pathlib import Path
 
 import pytest
 import torch
 
-# conftest.py sets this before anything imports triton; fail loudly otherwise.
-assert os.environ.get("TRITON_INTERPRET") == "1" or torch.cuda.is_available(), (
-    "TRITON_INTERPRET must be 1 on a machine without a GPU"
-)
+if __name__ != "__main__":
+    # conftest.py sets this before anything imports triton; fail loudly otherwise.
+    assert os.environ.get("TRITON_INTERPRET") == "1" or torch.cuda.is_available(), (
+        "TRITON_INTERPRET must be 1 on a machine without a GPU"
+    )
 
 import triton  # noqa: E402
 from triton.runtime.jit import JITFunction  # noqa: E402
@@ -118,14 +124,113 @@ def _check_case(case: dict):
 
 def _signature(jit_fn):
     """(name, normalized annotation, is_constexpr, default) per parameter, as
-    Triton's own JITFunction parses them (works in interpreter mode too)."""
+    Triton's own JITFunction parses them (works in interpreter mode too).
+    Any spelling of constexpr (tl.constexpr, "tl.constexpr",
+    triton.language.constexpr) counts as the same annotation."""
     fn = getattr(jit_fn, "fn", jit_fn)
     parsed = JITFunction(fn)
     params = inspect.signature(fn).parameters.values()
     return [
-        (p.name, kp.annotation, kp.is_constexpr, p.default)
+        (p.name, "constexpr" if kp.is_constexpr else kp.annotation, kp.is_constexpr, p.default)
         for p, kp in zip(params, parsed.params, strict=True)
     ], parsed
+
+
+_TTIR_TYPES = {
+    torch.float32: "fp32", torch.float16: "fp16", torch.bfloat16: "bf16",
+    torch.int8: "i8", torch.int16: "i16", torch.int32: "i32", torch.int64: "i64",
+}
+
+
+class _TritonApiMismatch(Exception):
+    """This Triton's internals differ from 3.9's: the TTIR check is skipped."""
+
+
+def _make_ttir(jit_fn, case: dict) -> str:
+    """Run Triton's real code generator (Python AST -> TTIR) for an sm_90
+    target; no GPU needed. The interpreter is lax (Python semantics for
+    builtins, no type unification across if/else...); this catches kernels that
+    interpret fine but would not compile. Needs a JITFunction (a module
+    imported with TRITON_INTERPRET=0) in a process where the interpreter never
+    ran: the interpreter patches triton.language for good."""
+    try:
+        from triton._C.libtriton import ir
+        from triton.backends.compiler import GPUTarget
+        from triton.backends.nvidia.compiler import CUDABackend
+        from triton.compiler import ASTSource
+    except ImportError as e:  # pragma: no cover
+        raise _TritonApiMismatch(str(e)) from e
+    assert isinstance(jit_fn, JITFunction), type(jit_fn)
+    signature, constexprs = {}, {}
+    for i, name in enumerate(jit_fn.arg_names):
+        if i in jit_fn.constexprs:
+            signature[name] = "constexpr"
+            constexprs[(i,)] = case["kwargs"][name]
+            continue
+        arg = case["args"][i]
+        if isinstance(arg, torch.Tensor):
+            signature[name] = "*" + _TTIR_TYPES[arg.dtype]
+        elif isinstance(arg, float):
+            signature[name] = "fp32"
+        else:
+            signature[name] = "i32"
+    target = GPUTarget("cuda", 90, 32)
+    backend = CUDABackend(target)
+    options = backend.parse_options({})
+    context = ir.context()
+    ir.load_dialects(context)
+    backend.load_dialects(context)
+    src = ASTSource(fn=jit_fn, signature=signature, constexprs=constexprs)
+    try:
+        module = src.make_ir(target, options, backend.get_codegen_implementation(options),
+                             backend.get_module_map(), context)
+    except TypeError as e:  # pragma: no cover - make_ir's signature moved
+        if "make_ir" in str(e) or "argument" in str(e):
+            raise _TritonApiMismatch(str(e)) from e
+        raise
+    text = str(module)
+    assert "tt.func" in text
+    return text
+
+
+def _ttir_check_files(paths) -> dict:
+    """In a fresh interpreter-free subprocess, import each file and build the
+    TTIR of its case's kernel. Returns {path: None (ok) | "SKIP: ..." | error}."""
+    env = dict(os.environ, TRITON_INTERPRET="0")
+    cmd = [sys.executable, str(Path(__file__).resolve()), "--ttir", *map(str, paths)]
+    proc = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-4000:]
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def _ttir_main(corpus_paths) -> None:
+    """Subprocess side of _ttir_check_files. A path may be an emitted file; its
+    case comes from the corpus file of the same stem (minus "_emitted")."""
+    results = {}
+    for n, path in enumerate(map(Path, corpus_paths)):
+        stem = path.stem.removesuffix("_emitted")
+        try:
+            case = _load_corpus(CORPUS_DIR / f"{stem}.py").make_case(SEED)
+            mod = _load_module(path, f"_syncopate_ttir_{n}_{stem}")
+            _make_ttir(getattr(mod, case["kernel"]), case)
+            results[str(path)] = None
+        except _TritonApiMismatch as e:
+            results[str(path)] = f"SKIP: {e}"
+        except Exception:
+            results[str(path)] = traceback.format_exc()[-6000:]
+    print(json.dumps(results))
+
+
+def _assert_ttir_ok(result):
+    if result is not None and result.startswith("SKIP: "):
+        pytest.skip(result)
+    if result is not None:
+        pytest.fail(f"Triton's code generator rejects the kernel:\n{result}", pytrace=False)
+
+
+@pytest.fixture(scope="module")
+def corpus_ttir() -> dict:
+    return _ttir_check_files(CORPUS_FILES)
 
 
 def test_corpus_is_large_enough():
@@ -159,6 +264,12 @@ def test_original(path: Path):
         if isinstance(a, torch.Tensor) and i not in case["outputs"]:
             assert torch.equal(a, b), f"make_case({SEED}) is not deterministic (arg {i})"
             assert not torch.equal(a, c), f"arg {i} does not depend on the seed"
+
+
+@pytest.mark.parametrize("path", CORPUS_FILES, ids=lambda p: p.stem)
+def test_original_compiles(path: Path, corpus_ttir: dict):
+    """The corpus kernel also goes through Triton's real frontend (to TTIR)."""
+    _assert_ttir_ok(corpus_ttir[str(path)])
 
 
 @pytest.mark.parametrize("path", CORPUS_FILES, ids=lambda p: p.stem)
@@ -205,5 +316,12 @@ def test_roundtrip(path: Path, tmp_path: Path):
         expected = _launch(original, case)
         actual = _launch(emitted, case)
         _assert_outputs_close(actual, expected, case, f"{path.stem} emitted vs original")
+
+        # The emitted kernel must be real Triton, not only interpretable.
+        _assert_ttir_ok(_ttir_check_files([emitted_path])[str(emitted_path)])
     finally:
         sys.modules.pop(f"_syncopate_emitted_{path.stem}", None)
+
+
+if __name__ == "__main__" and sys.argv[1:2] == ["--ttir"]:
+    _ttir_main(sys.argv[2:])
