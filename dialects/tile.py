@@ -330,7 +330,7 @@ class CallOp(IRDLOperation):
 
     name = "tile.call"
     callee = prop_def(StringAttr)
-    kwarg_names = prop_def(ArrayAttr[StringAttr])
+    kwarg_names = opt_prop_def(ArrayAttr[StringAttr])
     static_kwargs = opt_prop_def(DictionaryAttr)
     arguments = var_operand_def()
     res = opt_result_def()

@@ -24,7 +24,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("plan", metavar="SPEC_OR_FILE", help=PLAN_HELP)
     parser.add_argument("--plan-diagram", metavar="PATH", default=None,
                         help="also draw the plan to PATH (.svg or .png)")
+    parser.add_argument("--split-input-file", action="store_true",
+                        help="treat a .mlir input as several plans separated by "
+                        "'// -----' lines; report each one's error and go on")
     args = parser.parse_args(argv)
+    if args.split_input_file:
+        return _split(args.plan)
     try:
         plan = load(args.plan, plan_context())
         if args.plan_diagram:
@@ -36,6 +41,28 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     print(ModuleOp([plan]))
     return 0
+
+
+def _split(path: str) -> int:
+    """Verify each '// -----' separated plan of ``path``; print plan or error."""
+    import os
+    import tempfile
+
+    with open(path) as f:
+        pieces = f.read().split("// -----")
+    status = 0
+    for piece in pieces:
+        with tempfile.NamedTemporaryFile("w", suffix=".mlir", delete=False) as tmp:
+            tmp.write(piece)
+        try:
+            print(ModuleOp([load(tmp.name, plan_context())]))
+        except PlanError as err:
+            print(f"error: {err}".replace(tmp.name, path))
+            status = 1
+        finally:
+            os.unlink(tmp.name)
+        print("// -----")
+    return status
 
 
 if __name__ == "__main__":

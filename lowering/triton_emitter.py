@@ -1,0 +1,527 @@
+"""Emit readable Triton Python from a tile module.
+
+Each `tile.func` becomes a decorated Python function with the original
+parameter names, order, constexpr annotations and defaults. SSA values take
+the variable names the frontend recorded; a value without a name that is used
+once, in the same block, by a pure op is inlined into its user's expression.
+A name is reused for a new value only when the value it holds is never read
+again (reads inside a loop count until the loop's end), otherwise a fresh
+`name_1` is chosen, so the emitted code computes what the IR says even when
+the IR was rewritten by passes. Regions that a pass inserted carry a
+`tile.origin` attribute; the emitter writes it as a comment above the op.
+"""
+
+from __future__ import annotations
+
+import keyword
+import math
+
+import numpy
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from xdsl.dialects import arith, scf
+from xdsl.dialects.builtin import (
+    ArrayAttr,
+    DictionaryAttr,
+    FloatAttr,
+    Float32Type,
+    IntegerAttr,
+    IntegerType,
+    ModuleOp,
+    NoneAttr,
+    StringAttr,
+)
+from xdsl.ir import Attribute, Block, BlockArgument, Operation, SSAValue
+from xdsl.traits import Pure
+
+from syncopate.dialects import tile
+from syncopate.ir.type_rules import dtype_name
+
+HEADER = "import triton\nimport triton.language as tl\n"
+
+# Python precedence levels (higher binds tighter).
+PREC = {"or": 1, "and": 2, "not ": 3, "cmp": 4, "|": 5, "^": 6, "&": 7, "<<": 8, ">>": 8, "+": 9, "-": 9,
+        "*": 10, "/": 10, "//": 10, "%": 10, "unary": 11, "atom": 100}  # fmt: skip
+
+
+class EmitError(Exception):
+    """The IR holds something that has no Triton spelling."""
+
+
+def emit_module(module: ModuleOp) -> str:
+    """The whole module as one self-contained Python file."""
+    funcs = [op for op in module.ops if isinstance(op, tile.FuncOp)]
+    others = [op.name for op in module.ops if not isinstance(op, tile.FuncOp) and op.name != "chunk.plan"]
+    if others:
+        raise EmitError(f"cannot emit top-level op(s) {', '.join(sorted(set(others)))} as Triton")
+    reserved = {"tl", "triton"} | {f.sym_name.data for f in funcs}
+    parts = [HEADER]
+    for func in funcs:
+        parts.append("\n\n" + FunctionEmitter(func, reserved).emit())
+    return "".join(parts)
+
+
+def dtype_text(type_: Attribute) -> str:
+    name = dtype_name(type_)
+    if name is None:
+        raise EmitError(f"no Triton dtype for {type_}")
+    return f"tl.{name}"
+
+
+def literal_text(attr: Attribute) -> str:
+    if isinstance(attr, StringAttr):
+        return repr(attr.data)
+    if isinstance(attr, NoneAttr):
+        return "None"
+    if isinstance(attr, IntegerAttr):
+        value = attr.value.data
+        if isinstance(attr.type, IntegerType) and attr.type.width.data == 1:
+            return "True" if value else "False"
+        return str(value)
+    if isinstance(attr, FloatAttr):
+        return float_text(attr.value.data, single=isinstance(attr.type, Float32Type))
+    if isinstance(attr, ArrayAttr):
+        return "[" + ", ".join(literal_text(a) for a in attr.data) + "]"
+    return dtype_text(attr)
+
+
+def float_text(value: float, single: bool = False) -> str:
+    """Python spelling of a float; f32 values get the shortest f32 round-trip form."""
+    if math.isinf(value):
+        return "float('inf')" if value > 0 else "float('-inf')"
+    if math.isnan(value):
+        return "float('nan')"
+    if single:
+        text = str(numpy.float32(value))
+        return text if any(c in text for c in ".en") else text + ".0"
+    return repr(value)
+
+
+@dataclass
+class Expr:
+    text: str
+    prec: int = PREC["atom"]
+
+
+@dataclass
+class FunctionEmitter:
+    func: tile.FuncOp
+    reserved: set[str]
+    lines: list[str] = field(default_factory=list)
+    names: dict[SSAValue, str] = field(default_factory=dict)
+    holders: dict[str, SSAValue | None] = field(default_factory=dict)
+    position: dict[Operation, int] = field(default_factory=dict)
+    end: dict[Operation, int] = field(default_factory=dict)
+    inlined: set[Operation] = field(default_factory=set)
+    last_use: dict[SSAValue, int] = field(default_factory=dict)
+    fresh_counter: int = 0
+
+    # -- analysis ------------------------------------------------------------
+
+    def number_ops(self) -> None:
+        counter = 0
+
+        def visit(op: Operation) -> None:
+            nonlocal counter
+            self.position[op] = counter
+            counter += 1
+            for region in op.regions:
+                for block in region.blocks:
+                    for child in block.ops:
+                        visit(child)
+            self.end[op] = counter
+            counter += 1
+
+        for op in self.func.body.block.ops:
+            visit(op)
+
+    def is_transparent(self, op: Operation) -> bool:
+        return isinstance(op, tile.RetypeOp)
+
+    def is_inlinable(self, op: Operation) -> bool:
+        if len(op.results) != 1 or isinstance(op, (scf.ForOp, scf.IfOp, scf.WhileOp)):
+            return False
+        result = op.results[0]
+        if self.is_transparent(op):
+            return True
+        if isinstance(op, (arith.ConstantOp, tile.LiteralOp)):
+            return True
+        if not op.has_trait(Pure) or result.name_hint is not None or result.uses.get_length() != 1:
+            return False
+        user = next(iter(result.uses)).operation
+        return user.parent_block() is op.parent_block()
+
+    def statement_of(self, op: Operation) -> Operation:
+        while op in self.inlined:
+            uses = op.results[0].uses
+            if not uses:
+                return op
+            op = min((u.operation for u in uses), key=lambda o: self.position[o])
+        return op
+
+    def compute_liveness(self) -> None:
+        for op in self.func.walk():
+            if op is not self.func and self.is_inlinable(op):
+                self.inlined.add(op)
+        values: list[SSAValue] = list(self.func.body.block.args)
+        for op in self.func.walk():
+            values.extend(op.results)
+            for region in op.regions:
+                for block in region.blocks:
+                    values.extend(block.args)
+        for value in values:
+            last = -1
+            definer = value.owner.parent_op() if isinstance(value, BlockArgument) else value.owner
+            for use in value.uses:
+                user = self.statement_of(use.operation)
+                point = self.position.get(user, -1)
+                ancestor = user.parent_op()
+                while ancestor is not None and ancestor is not self.func:
+                    if isinstance(ancestor, (scf.ForOp, scf.WhileOp)) and not _is_ancestor(ancestor, definer):
+                        point = max(point, self.end[ancestor])
+                    ancestor = ancestor.parent_op()
+                last = max(last, point)
+            self.last_use[value] = last
+
+    # -- names ---------------------------------------------------------------
+
+    def bind(self, value: SSAValue, wanted: str | None, at: int) -> str:
+        base = wanted or "tmp"
+        if keyword.iskeyword(base):
+            base += "_"
+        candidate, suffix = base, 0
+        while True:
+            holder = self.holders.get(candidate)
+            free = candidate not in self.reserved and (
+                candidate not in self.holders
+                or holder is value
+                or holder is None
+                or self.last_use.get(holder, -1) <= at
+            )
+            if wanted is None:
+                free = free and candidate not in self.holders
+            if free:
+                break
+            suffix += 1
+            candidate = f"{base}_{suffix}"
+        self.holders[candidate] = value
+        self.names[value] = candidate
+        return candidate
+
+    # -- emission --------------------------------------------------------------
+
+    def emit(self) -> str:
+        self.number_ops()
+        self.compute_liveness()
+        func = self.func
+        params = []
+        defaults = func.defaults.data if func.defaults is not None else {}
+        annotations = func.arg_annotations.data if func.arg_annotations is not None else {}
+        for arg in func.body.block.args:
+            name = arg.name_hint
+            assert name is not None
+            self.names[arg] = name
+            self.holders[name] = arg
+            text = name
+            if isinstance(arg.type, tile.ConstexprType):
+                text += ": tl.constexpr"
+            elif name in annotations:
+                text += f": {annotations[name].data}"
+            if name in defaults:
+                default = defaults[name]
+                text += f" = {default.data if isinstance(default, StringAttr) else literal_text(default)}"
+            params.append(text)
+        decorators = [d.data for d in func.decorators.data] if func.decorators is not None else ["triton.jit"]
+        header = [f"@{d}" for d in decorators]
+        header.append(f"def {func.sym_name.data}({', '.join(params)}):")
+        self.block(func.body.block, 1)
+        body = self.lines or ["    pass"]
+        return "\n".join(header + body) + "\n"
+
+    def line(self, depth: int, text: str) -> None:
+        self.lines.append("    " * depth + text)
+
+    def block(self, block: Block, depth: int) -> None:
+        start = len(self.lines)
+        for op in block.ops:
+            self.op(op, depth)
+        if len(self.lines) == start:
+            self.line(depth, "pass")
+
+    def expr(self, value: SSAValue) -> Expr:
+        if value in self.names:
+            return Expr(self.names[value])
+        owner = value.owner
+        if isinstance(owner, Operation) and owner in self.inlined:
+            return self.op_expr(owner)
+        raise EmitError(f"value {value} used before it was emitted")
+
+    def wrap(self, value: SSAValue, minimum: int) -> str:
+        e = self.expr(value)
+        return f"({e.text})" if e.prec < minimum else e.text
+
+    def args_text(self, values: Iterable[SSAValue]) -> str:
+        return ", ".join(self.expr(v).text for v in values)
+
+    def kwargs_text(self, attrs: DictionaryAttr | None) -> list[str]:
+        if attrs is None:
+            return []
+        return [f"{k}={literal_text(v)}" for k, v in attrs.data.items()]
+
+    def call_text(self, callee: str, positional: list[str], keywords: list[str]) -> Expr:
+        return Expr(f"{callee}({', '.join(positional + keywords)})")
+
+    def op_expr(self, op: Operation) -> Expr:  # noqa: C901 - one case per op
+        if isinstance(op, arith.ConstantOp):
+            return Expr(literal_text(op.value))
+        if isinstance(op, tile.LiteralOp):
+            return Expr(literal_text(op.value))
+        if isinstance(op, tile.RetypeOp):
+            return self.expr(op.src)
+        if isinstance(op, tile.BinaryOp):
+            p = PREC[op.PYTHON_OPERATOR]
+            return Expr(f"{self.wrap(op.lhs, p)} {op.PYTHON_OPERATOR} {self.wrap(op.rhs, p + 1)}", p)
+        if isinstance(op, tile.AddPtrOp):
+            p = PREC["+"]
+            return Expr(f"{self.wrap(op.ptr, p)} + {self.wrap(op.offset, p + 1)}", p)
+        if isinstance(op, tile.CmpOp):
+            p = PREC["cmp"]
+            symbol = tile.CMP_PREDICATES[op.predicate.data]
+            return Expr(f"{self.wrap(op.lhs, p + 1)} {symbol} {self.wrap(op.rhs, p + 1)}", p)
+        if isinstance(op, tile.UnaryOp):
+            p = PREC["not "] if isinstance(op, tile.NotOp) else PREC["unary"]
+            return Expr(f"{op.PYTHON_OPERATOR}{self.wrap(op.src, p)}", p)
+        if isinstance(op, tile.ProgramIdOp):
+            return Expr(f"tl.program_id(axis={op.axis.value.data})")
+        if isinstance(op, tile.NumProgramsOp):
+            return Expr(f"tl.num_programs(axis={op.axis.value.data})")
+        if isinstance(op, tile.ArangeOp):
+            return Expr(f"tl.arange({self.args_text([op.start, op.end])})")
+        if isinstance(op, tile.ExpandDimsOp):
+            rank = tile.rank_of(op.src.type)
+            axis = op.axis.value.data
+            if rank is None:
+                return Expr(f"tl.expand_dims({self.expr(op.src).text}, {axis})")
+            axis = axis if axis >= 0 else rank + 1 + axis
+            index = [":"] * (rank + 1)
+            index[axis] = "None"
+            return Expr(f"{self.wrap(op.src, PREC['atom'])}[{', '.join(index)}]")
+        if isinstance(op, tile.BroadcastOp):
+            return Expr(f"tl.broadcast_to({self.expr(op.src).text}, {self.shape_text(op.shape)})")
+        if isinstance(op, tile.SplatOp):
+            return Expr(f"tl.full({self.shape_text(op.shape)}, {self.expr(op.value).text}, dtype={dtype_text(op.dtype)})")
+        if isinstance(op, tile.ZerosOp):
+            return Expr(f"tl.zeros({self.shape_text(op.shape)}, dtype={dtype_text(op.dtype)})")
+        if isinstance(op, tile.CdivOp):
+            return Expr(f"tl.cdiv({self.args_text([op.lhs, op.rhs])})")
+        if isinstance(op, tile.WhereOp):
+            return Expr(f"tl.where({self.args_text([op.cond, op.true_value, op.false_value])})")
+        if isinstance(op, tile.CastOp):
+            extra = ", bitcast=True" if op.bitcast is not None and op.bitcast.value.data else ""
+            return Expr(f"{self.wrap(op.src, PREC['atom'])}.to({dtype_text(op.dtype)}{extra})")
+        if isinstance(op, tile.AttrOp):
+            return Expr(f"{self.wrap(op.src, PREC['atom'])}.{op.path.data}")
+        if isinstance(op, tile.TransOp):
+            return Expr(f"tl.trans({self.expr(op.src).text})")
+        if isinstance(op, tile.ReduceOp):
+            keywords = []
+            if op.axis is not None:
+                keywords.append(f"axis={op.axis.value.data}")
+            if op.keep_dims is not None:
+                keywords.append(f"keep_dims={literal_text(op.keep_dims)}")
+            return self.call_text(f"tl.{op.kind.data}", [self.expr(op.src).text], keywords)
+        if isinstance(op, tile.DotOp):
+            operands = [op.a, op.b] + ([op.acc] if op.acc is not None else [])
+            return self.call_text("tl.dot", [self.expr(v).text for v in operands], self.kwargs_text(op.static_kwargs))
+        if isinstance(op, tile.LoadOp):
+            keywords = []
+            if op.mask is not None:
+                keywords.append(f"mask={self.expr(op.mask).text}")
+            if op.other is not None:
+                keywords.append(f"other={self.expr(op.other).text}")
+            return self.call_text("tl.load", [self.expr(op.ptr).text], keywords + self.kwargs_text(op.static_kwargs))
+        if isinstance(op, tile.AtomicRMWOp):
+            keywords = [f"mask={self.expr(op.mask).text}"] if op.mask is not None else []
+            keywords += [f"{k}={literal_text(v)}" for k, v in (("sem", op.sem), ("scope", op.scope)) if v is not None]
+            return self.call_text(f"tl.atomic_{op.kind.data}", [self.args_text([op.ptr, op.value])], keywords)
+        if isinstance(op, tile.AtomicCASOp):
+            keywords = [f"{k}={literal_text(v)}" for k, v in (("sem", op.sem), ("scope", op.scope)) if v is not None]
+            return self.call_text("tl.atomic_cas", [self.args_text([op.ptr, op.cmp, op.value])], keywords)
+        if isinstance(op, tile.MakeTensorDescriptorOp):
+            keywords = [
+                f"shape={self.list_text(op.shape)}",
+                f"strides={self.list_text(op.strides)}",
+                f"block_shape={self.list_text(op.block_shape)}",
+            ]
+            return self.call_text("tl.make_tensor_descriptor", [self.expr(op.base).text], keywords)
+        if isinstance(op, tile.DescriptorLoadOp):
+            return Expr(f"{self.wrap(op.desc, PREC['atom'])}.load({self.list_text(op.offsets)})")
+        if isinstance(op, tile.CallOp):
+            return self.builtin_call(op)
+        if isinstance(op, tile.CallJitOp):
+            return self.call_text(op.callee.root_reference.data, [self.args_text(op.arguments)], [])
+        raise EmitError(f"{op.name} has no Triton expression")
+
+    def shape_text(self, values: Iterable[SSAValue]) -> str:
+        items = [self.expr(v).text for v in values]
+        return f"({items[0]},)" if len(items) == 1 else f"({', '.join(items)})"
+
+    def list_text(self, values: Iterable[SSAValue]) -> str:
+        return f"[{self.args_text(values)}]"
+
+    def builtin_call(self, op: tile.CallOp) -> Expr:
+        names = op.keyword_names
+        positional = list(op.arguments)[: op.num_positional]
+        keyword_values = list(op.arguments)[op.num_positional :]
+        keywords = [f"{k}={self.expr(v).text}" for k, v in zip(names, keyword_values)]
+        keywords += self.kwargs_text(op.static_kwargs)
+        callee = op.callee.data
+        if callee.startswith("."):
+            base, rest = positional[0], positional[1:]
+            return self.call_text(f"{self.wrap(base, PREC['atom'])}{callee}", [self.expr(v).text for v in rest], keywords)
+        return self.call_text(callee, [self.expr(v).text for v in positional], keywords)
+
+    # -- statements ----------------------------------------------------------
+
+    def op(self, op: Operation, depth: int) -> None:
+        if op in self.inlined:
+            return
+        origin = op.attributes.get("tile.origin")
+        if isinstance(origin, StringAttr):
+            self.line(depth, f"# inserted by {origin.data}")
+        at = self.position[op]
+        if isinstance(op, tile.ReturnOp):
+            if op.values:
+                self.line(depth, f"return {self.args_text(op.values)}")
+            return
+        if isinstance(op, tile.StoreOp):
+            keywords = [f"mask={self.expr(op.mask).text}"] if op.mask is not None else []
+            keywords += self.kwargs_text(op.static_kwargs)
+            self.line(depth, self.call_text("tl.store", [self.args_text([op.ptr, op.value])], keywords).text)
+            return
+        if isinstance(op, tile.DescriptorStoreOp):
+            self.line(depth, f"{self.wrap(op.desc, PREC['atom'])}.store({self.list_text(op.offsets)}, {self.expr(op.value).text})")
+            return
+        if isinstance(op, scf.ForOp):
+            self.for_loop(op, depth)
+            return
+        if isinstance(op, scf.IfOp):
+            self.if_statement(op, depth)
+            return
+        if isinstance(op, scf.WhileOp):
+            self.while_loop(op, depth)
+            return
+        if isinstance(op, (scf.YieldOp, scf.ConditionOp)):
+            raise EmitError(f"{op.name} outside of the region it terminates")
+        text = self.op_expr(op).text
+        if not op.results:
+            self.line(depth, text)
+            return
+        if len(op.results) == 1 and not op.results[0].uses and op.results[0].name_hint is None:
+            if not op.has_trait(Pure):
+                self.line(depth, text)
+            return
+        targets = [self.bind(r, r.name_hint, at) for r in op.results]
+        self.line(depth, f"{', '.join(targets)} = {text}")
+
+    def assign_copies(self, depth: int, targets: list[str], values: list[SSAValue]) -> None:
+        pairs = [(t, self.expr(v).text) for t, v in zip(targets, values) if self.expr(v).text != t]
+        if not pairs:
+            return
+        if len(pairs) == 1:
+            self.line(depth, f"{pairs[0][0]} = {pairs[0][1]}")
+        else:
+            self.line(depth, f"{', '.join(t for t, _ in pairs)} = {', '.join(v for _, v in pairs)}")
+
+    def bind_results(self, op: Operation, carried: list[str], depth: int) -> None:
+        at = self.end[op]
+        result_names = [self.bind(r, name, at) for r, name in zip(op.results, carried)]
+        mismatched = [(n, c) for n, c in zip(result_names, carried) if n != c]
+        for name, carried_name in mismatched:
+            self.line(depth, f"{name} = {carried_name}")
+
+    def for_loop(self, op: scf.ForOp, depth: int) -> None:
+        at = self.position[op]
+        iv, *block_args = op.body.block.args
+        init_texts = [self.expr(v).text for v in op.iter_args]
+        carried = [self.bind(arg, arg.name_hint or init, at) for arg, init in zip(block_args, init_texts)]
+        pairs = [(c, t) for c, t in zip(carried, init_texts) if c != t]
+        if pairs:
+            self.line(depth, f"{', '.join(c for c, _ in pairs)} = {', '.join(t for _, t in pairs)}")
+        iv_name = self.bind(iv, iv.name_hint or "i", at)
+        kind = op.attributes.get("tile.loop")
+        callee = {"range": "tl.range", "static_range": "tl.static_range"}.get(kind.data if isinstance(kind, StringAttr) else "", "range")
+        bounds = [self.expr(op.lb).text, self.expr(op.ub).text, self.expr(op.step).text]
+        if bounds[2] == "1":
+            bounds.pop()
+            if bounds[0] == "0" and callee == "range":
+                bounds.pop(0)
+        options = [f"{k.removeprefix('tile.')}={literal_text(v)}" for k, v in op.attributes.items() if k not in ("tile.loop", "tile.origin") and k.startswith("tile.")]
+        self.line(depth, f"for {iv_name} in {callee}({', '.join(bounds + options)}):")
+        self.body_with_yield(op.body.block, carried, depth + 1)
+        self.bind_results(op, carried, depth)
+
+    def body_with_yield(self, block: Block, targets: list[str], depth: int) -> None:
+        start = len(self.lines)
+        *ops, terminator = list(block.ops)
+        for child in ops:
+            self.op(child, depth)
+        if isinstance(terminator, scf.YieldOp):
+            self.assign_copies(depth, targets, list(terminator.arguments))
+        if len(self.lines) == start:
+            self.line(depth, "pass")
+
+    def if_statement(self, op: scf.IfOp, depth: int) -> None:
+        at = self.end[op]
+        condition = self.expr(op.cond).text
+        targets = [self.bind(r, r.name_hint, at) for r in op.results]
+        saved = dict(self.holders)
+        self.line(depth, f"if {condition}:")
+        self.body_with_yield(op.true_region.block, targets, depth + 1)
+        then_holders = self.holders
+        self.holders = dict(saved)
+        else_block = op.false_region.blocks[0] if op.false_region.blocks else None
+        if else_block is not None:
+            start = len(self.lines)
+            self.line(depth, "else:")
+            self.body_with_yield(else_block, targets, depth + 1)
+            if self.lines[start + 1 :] == ["    " * (depth + 1) + "pass"]:
+                del self.lines[start:]
+        for name in set(then_holders) | set(self.holders):
+            if then_holders.get(name) is not self.holders.get(name):
+                self.holders[name] = None  # assigned in a branch: what it holds now is unknown
+        for target, result in zip(targets, op.results):
+            self.holders[target] = result
+
+    def while_loop(self, op: scf.WhileOp, depth: int) -> None:
+        at = self.position[op]
+        before, after = op.before_region.block, op.after_region.block
+        init_texts = [self.expr(v).text for v in op.arguments]
+        carried = [self.bind(arg, arg.name_hint or init, at) for arg, init in zip(before.args, init_texts)]
+        pairs = [(c, t) for c, t in zip(carried, init_texts) if c != t]
+        if pairs:
+            self.line(depth, f"{', '.join(c for c, _ in pairs)} = {', '.join(t for _, t in pairs)}")
+        *cond_ops, condition = list(before.ops)
+        assert isinstance(condition, scf.ConditionOp)
+        if list(condition.arguments) != list(before.args):
+            raise EmitError("scf.while: the condition must forward the before-region arguments unchanged")
+        for arg, name in zip(after.args, carried):
+            self.names[arg] = name
+        start = len(self.lines)
+        for child in cond_ops:
+            self.op(child, depth)
+        prelude = self.lines[start:]
+        self.line(depth, f"while {self.expr(condition.condition).text}:")
+        self.body_with_yield(after, carried, depth + 1)
+        for text in prelude:
+            self.lines.append("    " + text)
+        self.bind_results(op, carried, depth)
+
+
+def _is_ancestor(op: Operation, maybe_descendant: Operation | None) -> bool:
+    while maybe_descendant is not None:
+        if maybe_descendant is op:
+            return True
+        maybe_descendant = maybe_descendant.parent_op()
+    return False
