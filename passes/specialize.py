@@ -8,7 +8,7 @@ from typing import ClassVar
 from xdsl.builder import Builder, InsertPoint
 from xdsl.context import Context
 from xdsl.dialects import arith
-from xdsl.dialects.builtin import DictionaryAttr, FloatAttr, IntegerAttr, ModuleOp, StringAttr, f32, i1, i32
+from xdsl.dialects.builtin import FloatAttr, IntegerAttr, ModuleOp, StringAttr, f32, i1, i32
 from xdsl.passes import ModulePass
 from xdsl.utils.arg_spec import ArgSpec
 from xdsl.utils.exceptions import PassFailedException
@@ -22,7 +22,7 @@ class SpecializePass(ModulePass):
     Assumes: every NAME is a `tl.constexpr` parameter of at least one
     tile.func (a name no function has is an error, so typos are not ignored).
     Guarantees: uses of the parameter become constants; the parameter stays
-    in the signature with the bound value as its default, and a
+    in the signature (so launch code need not change), and a
     `tl.static_assert(NAME == value)` is inserted so launching the emitted
     kernel with another value fails at compile time instead of being ignored.
     """
@@ -61,10 +61,8 @@ class SpecializePass(ModulePass):
                 check = builder.insert(tile.CmpOp("eq", arg, constant, i1)).results[0]
                 assert_op = builder.insert(tile.CallOp("tl.static_assert", [check], {}, {}, None))
                 assert_op.attributes["tile.origin"] = StringAttr("specialize")
-                defaults = dict(func.defaults.data) if func.defaults is not None else {}
-                defaults[name] = StringAttr(text)
 
-                func.properties["defaults"] = DictionaryAttr(defaults)
+
 
 def _constant(text: str):
     lowered = text.lower()

@@ -61,7 +61,8 @@ class OverlapOptMain(xDSLOptMain):
         arg_parser.formatter_class = argparse.RawDescriptionHelpFormatter
         lines = ["passes:"]
         for name, factory in sorted(self.available_passes.items()):
-            doc = inspect.getdoc(factory()) or ""
+            pass_class = factory()
+            doc = inspect.cleandoc(pass_class.__dict__.get("__doc__") or "")
             lines.append(f"  {name:28} {doc.splitlines()[0] if doc else ''}")
         lines += ["", "targets: " + ", ".join(self.available_targets), "frontends: .py (Triton), .mlir (IR)"]
         arg_parser.epilog = "\n".join(lines)
