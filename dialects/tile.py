@@ -355,6 +355,15 @@ class CallOp(IRDLOperation):
             },
         )
 
+    SIDE_EFFECTS: ClassVar[tuple[str, ...]] = (
+        "store", "atomic", "print", "assert", "barrier", "inline_asm", "rand", "load",
+    )  # fmt: skip
+
+    @property
+    def is_pure(self) -> bool:
+        """True for callees known to read no memory and have no effect (math, casts, min/max)."""
+        return bool(self.results) and not any(word in self.callee.data for word in self.SIDE_EFFECTS)
+
     @property
     def keyword_names(self) -> list[str]:
         return [k.data for k in self.kwarg_names.data] if self.kwarg_names is not None else []
@@ -771,6 +780,7 @@ class DotOp(IRDLOperation):
     acc = opt_operand_def()
     static_kwargs = opt_prop_def(DictionaryAttr)
     res = result_def()
+    traits = traits_def(Pure())
     irdl_options = (ParsePropInAttrDict(),)
     assembly_format = (
         "$a `,` $b (`acc` $acc^ `:` type($acc))? attr-dict `:` type($a) `,` type($b) `->` type($res)"

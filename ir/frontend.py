@@ -27,12 +27,13 @@ from xdsl.dialects.builtin import (
     ModuleOp,
     NoneAttr,
     StringAttr,
+    SymbolRefAttr,
     f32,
     i1,
     i32,
     i64,
 )
-from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
+from xdsl.ir import Attribute, Block, BlockArgument, Operation, Region, SSAValue
 
 from syncopate.dialects import tile
 from syncopate.ir import type_rules as T
@@ -287,8 +288,12 @@ class FunctionImporter:
         options: dict[str, Attribute] = {}
         for keyword in call.keywords:
             literal = self.static_literal(keyword.value)
+            if literal is None and isinstance(keyword.value, ast.Name):
+                param = self.env.get(keyword.value.id)
+                if isinstance(param, BlockArgument) and isinstance(param.type, tile.ConstexprType):
+                    literal = SymbolRefAttr(keyword.value.id)  # the constexpr parameter of that name
             if literal is None:
-                raise self.unsupported(keyword.value, f"non-literal `{keyword.arg}=` option of {kind}")
+                raise self.unsupported(keyword.value, f"`{keyword.arg}=` option of {kind} (a literal or constexpr parameter)")
             options[keyword.arg or ""] = literal
         return kind, [self.as_int(a) for a in args], options
 
@@ -722,7 +727,7 @@ class FunctionImporter:
                 if dtype_node is None:
                     raise self.error(node, "`.to()` needs a dtype")
                 dtype_value = self.ssa(self.expr(dtype_node), dtype_node)
-                return self.generic_call("to", node, [base, dtype_value], kwargs, T.ANY, static)
+                return self.generic_call(".to", node, [base, dtype_value], kwargs, T.ANY, static)
             bitcast = static.pop("bitcast", None)
             if static or kwargs:
                 raise self.unsupported(node, "`.to()` options")

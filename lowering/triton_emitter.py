@@ -31,6 +31,7 @@ from xdsl.dialects.builtin import (
     ModuleOp,
     NoneAttr,
     StringAttr,
+    SymbolRefAttr,
 )
 from xdsl.ir import Attribute, Block, BlockArgument, Operation, SSAValue
 from xdsl.traits import Pure
@@ -84,6 +85,13 @@ def literal_text(attr: Attribute) -> str:
     if isinstance(attr, ArrayAttr):
         return "[" + ", ".join(literal_text(a) for a in attr.data) + "]"
     return dtype_text(attr)
+
+
+def option_text(attr: Attribute) -> str:
+    """A loop option: a literal, or `@NAME` for a constexpr parameter."""
+    if isinstance(attr, SymbolRefAttr):
+        return attr.root_reference.data
+    return literal_text(attr)
 
 
 def float_text(value: float, single: bool = False) -> str:
@@ -147,7 +155,8 @@ class FunctionEmitter:
             return True
         if isinstance(op, (arith.ConstantOp, tile.LiteralOp)):
             return True
-        if not op.has_trait(Pure) or result.name_hint is not None or result.uses.get_length() != 1:
+        pure = op.has_trait(Pure) or (isinstance(op, tile.CallOp) and op.is_pure)
+        if not pure or result.name_hint is not None or result.uses.get_length() != 1:
             return False
         user = next(iter(result.uses)).operation
         return user.parent_block() is op.parent_block()
@@ -457,7 +466,7 @@ class FunctionEmitter:
             bounds.pop()
             if bounds[0] == "0" and callee == "range":
                 bounds.pop(0)
-        options = [f"{k.removeprefix('tile.')}={literal_text(v)}" for k, v in op.attributes.items() if k not in ("tile.loop", "tile.origin") and k.startswith("tile.")]
+        options = [f"{k.removeprefix('tile.')}={option_text(v)}" for k, v in op.attributes.items() if k not in ("tile.loop", "tile.origin") and k.startswith("tile.")]
         self.line(depth, f"for {iv_name} in {callee}({', '.join(bounds + options)}):")
         self.body_with_yield(op.body.block, carried, depth + 1)
         self.bind_results(op, carried, depth)
@@ -504,7 +513,7 @@ class FunctionEmitter:
             self.line(depth, f"{', '.join(c for c, _ in pairs)} = {', '.join(t for _, t in pairs)}")
         *cond_ops, condition = list(before.ops)
         assert isinstance(condition, scf.ConditionOp)
-        if list(condition.arguments) != list(before.args):
+        if list(condition.args) != list(before.args):
             raise EmitError("scf.while: the condition must forward the before-region arguments unchanged")
         for arg, name in zip(after.args, carried):
             self.names[arg] = name
