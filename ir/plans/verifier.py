@@ -61,6 +61,8 @@ def verify_plan(plan: Plan | object) -> None:
 
 def _check_structure(plan: Plan) -> dict[str, Tensor]:
     w = plan.world
+    if not plan.chunks:
+        raise PlanError("the plan has no chunks")
     tensors: dict[str, Tensor] = {}
     for t in plan.tensors:
         if t.name in tensors:
