@@ -12,7 +12,7 @@ import sys
 import lit.formats
 
 config.name = "syncopate"
-config.test_format = lit.formats.ShTest(execute_external=True)
+config.test_format = lit.formats.ShTest(execute_external=False)
 config.suffixes = [".mlir", ".py"]
 config.test_source_root = os.path.dirname(__file__)
 # Python modules that are inputs to other tests, not tests themselves.

@@ -12,28 +12,34 @@ from __future__ import annotations
 
 import argparse
 import inspect
+import io
 import sys
 from collections.abc import Sequence
 from typing import IO
 
+from xdsl.dialects.builtin import ModuleOp
 from xdsl.utils.exceptions import DiagnosticException, ParseError
 from xdsl.xdsl_opt_main import xDSLOptMain
 
+from syncopate.dialects.chunk import PlanOp
 from syncopate.ir.errors import FrontendError
+from syncopate.ir.plans.errors import PlanError
 from syncopate.lowering.triton_emitter import EmitError
 
 
 class OverlapOptMain(xDSLOptMain):
     version_format = "overlap-opt (syncopate) built on xdsl {xdsl_version}"
 
+    _plan: PlanOp | None = None
+
     def __init__(self, args: Sequence[str] | None = None):
         super().__init__(description="syncopate's modular optimizer: Triton kernels + chunk plans -> fused kernels", args=args)
 
     def register_all_dialects(self) -> None:
-        from syncopate.ir.context import make_context
+        from syncopate.ir.context import all_dialects
 
-        for name, dialect in make_context()._registered_dialects.items():  # noqa: SLF001
-            self.ctx.register_dialect(name, lambda d=dialect: d)
+        for dialect in all_dialects():
+            self.ctx.register_dialect(dialect.name, lambda d=dialect: d)
 
     def register_all_frontends(self) -> None:
         super().register_all_frontends()
@@ -58,6 +64,9 @@ class OverlapOptMain(xDSLOptMain):
 
     def register_all_arguments(self, arg_parser: argparse.ArgumentParser) -> None:
         super().register_all_arguments(arg_parser)
+        from syncopate.ir.plans.cli import add_plan_arguments
+
+        add_plan_arguments(arg_parser)
         arg_parser.formatter_class = argparse.RawDescriptionHelpFormatter
         lines = ["passes:"]
         for name, factory in sorted(self.available_passes.items()):
@@ -68,11 +77,41 @@ class OverlapOptMain(xDSLOptMain):
         arg_parser.epilog = "\n".join(lines)
 
 
+    # -- chunk plans ---------------------------------------------------------
+
+    def get_input_stream(self) -> tuple[IO[bytes], str]:
+        """With --plan and no input file, start from an empty module (no stdin)."""
+        if self.args.plan is not None and self.args.input_file is None:
+            return io.BytesIO(b"builtin.module {}"), "mlir"
+        return super().get_input_stream()
+
+    def parse_chunk(self, chunk: IO[bytes], file_extension: str, start_offset: int = 0) -> ModuleOp | None:
+        """Parse the input; with --plan, append the verified chunk.plan to the module."""
+        module = super().parse_chunk(chunk, file_extension, start_offset)
+        if module is not None and self.args.plan is not None:
+            module.body.block.add_op(self.plan().clone())
+        return module
+
+    def plan(self) -> PlanOp:
+        if self._plan is None:
+            from syncopate.ir.plans.cli import load_plan
+
+            self._plan = load_plan(self.args.plan, self.ctx)
+            if self.args.plan_diagram:
+                from syncopate.ir.plans.diagram import draw
+
+                draw(self._plan, self.args.plan_diagram)
+        return self._plan
+
+
 def main(args: Sequence[str] | None = None) -> int:
     try:
         OverlapOptMain(args).run()
     except (FrontendError, EmitError) as error:
         print(error, file=sys.stderr)
+        return 1
+    except PlanError as error:
+        print(f"overlap-opt: error: --plan: {error}", file=sys.stderr)
         return 1
     except (DiagnosticException, ParseError) as error:
         print(error, file=sys.stderr)
