@@ -1,0 +1,10 @@
+# RUN: not overlap-opt %s 2>&1 | filecheck %s
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def bad(x_ptr, n):
+    c = 0 < n < 10
+
+# CHECK: {{.*}}err-chained-compare.py:8: error: unsupported chained comparison: `0 < n < 10`

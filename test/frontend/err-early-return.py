@@ -1,0 +1,12 @@
+# RUN: not overlap-opt %s 2>&1 | filecheck %s
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def bad(x_ptr, n):
+    if n > 0:
+        return
+    tl.store(x_ptr, n)
+
+# CHECK: {{.*}}err-early-return.py:9: error: unsupported `return` before the end of the function (early exit)

@@ -1,0 +1,10 @@
+# RUN: not overlap-opt %s 2>&1 | filecheck %s
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def bad(x_ptr, *, n):
+    tl.store(x_ptr, n)
+
+# CHECK: {{.*}}err-kwonly.py:7: error: unsupported parameter kind (*args, **kwargs, keyword-only)

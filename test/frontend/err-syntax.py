@@ -1,0 +1,9 @@
+# RUN: not overlap-opt %s 2>&1 | filecheck %s
+import triton
+
+
+@triton.jit
+def bad(x_ptr:
+    pass
+
+# CHECK: {{.*}}err-syntax.py:6: error: Python syntax error: '(' was never closed

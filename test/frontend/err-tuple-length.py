@@ -1,0 +1,10 @@
+# RUN: not overlap-opt %s 2>&1 | filecheck %s
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def bad(x_ptr, n):
+    a, b = n, n, n
+
+# CHECK: {{.*}}err-tuple-length.py:8: error: unsupported tuple assignment (right side must have as many values): `(a, b)`
