@@ -209,7 +209,9 @@ def _check_axis(op: IRDLOperation, axis: int, rank: int | None, extra: int = 0) 
 class FuncOp(IRDLOperation):
     """One `@triton.jit` function (a kernel or a jit helper).
 
-    Properties: `decorators` keeps the decorator source lines (e.g. an
+    Properties: `param_names` are the Python parameter names, verbatim (SSA
+    name hints cannot hold a trailing `_<digits>`, so they are only a hint for
+    reading the IR); `decorators` keeps the decorator source lines (e.g. an
     `@triton.autotune(...)`) verbatim; `defaults` maps constexpr parameter
     names to their default values (printable literals); `arg_annotations`
     keeps non-constexpr annotations the user wrote.
@@ -220,6 +222,7 @@ class FuncOp(IRDLOperation):
     body = region_def("single_block")
     sym_name = prop_def(StringAttr)
     function_type = prop_def(FunctionType)
+    param_names = prop_def(ArrayAttr[StringAttr])
     decorators = opt_prop_def(ArrayAttr[StringAttr])
     defaults = opt_prop_def(DictionaryAttr)
     arg_annotations = opt_prop_def(DictionaryAttr)
@@ -231,6 +234,7 @@ class FuncOp(IRDLOperation):
         sym_name: str,
         function_type: FunctionType,
         body: Region,
+        param_names: Sequence[str],
         decorators: Sequence[str] = (),
         defaults: dict[str, Attribute] | None = None,
         arg_annotations: dict[str, Attribute] | None = None,
@@ -238,6 +242,7 @@ class FuncOp(IRDLOperation):
         props: dict[str, Attribute | None] = {
             "sym_name": StringAttr(sym_name),
             "function_type": function_type,
+            "param_names": ArrayAttr(StringAttr(n) for n in param_names),
             "decorators": ArrayAttr(StringAttr(d) for d in decorators) if decorators else None,
             "defaults": DictionaryAttr(defaults) if defaults else None,
             "arg_annotations": DictionaryAttr(arg_annotations) if arg_annotations else None,
@@ -246,24 +251,27 @@ class FuncOp(IRDLOperation):
 
     @property
     def arg_names(self) -> list[str]:
-        return [arg.name_hint or f"arg{i}" for i, arg in enumerate(self.body.block.args)]
+        return [name.data for name in self.param_names.data]
 
     def verify_(self) -> None:
         args = self.body.block.args
         if tuple(a.type for a in args) != tuple(self.function_type.inputs.data):
             raise VerifyException(f"tile.func @{self.sym_name.data}: block argument types differ from function_type")
-        names = [a.name_hint for a in args]
-        if any(n is None for n in names):
-            raise VerifyException(f"tile.func @{self.sym_name.data}: every argument needs a name (%name)")
+        names = self.arg_names
+        if len(names) != len(args):
+            raise VerifyException(
+                f"tile.func @{self.sym_name.data}: {len(names)} param_names for {len(args)} arguments"
+            )
         if len(set(names)) != len(names):
-            raise VerifyException(f"tile.func @{self.sym_name.data}: duplicate argument names")
+            raise VerifyException(f"tile.func @{self.sym_name.data}: duplicate parameter names")
         last = self.body.block.last_op
         if not isinstance(last, ReturnOp):
             raise VerifyException(f"tile.func @{self.sym_name.data}: body must end with tile.return")
         returned = tuple(v.type for v in last.values)
         if returned != tuple(self.function_type.outputs.data):
             raise VerifyException(
-                f"tile.func @{self.sym_name.data}: tile.return types {returned} differ from the declared results"
+                f"tile.func @{self.sym_name.data}: tile.return types ({', '.join(map(str, returned))}) differ "
+                f"from the declared results ({', '.join(map(str, self.function_type.outputs.data))})"
             )
 
     def print(self, printer: Printer):
@@ -281,10 +289,11 @@ class FuncOp(IRDLOperation):
         name, input_types, return_types, region, extra_attrs, _arg_attrs, _res_attrs = parse_func_op_like(
             parser, reserved_attr_names=("sym_name", "function_type")
         )
-        func = FuncOp(name, FunctionType.from_lists(input_types, return_types), region)
+        hints = [arg.name_hint or f"arg{i}" for i, arg in enumerate(region.block.args)] if region.blocks else []
+        func = FuncOp(name, FunctionType.from_lists(input_types, return_types), region, hints)
         if extra_attrs is not None:
             for key, value in extra_attrs.data.items():
-                if key in ("decorators", "defaults", "arg_annotations"):
+                if key in ("param_names", "decorators", "defaults", "arg_annotations"):
                     func.properties[key] = value
                 else:
                     func.attributes[key] = value

@@ -131,7 +131,7 @@ class FunctionImporter:
         return FrontendError(self.m.filename, getattr(node, "lineno", self.node.lineno), message)
 
     def unsupported(self, node: ast.AST, what: str) -> FrontendError:
-        snippet = ast.unparse(node) if isinstance(node, ast.AST) else str(node)
+        snippet = (ast.unparse(node) if isinstance(node, ast.AST) else str(node)).splitlines()[0]
         if len(snippet) > 60:
             snippet = snippet[:57] + "..."
         return self.error(node, f"unsupported {what}: `{snippet}`")
@@ -153,7 +153,7 @@ class FunctionImporter:
     def build(self) -> tile.FuncOp:
         node = self.node
         if node.args.vararg or node.args.kwarg or node.args.kwonlyargs or node.args.posonlyargs:
-            raise self.unsupported(node, "parameter kind (*args, **kwargs, keyword-only)")
+            raise self.error(node, f"unsupported parameter kind in `{node.name}` (*args, **kwargs, keyword-only)")
         pointers = pointer_parameters(node)
         helper = node.name in self.m.called_functions
         arg_types: list[Attribute] = []
@@ -188,7 +188,8 @@ class FunctionImporter:
         self.insert(tile.ReturnOp(*returned))
         func_type = FunctionType.from_lists(arg_types, [v.type for v in returned])
         decorators = [ast.unparse(d) for d in node.decorator_list]
-        return tile.FuncOp(node.name, func_type, Region(block), decorators, defaults, annotations)
+        names = [arg.arg for arg in node.args.args]
+        return tile.FuncOp(node.name, func_type, Region(block), names, decorators, defaults, annotations)
 
     def return_values(self, node: ast.expr) -> list[SSAValue]:
         elements = node.elts if isinstance(node, ast.Tuple) else [node]

@@ -3,9 +3,10 @@
 Triton parameters carry no types, so a parameter is typed `!tile.ptr` when it
 reaches the pointer operand of a memory op (tl.load/store/atomic_*, the base
 of tl.make_tensor_descriptor) as the leftmost term of `+`/`-` chains, through
-assignments (`p += offset` keeps p a pointer and makes offset none). Pointers written on the right of `+`
-(`offs + ptr`) are not found; they import as `!tile.any`, which every pass
-treats as an unknown value, never as a wrong one.
+assignments (`p += offset` keeps p a pointer and makes offset none). The left operand of `+` is taken as
+the pointer, as Triton code conventionally writes it: in `offs + ptr` the
+parameter `offs` would be typed `!tile.ptr` (the emitted code is unchanged;
+only the IR types are off), so write pointers on the left.
 """
 
 from __future__ import annotations

@@ -227,9 +227,7 @@ class FunctionEmitter:
         params = []
         defaults = func.defaults.data if func.defaults is not None else {}
         annotations = func.arg_annotations.data if func.arg_annotations is not None else {}
-        for arg in func.body.block.args:
-            name = arg.name_hint
-            assert name is not None
+        for arg, name in zip(func.body.block.args, func.arg_names):
             self.names[arg] = name
             self.holders[name] = arg
             text = name

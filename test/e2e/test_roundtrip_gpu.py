@@ -40,6 +40,9 @@ def test_roundtrip_on_gpu(path: Path, tmp_path: Path):
     expected = harness._launch(getattr(original, case["kernel"]), case)
     actual = harness._launch(getattr(emitted, case["kernel"]), case)
     torch.cuda.synchronize()
-    reference = [r.cuda() for r in original.reference(harness._pristine(case))]
-    harness._assert_outputs_close(expected, reference, case, "original kernel on GPU vs torch")
+    # The round-trip property: the emitted kernel computes what the original does.
     harness._assert_outputs_close(actual, expected, case, "emitted kernel on GPU vs original")
+    # And the original is right: on the GPU tl.dot on fp32 uses TF32, hence the looser bound.
+    reference = [r.cuda() for r in original.reference(harness._pristine(case))]
+    loose = dict(case, atol=max(case["atol"], 5e-2), rtol=max(case["rtol"], 5e-2))
+    harness._assert_outputs_close(expected, reference, loose, "original kernel on GPU vs torch (TF32 tolerance)")

@@ -1,10 +1,10 @@
-# Parameter names that end in `_<digits>` lose the suffix: xDSL strips a
-# trailing `_N` from SSA name hints, so `n_1` imports (and emits) as `n`, which
-# breaks keyword launches (`BLOCK_2=64`), and `def k(a, a_1)` fails with
-# "duplicate argument names". Known bug, not fixed here.
-# XFAIL: *
+# Parameter names that end in `_<digits>`: xDSL strips a trailing `_N` from SSA
+# name hints, so the verbatim names live in `param_names`; the emitted kernel
+# keeps them (keyword launches such as `BLOCK_2=64` keep working), also after
+# a print/parse round trip, and `a` next to `a_1` is not a duplicate.
 # RUN: overlap-opt %s | filecheck %s
 # RUN: overlap-opt %s -t triton | filecheck %s --check-prefix=PY
+# RUN: overlap-opt %s | overlap-opt -t triton | filecheck %s --check-prefix=PY
 import triton
 import triton.language as tl
 
@@ -13,5 +13,14 @@ import triton.language as tl
 def k(x_ptr, n_1, BLOCK_2: tl.constexpr):
     tl.store(x_ptr, n_1 + BLOCK_2)
 
-# CHECK: tile.func @k(%x_ptr: !tile.ptr, %n_1: !tile.scalar, %BLOCK_2: !tile.constexpr)
+
+@triton.jit
+def k2(a, a_1):
+    tl.store(a, a_1)
+
+# CHECK: tile.func @k({{.*}}) attributes {param_names = ["x_ptr", "n_1", "BLOCK_2"]
+# CHECK: tile.func @k2({{.*}}) attributes {param_names = ["a", "a_1"]
 # PY: def k(x_ptr, n_1, BLOCK_2: tl.constexpr):
+# PY-NEXT: tl.store(x_ptr, n_1 + BLOCK_2)
+# PY: def k2(a, a_1):
+# PY-NEXT: tl.store(a, a_1)
