@@ -1042,6 +1042,16 @@ class ModuleImporter:
                     called.add(call.func.id)
         return called
 
+    def build_function(self, node: ast.FunctionDef) -> tile.FuncOp:
+        try:
+            return FunctionImporter(self, node).build()
+        except FrontendError:
+            raise
+        except Exception as error:  # a frontend bug: still name the function, not a traceback
+            raise FrontendError(
+                self.filename, node.lineno, f"internal error while importing `{node.name}`: {type(error).__name__}: {error}"
+            ) from error
+
     def result_count(self, name: str) -> int:
         node = self.jit_functions[name]
         last = node.body[-1] if node.body else None
@@ -1052,7 +1062,7 @@ class ModuleImporter:
     def build(self) -> ModuleOp:
         if not self.jit_functions:
             raise FrontendError(self.filename, 1, "no @triton.jit function found")
-        funcs = [FunctionImporter(self, node).build() for node in self.jit_functions.values()]
+        funcs = [self.build_function(node) for node in self.jit_functions.values()]
         module = ModuleOp(funcs)
         module.attributes["tile.source"] = StringAttr(Path(self.filename).name)
         return module

@@ -107,14 +107,11 @@ class OverlapOptMain(xDSLOptMain):
 def main(args: Sequence[str] | None = None) -> int:
     try:
         OverlapOptMain(args).run()
-    except (FrontendError, EmitError) as error:
+    except (FrontendError, EmitError, DiagnosticException, ParseError) as error:
         print(error, file=sys.stderr)
         return 1
     except PlanError as error:
         print(f"overlap-opt: error: --plan: {error}", file=sys.stderr)
-        return 1
-    except (DiagnosticException, ParseError) as error:
-        print(error, file=sys.stderr)
         return 1
     except FileNotFoundError as error:
         print(f"overlap-opt: error: {error.strerror}: {error.filename}", file=sys.stderr)
