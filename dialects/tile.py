@@ -526,10 +526,9 @@ class ZerosOp(IRDLOperation):
 # --------------------------------------------------------------------------
 
 
-class BinaryOp(IRDLOperation):
-    """Elementwise binary op with Triton's broadcasting and type promotion."""
+class TwoOperandOp(IRDLOperation):
+    """Base of ops `r = f(lhs, rhs)` with Triton's broadcasting and promotion."""
 
-    PYTHON_OPERATOR: ClassVar[str]
     lhs = operand_def()
     rhs = operand_def()
     res = result_def()
@@ -538,6 +537,12 @@ class BinaryOp(IRDLOperation):
 
     def __init__(self, lhs: SSAValue, rhs: SSAValue, result_type: Attribute):
         super().__init__(operands=[lhs, rhs], result_types=[result_type])
+
+
+class BinaryOp(TwoOperandOp):
+    """Elementwise binary op written as a Python operator."""
+
+    PYTHON_OPERATOR: ClassVar[str]
 
 
 def _binary(op_name: str, operator: str) -> type[BinaryOp]:
@@ -653,15 +658,10 @@ class InvertOp(UnaryOp):
 
 
 @irdl_op_definition
-class CdivOp(IRDLOperation):
+class CdivOp(TwoOperandOp):
     """`tl.cdiv(a, b)` / `triton.cdiv(a, b)`: ceiling division."""
 
     name = "tile.cdiv"
-    lhs = operand_def()
-    rhs = operand_def()
-    res = result_def()
-    assembly_format = "$lhs `,` $rhs attr-dict `:` type($lhs) `,` type($rhs) `->` type($res)"
-    traits = traits_def(Pure())
 
 
 @irdl_op_definition

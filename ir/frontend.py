@@ -625,7 +625,7 @@ class FunctionImporter:
         short = path.removeprefix(f"{TL}.")
         if path == f"{TRITON}.cdiv" or short == "cdiv":
             a, b = self.positional(node, 2)
-            return self.insert(tile.CdivOp(operands=[a, b], result_types=[T.broadcast(a.type, b.type)])).results[0]
+            return self.insert(tile.CdivOp(a, b, T.broadcast(a.type, b.type))).results[0]
         if path == "builtins.float" and len(node.args) == 1 and isinstance(node.args[0], ast.Constant):
             literal = node.args[0].value
             try:
