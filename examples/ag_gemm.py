@@ -26,3 +26,38 @@ def gemm_kernel(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride_bk, s
         acc += tl.dot(a, b)
     tl.store(c_ptr + rows[:, None] * stride_cm + cols[None, :] * stride_cn, acc.to(c_ptr.dtype.element_ty),
              mask=(rows[:, None] < M) & (cols[None, :] < N))
+
+
+# --- workload convention (see syncopate/runtime/workload.py) -----------------
+
+import torch  # noqa: E402
+
+from syncopate.runtime.workload import shard_bounds  # noqa: E402
+
+M_GLOBAL, K_DIM, N_DIM = 50, 40, 36
+BLOCK_M, BLOCK_N, BLOCK_K = 16, 16, 16
+
+KERNEL = gemm_kernel
+PLANS = ["all-gather{tensor=a_ptr dim=0}"]
+COLLECTIVES = {"a_ptr": "a"}
+
+
+def make_inputs(rank, world, seed):
+    """Rank's shard of A's rows (of M_GLOBAL) and the full B (same on every rank)."""
+    start, size = shard_bounds(M_GLOBAL, world, rank)
+    g = torch.Generator().manual_seed(seed * 1000 + rank)
+    a = torch.randn(size, K_DIM, generator=g, dtype=torch.float32)
+    gb = torch.Generator().manual_seed(seed * 1000 + 999)
+    b = torch.randn(K_DIM, N_DIM, generator=gb, dtype=torch.float32)
+    return {"a": a, "b": b}
+
+
+def launch(kernel, a, b):
+    """C = A @ B with A the full (gathered) M x K matrix."""
+    M, K = a.shape
+    N = b.shape[1]
+    c = torch.empty(M, N, dtype=torch.float32, device=a.device)
+    grid = (triton.cdiv(M, BLOCK_M), triton.cdiv(N, BLOCK_N))
+    kernel[grid](a, b, c, M, N, K, a.stride(0), a.stride(1), b.stride(0), b.stride(1), c.stride(0), c.stride(1),
+                 BLOCK_M=BLOCK_M, BLOCK_N=BLOCK_N, BLOCK_K=BLOCK_K)
+    return c
