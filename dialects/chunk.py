@@ -627,4 +627,61 @@ class SignalOp(_ChunkSyncOp):
         return op
 
 
-Chunk = Dialect("chunk", [PlanOp, TensorOp, ChunkOp, WaitOp, SignalOp], [])
+class _SpanSyncOp(IRDLOperation):
+    """Common part of chunk.wait_span / chunk.signal_span: the index range
+    ``[lo, lo + extent)`` along the plan's dim of one plan tensor, touched by
+    the current tile. The chunks it means are resolved on each rank at run
+    time (the runtime's chunk table), so one op covers a tile that straddles
+    chunks and chunk sizes that are not multiples of the block size."""
+
+    lo = operand_def()
+    extent = operand_def()
+    plan = prop_def(SymbolRefAttr)
+    tensor = prop_def(StringAttr)
+
+    assembly_format = "$lo `,` $extent `plan` $plan `tensor` $tensor attr-dict `:` type($lo) `,` type($extent)"
+
+    def __init__(self, lo: SSAValue, extent: SSAValue, plan: str | SymbolRefAttr, tensor: str):
+        super().__init__(
+            operands=[lo, extent],
+            properties={"plan": _plan_ref(plan), "tensor": StringAttr(tensor)},
+        )
+
+    def verify_(self) -> None:
+        _ChunkSyncOp.verify_(self)  # type: ignore[arg-type]
+        target = _find_plan(self)
+        if target is not None and self.tensor.data not in {t.tensor.data for t in target.tensors}:
+            raise VerifyException(
+                f"'{self.name}': plan @{self.plan.string_value()} binds no tensor '{self.tensor.data}'"
+            )
+
+
+def _find_plan(op: IRDLOperation) -> PlanOp | None:
+    owner = op.parent_op()
+    while owner is not None and not owner.has_trait(SymbolTable):
+        owner = owner.parent_op()
+    if owner is None:
+        return None
+    target = SymbolTable.lookup_symbol(op, op.plan)  # type: ignore[attr-defined]
+    return target if isinstance(target, PlanOp) else None
+
+
+@irdl_op_definition
+class WaitSpanOp(_SpanSyncOp):
+    """Block until every chunk of ``tensor`` that overlaps ``[lo, lo+extent)``
+    along the plan's dim is present on this rank."""
+
+    name = "chunk.wait_span"
+
+
+@irdl_op_definition
+class SignalSpanOp(_SpanSyncOp):
+    """This tile has written its part ``[lo, lo+extent)`` of ``tensor``: add one
+    to the counter of every chunk of this rank that overlaps the range. The
+    runtime knows how many tiles touch each chunk and announces the chunk
+    when its counter reaches that number."""
+
+    name = "chunk.signal_span"
+
+
+Chunk = Dialect("chunk", [PlanOp, TensorOp, ChunkOp, WaitOp, SignalOp, WaitSpanOp, SignalSpanOp], [])

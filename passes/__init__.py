@@ -16,6 +16,12 @@ from xdsl.passes import ModulePass
 # module name -> class name, imported lazily so the driver starts fast.
 PASS_MODULES: dict[str, str] = {
     "specialize": "SpecializePass",
+    "chunk_dependency_analysis": "ChunkDependencyAnalysisPass",
+    "insert_signals": "InsertSignalsPass",
+    "lower_chunk_to_tile": "LowerChunkToTilePass",
+    "tile_reorder": "TileReorderPass",
+    "select_backend": "SelectBackendPass",
+    "overlap_pipeline": "OverlapPipelinePass",
 }
 
 # xDSL passes that make sense on tile IR too.

@@ -30,7 +30,7 @@ from syncopate.lowering.triton_emitter import EmitError
 class OverlapOptMain(xDSLOptMain):
     version_format = "overlap-opt (syncopate) built on xdsl {xdsl_version}"
 
-    _plan: PlanOp | None = None
+    _plans: list[PlanOp] | None = None
 
     def __init__(self, args: Sequence[str] | None = None):
         super().__init__(description="syncopate's modular optimizer: Triton kernels + chunk plans -> fused kernels", args=args)
@@ -86,22 +86,25 @@ class OverlapOptMain(xDSLOptMain):
         return super().get_input_stream()
 
     def parse_chunk(self, chunk: IO[bytes], file_extension: str, start_offset: int = 0) -> ModuleOp | None:
-        """Parse the input; with --plan, append the verified chunk.plan to the module."""
+        """Parse the input; with --plan, append the verified chunk.plan(s) to the module."""
         module = super().parse_chunk(chunk, file_extension, start_offset)
         if module is not None and self.args.plan is not None:
-            module.body.block.add_op(self.plan().clone())
+            for plan in self.plans():
+                module.body.block.add_op(plan.clone())
         return module
 
-    def plan(self) -> PlanOp:
-        if self._plan is None:
-            from syncopate.ir.plans.cli import load_plan
+    def plans(self) -> list[PlanOp]:
+        if self._plans is None:
+            from syncopate.ir.plans.cli import load_plans
 
-            self._plan = load_plan(self.args.plan, self.ctx)
+            self._plans = load_plans(self.args.plan, self.ctx)
             if self.args.plan_diagram:
                 from syncopate.ir.plans.diagram import draw
 
-                draw(self._plan, self.args.plan_diagram)
-        return self._plan
+                if len(self._plans) != 1:
+                    raise PlanError("--plan-diagram draws one plan; give a single --plan")
+                draw(self._plans[0], self.args.plan_diagram)
+        return self._plans
 
 
 def main(args: Sequence[str] | None = None) -> int:

@@ -10,7 +10,7 @@ from syncopate.dialects.chunk import PlanOp
 from syncopate.ir.plans.errors import PlanError
 from syncopate.ir.plans.load import load
 
-__all__ = ["add_plan_arguments", "load_plan", "PlanError"]
+__all__ = ["add_plan_arguments", "load_plan", "load_plans", "PlanError"]
 
 PLAN_HELP = (
     "chunk plan: a .mlir file holding one chunk.plan, a template spec such as "
@@ -22,7 +22,10 @@ PLAN_HELP = (
 
 def add_plan_arguments(arg_parser: argparse.ArgumentParser) -> None:
     """Add ``--plan SPEC_OR_FILE`` and ``--plan-diagram PATH`` to ``arg_parser``."""
-    arg_parser.add_argument("--plan", metavar="SPEC_OR_FILE", default=None, help=PLAN_HELP)
+    arg_parser.add_argument(
+        "--plan", metavar="SPEC_OR_FILE", action="append", default=None,
+        help=PLAN_HELP + "; repeat for several collectives (give each a distinct name=)",
+    )
     arg_parser.add_argument(
         "--plan-diagram",
         metavar="PATH",
@@ -35,3 +38,17 @@ def add_plan_arguments(arg_parser: argparse.ArgumentParser) -> None:
 def load_plan(spec_or_path: str, ctx: Context) -> PlanOp:
     """The verified chunk.plan of a .mlir path or a spec; raises PlanError."""
     return load(spec_or_path, ctx)
+
+
+def load_plans(specs: list[str], ctx: Context) -> list[PlanOp]:
+    """The verified plans of several ``--plan`` values; their names must differ."""
+    plans = [load_plan(spec, ctx) for spec in specs]
+    seen: dict[str, str] = {}
+    for spec, plan in zip(specs, plans):
+        name = plan.sym_name.data
+        if name in seen:
+            raise PlanError(
+                f"plans {seen[name]!r} and {spec!r} are both named @{name}; give one of them name=<other>"
+            )
+        seen[name] = spec
+    return plans

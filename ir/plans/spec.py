@@ -70,7 +70,7 @@ class Options:
 
 
 _REQUIRED = object()
-TEMPLATE_KEYS = ("world", "tensor", "dim", "size", "chunks_per_rank", "order", "splits", "name", "param")
+TEMPLATE_KEYS = ("world", "tensor", "dim", "size", "chunks_per_rank", "order", "splits", "name", "param", "stride")
 
 
 def _kind_name(kind: type | tuple[type, ...]) -> str:
@@ -97,6 +97,7 @@ def template_options(kind: str, opts: Options) -> TemplateOptions:
         splits=None if splits is None else tuple(normalize(s) for s in splits),  # type: ignore[arg-type]
         name=opts.take("name", str),  # type: ignore[arg-type]
         param=opts.take("param", str),  # type: ignore[arg-type]
+        stride=opts.take("stride", (str, int)),  # type: ignore[arg-type]
     )
     opts.finish(TEMPLATE_KEYS)
     return result

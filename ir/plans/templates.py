@@ -23,7 +23,10 @@ Options (``-`` and ``_`` are interchangeable in keys):
 ``splits``         all-to-all only: W sizes (rank s sends ``splits[d]`` to d)
                    or W*W sizes row-major ``[src][dst]``
 ``name``           plan symbol name (default ag / rs / ar / a2a / rx)
-``param``          kernel base-pointer parameter (default ``<tensor>_ptr``)
+``param``          kernel base-pointer parameter (default ``<tensor>_ptr``;
+                   ``tensor=x_ptr`` naming a kernel pointer parameter also works)
+``stride``         the kernel's stride parameter of ``dim`` (normally inferred
+                   from the kernel's address arithmetic)
 =================  ===========================================================
 
 A size that does not divide by ``W*chunks_per_rank`` still tiles exactly
@@ -65,6 +68,7 @@ class TemplateOptions:
     splits: tuple[Extent, ...] | None = None
     name: str | None = None
     param: str | None = None
+    stride: str | int | None = None
 
     def __post_init__(self) -> None:
         if self.world < 1:
@@ -94,7 +98,10 @@ class TemplateOptions:
     def binding(self) -> Tensor:
         rank = max(2, self.dim + 1)
         shape = tuple(self.size if i == self.dim else f"D{i}" for i in range(rank))
-        strides = tuple(f"stride_{self.tensor}_{i}" for i in range(rank))
+        strides = tuple(
+            self.stride if i == self.dim and self.stride is not None else f"stride_{self.tensor}_{i}"
+            for i in range(rank)
+        )
         return Tensor(self.tensor, self.param or f"{self.tensor}_ptr", shape, strides)
 
 

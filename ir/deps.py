@@ -1,0 +1,180 @@
+"""Concrete chunk plans and the tile -> chunk dependency graph.
+
+chunk-dependency-analysis leaves symbolic footprints on the kernel's
+accesses (``chunk.access``); for concrete sizes (the launch's arguments) and
+a grid, this module evaluates the plans and the footprints into a networkx
+graph: an edge ``chunk -> tile`` when the tile reads the chunk on this rank,
+``tile -> chunk`` when it writes it. The runtime builds chunk tables, signal
+counts and tile orders from it; tests inspect it.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+import networkx as nx
+from xdsl.dialects.builtin import DictionaryAttr, ModuleOp
+
+from syncopate.dialects import tile
+from syncopate.dialects.chunk import PlanOp, extent_value
+from syncopate.ir.plans.expr import evaluate
+
+
+@dataclass(frozen=True)
+class ConcreteChunk:
+    plan: str
+    id: int
+    flag: int  # index in the signal pad
+    tensor: str
+    param: str
+    dim: int
+    lo: int
+    hi: int
+    src: int
+    dst: int
+    step: int
+    backend: str
+
+    @property
+    def is_local(self) -> bool:
+        return self.src == self.dst
+
+
+@dataclass(frozen=True)
+class Footprint:
+    """One access's ``chunk.access`` attribute."""
+
+    plan: str
+    tensor: str
+    role: str
+    lo: str  # host expression or "?"
+    extent: str
+
+
+def concrete_chunks(plan: PlanOp, env: Mapping[str, int], flag_base: int) -> list[ConcreteChunk]:
+    """The plan's chunks with offsets and sizes evaluated at ``env``."""
+    params = {t.tensor.data: t.param.data for t in plan.tensors}
+    env = {"W": plan.world_size, **env}
+    chunks = []
+    for c in plan.chunks:
+        lo = evaluate(extent_value(c.offset), env)
+        size = evaluate(extent_value(c.size), env)
+        chunks.append(
+            ConcreteChunk(
+                plan.sym_name.data, c.chunk_id.value.data, flag_base + c.chunk_id.value.data, c.tensor.data,
+                params[c.tensor.data], c.dim.value.data, lo, lo + size, c.src.value.data, c.dst.value.data,
+                c.step.value.data, c.backend.data,
+            )
+        )
+    return chunks
+
+
+def footprints(kernel: tile.FuncOp) -> list[Footprint]:
+    result = []
+    for op in kernel.walk():
+        attr = op.attributes.get("chunk.access")
+        if isinstance(attr, DictionaryAttr):
+            d = attr.data
+            result.append(
+                Footprint(d["plan"].string_value(), d["tensor"].data, d["role"].data, d["lo"].data, d["extent"].data)  # type: ignore[union-attr]
+            )
+    return result
+
+
+def rank_chunks(chunks: list[ConcreteChunk], rank: int, role: str) -> list[ConcreteChunk]:
+    """Chunks rank ``rank`` waits for (role ``wait``: it receives them) or
+    announces (role ``signal``: it produces them), sorted by offset."""
+    mine = [c for c in chunks if (c.dst if role == "wait" else c.src) == rank]
+    return sorted(mine, key=lambda c: (c.lo, c.id))
+
+
+def grid_tiles(grid: tuple[int, ...]) -> list[tuple[int, int, int]]:
+    """All program ids of ``grid``, in launch (row-major over axis 0 first) order."""
+    g = tuple(grid) + (1,) * (3 - len(grid))
+    return [(x, y, z) for z in range(g[2]) for y in range(g[1]) for x in range(g[0])]
+
+
+def _eval(expr: str, env: Mapping[str, int], pid: tuple[int, int, int], grid: tuple[int, int, int]) -> int | None:
+    if expr == "?":
+        return None
+    scope = dict(env)
+    scope.update({f"pid{a}": pid[a] for a in range(3)})
+    scope.update({f"num_programs{a}": grid[a] for a in range(3)})
+    return int(eval(expr, {"__builtins__": {}}, scope))  # host expressions come from our own analysis
+
+
+def tile_chunk_graph(
+    module: ModuleOp,
+    kernel: tile.FuncOp,
+    env: Mapping[str, int],
+    grid: tuple[int, ...],
+    rank: int,
+    flag_bases: Mapping[str, int],
+) -> nx.DiGraph:
+    """The dependency graph of rank ``rank`` for one launch.
+
+    Nodes ``("tile", pid)`` and ``("chunk", plan, id)``. A footprint that
+    depends on loaded data or a loop variable (``lo == "?"``) is connected
+    to every chunk of its tensor on this rank, with ``exact=False``.
+    """
+    g3 = tuple(grid) + (1,) * (3 - len(grid))
+    plans = {p.sym_name.data: p for p in module.ops if isinstance(p, PlanOp)}
+    chunks = {name: concrete_chunks(p, env, flag_bases.get(name, 0)) for name, p in plans.items()}
+    graph = nx.DiGraph()
+    for plan_chunks in chunks.values():
+        for c in plan_chunks:
+            if rank in (c.src, c.dst):
+                graph.add_node(("chunk", c.plan, c.id), chunk=c)
+    prints = footprints(kernel)
+    for pid in grid_tiles(g3):
+        node = ("tile", pid)
+        graph.add_node(node)
+        for fp in prints:
+            role = "wait" if fp.role == "read" else "signal"
+            candidates = [c for c in rank_chunks(chunks[fp.plan], rank, role) if c.tensor == fp.tensor]
+            lo = _eval(fp.lo, env, pid, g3)
+            extent = _eval(fp.extent, env, pid, g3)
+            for c in candidates:
+                exact = lo is not None and extent is not None
+                if exact and not (c.lo < lo + extent and c.hi > lo):  # type: ignore[operator]
+                    continue
+                edge = (("chunk", c.plan, c.id), node) if role == "wait" else (node, ("chunk", c.plan, c.id))
+                graph.add_edge(*edge, exact=exact)
+    return graph
+
+
+def arrival_rank(chunk: ConcreteChunk) -> tuple[int, int]:
+    """Sort key of a chunk's expected arrival: local first, then by step."""
+    return (0, 0) if chunk.is_local else (1, chunk.step)
+
+
+def tile_order(graph: nx.DiGraph, grid: tuple[int, ...], group: int = 1) -> list[int]:
+    """Linear program ids sorted by when the tiles' inputs arrive (stable),
+    grouped ``group`` rows of axis 0 at a time within one arrival step."""
+    g3 = tuple(grid) + (1,) * (3 - len(grid))
+
+    def key(pid: tuple[int, int, int]) -> tuple:
+        preds = [graph.nodes[n]["chunk"] for n in graph.predecessors(("tile", pid))]
+        exact = all(graph.edges[(("chunk", c.plan, c.id), ("tile", pid))]["exact"] for c in preds)
+        arrival = max((arrival_rank(c) for c in preds), default=(0, 0)) if exact else (0, 0)
+        return (arrival, pid[2], pid[0] // group, pid[1], pid[0] % group)
+
+    tiles = grid_tiles(g3)
+    ordered = sorted(tiles, key=key)
+    return [x + y * g3[0] + z * g3[0] * g3[1] for x, y, z in ordered]
+
+
+def signal_counts(graph: nx.DiGraph) -> dict[tuple[str, int], int]:
+    """(plan, chunk id) -> how many tiles write it (the signals that complete it)."""
+    counts: dict[tuple[str, int], int] = {}
+    for node in graph.nodes:
+        if node[0] == "chunk":
+            writers = [p for p in graph.predecessors(node) if p[0] == "tile"]
+            counts[(node[1], node[2])] = len(writers)
+    return counts
+
+
+def all_tiles(grid: tuple[int, ...]) -> int:
+    return len(list(itertools.product(*[range(g) for g in grid])))

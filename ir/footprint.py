@@ -1,0 +1,298 @@
+"""Symbolic footprints of tile-IR memory accesses.
+
+For a ``tile.load`` / ``tile.store`` / ``tile.atomic_*`` whose pointer is
+``param + idx_0[:, None] * s_0 + idx_1[None, :] * s_1 + ...`` (any order and
+nesting of ``+``, unit strides allowed, ``tile.broadcast`` / ``tile.retype``
+looked through), and for ``tile.desc_load`` / ``tile.desc_store`` on a
+descriptor made from ``param``, :func:`access_of` finds the base parameter and,
+per block axis, the index and its stride. :func:`span_of` turns an index of
+the form ``scalar + ... + tl.arange(0, B)`` into the half-open range
+``[lo, lo + B)`` one tile touches: ``lo`` is an SSA scalar (so the kernel can
+compute it at run time, even when it is loaded from memory) and, where it is
+affine in program ids, parameters and constants, also a Python expression the
+host can evaluate (:func:`host_expr`).
+
+Anything else is *unbounded*: callers report it instead of guessing.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xdsl.dialects import arith, scf
+from xdsl.dialects.builtin import IntegerAttr
+from xdsl.ir import Block, BlockArgument, Operation, OpResult, SSAValue
+
+from syncopate.dialects import tile
+
+
+class Unbounded(Exception):
+    """An access whose footprint this analysis cannot bound; the message says why."""
+
+
+@dataclass(frozen=True)
+class Term:
+    """One ``index * stride`` term of an address: ``index`` varies along block
+    ``axis``; ``stride`` is None for a unit stride."""
+
+    axis: int
+    index: SSAValue
+    stride: SSAValue | None
+
+
+@dataclass(frozen=True)
+class Access:
+    """A memory access of kernel parameter ``param``."""
+
+    op: Operation
+    param: str
+    role: str  # "read" or "write"
+    terms: tuple[Term, ...]  # empty for descriptor accesses (see ``desc_spans``)
+    desc_spans: tuple[tuple[SSAValue, SSAValue], ...] = ()  # (offset, block size) per dim
+
+
+@dataclass(frozen=True)
+class Span:
+    """``[sum(lo_terms), sum(lo_terms) + extent)`` along one dim."""
+
+    lo_terms: tuple[SSAValue, ...]
+    extent: SSAValue
+
+    def values(self) -> tuple[SSAValue, ...]:
+        return (*self.lo_terms, self.extent)
+
+    def lo_host_expr(self) -> str | None:
+        parts = [host_expr(v) for v in self.lo_terms]
+        return None if None in parts else " + ".join(parts)  # type: ignore[arg-type]
+
+
+def _strip(value: SSAValue) -> SSAValue:
+    """Look through value-preserving ops."""
+    while isinstance(value, OpResult) and isinstance(value.op, (tile.RetypeOp, tile.BroadcastOp)):
+        value = value.op.src
+    return value
+
+
+def param_name(value: SSAValue) -> str | None:
+    """The kernel parameter ``value`` is, if it is one."""
+    value = _strip(value)
+    if isinstance(value, BlockArgument) and isinstance(value.owner.parent_op(), tile.FuncOp):
+        func = value.owner.parent_op()
+        assert isinstance(func, tile.FuncOp)
+        return func.arg_names[value.index]
+    return None
+
+
+def _rank(value: SSAValue) -> int:
+    """Block rank of ``value``: from its type, or for ``!tile.any`` (values the
+    frontend could not type, e.g. computed from a load) from the ops that
+    made it."""
+    if isinstance(value.type, tile.BlockType):
+        return tile.rank_of(value.type)
+    if not isinstance(value.type, tile.AnyValueType) or not isinstance(value, OpResult):
+        return 0
+    op = value.op
+    if isinstance(op, tile.ArangeOp):
+        return 1
+    if isinstance(op, tile.ExpandDimsOp):
+        return _rank(op.src) + 1
+    if isinstance(op, tile.BroadcastOp):
+        return len(op.shape)
+    if isinstance(op, (tile.TwoOperandOp, tile.AddPtrOp, tile.CmpOp)):
+        return max(_rank(v) for v in op.operands)
+    if isinstance(op, (tile.RetypeOp, tile.UnaryOp, tile.CastOp)):
+        return _rank(op.operands[0])
+    if isinstance(op, tile.LoadOp):
+        return _rank(op.ptr)
+    return 0
+
+
+def _is_pointer(value: SSAValue) -> bool:
+    value = _strip(value)
+    if isinstance(value.type, tile.PointerType):
+        return True
+    if isinstance(value.type, tile.BlockType) and isinstance(value.type.element_type, tile.PointerType):
+        return True
+    if isinstance(value, OpResult) and isinstance(value.op, tile.AddPtrOp):
+        return True
+    if isinstance(value, OpResult) and isinstance(value.op, tile.AddOp):
+        return _is_pointer(value.op.lhs) or _is_pointer(value.op.rhs)
+    return False
+
+
+def _sum_terms(value: SSAValue) -> list[SSAValue]:
+    value = _strip(value)
+    if isinstance(value, OpResult) and isinstance(value.op, tile.AddOp):
+        return _sum_terms(value.op.lhs) + _sum_terms(value.op.rhs)
+    return [value]
+
+
+def _axis_of(index: SSAValue, rank: int) -> tuple[int, SSAValue]:
+    """(block axis, 1-D index) of an index broadcast into a rank-``rank`` block."""
+    index = _strip(index)
+    if rank <= 1:
+        return 0, index
+    if isinstance(index, OpResult) and isinstance(index.op, tile.ExpandDimsOp) and _rank(index.op.src) == 1 and rank == 2:
+        return 1 - index.op.axis.value.data, _strip(index.op.src)
+    raise Unbounded("an index of a 2-D access is not a 1-D index expanded with [:, None] or [None, :]")
+
+
+def _term(value: SSAValue, rank: int) -> Term:
+    value = _strip(value)
+    if isinstance(value, OpResult) and isinstance(value.op, tile.MulOp):
+        lhs, rhs = value.op.lhs, value.op.rhs
+        if _rank(lhs) >= 1 and _rank(rhs) == 0:
+            axis, index = _axis_of(lhs, rank)
+            return Term(axis, index, rhs)
+        if _rank(rhs) >= 1 and _rank(lhs) == 0:
+            axis, index = _axis_of(rhs, rank)
+            return Term(axis, index, lhs)
+        raise Unbounded("an address term multiplies two blocks (not index * stride)")
+    if _rank(value) == 0:
+        raise Unbounded("a scalar offset is added to the base pointer")
+    axis, index = _axis_of(value, rank)
+    return Term(axis, index, None)
+
+
+def _pointer_terms(ptr: SSAValue) -> tuple[str | None, list[SSAValue]]:
+    ptr = _strip(ptr)
+    if isinstance(ptr, OpResult) and isinstance(ptr.op, tile.AddPtrOp):
+        base, offsets = _pointer_terms(ptr.op.ptr)
+        return base, offsets + _sum_terms(ptr.op.offset)
+    if isinstance(ptr, OpResult) and isinstance(ptr.op, tile.AddOp):
+        # `p + a + b` where the frontend could not type `p + a` as a pointer
+        lhs, rhs = ptr.op.lhs, ptr.op.rhs
+        if _is_pointer(rhs) and not _is_pointer(lhs):
+            lhs, rhs = rhs, lhs
+        if _is_pointer(lhs):
+            base, offsets = _pointer_terms(lhs)
+            return base, offsets + _sum_terms(rhs)
+    return param_name(ptr), []
+
+
+def access_of(op: Operation, params: set[str] | None = None) -> Access | None:
+    """The :class:`Access` of a memory op, None for other ops, a pointer that
+    is not rooted at a kernel parameter or one not in ``params``; raises
+    :class:`Unbounded` for an access rooted at such a parameter whose address
+    has another form."""
+    if isinstance(op, (tile.DescriptorLoadOp, tile.DescriptorStoreOp)):
+        desc = _strip(op.desc)
+        if not (isinstance(desc, OpResult) and isinstance(desc.op, tile.MakeTensorDescriptorOp)):
+            return None
+        param = param_name(desc.op.base)
+        if param is None or (params is not None and param not in params):
+            return None
+        role = "read" if isinstance(op, tile.DescriptorLoadOp) else "write"
+        spans = tuple(zip(op.offsets, desc.op.block_shape))
+        return Access(op, param, role, (), spans)
+    if isinstance(op, tile.LoadOp):
+        role = "read"
+    elif isinstance(op, tile.StoreOp):
+        role = "write"
+    elif isinstance(op, (tile.AtomicRMWOp, tile.AtomicCASOp)):
+        role = "write"
+    else:
+        return None
+    param, offsets = _pointer_terms(op.ptr)
+    if param is None or (params is not None and param not in params):
+        return None
+    rank = _rank(op.ptr)
+    try:
+        terms = tuple(_term(v, rank) for v in offsets)
+    except Unbounded as err:
+        raise Unbounded(f"access of '{param}': {err}") from None
+    return Access(op, param, role, terms)
+
+
+def span_of(index: SSAValue) -> Span:
+    """``[lo, lo + B)`` of an index ``scalar + ... + tl.arange(0, B)``."""
+    index = _strip(index)
+    scalars: list[SSAValue] = []
+    while True:
+        if isinstance(index, OpResult) and isinstance(index.op, tile.ArangeOp):
+            start = _const(index.op.start)
+            if start != 0:
+                raise Unbounded("tl.arange must start at 0 for its range to be bounded")
+            return Span(tuple(scalars) or (index.op.start,), index.op.end)
+        if isinstance(index, OpResult) and isinstance(index.op, tile.AddOp):
+            lhs, rhs = index.op.lhs, index.op.rhs
+            if _rank(lhs) == 0 and _rank(rhs) >= 1:
+                scalars.append(lhs)
+                index = _strip(rhs)
+                continue
+            if _rank(rhs) == 0 and _rank(lhs) >= 1:
+                scalars.append(rhs)
+                index = _strip(lhs)
+                continue
+        what = index.op.name if isinstance(index, OpResult) else "a block argument"
+        raise Unbounded(f"the index is not 'scalar + tl.arange(0, BLOCK)' (found {what})")
+
+
+def _const(value: SSAValue) -> int | None:
+    value = _strip(value)
+    if isinstance(value, OpResult) and isinstance(value.op, arith.ConstantOp):
+        attr = value.op.value
+        if isinstance(attr, IntegerAttr):
+            return attr.value.data
+    return None
+
+
+_HOST_OPS = {tile.AddOp: "+", tile.SubOp: "-", tile.MulOp: "*", tile.FloorDivOp: "//", tile.ModOp: "%"}
+
+
+def host_expr(value: SSAValue) -> str | None:
+    """A Python expression of ``value`` over ``pid0..2``, ``num_programs0..2``,
+    kernel parameters and ints; None when it depends on loaded data, a loop
+    variable or an op outside this small affine-like language."""
+    value = _strip(value)
+    if (name := param_name(value)) is not None:
+        return name
+    const = _const(value)
+    if const is not None:
+        return str(const)
+    if not isinstance(value, OpResult):
+        return None
+    op = value.op
+    if isinstance(op, tile.ProgramIdOp):
+        return f"pid{op.axis.value.data}"
+    if isinstance(op, tile.NumProgramsOp):
+        return f"num_programs{op.axis.value.data}"
+    if isinstance(op, tile.CdivOp):
+        lhs, rhs = host_expr(op.lhs), host_expr(op.rhs)
+        return None if lhs is None or rhs is None else f"(-(-({lhs}) // ({rhs})))"
+    if type(op) in _HOST_OPS:
+        lhs, rhs = host_expr(op.lhs), host_expr(op.rhs)  # type: ignore[attr-defined]
+        if lhs is None or rhs is None:
+            return None
+        return f"({lhs} {_HOST_OPS[type(op)]} {rhs})"
+    return None
+
+
+def defining_block(value: SSAValue) -> Block | None:
+    if isinstance(value, BlockArgument):
+        return value.owner
+    return value.op.parent_block() if isinstance(value, OpResult) else None
+
+
+def enclosing_loops(op: Operation) -> list[Operation]:
+    """Loops (scf.for / scf.while) around ``op``, outermost first."""
+    loops: list[Operation] = []
+    parent = op.parent_op()
+    while parent is not None and not isinstance(parent, tile.FuncOp):
+        if isinstance(parent, (scf.ForOp, scf.WhileOp)):
+            loops.append(parent)
+        parent = parent.parent_op()
+    return loops[::-1]
+
+
+def is_defined_inside(value: SSAValue, op: Operation) -> bool:
+    """True when ``value`` is defined in a region of ``op``."""
+    block = defining_block(value)
+    while block is not None:
+        parent = block.parent_op()
+        if parent is op:
+            return True
+        if parent is None:
+            return False
+        block = parent.parent_block()
+    return False

@@ -1,0 +1,269 @@
+"""chunk-dependency-analysis: which chunks each tile reads and writes."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, IntegerAttr, ModuleOp, StringAttr, SymbolRefAttr, i64
+from xdsl.ir import Operation
+from xdsl.passes import ModulePass
+from xdsl.utils.exceptions import PassFailedException
+
+from syncopate.dialects import tile
+from syncopate.dialects.chunk import PlanOp, TensorOp, extent_attr
+from syncopate.ir import footprint
+from syncopate.ir.footprint import Access, Span, Unbounded
+from syncopate.ir.plans.expr import symbols
+
+ACCESS_ATTR = "chunk.access"
+
+# collective kind -> role of the kernel's accesses to the plan's tensor
+CONSUMED = ("all-gather", "all-to-all", "ring-exchange")
+PRODUCED = ("reduce-scatter",)
+
+
+@dataclass(frozen=True)
+class BoundAccess:
+    """An access of a plan tensor: its footprint along the plan's dim."""
+
+    access: Access
+    plan: PlanOp
+    tensor: TensorOp
+    dim: int
+    span: Span
+    loops: tuple[Operation, ...]  # enclosing loops, outermost first
+    invariant: int  # the span is invariant in the innermost `invariant` loops
+    stride: str | int | None  # the stride found in the address (None: not known)
+
+    @property
+    def role(self) -> str:
+        return self.access.role
+
+
+@dataclass
+class ChunkDependencies:
+    """The analysis result: the kernel and its plan-tensor accesses."""
+
+    kernel: tile.FuncOp
+    plans: list[PlanOp]
+    accesses: list[BoundAccess]
+
+
+def fail(message: str) -> PassFailedException:
+    return PassFailedException(f"chunk-dependency-analysis: {message}")
+
+
+def _describe(op: Operation, kernel: tile.FuncOp) -> str:
+    index = next(i for i, o in enumerate(kernel.walk()) if o is op)
+    return f"'{op.name}' (op #{index} of @{kernel.sym_name.data})"
+
+
+def find_kernel(module: ModuleOp, plans: list[PlanOp]) -> tile.FuncOp:
+    """The tile.func that takes the plans' tensor parameters."""
+    funcs = [f for f in module.ops if isinstance(f, tile.FuncOp)]
+    if not funcs:
+        raise fail("the module has no tile.func (give a Triton kernel)")
+    wanted = {name for p in plans for t in p.tensors for name in (t.param.data, t.tensor.data)}
+    candidates = [f for f in funcs if wanted & set(f.arg_names)]
+    if len(candidates) == 1:
+        return candidates[0]
+    if not candidates:
+        params = sorted({n for f in funcs for n, a in zip(f.arg_names, f.body.block.args) if isinstance(a.type, tile.PointerType)})
+        raise fail(
+            f"no kernel takes the plan tensor(s) {', '.join(sorted(wanted))}; "
+            f"name a pointer parameter with the template's tensor= option (pointer parameters: {', '.join(params)})"
+        )
+    raise fail(
+        "several kernels take the plan tensors ("
+        + ", ".join("@" + f.sym_name.data for f in candidates)
+        + "); keep one kernel per file"
+    )
+
+
+def _bind_param(tensor: TensorOp, kernel: tile.FuncOp) -> str:
+    """The kernel parameter of a plan tensor; a template's ``tensor=x_ptr``
+    names the parameter itself."""
+    names = kernel.arg_names
+    for candidate in (tensor.param.data, tensor.tensor.data):
+        if candidate in names:
+            return candidate
+    raise fail(
+        f"plan tensor '{tensor.tensor.data}' is bound to parameter '{tensor.param.data}', "
+        f"which @{kernel.sym_name.data} does not have (parameters: {', '.join(names)})"
+    )
+
+
+def _plan_dim(plan: PlanOp, tensor: str) -> int:
+    dims = {c.dim.value.data for c in plan.chunks if c.tensor.data == tensor}
+    if len(dims) != 1:
+        raise fail(f"plan @{plan.sym_name.data} splits tensor '{tensor}' along several dims {sorted(dims)}")
+    return dims.pop()
+
+
+def _stride_name(term: footprint.Term) -> str | int:
+    if term.stride is None:
+        return 1
+    name = footprint.param_name(term.stride)
+    if name is not None:
+        return name
+    const = footprint.host_expr(term.stride)
+    return int(const) if const is not None and const.lstrip("-").isdigit() else "?"
+
+
+def _span_along(acc: Access, tensor: TensorOp, dim: int, kernel: tile.FuncOp) -> tuple[Span, str | int | None]:
+    """The footprint of ``acc`` along logical ``dim`` of ``tensor``, and the
+    stride of that dim found in the address."""
+    where = _describe(acc.op, kernel)
+    rank = len(tensor.shape.data)
+    if acc.desc_spans:
+        if dim >= len(acc.desc_spans):
+            raise fail(f"{where}: descriptor has {len(acc.desc_spans)} dims, the plan splits dim {dim}")
+        offset, block = acc.desc_spans[dim]
+        return Span((offset,), block), None
+    strides = tensor.stride_values
+    named = [t for t in acc.terms if _stride_name(t) == strides[dim]]
+    if len(named) == 1:
+        term = named[0]
+    elif len(acc.terms) == rank and sorted(t.axis for t in acc.terms) == list(range(rank)):
+        term = next(t for t in acc.terms if t.axis == dim)
+    else:
+        found = ", ".join(f"{_stride_name(t)} (block axis {t.axis})" for t in acc.terms) or "none"
+        raise fail(
+            f"{where}: cannot tell which address term of '{acc.param}' is dim {dim} "
+            f"(terms with strides: {found}); give the plan option stride=<the stride parameter of dim {dim}>"
+        )
+    try:
+        return footprint.span_of(term.index), _stride_name(term)
+    except Unbounded as err:
+        raise fail(f"{where}: cannot bound the access of '{acc.param}' along dim {dim}: {err}") from None
+
+
+def _invariant_depth(span: Span, loops: tuple[Operation, ...]) -> int:
+    """How many of the innermost ``loops`` the span does not depend on."""
+    depth = 0
+    for loop in reversed(loops):
+        if any(footprint.is_defined_inside(v, loop) for v in span.values()):
+            break
+        depth += 1
+    return depth
+
+
+def _rebind(tensor: TensorOp, param: str, dim: int, accesses: list[BoundAccess], kernel: tile.FuncOp) -> None:
+    """Write the inferred parameter and stride of ``dim`` into the binding and
+    check that the plan's size symbols are kernel parameters."""
+    strides = list(tensor.stride_values)
+    inferred = {b.stride for b in accesses} - {None, "?"}
+    if len(inferred) == 1:
+        strides[dim] = inferred.pop()
+    tensor.properties["param"] = StringAttr(param)
+    tensor.properties["strides"] = ArrayAttr([extent_attr(s) for s in strides])
+
+
+def _check_symbols(plan: PlanOp, kernel: tile.FuncOp) -> None:
+    scalars = {n for n, a in zip(kernel.arg_names, kernel.body.block.args) if not isinstance(a.type, tile.PointerType)}
+    for chunk in plan.chunks:
+        for attr in (chunk.offset, chunk.size):
+            if isinstance(attr, StringAttr):
+                unknown = symbols(attr.data) - scalars - {"W"}
+                if unknown:
+                    raise fail(
+                        f"plan @{plan.sym_name.data}: chunk {chunk.chunk_id.value.data} uses symbol(s) "
+                        f"{', '.join(sorted(unknown))}, which are not parameters of @{kernel.sym_name.data}; "
+                        f"give the template size=<the kernel parameter holding the length of dim "
+                        f"{chunk.dim.value.data}> (scalar parameters: {', '.join(sorted(scalars))})"
+                    )
+
+
+def analyze(module: ModuleOp) -> ChunkDependencies:
+    """Bind every plan tensor to the kernel and bound each of its accesses."""
+    plans = [op for op in module.ops if isinstance(op, PlanOp)]
+    if not plans:
+        raise fail("the module has no chunk.plan (give one with overlap-opt --plan SPEC)")
+    kernel = find_kernel(module, plans)
+    result: list[BoundAccess] = []
+    for plan in plans:
+        kind = plan.collective
+        if kind not in CONSUMED + PRODUCED:
+            raise fail(
+                f"plan @{plan.sym_name.data}: fusing a '{kind}' is not supported "
+                f"(supported: {', '.join(CONSUMED + PRODUCED)})"
+            )
+        _check_symbols(plan, kernel)
+        for tensor in plan.tensors:
+            param = _bind_param(tensor, kernel)
+            dim = _plan_dim(plan, tensor.tensor.data)
+            found: list[BoundAccess] = []
+            for op in kernel.walk():
+                try:
+                    acc = footprint.access_of(op, {param})
+                except Unbounded as err:
+                    raise fail(f"{_describe(op, kernel)}: {err}") from None
+                if acc is None or acc.param != param:
+                    continue
+                expected = "read" if kind in CONSUMED else "write"
+                if acc.role != expected:
+                    raise fail(
+                        f"{_describe(op, kernel)}: the kernel {'writes' if acc.role == 'write' else 'reads'} "
+                        f"'{param}', the tensor a '{kind}' {'delivers' if expected == 'read' else 'collects'}; "
+                        f"only {'loads' if expected == 'read' else 'stores'} of it can be fused"
+                    )
+                span, stride = _span_along(acc, tensor, dim, kernel)
+                loops = tuple(footprint.enclosing_loops(op))
+                found.append(BoundAccess(acc, plan, tensor, dim, span, loops, _invariant_depth(span, loops), stride))
+            if not found:
+                raise fail(f"plan @{plan.sym_name.data}: @{kernel.sym_name.data} never accesses '{param}'")
+            _rebind(tensor, param, dim, found, kernel)
+            result.extend(found)
+    return ChunkDependencies(kernel, plans, result)
+
+
+def _access_attr(b: BoundAccess) -> DictionaryAttr:
+    lo = b.span.lo_host_expr()
+    extent = footprint.host_expr(b.span.extent)
+    return DictionaryAttr(
+        {
+            "plan": SymbolRefAttr(b.plan.sym_name.data),
+            "tensor": StringAttr(b.tensor.tensor.data),
+            "dim": IntegerAttr(b.dim, i64),
+            "role": StringAttr(b.role),
+            "lo": StringAttr(lo if lo is not None else "?"),
+            "extent": StringAttr(extent if extent is not None else "?"),
+            "loops": IntegerAttr(len(b.loops), i64),
+            "invariant": IntegerAttr(b.invariant, i64),
+        }
+    )
+
+
+@dataclass(frozen=True)
+class ChunkDependencyAnalysisPass(ModulePass):
+    """Find the chunks each tile reads or writes (an analysis: attributes only).
+
+    Assumes: the module holds one kernel (tile.func) and one or more
+    chunk.plan ops whose tensors name a pointer parameter of that kernel (the
+    template's ``tensor=``, e.g. ``tensor=a_ptr``); every access of such a
+    parameter is ``param + idx0[:, None]*s0 + idx1[None, :]*s1`` (unit
+    strides, any order) or a tensor-descriptor load/store, and its index along
+    the plan's dim is ``scalar + tl.arange(0, BLOCK)``. The scalar may be
+    anything the kernel computes (program ids, loop variables, loaded values).
+
+    Guarantees: each such access gets ``chunk.access = {plan, tensor, dim,
+    role, lo, extent, loops, invariant}``: ``lo``/``extent`` are host
+    expressions over ``pid0..2`` and kernel parameters (``?`` where they
+    depend on loaded data or loop variables), ``loops`` how many loops
+    enclose the access and ``invariant`` how many of them (innermost first)
+    the footprint does not depend on. The plan's binding is rewritten to the
+    kernel's parameter and the stride parameter found in the address. An
+    access it cannot bound, a write to a gathered tensor, a read of a
+    reduce-scattered one, or plan symbols that are not kernel parameters are
+    errors naming the op; nothing is guessed. ``syncopate.ir.deps`` turns the
+    attributes into a networkx tile -> chunk graph for concrete sizes.
+    """
+
+    name: ClassVar[str] = "chunk-dependency-analysis"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        deps = analyze(op)
+        for b in deps.accesses:
+            b.access.op.attributes[ACCESS_ATTR] = _access_attr(b)

@@ -1,0 +1,116 @@
+"""insert-signals: chunk.wait_span before consumers, chunk.signal_span after producers."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+from xdsl.builder import Builder, InsertPoint
+from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp, StringAttr
+from xdsl.ir import Operation, SSAValue
+from xdsl.passes import ModulePass
+from xdsl.utils.exceptions import PassFailedException
+
+from syncopate.dialects import tile
+from syncopate.dialects.chunk import SignalSpanOp, WaitSpanOp
+from syncopate.ir import footprint
+from syncopate.passes.chunk_dependency_analysis import BoundAccess, analyze
+
+ORIGIN = StringAttr("insert-signals")
+
+
+def _top_level_ancestor(op: Operation, func: tile.FuncOp) -> Operation:
+    while op.parent_op() is not func:
+        parent = op.parent_op()
+        assert parent is not None
+        op = parent
+    return op
+
+
+def _lo_value(b: BoundAccess, builder: Builder) -> SSAValue:
+    """The span's lower bound as one SSA value (summing its terms)."""
+    terms = list(b.span.lo_terms)
+    lo = terms[0]
+    for term in terms[1:]:
+        add = builder.insert(tile.AddOp(lo, term, tile.AnyValueType()))
+        add.attributes["tile.origin"] = ORIGIN
+        lo = add.results[0]
+    return lo
+
+
+@dataclass(frozen=True)
+class InsertSignalsPass(ModulePass):
+    """Insert the synchronisation each tile needs, and nothing more.
+
+    Assumes: the accesses of plan tensors are boundable
+    (chunk-dependency-analysis succeeds on the module; this pass runs the
+    same analysis). A gathered tensor is only read and a reduce-scattered one
+    only written, the latter outside loops.
+
+    Guarantees: ``chunk.wait_span lo, extent`` (wait for every chunk of this
+    rank overlapping ``[lo, lo+extent)``) right before each consuming load,
+    hoisted above the loops its range does not depend on (one wait per tile
+    for a gather along M, one per k-block for a gather along K), and
+    deduplicated when several loads at one point read the same range;
+    ``chunk.signal_span lo, extent`` once per tile after its last store of a
+    range (after the ``scf.if`` that holds the store, so it runs exactly once
+    per tile whether or not the store is predicated off). The runtime
+    counts, per chunk, the tiles whose range overlaps it, and announces the
+    chunk when that many signals arrived. Flags are epoch-numbered
+    (lower-chunk-to-tile): a wait is satisfied by ``flag >= epoch`` of the
+    current launch, a chunk is complete at ``flag == epoch * tiles``, so
+    back-to-back launches need no reset and never read a stale flag.
+    ``waits=false`` / ``signals=false`` skip one side (for experiments and the
+    negative tests that prove a missing wait is caught).
+    """
+
+    name: ClassVar[str] = "insert-signals"
+
+    waits: bool = True
+    signals: bool = True
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        deps = analyze(op)
+        seen_waits: set[tuple] = set()
+        last_store: dict[tuple, BoundAccess] = {}
+        for b in deps.accesses:
+            key = (b.plan.sym_name.data, b.tensor.tensor.data, *map(id, b.span.values()))
+            if b.role == "read":
+                if self.waits:
+                    self._insert_wait(b, key, seen_waits)
+            else:
+                last_store[key] = b  # accesses are in program order: the last one wins
+        if self.signals:
+            for b in last_store.values():
+                self._insert_signal(b, deps.kernel)
+
+    def _insert_wait(self, b: BoundAccess, key: tuple, seen: set[tuple]) -> None:
+        anchor = b.loops[len(b.loops) - b.invariant] if b.invariant else b.access.op
+        key = (*key, id(anchor))
+        if key in seen:
+            return
+        seen.add(key)
+        builder = Builder(InsertPoint.before(anchor))
+        lo = _lo_value(b, builder)
+        wait = builder.insert(WaitSpanOp(lo, b.span.extent, b.plan.sym_name.data, b.tensor.tensor.data))
+        wait.attributes["tile.origin"] = ORIGIN
+
+    def _insert_signal(self, b: BoundAccess, kernel: tile.FuncOp) -> None:
+        if b.loops:
+            raise PassFailedException(
+                f"insert-signals: @{kernel.sym_name.data} stores '{b.access.param}' inside a loop; "
+                "signalling a chunk written by several iterations of one tile is not supported "
+                "(store once per tile, after the loop)"
+            )
+        anchor = _top_level_ancestor(b.access.op, kernel)
+        for value in b.span.values():
+            if footprint.is_defined_inside(value, anchor) if anchor is not b.access.op else False:
+                raise PassFailedException(
+                    f"insert-signals: the row range of the store of '{b.access.param}' is computed inside "
+                    f"the '{anchor.name}' that holds the store; compute it before the branch"
+                )
+        builder = Builder(InsertPoint.after(anchor))
+        lo = _lo_value(b, builder)
+        signal = builder.insert(SignalSpanOp(lo, b.span.extent, b.plan.sym_name.data, b.tensor.tensor.data))
+        signal.attributes["tile.origin"] = ORIGIN

@@ -1,0 +1,122 @@
+"""lower-chunk-to-tile: chunk waits/signals -> atomics on the runtime's signal pad."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+from xdsl.builder import Builder, InsertPoint
+from xdsl.context import Context
+from xdsl.dialects import arith
+from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, IntegerAttr, ModuleOp, StringAttr, i32, i64
+from xdsl.ir import Operation, SSAValue
+from xdsl.passes import ModulePass
+from xdsl.utils.exceptions import PassFailedException
+
+from syncopate.dialects import tile
+from syncopate.dialects.chunk import PlanOp, SignalOp, SignalSpanOp, WaitOp, WaitSpanOp
+from syncopate.ir.kernel_params import import_helpers, kernel_param
+
+ORIGIN = StringAttr("lower-chunk-to-tile")
+ABI_ATTR = "chunk.abi"
+FLAGS, EPOCH = "syn_flags", "syn_epoch"
+
+
+def flag_bases(module: ModuleOp) -> dict[str, int]:
+    """Plan name -> index of its chunk 0 in the signal pad (plans in module order)."""
+    bases: dict[str, int] = {}
+    base = 0
+    for plan in module.ops:
+        if isinstance(plan, PlanOp):
+            bases[plan.sym_name.data] = base
+            base += 1 + max((c.chunk_id.value.data for c in plan.chunks), default=-1)
+    return bases
+
+
+def table_param(plan: str, tensor: str, role: str) -> tuple[str, str]:
+    """Names of the chunk-table pointer and its row count for one plan tensor."""
+    stem = f"syn_{role}_{plan}_{tensor}"
+    return stem + "_tab", stem + "_n"
+
+
+def _kernel_of(op: Operation) -> tile.FuncOp:
+    parent = op.parent_op()
+    while not isinstance(parent, tile.FuncOp):
+        assert parent is not None
+        parent = parent.parent_op()
+    return parent
+
+
+@dataclass(frozen=True)
+class LowerChunkToTilePass(ModulePass):
+    """Lower chunk.wait/signal(_span) to acquire/release atomics.
+
+    Assumes: chunk sync ops sit in one kernel (tile.func) of a module that
+    holds their plans.
+
+    Guarantees: the kernel gets keyword parameters ``syn_flags`` (this rank's
+    signal pad, int32, one flag per chunk of every plan at the plan's flag
+    base + chunk id), ``syn_epoch`` (the launch number, from 1) and per plan
+    tensor and role a chunk table ``syn_<wait|signal>_<plan>_<tensor>_tab``
+    with ``..._n`` rows of ``(lo, hi, flag index)``. A wait becomes
+    ``syn_wait_span``: for each overlapping chunk, spin on
+    ``atomic_add(flag, 0, sem=acquire, scope=sys) < epoch``, then a CTA
+    barrier; a signal becomes a barrier then ``atomic_add(flag, 1,
+    sem=release, scope=sys)`` per overlapping chunk. The helpers are appended
+    to the module as jit functions, so the emitted file is self-contained. The
+    kernel's ``chunk.abi`` attribute lists the added parameters for the
+    runtime. No chunk op remains; the plans stay (the runtime reads them).
+    """
+
+    name: ClassVar[str] = "lower-chunk-to-tile"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        sync_ops = [o for o in op.walk() if isinstance(o, (WaitOp, SignalOp, WaitSpanOp, SignalSpanOp))]
+        if not sync_ops:
+            return
+        kernels = {id(_kernel_of(o)): _kernel_of(o) for o in sync_ops}
+        if len(kernels) != 1:
+            raise PassFailedException("lower-chunk-to-tile: chunk waits/signals are spread over several functions")
+        kernel = next(iter(kernels.values()))
+        bases = flag_bases(op)
+        flags = kernel_param(kernel, FLAGS, tile.PointerType())
+        epoch = kernel_param(kernel, EPOCH, tile.ScalarType())
+        tables: dict[str, dict[str, str]] = {}
+        used: set[str] = set()
+        for sync in sync_ops:
+            builder = Builder(InsertPoint.before(sync))
+            plan = sync.plan.string_value()
+            if isinstance(sync, (WaitSpanOp, SignalSpanOp)):
+                role = "wait" if isinstance(sync, WaitSpanOp) else "signal"
+                tab_name, n_name = table_param(plan, sync.tensor.data, role)
+                tables[tab_name] = {"param": tab_name, "count": n_name, "plan": plan, "tensor": sync.tensor.data, "role": role}
+                tab = kernel_param(kernel, tab_name, tile.PointerType())
+                n = kernel_param(kernel, n_name, tile.ScalarType())
+                hi = self._emit(builder, tile.AddOp(sync.lo, sync.extent, tile.AnyValueType())).results[0]
+                args: list[SSAValue] = [flags, tab, n, sync.lo, hi]
+                callee = "syn_wait_span" if role == "wait" else "syn_signal_span"
+                if role == "wait":
+                    args.append(epoch)
+            else:
+                base = self._emit(builder, arith.ConstantOp(IntegerAttr(bases[plan], i32))).results[0]
+                index = self._emit(builder, tile.AddOp(sync.chunk, base, i32)).results[0]
+                callee = "syn_wait_chunk" if isinstance(sync, WaitOp) else "syn_signal_chunk"
+                args = [flags, index, epoch] if isinstance(sync, WaitOp) else [flags, index]
+            self._emit(builder, tile.CallJitOp(callee, args, []))
+            used.add(callee)
+            sync.detach()
+            sync.erase()
+        abi = dict(kernel.attributes[ABI_ATTR].data) if ABI_ATTR in kernel.attributes else {}
+        abi.update(
+            flags=StringAttr(FLAGS),
+            epoch=StringAttr(EPOCH),
+            flag_bases=DictionaryAttr({k: IntegerAttr(v, i64) for k, v in bases.items()}),
+            tables=ArrayAttr([DictionaryAttr({k: StringAttr(v) for k, v in t.items()}) for t in tables.values()]),
+        )
+        kernel.attributes[ABI_ATTR] = DictionaryAttr(abi)
+        import_helpers(op, used)
+
+    @staticmethod
+    def _emit(builder: Builder, new: Operation) -> Operation:
+        new.attributes["tile.origin"] = ORIGIN
+        return builder.insert(new)

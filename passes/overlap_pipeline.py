@@ -1,0 +1,53 @@
+"""overlap: the named pipeline of DESIGN.md, one pass with the options of its stages."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.passes import ModulePass
+
+from syncopate.passes.chunk_dependency_analysis import ChunkDependencyAnalysisPass
+from syncopate.passes.insert_signals import InsertSignalsPass
+from syncopate.passes.lower_chunk_to_tile import LowerChunkToTilePass
+from syncopate.passes.select_backend import SelectBackendPass
+from syncopate.passes.tile_reorder import TileReorderPass
+
+
+@dataclass(frozen=True)
+class OverlapPipelinePass(ModulePass):
+    """Fuse the module's chunk plans into its kernel (the whole pipeline).
+
+    Runs chunk-dependency-analysis, tile-reorder{order group axis},
+    insert-signals{waits signals}, select-backend{backend sizes elem_bytes}
+    and lower-chunk-to-tile, in that order; each option goes to the stage of
+    the same name (see each pass's documentation for assumptions and
+    guarantees). ``overlap`` alone equals
+    ``chunk-dependency-analysis,tile-reorder{order=arrival},insert-signals,select-backend,lower-chunk-to-tile``.
+    """
+
+    name: ClassVar[str] = "overlap"
+
+    order: str = "arrival"
+    group: int = 1
+    axis: int = 0
+    waits: bool = True
+    signals: bool = True
+    backend: str = "auto"
+    sizes: str = ""
+    elem_bytes: int = 2
+
+    def stages(self) -> list[ModulePass]:
+        return [
+            ChunkDependencyAnalysisPass(),
+            TileReorderPass(order=self.order, group=self.group, axis=self.axis),
+            InsertSignalsPass(waits=self.waits, signals=self.signals),
+            SelectBackendPass(backend=self.backend, sizes=self.sizes, elem_bytes=self.elem_bytes),
+            LowerChunkToTilePass(),
+        ]
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        for stage in self.stages():
+            stage.apply(ctx, op)

@@ -1,0 +1,128 @@
+"""select-backend: copy engine, SM or NCCL per chunk, from a cost model."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import DictionaryAttr, FloatAttr, IntegerAttr, ModuleOp, StringAttr, f64, i64
+from xdsl.passes import ModulePass
+from xdsl.utils.exceptions import PassFailedException
+
+from syncopate.dialects.chunk import ChunkOp, PlanOp, extent_value
+from syncopate.ir.plans.errors import PlanError
+from syncopate.ir.plans.expr import evaluate
+
+BACKENDS = ("ce", "sm", "nccl")
+COST_ATTR = "chunk.cost"
+
+
+@dataclass(frozen=True)
+class CostModel:
+    """Time to move ``bytes`` by each backend, in microseconds.
+
+    copy engine: a DMA launch and the flag write cost ``ce_latency_us``, then
+    the link's bandwidth. SM: ``sms`` streaming multiprocessors copy at
+    ``sm_gbps`` each (capped by the link) after ``sm_latency_us``, and the
+    compute they no longer do costs their share ``sms / total_sms`` of the
+    transfer time. NCCL: like the copy engine with a higher fixed cost.
+    """
+
+    link_gbps: float = 450.0
+    sm_gbps: float = 25.0
+    sms: int = 8
+    total_sms: int = 132
+    ce_latency_us: float = 8.0
+    sm_latency_us: float = 2.0
+    nccl_latency_us: float = 20.0
+
+    def ce(self, nbytes: int) -> float:
+        return self.ce_latency_us + nbytes / (self.link_gbps * 1e3)
+
+    def sm(self, nbytes: int) -> float:
+        bandwidth = min(self.link_gbps, self.sms * self.sm_gbps)
+        transfer = nbytes / (bandwidth * 1e3)
+        return self.sm_latency_us + transfer * (1 + self.sms / self.total_sms)
+
+    def nccl(self, nbytes: int) -> float:
+        return self.nccl_latency_us + nbytes / (self.link_gbps * 1e3)
+
+
+def _parse_sizes(text: str) -> dict[str, int]:
+    sizes: dict[str, int] = {}
+    for item in filter(None, (p.strip() for p in text.split(","))):
+        name, _, value = item.partition("=")
+        if not name.strip().isidentifier() or not value.strip().lstrip("-").isdigit():
+            raise PassFailedException(
+                f"select-backend: sizes expects NAME=INT pairs separated by commas, got '{item}'"
+            )
+        sizes[name.strip()] = int(value)
+    return sizes
+
+
+@dataclass(frozen=True)
+class SelectBackendPass(ModulePass):
+    """Choose how each chunk moves: ``ce`` (copy engine), ``sm`` (loads and
+    stores by SMs) or ``nccl`` (portable fallback).
+
+    Assumes: the module holds chunk.plan ops; ``sizes="M=8192,K=4096"`` gives
+    the values of the shape symbols (other dims of a chunk come from the
+    tensor's shape; ``elem_bytes`` is the element size).
+
+    Guarantees: every non-local chunk whose backend is ``unset`` gets one;
+    backends already in the plan (hand-written or a previous run) are kept,
+    so a plan file overrides the model per chunk, and ``backend=ce|sm|nccl``
+    overrides it for all. With sizes known, the chunk gets the cheapest
+    backend by :class:`CostModel` and a ``chunk.cost = {bytes, ce_us, sm_us,
+    nccl_us}`` attribute records why; without them, the copy engine (it
+    takes no SMs from compute) and ``chunk.cost = {reason = "sizes unknown"}``.
+    Local chunks (src == dst) move nothing and stay ``unset``.
+    """
+
+    name: ClassVar[str] = "select-backend"
+
+    backend: str = "auto"
+    sizes: str = ""
+    elem_bytes: int = 2
+    link_gbps: float = 450.0
+    sms: int = 8
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        if self.backend not in ("auto", *BACKENDS):
+            raise PassFailedException(
+                f"select-backend: unknown backend '{self.backend}', expected auto, {', '.join(BACKENDS)}"
+            )
+        model = CostModel(link_gbps=self.link_gbps, sms=self.sms)
+        env = _parse_sizes(self.sizes)
+        for plan in (p for p in op.walk() if isinstance(p, PlanOp)):
+            shapes = {t.tensor.data: t.shape_values for t in plan.tensors}
+            for chunk in plan.chunks:
+                if chunk.src.value.data == chunk.dst.value.data or chunk.backend.data != "unset":
+                    continue
+                self._choose(chunk, shapes[chunk.tensor.data], env, model)
+
+    def _choose(self, chunk: ChunkOp, shape: list, env: dict[str, int], model: CostModel) -> None:
+        nbytes = _chunk_bytes(chunk, shape, env, self.elem_bytes)
+        if nbytes is None:
+            choice = "ce" if self.backend == "auto" else self.backend
+            chunk.attributes[COST_ATTR] = DictionaryAttr({"reason": StringAttr("sizes unknown")})
+        else:
+            costs = {"ce": model.ce(nbytes), "sm": model.sm(nbytes), "nccl": model.nccl(nbytes)}
+            choice = min(("ce", "sm"), key=costs.__getitem__) if self.backend == "auto" else self.backend
+            chunk.attributes[COST_ATTR] = DictionaryAttr(
+                {"bytes": IntegerAttr(nbytes, i64)}
+                | {f"{k}_us": FloatAttr(round(v, 3), f64) for k, v in costs.items()}
+            )
+        chunk.properties["backend"] = StringAttr(choice)
+
+
+def _chunk_bytes(chunk: ChunkOp, shape: list, env: dict[str, int], elem_bytes: int) -> int | None:
+    try:
+        elems = evaluate(extent_value(chunk.size), env)
+        for d, extent in enumerate(shape):
+            if d != chunk.dim.value.data:
+                elems *= evaluate(extent, env)
+    except PlanError:
+        return None
+    return elems * elem_bytes

@@ -1,0 +1,107 @@
+"""tile-reorder{order=... group=... axis=...}: run tiles in chunk-arrival order."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+from xdsl.builder import Builder, InsertPoint
+from xdsl.context import Context
+from xdsl.dialects.builtin import DictionaryAttr, IntegerAttr, ModuleOp, StringAttr, i32, i64
+from xdsl.passes import ModulePass
+from xdsl.utils.exceptions import PassFailedException
+
+from syncopate.dialects import tile
+from syncopate.ir.kernel_params import import_helpers, kernel_param
+from syncopate.passes.chunk_dependency_analysis import analyze
+from syncopate.passes.lower_chunk_to_tile import ABI_ATTR
+
+ORIGIN = StringAttr("tile-reorder")
+ORDERS = ("none", "arrival", "rotate")
+TILE_ORDER, ROTATE = "syn_tile_order", "syn_rotate"
+
+
+@dataclass(frozen=True)
+class TileReorderPass(ModulePass):
+    """Rewrite the program-id -> tile mapping so tiles run in the order their
+    chunks arrive on this rank.
+
+    Assumes: the kernel's tiles are independent (any permutation of program
+    ids computes the same result, as for every Triton kernel without
+    inter-program communication), and chunk-dependency-analysis succeeds.
+
+    Guarantees, by ``order``:
+
+    * ``none`` (default): the kernel is unchanged.
+    * ``arrival``: every ``tl.program_id(a)`` becomes coordinate ``a`` of
+      ``syn_tile_order[linear program id]``, a permutation of the grid that
+      the runtime builds per rank from the plan and the footprints
+      (chunk-dependency-analysis): tiles whose chunks are local come first,
+      then tiles by the step at which their last chunk arrives (a lookup
+      table works for any plan, including uneven and data-dependent ones;
+      tiles with data-dependent footprints keep their relative order). Within
+      one arrival step tiles are grouped ``group`` rows of axis 0 at a time
+      (L2 reuse, as in Triton's grouped matmul); ``group=1`` keeps row-major.
+    * ``rotate``: the closed form for ring/direct templates, no table:
+      ``program_id(axis)`` becomes ``(program_id(axis) + syn_rotate) %
+      num_programs(axis)``, where the runtime sets ``syn_rotate`` to the
+      first tile of this rank's own shard, so each rank starts on local data
+      and meets the others' in ring order.
+
+    The kernel's ``chunk.abi`` records the order and the added parameter.
+    """
+
+    name: ClassVar[str] = "tile-reorder"
+
+    order: str = "none"
+    group: int = 1
+    axis: int = 0
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        if self.order not in ORDERS:
+            raise PassFailedException(f"tile-reorder: unknown order '{self.order}', expected one of {', '.join(ORDERS)}")
+        if self.group < 1:
+            raise PassFailedException(f"tile-reorder: group must be >= 1, got {self.group}")
+        if self.axis not in (0, 1, 2):
+            raise PassFailedException(f"tile-reorder: axis must be 0, 1 or 2, got {self.axis}")
+        if self.order == "none":
+            return
+        kernel = analyze(op).kernel
+        pids = [o for o in kernel.walk() if isinstance(o, tile.ProgramIdOp)]
+        if not pids:
+            raise PassFailedException(f"tile-reorder: @{kernel.sym_name.data} never calls tl.program_id")
+        abi = dict(kernel.attributes[ABI_ATTR].data) if ABI_ATTR in kernel.attributes else {}
+        abi["order"] = StringAttr(self.order)
+        abi["group"] = IntegerAttr(self.group, i64)
+        abi["axis"] = IntegerAttr(self.axis, i64)
+        if self.order == "arrival":
+            order = kernel_param(kernel, TILE_ORDER, tile.PointerType())
+            for pid in pids:
+                call = tile.CallJitOp(f"syn_tile_pid{pid.axis.value.data}", [order], [i32])
+                self._replace(pid, call)
+            import_helpers(op, {f"syn_tile_pid{p.axis.value.data}" for p in pids})
+            abi["tile_order"] = StringAttr(TILE_ORDER)
+        else:
+            rotate = kernel_param(kernel, ROTATE, tile.ScalarType())
+            for pid in pids:
+                if pid.axis.value.data != self.axis:
+                    continue
+                builder = Builder(InsertPoint.after(pid))
+                num = self._emit(builder, tile.NumProgramsOp(self.axis))
+                shifted = self._emit(builder, tile.AddOp(pid.res, rotate, i32))
+                wrapped = self._emit(builder, tile.ModOp(shifted.results[0], num.results[0], i32))
+                pid.res.replace_uses_with_if(wrapped.results[0], lambda use: use.operation is not shifted)
+            abi["rotate"] = StringAttr(ROTATE)
+        kernel.attributes[ABI_ATTR] = DictionaryAttr(abi)
+
+    @staticmethod
+    def _emit(builder: Builder, new):
+        new.attributes["tile.origin"] = ORIGIN
+        return builder.insert(new)
+
+    def _replace(self, pid: tile.ProgramIdOp, call: tile.CallJitOp) -> None:
+        call.attributes["tile.origin"] = ORIGIN
+        Builder(InsertPoint.before(pid)).insert(call)
+        pid.res.replace_all_uses_with(call.res[0])
+        pid.detach()
+        pid.erase()
