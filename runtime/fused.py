@@ -64,12 +64,18 @@ def compile_fused(source_path: str, kernel_name: str, plan_specs: Sequence[str],
     from syncopate.ir.context import make_context
     from syncopate.ir.frontend import import_file
     from syncopate.ir.plans.cli import load_plans
-    from syncopate.lowering.triton_emitter import emit_module
 
     module = import_file(source_path)
     for plan in load_plans(list(plan_specs), make_context()):
         module.body.block.add_op(plan)
     run_pipeline(module, pipeline)
+    return load_program(module, kernel_name, cache_dir)
+
+
+def load_program(module: ModuleOp, kernel_name: str, cache_dir: str | None = None) -> FusedProgram:
+    """Emit ``module`` (already through the passes) and import its kernel."""
+    from syncopate.lowering.triton_emitter import emit_module
+
     source = emit_module(module)
     digest = hashlib.sha1(source.encode()).hexdigest()[:16]
     directory = cache_dir or os.path.join(tempfile.gettempdir(), "syncopate-fused")

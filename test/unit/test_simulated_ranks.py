@@ -1,0 +1,141 @@
+"""End to end on simulated ranks: every shipped workload, fused by the overlap
+pipeline, equals the unfused reference for W in {2, 3, 4} under every chunk
+delivery order; and the checks can see a missing synchronisation.
+
+(These run the Triton interpreter, so they live under test/unit, whose
+conftest selects it before any kernel is imported.)
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import pytest
+import torch
+from xdsl.builder import Builder, InsertPoint
+
+from syncopate.dialects import tile
+from syncopate.dialects.chunk import SignalSpanOp
+from syncopate.ir import deps
+from syncopate.ir.frontend import import_file
+from syncopate.runtime import check
+from syncopate.runtime.check import compile_workload, run_simulated
+from syncopate.runtime.fused import FusedKernel, load_program, run_pipeline
+from syncopate.runtime.sim import DELIVERY_ORDERS, SimulationError
+from syncopate.runtime.workload import load_workload
+from syncopate.runtime.world import SimWorld
+from syncopate.ir.plans.cli import load_plans
+from syncopate.ir.context import make_context
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+WORKLOADS = ["ag_gemm", "gemm_rs", "ag_gemm_k", "a2a_grouped_gemm", "attention_ag_kv"]
+GATHERS = ["ag_gemm", "ag_gemm_k", "a2a_grouped_gemm", "attention_ag_kv"]
+
+
+def _workload(name: str):
+    return load_workload(str(EXAMPLES / f"{name}.py"))
+
+
+@pytest.mark.parametrize("world", [2, 3, 4])
+@pytest.mark.parametrize("name", WORKLOADS)
+def test_fused_matches_reference_under_every_delivery_order(name: str, world: int):
+    workload = _workload(name)
+    program = compile_workload(workload, world)
+    for order in DELIVERY_ORDERS:
+        results = run_simulated(workload, world, order, seed=world, program=program)
+        assert len(results) == world
+        bad = [(r.rank, r.max_error) for r in results if not r.ok]
+        assert not bad, f"{name} W={world} delivery={order}: mismatching ranks {bad}"
+
+
+@pytest.mark.parametrize("name", GATHERS)
+def test_missing_waits_are_caught_by_late_delivery(name: str):
+    workload = _workload(name)
+    program = compile_workload(workload, 3, "overlap{waits=false}")
+    assert "syn_wait_span(" not in program.source
+    results = run_simulated(workload, 3, "late", program=program)
+    assert any(not r.ok for r in results)
+    assert any(math.isnan(r.max_error) for r in results), "poisoned rows should reach the output"
+
+
+@pytest.mark.parametrize("order", ["arrival", "rotate"])
+def test_reordered_tiles_without_waits_fail(order: str):
+    workload = _workload("ag_gemm")
+    program = compile_workload(workload, 4, f"overlap{{waits=false order={order}}}")
+    assert not all(r.ok for r in run_simulated(workload, 4, "late", program=program))
+
+
+def test_missing_signals_are_reported():
+    workload = _workload("gemm_rs")
+    program = compile_workload(workload, 2, "overlap{signals=false}")
+    with pytest.raises(SimulationError, match="never announced complete"):
+        run_simulated(workload, 2, "plan", program=program)
+
+
+def _early_signal_program(world: int):
+    """gemm_rs with each signal moved before the store it announces."""
+    workload = _workload("gemm_rs")
+    module = import_file(workload.path)
+    for plan in load_plans(workload.plan_specs(world), make_context()):
+        module.body.block.add_op(plan)
+    run_pipeline(module, "chunk-dependency-analysis,insert-signals")
+    for signal in [op for op in module.walk() if isinstance(op, SignalSpanOp)]:
+        store = next(op for op in module.walk() if isinstance(op, tile.StoreOp))
+        lo_def = signal.lo.owner
+        signal.detach()
+        Builder(InsertPoint.before(store)).insert(signal)
+        assert lo_def.parent_block() is store.parent_block()
+    run_pipeline(module, "lower-chunk-to-tile")
+    return workload, load_program(module, "gemm_rs_kernel")
+
+
+def test_early_signals_are_caught():
+    workload, program = _early_signal_program(2)
+    results = run_simulated(workload, 2, "plan", program=program)
+    assert not all(r.ok for r in results)
+
+
+def test_back_to_back_launches_need_no_reset():
+    """Epoch-numbered flags: a second launch on the same signal pads must wait
+    for fresh chunks (stale flags from launch 1 are below epoch 2)."""
+    workload = _workload("ag_gemm")
+    program = compile_workload(workload, 2)
+    sim = SimWorld(2, "late")
+    inputs = [workload.make_inputs(r, 2, 5) for r in range(2)]
+    full = torch.cat([i["a"] for i in inputs])
+    for launch_no in (1, 2):
+        for r in range(2):
+            kernel = FusedKernel(program, workload.kernel, sim.rank(r, {"a_ptr": full}))
+            out = workload.launch(kernel, a=full.clone(), b=inputs[r]["b"])
+            torch.testing.assert_close(out, workload.launch(workload.kernel, a=full, b=inputs[r]["b"]))
+            assert sim.epochs[r] == launch_no
+            assert sim.launches[r][-1].polls > 0
+    assert int(sim.flags[0].max()) == 2
+
+
+def test_dependency_graph_of_a_straddling_tile():
+    """50 rows over 4 ranks (12, 12, 12, 14) with BLOCK_M=16: a shard boundary
+    inside a tile links it to two chunks; the tile order follows arrival."""
+    workload = _workload("ag_gemm")
+    program = compile_workload(workload, 4)  # shards of 12, 12, 12, 14 rows: tiles straddle
+    env = {"M": 50, "N": 36, "K": 40, "BLOCK_M": 16, "BLOCK_N": 16, "BLOCK_K": 16}
+    bases = {"ag": 0}
+    graph = deps.tile_chunk_graph(program.module, program.kernel, env, (4, 3), 0, bases)
+    reads = {pid: sorted(c[2] for c in graph.predecessors(("tile", pid))) for (_, pid) in
+             [n for n in graph.nodes if n[0] == "tile"]}
+    chunks = {n[2]: graph.nodes[n]["chunk"] for n in graph.nodes if n[0] == "chunk"}
+    spans = {pid: [(chunks[i].lo, chunks[i].hi) for i in ids] for pid, ids in reads.items()}
+    assert spans[(0, 0, 0)] == [(0, 12), (12, 24)]  # rows 0..15 straddle rank 0's and rank 1's shard
+    assert spans[(3, 2, 0)] == [(36, 50)]
+    assert all(graph.edges[e]["exact"] for e in graph.edges)
+    order = deps.tile_order(graph, (4, 3))
+    assert sorted(order) == list(range(12))
+    # ring all-gather on rank 0: block 3 arrives at step 0, block 2 at 1, block 1 at 2;
+    # tile row 3 needs only block 3, tile row 2 blocks 2-3, tile rows 0-1 block 1
+    assert [o % 4 for o in order] == [3, 3, 3, 2, 2, 2, 0, 0, 0, 1, 1, 1]
+
+
+def test_check_reports_mismatch_shapes():
+    assert check._error(torch.zeros(2), torch.zeros(3)) == math.inf
+    assert math.isnan(check._error(torch.tensor([math.nan]), torch.zeros(1)))
