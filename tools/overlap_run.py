@@ -44,7 +44,9 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--pipeline", "-p", default="overlap",
                         help="pass pipeline (default 'overlap'), e.g. 'overlap{order=rotate}'")
     parser.add_argument("--emit", metavar="PATH", help="also write the fused Triton source to PATH")
-    parser.add_argument("--gpu", action="store_true", help="run on GPUs under torchrun (not available yet)")
+    parser.add_argument("--gpu", action="store_true",
+                        help="run on GPUs, one process per GPU: torchrun --nproc-per-node=W overlap-run WORKLOAD --gpu "
+                        "(all-gather plans, copy-engine backend)")
     args = parser.parse_args(argv)
     if args.world < 1:
         parser.error(f"--world must be >= 1, got {args.world}")
@@ -54,9 +56,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
     if args.gpu:
-        print("overlap-run: error: --gpu (the GPU world) is not implemented yet; "
-              "simulated ranks are the only runtime", file=sys.stderr)
-        return EXIT_ERROR
+        return main_gpu(args)
     os.environ.setdefault("TRITON_INTERPRET", "1")
     if os.environ["TRITON_INTERPRET"] != "1":
         print("overlap-run: error: simulated ranks need TRITON_INTERPRET=1 (unset it or set it to 1)", file=sys.stderr)
@@ -113,6 +113,36 @@ def main(argv: Sequence[str] | None = None) -> int:
             failed = failed or not r.ok
     print("FAILED: the fused kernel differs from the reference" if failed else "all ranks match the reference")
     return EXIT_MISMATCH if failed else 0
+
+
+def main_gpu(args: argparse.Namespace) -> int:
+    """One rank of a GPU run (under torchrun)."""
+    if os.environ.get("TRITON_INTERPRET") == "1":
+        print("overlap-run: error: --gpu needs the Triton compiler; unset TRITON_INTERPRET", file=sys.stderr)
+        return EXIT_ERROR
+    import torch
+    import torch.distributed as dist
+
+    from syncopate.runtime.check import compile_workload
+    from syncopate.runtime.check_gpu import run_gpu
+    from syncopate.runtime.gpu_world import GpuWorld, GpuWorldError
+    from syncopate.runtime.workload import WorkloadError, load_workload
+
+    try:
+        world = GpuWorld.from_torchrun()
+        workload = load_workload(args.workload)
+        program = compile_workload(workload, world.world, args.pipeline)
+        result = run_gpu(workload, world, args.seed, program)
+    except (GpuWorldError, WorkloadError) as err:
+        print(f"overlap-run: error: rank {os.environ.get('RANK')}: {err}", file=sys.stderr)
+        return EXIT_ERROR
+    err = "nan (poisoned data reached the output)" if math.isnan(result.max_error) else f"{result.max_error:.3e}"
+    print(f"[gpu {args.pipeline}] rank {result.rank}/{world.world}: max error {err}: "
+          f"{'ok' if result.ok else 'MISMATCH'}", flush=True)
+    failed = torch.tensor([0 if result.ok else 1], device=world.device)
+    dist.all_reduce(failed)
+    dist.destroy_process_group()
+    return EXIT_MISMATCH if int(failed) else 0
 
 
 def entry_point() -> None:
