@@ -280,7 +280,7 @@ class FuncOp(IRDLOperation):
             self.sym_name,
             self.function_type,
             self.body,
-            self.properties,
+            self.properties | self.attributes,
             reserved_attr_names=("sym_name", "function_type"),
         )
 

@@ -121,9 +121,13 @@ def _is_pointer(value: SSAValue) -> bool:
 
 
 def _sum_terms(value: SSAValue) -> list[SSAValue]:
+    """Split an offset into its ``index * stride`` terms: a sum of two blocks
+    is split, a block plus a scalar (``pid * B + tl.arange(0, B)``) is one
+    unit-stride index."""
     value = _strip(value)
     if isinstance(value, OpResult) and isinstance(value.op, tile.AddOp):
-        return _sum_terms(value.op.lhs) + _sum_terms(value.op.rhs)
+        if _rank(value.op.lhs) >= 1 and _rank(value.op.rhs) >= 1:
+            return _sum_terms(value.op.lhs) + _sum_terms(value.op.rhs)
     return [value]
 
 
@@ -147,7 +151,8 @@ def _term(value: SSAValue, rank: int) -> Term:
         if _rank(rhs) >= 1 and _rank(lhs) == 0:
             axis, index = _axis_of(rhs, rank)
             return Term(axis, index, lhs)
-        raise Unbounded("an address term multiplies two blocks (not index * stride)")
+        what = "two blocks" if _rank(lhs) and _rank(rhs) else "two scalars"
+        raise Unbounded(f"an address term multiplies {what} (not index * stride)")
     if _rank(value) == 0:
         raise Unbounded("a scalar offset is added to the base pointer")
     axis, index = _axis_of(value, rank)

@@ -87,7 +87,8 @@ class InsertSignalsPass(ModulePass):
 
     def _insert_wait(self, b: BoundAccess, key: tuple, seen: set[tuple]) -> None:
         anchor = b.loops[len(b.loops) - b.invariant] if b.invariant else b.access.op
-        key = (*key, id(anchor))
+        # an earlier wait for the same range in the same block dominates this access
+        key = (*key, id(anchor.parent_block()))
         if key in seen:
             return
         seen.add(key)

@@ -18,7 +18,18 @@ def test_arguments() -> None:
     parser = argparse.ArgumentParser()
     add_plan_arguments(parser)
     args = parser.parse_args(["--plan", "all-gather{world=2}", "--plan-diagram", "x.svg"])
-    assert args.plan == "all-gather{world=2}" and args.plan_diagram == "x.svg"
+    assert args.plan == ["all-gather{world=2}"] and args.plan_diagram == "x.svg"
+    args = parser.parse_args(["--plan", "all-gather{world=2}", "--plan", "reduce-scatter{world=2}"])
+    assert args.plan == ["all-gather{world=2}", "reduce-scatter{world=2}"]
+
+
+def test_plans_with_one_name_are_refused() -> None:
+    from syncopate.ir.plans.cli import load_plans
+
+    with pytest.raises(PlanError, match="both named @ag; give one of them name="):
+        load_plans(["all-gather{world=2}", "all-gather{world=2 tensor=b}"], plan_context())
+    plans = load_plans(["all-gather{world=2}", "all-gather{world=2 tensor=b name=agb}"], plan_context())
+    assert [p.sym_name.data for p in plans] == ["ag", "agb"]
 
 
 def test_load_spec_and_file(tmp_path) -> None:
