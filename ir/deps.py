@@ -10,7 +10,6 @@ counts and tile orders from it; tests inspect it.
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Mapping
 from dataclasses import dataclass
 
@@ -176,5 +175,22 @@ def signal_counts(graph: nx.DiGraph) -> dict[tuple[str, int], int]:
     return counts
 
 
-def all_tiles(grid: tuple[int, ...]) -> int:
-    return len(list(itertools.product(*[range(g) for g in grid])))
+def rotation(graph: nx.DiGraph, axis: int) -> int:
+    """First tile coordinate along ``axis`` that touches this rank's own
+    (local) chunk exactly: where tile-reorder{order=rotate} starts."""
+    starts = [
+        node[1][axis]
+        for node in graph.nodes
+        if node[0] == "tile"
+        for nb in list(graph.predecessors(node)) + list(graph.successors(node))
+        if graph.nodes[nb]["chunk"].is_local and graph.edges.get((nb, node), graph.edges.get((node, nb)))["exact"]
+    ]
+    return min(starts) if starts else 0
+
+
+def owner(chunks: list[ConcreteChunk], c: ConcreteChunk) -> int:
+    """The rank whose own (local) chunk holds the rows of ``c``."""
+    for local in chunks:
+        if local.is_local and local.tensor == c.tensor and local.lo <= c.lo and c.hi <= local.hi:
+            return local.dst
+    raise ValueError(f"rows [{c.lo}, {c.hi}) of chunk {c.id} of @{c.plan} belong to no rank's own chunk")

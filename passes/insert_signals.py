@@ -106,7 +106,7 @@ class InsertSignalsPass(ModulePass):
             )
         anchor = _top_level_ancestor(b.access.op, kernel)
         for value in b.span.values():
-            if footprint.is_defined_inside(value, anchor) if anchor is not b.access.op else False:
+            if footprint.is_defined_inside(value, anchor):
                 raise PassFailedException(
                     f"insert-signals: the row range of the store of '{b.access.param}' is computed inside "
                     f"the '{anchor.name}' that holds the store; compute it before the branch"

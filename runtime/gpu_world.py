@@ -29,7 +29,8 @@ import torch
 
 from syncopate.ir import deps
 from syncopate.runtime.fused import FusedProgram
-from syncopate.runtime.world import rows, scalar_env
+from syncopate.runtime.abi import LaunchPlan
+from syncopate.runtime.world import rows
 
 
 class GpuWorldError(Exception):
@@ -105,10 +106,8 @@ class GpuRank:
     def launch(self, program: FusedProgram, grid: tuple[int, ...], params: Mapping[str, Any],
                run: Callable[[dict[str, Any]], None]) -> None:
         w = self.world
-        abi = program.abi
-        env = scalar_env(params)
-        bases = {k: v.value.data for k, v in abi["flag_bases"].data.items()} if "flag_bases" in abi else {}
-        plans = {p.sym_name.data: p for p in program.plans}
+        launch = LaunchPlan.build(program, params, grid, w.rank)
+        plans, chunks = launch.plans, launch.chunks
         if any(p.world_size != w.world for p in plans.values()):
             sizes = sorted({p.world_size for p in plans.values()})
             raise GpuWorldError(f"the plan is for world {sizes}, the process group has {w.world} ranks")
@@ -116,14 +115,12 @@ class GpuRank:
             raise GpuWorldError(
                 "--gpu supports all-gather plans so far; reduce-scatter and all-to-all run on simulated ranks only"
             )
-        chunks = {n: deps.concrete_chunks(p, env, bases.get(n, 0)) for n, p in plans.items()}
-        total = max((c.flag + 1 for cs in chunks.values() for c in cs), default=1)
+        total = launch.flag_count
         flags = w.flags.get(total)
         if flags is None:
             flags = w.flags[total] = torch.zeros(total, dtype=torch.int32, device=w.device)
         w.epoch += 1
         epoch = w.epoch
-        graph = deps.tile_chunk_graph(program.module, program.kernel, env, grid, w.rank, bases)
         transfers = []
         for name in plans:
             for c in chunks[name]:
@@ -133,23 +130,10 @@ class GpuRank:
                 _check_tensor(buf, c.param)
                 if c.is_local:
                     continue
-                owner = next(o.src for o in chunks[name] if o.is_local and o.tensor == c.tensor and o.lo <= c.lo and c.hi <= o.hi)
-                transfers.append((deps.arrival_rank(c), c, buf, owner))
+                transfers.append((deps.arrival_rank(c), c, buf, deps.owner(chunks[name], c)))
         transfers.sort(key=lambda t: (t[0], t[1].id))
 
-        extra: dict[str, Any] = {abi["flags"].data: flags, abi["epoch"].data: epoch}
-        for entry in abi["tables"].data:
-            e = {k: v.data for k, v in entry.data.items()}
-            mine = [c for c in deps.rank_chunks(chunks[e["plan"]], w.rank, e["role"]) if c.tensor == e["tensor"]]
-            extra[e["param"]] = torch.tensor([[c.lo, c.hi, c.flag] for c in mine] or [[0, 0, 0]], dtype=torch.int32, device=w.device)
-            extra[e["count"]] = len(mine)
-        if "tile_order" in abi:
-            order = deps.tile_order(graph, grid, abi["group"].value.data)
-            extra[abi["tile_order"].data] = torch.tensor(order, dtype=torch.int32, device=w.device)
-        if "rotate" in abi:
-            from syncopate.runtime.world import SimRank
-
-            extra[abi["rotate"].data] = SimRank._rotation(None, graph, abi["axis"].value.data, grid)  # type: ignore[arg-type]
+        extra = launch.arguments(program, flags, epoch, w.device)
 
         compute = torch.cuda.current_stream(w.device)
         for name in plans:  # local chunks are in place (the caller wrote them before the barrier)

@@ -20,25 +20,13 @@ import torch
 from syncopate.ir import deps
 from syncopate.ir.deps import ConcreteChunk
 from syncopate.passes.chunk_dependency_analysis import CONSUMED
+from syncopate.runtime.abi import LaunchPlan
 from syncopate.runtime.fused import FusedProgram
 from syncopate.runtime.sim import DeliveryHook, Incoming, Outgoing
 
 
 def rows(t: torch.Tensor, dim: int, lo: int, hi: int) -> torch.Tensor:
     return t.narrow(dim, lo, hi - lo)
-
-
-def scalar_env(params: Mapping[str, Any]) -> dict[str, int]:
-    """Integer arguments of a launch (sizes, strides, constexprs)."""
-    return {k: int(v) for k, v in params.items() if isinstance(v, int) and not isinstance(v, bool)}
-
-
-def _owner(chunks: list[ConcreteChunk], c: ConcreteChunk) -> int:
-    """The rank whose own (local) chunk holds the rows of ``c``."""
-    for local in chunks:
-        if local.is_local and local.tensor == c.tensor and local.lo <= c.lo and c.hi <= local.hi:
-            return local.dst
-    raise ValueError(f"rows [{c.lo}, {c.hi}) of chunk {c.id} of @{c.plan} belong to no rank's own chunk")
 
 
 @dataclass
@@ -82,16 +70,12 @@ class SimRank:
 
     def launch(self, program: FusedProgram, grid: tuple[int, ...], params: Mapping[str, Any],
                run: Callable[[dict[str, Any]], None]) -> None:
-        abi = program.abi
-        env = scalar_env(params)
-        bases = {k: v.value.data for k, v in abi["flag_bases"].data.items()} if "flag_bases" in abi else {}
-        plans = {p.sym_name.data: p for p in program.plans}
-        chunks = {name: deps.concrete_chunks(p, env, bases.get(name, 0)) for name, p in plans.items()}
-        total = max((c.flag + 1 for cs in chunks.values() for c in cs), default=1)
-        flags = self.sim.signal_pad(self.rank, total)
+        launch = LaunchPlan.build(program, params, grid, self.rank)
+        plans, chunks = launch.plans, launch.chunks
+        flags = self.sim.signal_pad(self.rank, launch.flag_count)
         epoch = self.sim.epochs.get(self.rank, 0) + 1
         self.sim.epochs[self.rank] = epoch
-        graph = deps.tile_chunk_graph(program.module, program.kernel, env, grid, self.rank, bases)
+        graph = launch.graph
         counts = deps.signal_counts(graph)
 
         incoming: list[Incoming] = []
@@ -103,26 +87,11 @@ class SimRank:
                 if consumed and c.dst == self.rank:
                     incoming.append(self._incoming(c, target))
                 elif not consumed and c.src == self.rank:
-                    owner = _owner(chunks[name], c)
+                    owner = deps.owner(chunks[name], c)
                     outgoing[c.flag] = Outgoing(c, counts.get((c.plan, c.id), 0), self._collector(c, owner, target))
             self._poison(plan, chunks[name], params, consumed, flags, epoch)
         incoming = [i for i in incoming if not i.chunk.is_local]
-
-        extra: dict[str, Any] = {}
-        if "flags" in abi:
-            extra[abi["flags"].data] = flags
-            extra[abi["epoch"].data] = epoch
-        for entry in abi["tables"].data if "tables" in abi else ():
-            e = {k: v.data for k, v in entry.data.items()}
-            mine = [c for c in deps.rank_chunks(chunks[e["plan"]], self.rank, e["role"]) if c.tensor == e["tensor"]]
-            table = torch.tensor([[c.lo, c.hi, c.flag] for c in mine] or [[0, 0, 0]], dtype=torch.int32)
-            extra[e["param"]] = table
-            extra[e["count"]] = len(mine)
-        if "tile_order" in abi:
-            order = deps.tile_order(graph, grid, abi["group"].value.data)
-            extra[abi["tile_order"].data] = torch.tensor(order, dtype=torch.int32)
-        if "rotate" in abi:
-            extra[abi["rotate"].data] = self._rotation(graph, abi["axis"].value.data, grid)
+        extra = launch.arguments(program, flags, epoch)
 
         hook = DeliveryHook(flags, epoch, self.sim.order, self.sim.seed + self.rank, incoming, outgoing)
         with hook.installed():
@@ -168,14 +137,3 @@ class SimRank:
                     if c.is_local and c.dst == self.rank and c.tensor == tensor.tensor.data:
                         rows(target, c.dim, c.lo, c.hi).copy_(rows(source, c.dim, c.lo, c.hi))
                         flags[c.flag] = epoch
-
-    def _rotation(self, graph, axis: int, grid: tuple[int, ...]) -> int:
-        """First tile (along ``axis``) touching this rank's own chunk."""
-        starts = [
-            node[1][axis]
-            for node in graph.nodes
-            if node[0] == "tile"
-            for nb in list(graph.predecessors(node)) + list(graph.successors(node))
-            if graph.nodes[nb]["chunk"].is_local and graph.edges.get((nb, node), graph.edges.get((node, nb)))["exact"]
-        ]
-        return min(starts) if starts else 0
