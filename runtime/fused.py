@@ -82,9 +82,10 @@ def load_program(module: ModuleOp, kernel_name: str, cache_dir: str | None = Non
     os.makedirs(directory, exist_ok=True)
     path = os.path.join(directory, f"fused_{kernel_name}_{digest}.py")
     if not os.path.exists(path):
-        with open(path + ".tmp", "w") as f:
+        tmp = f"{path}.{os.getpid()}.tmp"  # ranks of one torchrun job compile at the same time
+        with open(tmp, "w") as f:
             f.write(source)
-        os.replace(path + ".tmp", path)
+        os.replace(tmp, path)
     spec = importlib.util.spec_from_file_location(f"syncopate_fused_{digest}", path)
     assert spec is not None and spec.loader is not None
     py_module = importlib.util.module_from_spec(spec)
