@@ -6,8 +6,17 @@ rank's signal pad, one per chunk (index = the plan's flag base + chunk id).
 A chunk table holds rows ``(lo, hi, flag index)``: the chunks of one plan
 tensor that this rank receives (waits) or produces (signals), as half-open
 ranges along the plan's dim. Flags only grow: a delivered chunk's flag is
-set to the launch's ``epoch``; a produced chunk's flag gets one increment
-per tile, so it is complete at ``epoch * tiles``.
+set to the launch's epoch; a produced chunk's flag gets one increment per
+tile, so it is complete at ``epoch * tiles``.
+
+The epoch is read from device memory (``epoch_ptr``, one int32 the runtime
+increments on the stream before each launch), never passed by value, so a
+CUDA graph that captured a launch still waits for the replay's own epoch.
+
+``spin_limit`` bounds every spin (0: unbounded). A spin that runs out
+records ``(1, linear tile id, flag index, flag value seen)`` in the int32
+``report`` words and gives up, so the kernel ends and the runtime can say
+which rank, tile and chunk never arrived instead of hanging.
 """
 
 import triton
@@ -15,14 +24,31 @@ import triton.language as tl
 
 
 @triton.jit
-def syn_wait_span(flags, table, n, lo, hi, epoch):
+def syn_spin(flags, index, target, spin_limit, report):
+    flag = flags + index
+    seen = tl.atomic_add(flag, 0, sem="acquire", scope="sys")
+    spins = 0
+    while (seen < target) & ((spin_limit == 0) | (spins < spin_limit)):
+        spins += 1
+        seen = tl.atomic_add(flag, 0, sem="acquire", scope="sys")
+    if seen < target:
+        n0 = tl.num_programs(0)
+        n1 = tl.num_programs(1)
+        tile = tl.program_id(0) + tl.program_id(1) * n0 + tl.program_id(2) * n0 * n1
+        if tl.atomic_cas(report, 0, 1) == 0:
+            tl.store(report + 1, tile)
+            tl.store(report + 2, index)
+            tl.store(report + 3, seen)
+
+
+@triton.jit
+def syn_wait_span(flags, table, n, lo, hi, epoch_ptr, spin_limit, report):
+    target = tl.load(epoch_ptr)
     for i in range(0, n):
         chunk_lo = tl.load(table + 3 * i)
         chunk_hi = tl.load(table + 3 * i + 1)
         if (chunk_lo < hi) & (chunk_hi > lo):
-            flag = flags + tl.load(table + 3 * i + 2)
-            while tl.atomic_add(flag, 0, sem="acquire", scope="sys") < epoch:
-                pass
+            syn_spin(flags, tl.load(table + 3 * i + 2), target, spin_limit, report)
     tl.debug_barrier()
 
 
@@ -37,9 +63,8 @@ def syn_signal_span(flags, table, n, lo, hi):
 
 
 @triton.jit
-def syn_wait_chunk(flags, index, epoch):
-    while tl.atomic_add(flags + index, 0, sem="acquire", scope="sys") < epoch:
-        pass
+def syn_wait_chunk(flags, index, epoch_ptr, spin_limit, report):
+    syn_spin(flags, index, tl.load(epoch_ptr), spin_limit, report)
     tl.debug_barrier()
 
 
@@ -50,23 +75,39 @@ def syn_signal_chunk(flags, index):
 
 
 @triton.jit
-def syn_tile_linear(order):
-    n0 = tl.num_programs(0)
-    n1 = tl.num_programs(1)
-    linear = tl.program_id(0) + tl.program_id(1) * n0 + tl.program_id(2) * n0 * n1
-    return tl.load(order + linear)
+def syn_sm_pull(base, flags, table, n, epoch_ptr, program, programs, BLOCK: tl.constexpr):
+    """One communication program of the SM backend: copy chunks
+    ``program, program + programs, ...`` of ``table`` (int64 rows ``(start,
+    end, flag index, peer offset)``, element ranges of the tensor at ``base``;
+    the owner's copy is at ``base + peer offset``), then raise each chunk's
+    flag to the epoch (release, system scope)."""
+    target = tl.load(epoch_ptr)
+    for i in range(program, n, programs):
+        start = tl.load(table + 4 * i)
+        end = tl.load(table + 4 * i + 1)
+        peer = base + tl.load(table + 4 * i + 3)
+        for offset in range(start, end, BLOCK):
+            idx = offset + tl.arange(0, BLOCK)
+            tl.store(base + idx, tl.load(peer + idx, mask=idx < end), mask=idx < end)
+        tl.debug_barrier()
+        tl.atomic_max(flags + tl.load(table + 4 * i + 2).to(tl.int32), target, sem="release", scope="sys")
 
 
 @triton.jit
-def syn_tile_pid0(order):
-    return syn_tile_linear(order) % tl.num_programs(0)
+def syn_tile_linear(order, p0, p1, p2, n0, n1):
+    return tl.load(order + p0 + p1 * n0 + p2 * n0 * n1)
 
 
 @triton.jit
-def syn_tile_pid1(order):
-    return (syn_tile_linear(order) // tl.num_programs(0)) % tl.num_programs(1)
+def syn_tile_pid0(order, p0, p1, p2, n0, n1):
+    return syn_tile_linear(order, p0, p1, p2, n0, n1) % n0
 
 
 @triton.jit
-def syn_tile_pid2(order):
-    return syn_tile_linear(order) // (tl.num_programs(0) * tl.num_programs(1))
+def syn_tile_pid1(order, p0, p1, p2, n0, n1):
+    return (syn_tile_linear(order, p0, p1, p2, n0, n1) // n0) % n1
+
+
+@triton.jit
+def syn_tile_pid2(order, p0, p1, p2, n0, n1):
+    return syn_tile_linear(order, p0, p1, p2, n0, n1) // (n0 * n1)

@@ -16,10 +16,12 @@ from xdsl.utils.exceptions import PassFailedException
 from syncopate.dialects import tile
 from syncopate.dialects.chunk import PlanOp, SignalOp, SignalSpanOp, WaitOp, WaitSpanOp
 from syncopate.ir.kernel_params import import_helpers, kernel_param
+from syncopate.passes.chunk_dependency_analysis import CONSUMED
+from syncopate.passes.sm_comm_programs import COMM_PROGRAMS, add_comm_programs
 
 ORIGIN = StringAttr("lower-chunk-to-tile")
 ABI_ATTR = "chunk.abi"
-FLAGS, EPOCH = "syn_flags", "syn_epoch"
+FLAGS, EPOCH, SPIN_LIMIT, REPORT = "syn_flags", "syn_epoch", "syn_spin_limit", "syn_report"
 
 
 def flag_bases(module: ModuleOp) -> dict[str, int]:
@@ -37,6 +39,16 @@ def table_param(plan: str, tensor: str, role: str) -> tuple[str, str]:
     """Names of the chunk-table pointer and its row count for one plan tensor."""
     stem = f"syn_{role}_{plan}_{tensor}"
     return stem + "_tab", stem + "_n"
+
+
+def _sm_tensors(module: ModuleOp) -> list[tuple[str, str, str]]:
+    """(plan, tensor, kernel parameter) of consumed plan tensors with SM chunks."""
+    result = []
+    for plan in module.ops:
+        if isinstance(plan, PlanOp) and plan.collective in CONSUMED:
+            sm = {c.tensor.data for c in plan.chunks if c.backend.data == "sm" and c.src.value.data != c.dst.value.data}
+            result += [(plan.sym_name.data, t.tensor.data, t.param.data) for t in plan.tensors if t.tensor.data in sm]
+    return result
 
 
 def _kernel_of(op: Operation) -> tile.FuncOp:
@@ -80,7 +92,9 @@ class LowerChunkToTilePass(ModulePass):
         kernel = next(iter(kernels.values()))
         bases = flag_bases(op)
         flags = kernel_param(kernel, FLAGS, tile.PointerType())
-        epoch = kernel_param(kernel, EPOCH, tile.ScalarType())
+        epoch = kernel_param(kernel, EPOCH, tile.PointerType())
+        spin_limit = kernel_param(kernel, SPIN_LIMIT, tile.ScalarType())
+        report = kernel_param(kernel, REPORT, tile.PointerType())
         tables: dict[str, dict[str, str]] = {}
         used: set[str] = set()
         for sync in sync_ops:
@@ -96,22 +110,30 @@ class LowerChunkToTilePass(ModulePass):
                 args: list[SSAValue] = [flags, tab, n, sync.lo, hi]
                 callee = "syn_wait_span" if role == "wait" else "syn_signal_span"
                 if role == "wait":
-                    args.append(epoch)
+                    args += [epoch, spin_limit, report]
             else:
                 base = self._emit(builder, arith.ConstantOp(IntegerAttr(bases[plan], i32))).results[0]
                 index = self._emit(builder, tile.AddOp(sync.chunk, base, i32)).results[0]
                 callee = "syn_wait_chunk" if isinstance(sync, WaitOp) else "syn_signal_chunk"
-                args = [flags, index, epoch] if isinstance(sync, WaitOp) else [flags, index]
+                args = [flags, index, epoch, spin_limit, report] if isinstance(sync, WaitOp) else [flags, index]
             self._emit(builder, tile.CallJitOp(callee, args, []))
             used.add(callee)
             sync.detach()
             sync.erase()
+        sm_tensors = _sm_tensors(op)
+        table_list = list(tables.values())
         abi = dict(kernel.attributes[ABI_ATTR].data) if ABI_ATTR in kernel.attributes else {}
+        if sm_tensors:
+            table_list += add_comm_programs(kernel, sm_tensors, flags, epoch)
+            used.add("syn_sm_pull")
+            abi["comm_programs"] = StringAttr(COMM_PROGRAMS)
         abi.update(
             flags=StringAttr(FLAGS),
             epoch=StringAttr(EPOCH),
+            spin_limit=StringAttr(SPIN_LIMIT),
+            report=StringAttr(REPORT),
             flag_bases=DictionaryAttr({k: IntegerAttr(v, i64) for k, v in bases.items()}),
-            tables=ArrayAttr([DictionaryAttr({k: StringAttr(v) for k, v in t.items()}) for t in tables.values()]),
+            tables=ArrayAttr([DictionaryAttr({k: StringAttr(v) for k, v in t.items()}) for t in table_list]),
         )
         kernel.attributes[ABI_ATTR] = DictionaryAttr(abi)
         import_helpers(op, used)

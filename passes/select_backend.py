@@ -13,6 +13,7 @@ from xdsl.utils.exceptions import PassFailedException
 from syncopate.dialects.chunk import ChunkOp, PlanOp, extent_value
 from syncopate.ir.plans.errors import PlanError
 from syncopate.ir.plans.expr import evaluate
+from syncopate.passes.chunk_dependency_analysis import CONSUMED
 
 BACKENDS = ("ce", "sm", "nccl")
 COST_ATTR = "chunk.cost"
@@ -77,7 +78,10 @@ class SelectBackendPass(ModulePass):
     backend by :class:`CostModel` and a ``chunk.cost = {bytes, ce_us, sm_us,
     nccl_us}`` attribute records why; without them, the copy engine (it
     takes no SMs from compute) and ``chunk.cost = {reason = "sizes unknown"}``.
-    Local chunks (src == dst) move nothing and stay ``unset``.
+    Local chunks (src == dst) move nothing and stay ``unset``. The SM
+    backend is the kernel's own communication programs, which pull gathered
+    chunks (all-gather, all-to-all, ring-exchange); for a reduce-scatter the
+    model chooses among ``ce`` and ``nccl`` only, and ``sm`` is an error.
     """
 
     name: ClassVar[str] = "select-backend"
@@ -97,19 +101,25 @@ class SelectBackendPass(ModulePass):
         env = _parse_sizes(self.sizes)
         for plan in (p for p in op.walk() if isinstance(p, PlanOp)):
             shapes = {t.tensor.data: t.shape_values for t in plan.tensors}
+            candidates = ("ce", "sm") if plan.collective in CONSUMED else ("ce",)
             for chunk in plan.chunks:
-                if chunk.src.value.data == chunk.dst.value.data or chunk.backend.data != "unset":
-                    continue
-                self._choose(chunk, shapes[chunk.tensor.data], env, model)
+                if chunk.src.value.data != chunk.dst.value.data and chunk.backend.data == "unset":
+                    self._choose(chunk, shapes[chunk.tensor.data], env, model, candidates)
+                if chunk.backend.data == "sm" and plan.collective not in CONSUMED:
+                    raise PassFailedException(
+                        f"select-backend: chunk {chunk.chunk_id.value.data} of @{plan.sym_name.data} uses the SM backend, "
+                        f"which moves gathered chunks only; a {plan.collective} needs ce or nccl"
+                    )
 
-    def _choose(self, chunk: ChunkOp, shape: list, env: dict[str, int], model: CostModel) -> None:
+    def _choose(self, chunk: ChunkOp, shape: list, env: dict[str, int], model: CostModel,
+                candidates: tuple[str, ...]) -> None:
         nbytes = _chunk_bytes(chunk, shape, env, self.elem_bytes)
         if nbytes is None:
             choice = "ce" if self.backend == "auto" else self.backend
             chunk.attributes[COST_ATTR] = DictionaryAttr({"reason": StringAttr("sizes unknown")})
         else:
             costs = {"ce": model.ce(nbytes), "sm": model.sm(nbytes), "nccl": model.nccl(nbytes)}
-            choice = min(("ce", "sm"), key=costs.__getitem__) if self.backend == "auto" else self.backend
+            choice = min(candidates, key=costs.__getitem__) if self.backend == "auto" else self.backend
             chunk.attributes[COST_ATTR] = DictionaryAttr(
                 {"bytes": IntegerAttr(nbytes, i64)}
                 | {f"{k}_us": FloatAttr(round(v, 3), f64) for k, v in costs.items()}

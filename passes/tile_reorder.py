@@ -34,7 +34,9 @@ class TileReorderPass(ModulePass):
 
     * ``none`` (default): the kernel is unchanged.
     * ``arrival``: every ``tl.program_id(a)`` becomes coordinate ``a`` of
-      ``syn_tile_order[linear program id]``, a permutation of the grid that
+      ``syn_tile_order[linear program id]`` (the kernel passes its program
+      ids and grid sizes to the helper, so later passes that renumber
+      programs only rewrite the kernel), a permutation of the grid that
       the runtime builds per rank from the plan and the footprints
       (chunk-dependency-analysis): tiles whose chunks are local come first,
       then tiles by the step at which their last chunk arrives (a lookup
@@ -76,8 +78,11 @@ class TileReorderPass(ModulePass):
         abi["axis"] = IntegerAttr(self.axis, i64)
         if self.order == "arrival":
             order = kernel_param(kernel, TILE_ORDER, tile.PointerType())
+            entry = Builder(InsertPoint.at_start(kernel.body.block))
+            coords = [self._emit(entry, tile.ProgramIdOp(a)).results[0] for a in (0, 1, 2)]
+            sizes = [self._emit(entry, tile.NumProgramsOp(a)).results[0] for a in (0, 1)]
             for pid in pids:
-                call = tile.CallJitOp(f"syn_tile_pid{pid.axis.value.data}", [order], [i32])
+                call = tile.CallJitOp(f"syn_tile_pid{pid.axis.value.data}", [order, *coords, *sizes], [i32])
                 self._replace(pid, call)
             import_helpers(op, {f"syn_tile_pid{p.axis.value.data}" for p in pids})
             abi["tile_order"] = StringAttr(TILE_ORDER)

@@ -8,7 +8,8 @@ Only where the tensors live differs (``device``).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import functools
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -50,18 +51,31 @@ class LaunchPlan:
     def flag_count(self) -> int:
         return max((c.flag + 1 for cs in self.chunks.values() for c in cs), default=1)
 
-    def arguments(self, program: FusedProgram, flags: torch.Tensor, epoch: int, device: Any = None) -> dict[str, Any]:
-        """The keyword arguments the fused kernel's ABI adds."""
+    def arguments(self, program: FusedProgram, sync: SyncState, device: Any = None,
+                  peer_offset: Callable[[ConcreteChunk, torch.Tensor], int] | None = None,
+                  params: Mapping[str, Any] | None = None) -> dict[str, Any]:
+        """The keyword arguments the fused kernel's ABI adds. ``peer_offset(c,
+        t)`` (SM backend) is the distance, in elements of ``t``, from chunk
+        ``c``'s rows in this rank's ``t`` to the same data in its owner's."""
         abi = program.abi
         extra: dict[str, Any] = {}
         if "flags" in abi:
-            extra[abi["flags"].data] = flags
-            extra[abi["epoch"].data] = epoch
+            extra[abi["flags"].data] = sync.flags
+            extra[abi["epoch"].data] = sync.epoch
+            extra[abi["spin_limit"].data] = sync.spin_limit
+            extra[abi["report"].data] = sync.report
+        if "comm_programs" in abi:
+            extra[abi["comm_programs"].data] = sync.comm_programs
         for entry in abi["tables"].data if "tables" in abi else ():
             e = {k: v.data for k, v in entry.data.items()}
+            if e["role"] == "sm":
+                rows_ = self._sm_rows(e["plan"], e["tensor"], params or {}, peer_offset)
+                extra[e["param"]] = torch.tensor(rows_ or [[0, 0, 0, 0]], dtype=torch.int64, device=device)
+                extra[e["count"]] = len(rows_)
+                continue
             mine = [c for c in deps.rank_chunks(self.chunks[e["plan"]], self.rank, e["role"]) if c.tensor == e["tensor"]]
-            rows = [[c.lo, c.hi, c.flag] for c in mine] or [[0, 0, 0]]
-            extra[e["param"]] = torch.tensor(rows, dtype=torch.int32, device=device)
+            rows_ = [[c.lo, c.hi, c.flag] for c in mine] or [[0, 0, 0]]
+            extra[e["param"]] = torch.tensor(rows_, dtype=torch.int32, device=device)
             extra[e["count"]] = len(mine)
         if "tile_order" in abi:
             order = deps.tile_order(self.graph, self.grid, abi["group"].value.data)
@@ -69,3 +83,72 @@ class LaunchPlan:
         if "rotate" in abi:
             extra[abi["rotate"].data] = deps.rotation(self.graph, abi["axis"].value.data)
         return extra
+
+    def sm_chunks(self, plan: str | None = None) -> list[ConcreteChunk]:
+        """Chunks this rank receives through the kernel's communication programs."""
+        return [c for name, cs in self.chunks.items() if plan in (None, name) for c in cs
+                if c.dst == self.rank and not c.is_local and c.backend == "sm"]
+
+    def _sm_rows(self, plan: str, tensor: str, params: Mapping[str, Any],
+                 peer_offset: Callable[[ConcreteChunk, torch.Tensor], int] | None) -> list[list[int]]:
+        chunks = sorted((c for c in self.sm_chunks(plan) if c.tensor == tensor), key=lambda c: (deps.arrival_rank(c), c.id))
+        result = []
+        for c in chunks:
+            t = params.get(c.param)
+            if not isinstance(t, torch.Tensor) or not t.is_contiguous() or c.dim != 0:
+                raise AbiError(
+                    f"the SM backend moves chunks along dim 0 of contiguous tensors; chunk {c.id} of @{c.plan} "
+                    f"is along dim {c.dim} of '{c.param}'" + ("" if isinstance(t, torch.Tensor) and t.is_contiguous() else " (not a contiguous tensor)")
+                )
+            if peer_offset is None:
+                raise AbiError(f"chunk {c.id} of @{c.plan} uses the SM backend, which this world cannot run")
+            row = t.stride(0)
+            result.append([c.lo * row, c.hi * row, c.flag, peer_offset(c, t)])
+        return result
+
+    def launch_grid(self, program: FusedProgram, comm_programs: int) -> tuple[int, ...]:
+        """The grid to launch: SM communication programs go in front of axis 0."""
+        if "comm_programs" not in program.abi:
+            return self.grid
+        return (self.grid[0] + comm_programs, *self.grid[1:])
+
+
+class AbiError(Exception):
+    """Launch arguments the fused kernel cannot take."""
+
+
+@dataclass
+class SyncState:
+    """One rank's synchronisation memory for a launch: the signal pad, the
+    epoch word (incremented on the stream before every launch, read by the
+    kernel), the spin bound (0: none) and the 4-word spin report
+    ``(timed out, tile, flag, value)``, and the number of SM communication
+    programs."""
+
+    flags: torch.Tensor
+    epoch: torch.Tensor
+    report: torch.Tensor
+    spin_limit: int = 0
+    comm_programs: int = 0
+
+    @classmethod
+    def allocate(cls, size: int, device: Any = None, spin_limit: int = 0, comm_programs: int = 0) -> SyncState:
+        zeros = functools.partial(torch.zeros, dtype=torch.int32, device=device)
+        return cls(zeros(max(size, 1)), zeros(1), zeros(4), spin_limit, comm_programs)
+
+    def grow(self, size: int) -> None:
+        if self.flags.numel() < size:
+            grown = torch.zeros(size, dtype=torch.int32, device=self.flags.device)
+            grown[: self.flags.numel()] = self.flags
+            self.flags = grown
+
+    def timeout(self, launch: LaunchPlan, rank: int) -> str | None:
+        """The spin report as a sentence, or None if no spin ran out."""
+        hit, tile_id, flag, seen = (int(x) for x in self.report.tolist())
+        if not hit:
+            return None
+        chunk = next((c for cs in launch.chunks.values() for c in cs if c.flag == flag and c.dst == rank), None)
+        what = (f"chunk {chunk.id} of @{chunk.plan} (rows [{chunk.lo}, {chunk.hi}) of '{chunk.param}' from rank {chunk.src})"
+                if chunk else f"signal-pad flag {flag}")
+        return (f"rank {rank}: program {tile_id} gave up waiting for {what}: flag {seen}, "
+                f"expected >= {int(self.epoch.item())} after {self.spin_limit} polls")

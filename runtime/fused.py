@@ -97,9 +97,10 @@ class RankContext(Protocol):
     """What a world gives one launch on one rank."""
 
     def launch(self, program: FusedProgram, grid: tuple[int, ...], bound: Mapping[str, Any],
-               run: Callable[[dict[str, Any]], None]) -> None:
+               run: Callable[..., None]) -> None:
         """Prepare the extra arguments for ``bound`` (the original parameters),
-        call ``run(extra_kwargs)`` and finish the launch's communication."""
+        call ``run(extra_kwargs, launch_grid)`` (``launch_grid`` None: the
+        original grid) and finish the launch's communication."""
 
 
 class FusedKernel:
@@ -121,8 +122,8 @@ class FusedKernel:
             g = grid(params) if callable(grid) else grid
             g = tuple(int(x) for x in (g if isinstance(g, (tuple, list)) else (g,)))
 
-            def run(extra: dict[str, Any]) -> None:
-                self.program.jit[g](*bound.args, **bound.kwargs, **extra, **launch_kwargs)
+            def run(extra: dict[str, Any], launch_grid: tuple[int, ...] | None = None) -> None:
+                self.program.jit[launch_grid or g](*bound.args, **bound.kwargs, **extra, **launch_kwargs)
 
             self.context.launch(self.program, g, params, run)
 

@@ -85,6 +85,8 @@ class DeliveryHook:
     delivered: set[int] = field(default_factory=set)
     queued: list[Outgoing] = field(default_factory=list)
     polls: int = 0
+    lost: set[int] = field(default_factory=set)  # flags never delivered (fault injection)
+    bounded: bool = False  # the kernel's spins are bounded: let a wait on a lost chunk run out
 
     def __post_init__(self) -> None:
         by_flag = {i.chunk.flag: i for i in self.incoming}
@@ -100,6 +102,10 @@ class DeliveryHook:
 
     def on_poll(self, flag: int) -> None:
         self.polls += 1
+        if flag in self.lost:
+            if not self.bounded:
+                raise SimulationError(f"a tile waits for signal-pad flag {flag}, a lost chunk: without a spin limit it would hang")
+            return
         if flag not in self._by_flag:
             if int(self.flags[flag]) < self.epoch:
                 raise SimulationError(
@@ -109,11 +115,12 @@ class DeliveryHook:
             return
         if flag in self.delivered:
             return
-        if self.order == "late":
+        if self.order == "late" and flag in self._by_flag:
             self._deliver(self._by_flag[flag])
             return
         for item in self._sequence:
-            self._deliver(item)
+            if item.chunk.flag not in self.lost:
+                self._deliver(item)
             if item.chunk.flag == flag:
                 return
 
@@ -133,7 +140,8 @@ class DeliveryHook:
         """After the kernel: deliver what nobody waited for, collect queued
         chunks, and fail on chunks that were never completely announced."""
         for item in self._sequence:
-            self._deliver(item)
+            if item.chunk.flag not in self.lost:
+                self._deliver(item)
         queued = self.queued if self.order == "reversed" else list(self.queued)
         if self.order == "reversed":
             queued = queued[::-1]

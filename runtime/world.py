@@ -20,9 +20,9 @@ import torch
 from syncopate.ir import deps
 from syncopate.ir.deps import ConcreteChunk
 from syncopate.passes.chunk_dependency_analysis import CONSUMED
-from syncopate.runtime.abi import LaunchPlan
+from syncopate.runtime.abi import LaunchPlan, SyncState
 from syncopate.runtime.fused import FusedProgram
-from syncopate.runtime.sim import DeliveryHook, Incoming, Outgoing
+from syncopate.runtime.sim import DeliveryHook, Incoming, Outgoing, SimulationError
 
 
 def rows(t: torch.Tensor, dim: int, lo: int, hi: int) -> torch.Tensor:
@@ -41,10 +41,16 @@ class LaunchInfo:
 
 @dataclass
 class SimWorld:
+    """``spin_limit`` bounds the kernels' spins (debug mode); ``lost`` names
+    chunks ``(plan, id)`` that are never delivered (to exercise it)."""
+
     world: int
     order: str = "plan"
     seed: int = 0
-    flags: dict[int, torch.Tensor] = field(default_factory=dict)
+    spin_limit: int = 0
+    comm_programs: int = 2
+    lost: frozenset[tuple[str, int]] = frozenset()
+    sync: dict[int, SyncState] = field(default_factory=dict)
     epochs: dict[int, int] = field(default_factory=dict)
     reduced: dict[tuple[str, int], torch.Tensor] = field(default_factory=dict)
     launches: dict[int, list[LaunchInfo]] = field(default_factory=dict)
@@ -52,14 +58,12 @@ class SimWorld:
     def rank(self, rank: int, sources: Mapping[str, torch.Tensor] | None = None) -> SimRank:
         return SimRank(self, rank, dict(sources or {}))
 
-    def signal_pad(self, rank: int, size: int) -> torch.Tensor:
-        pad = self.flags.get(rank)
-        if pad is None or pad.numel() < size:
-            grown = torch.zeros(max(size, 1), dtype=torch.int32)
-            if pad is not None:
-                grown[: pad.numel()] = pad
-            self.flags[rank] = pad = grown
-        return pad
+    def sync_state(self, rank: int, size: int) -> SyncState:
+        state = self.sync.get(rank)
+        if state is None:
+            state = self.sync[rank] = SyncState.allocate(size, None, self.spin_limit, self.comm_programs)
+        state.grow(size)
+        return state
 
 
 @dataclass
@@ -69,12 +73,15 @@ class SimRank:
     sources: dict[str, torch.Tensor]
 
     def launch(self, program: FusedProgram, grid: tuple[int, ...], params: Mapping[str, Any],
-               run: Callable[[dict[str, Any]], None]) -> None:
+               run: Callable[..., None]) -> None:
         launch = LaunchPlan.build(program, params, grid, self.rank)
         plans, chunks = launch.plans, launch.chunks
-        flags = self.sim.signal_pad(self.rank, launch.flag_count)
+        sync = self.sim.sync_state(self.rank, launch.flag_count)
+        flags = sync.flags
         epoch = self.sim.epochs.get(self.rank, 0) + 1
         self.sim.epochs[self.rank] = epoch
+        sync.epoch.fill_(epoch)
+        sync.report.zero_()
         graph = launch.graph
         counts = deps.signal_counts(graph)
 
@@ -90,14 +97,27 @@ class SimRank:
                     owner = deps.owner(chunks[name], c)
                     outgoing[c.flag] = Outgoing(c, counts.get((c.plan, c.id), 0), self._collector(c, owner, target))
             self._poison(plan, chunks[name], params, consumed, flags, epoch)
-        incoming = [i for i in incoming if not i.chunk.is_local]
-        extra = launch.arguments(program, flags, epoch)
+        # local chunks are in place; SM chunks are the kernel's own business
+        incoming = [i for i in incoming if not i.chunk.is_local and i.chunk.backend != "sm"]
+        extra = launch.arguments(program, sync, None, self._peer_offset, params)
 
-        hook = DeliveryHook(flags, epoch, self.sim.order, self.sim.seed + self.rank, incoming, outgoing)
+        hook = DeliveryHook(flags, epoch, self.sim.order, self.sim.seed + self.rank, incoming, outgoing,
+                            lost={i.chunk.flag for i in incoming if (i.chunk.plan, i.chunk.id) in self.sim.lost},
+                            bounded=self.sim.spin_limit > 0)
         with hook.installed():
-            run(extra)
+            run(extra, launch.launch_grid(program, sync.comm_programs))
+        message = sync.timeout(launch, self.rank)
+        if message:
+            raise SimulationError(message)
         hook.finish()
         self.sim.launches.setdefault(self.rank, []).append(LaunchInfo(chunks, graph, hook.polls, extra))
+
+    def _peer_offset(self, c: ConcreteChunk, target: torch.Tensor) -> int:
+        """SM pulls read the rank's source data (what the owner holds) in place."""
+        source = self.sources.get(c.param)
+        if source is None or source.dtype != target.dtype or source.shape != target.shape:
+            raise KeyError(f"no source data shaped like '{c.param}' for rank {self.rank}'s SM chunks")
+        return (source.data_ptr() - target.data_ptr()) // target.element_size()
 
     def _incoming(self, c: ConcreteChunk, target: torch.Tensor) -> Incoming:
         source = self.sources.get(c.param)

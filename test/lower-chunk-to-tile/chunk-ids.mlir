@@ -28,11 +28,11 @@ builtin.module {
   }
 }
 
-// CHECK-LABEL: tile.func @k(%x_ptr: !tile.ptr, %c_ptr: !tile.ptr, %syn_flags: !tile.ptr, %syn_epoch: !tile.scalar)
+// CHECK-LABEL: tile.func @k(%x_ptr: !tile.ptr, %c_ptr: !tile.ptr, %syn_flags: !tile.ptr, %syn_epoch: !tile.ptr, %syn_spin_limit: !tile.scalar, %syn_report: !tile.ptr)
 // CHECK-NEXT:    %pid = tile.program_id 0 : i32
 // CHECK-NEXT:    %[[B0:.*]] = arith.constant {tile.origin = "lower-chunk-to-tile"} 0 : i32
 // CHECK-NEXT:    %[[I0:.*]] = tile.add %pid, %[[B0]]
-// CHECK-NEXT:    tile.call_jit @syn_wait_chunk(%syn_flags, %[[I0]], %syn_epoch)
+// CHECK-NEXT:    tile.call_jit @syn_wait_chunk(%syn_flags, %[[I0]], %syn_epoch, %syn_spin_limit, %syn_report)
 // CHECK-NEXT:    tile.load
 // CHECK-NEXT:    tile.store
 // CHECK-NEXT:    %[[B4:.*]] = arith.constant {tile.origin = "lower-chunk-to-tile"} 4 : i32
@@ -43,12 +43,25 @@ builtin.module {
 // CHECK-NOT:   chunk.signal
 // CHECK-NOT:   syn_wait_span
 
-// PY-LABEL: def k(x_ptr, c_ptr, syn_flags, syn_epoch):
-// PY:           syn_wait_chunk(syn_flags, pid + 0, syn_epoch)
+// PY-LABEL: def k(x_ptr, c_ptr, syn_flags, syn_epoch, syn_spin_limit, syn_report):
+// PY:           syn_wait_chunk(syn_flags, pid + 0, syn_epoch, syn_spin_limit, syn_report)
 // PY:           syn_signal_chunk(syn_flags, pid + 4)
 // PY-LABEL: def syn_signal_chunk(flags, index):
 // PY-NEXT:      tl.debug_barrier()
 // PY-NEXT:      tl.atomic_add(flags + index, 1, sem='release', scope='sys')
-// PY-LABEL: def syn_wait_chunk(flags, index, epoch):
-// PY-NEXT:      tmp = tl.atomic_add(flags + index, 0, sem='acquire', scope='sys')
-// PY-NEXT:      while tmp < epoch:
+
+// The spin reads the epoch from memory (CUDA-graph replays see their own)
+// and is bounded by spin_limit (0: unbounded); a spin that runs out records
+// (1, tile, flag, value seen) in the report words once.
+// PY-LABEL: def syn_spin(flags, index, target, spin_limit, report):
+// PY:           seen = tl.atomic_add(flag, 0, sem='acquire', scope='sys')
+// PY:           while (seen < target) & ((spin_limit == 0) | (spins < spin_limit)):
+// PY:           if seen < target:
+// PY:               tmp = tl.atomic_cas(report, 0, 1)
+// PY-NEXT:          if tmp == 0:
+// PY-NEXT:              tl.store(report + 1, tile)
+// PY-NEXT:              tl.store(report + 2, index)
+// PY-NEXT:              tl.store(report + 3, seen)
+// PY-LABEL: def syn_wait_chunk(flags, index, epoch_ptr, spin_limit, report):
+// PY-NEXT:      tmp = tl.load(epoch_ptr)
+// PY-NEXT:      syn_spin(flags, index, tmp, spin_limit, report)

@@ -31,11 +31,11 @@ builtin.module {
   }
 }
 
-// CHECK-LABEL: tile.func @k(%x_ptr: !tile.ptr, %c_ptr: !tile.ptr, %BLOCK: !tile.constexpr, %syn_flags: !tile.ptr, %syn_epoch: !tile.scalar, %syn_wait_ag_x_tab: !tile.ptr, %syn_wait_ag_x_n: !tile.scalar, %syn_signal_rs_c_tab: !tile.ptr, %syn_signal_rs_c_n: !tile.scalar)
-// CHECK-SAME:    param_names = ["x_ptr", "c_ptr", "BLOCK", "syn_flags", "syn_epoch", "syn_wait_ag_x_tab", "syn_wait_ag_x_n", "syn_signal_rs_c_tab", "syn_signal_rs_c_n"]
+// CHECK-LABEL: tile.func @k(%x_ptr: !tile.ptr, %c_ptr: !tile.ptr, %BLOCK: !tile.constexpr, %syn_flags: !tile.ptr, %syn_epoch: !tile.ptr, %syn_spin_limit: !tile.scalar, %syn_report: !tile.ptr, %syn_wait_ag_x_tab: !tile.ptr, %syn_wait_ag_x_n: !tile.scalar, %syn_signal_rs_c_tab: !tile.ptr, %syn_signal_rs_c_n: !tile.scalar)
+// CHECK-SAME:    param_names = ["x_ptr", "c_ptr", "BLOCK", "syn_flags", "syn_epoch", "syn_spin_limit", "syn_report", "syn_wait_ag_x_tab", "syn_wait_ag_x_n", "syn_signal_rs_c_tab", "syn_signal_rs_c_n"]
 // CHECK:         %lo = tile.mul
 // CHECK-NEXT:    %[[HI:.*]] = tile.add %lo, %BLOCK {tile.origin = "lower-chunk-to-tile"}
-// CHECK-NEXT:    tile.call_jit @syn_wait_span(%syn_flags, %syn_wait_ag_x_tab, %syn_wait_ag_x_n, %lo, %[[HI]], %syn_epoch) {tile.origin = "lower-chunk-to-tile"}
+// CHECK-NEXT:    tile.call_jit @syn_wait_span(%syn_flags, %syn_wait_ag_x_tab, %syn_wait_ag_x_n, %lo, %[[HI]], %syn_epoch, %syn_spin_limit, %syn_report) {tile.origin = "lower-chunk-to-tile"}
 // CHECK-NEXT:    %v = tile.load
 // CHECK-NEXT:    tile.store
 // CHECK-NEXT:    %[[HI2:.*]] = tile.add %lo, %BLOCK
@@ -45,14 +45,14 @@ builtin.module {
 // CHECK-NOT:   chunk.signal_span
 // CHECK:       chunk.plan @ag
 // CHECK:       chunk.plan @rs
-// CHECK-DAG:   tile.func @syn_wait_span(%flags: {{.*}}, %table: {{.*}}, %n: {{.*}}, %lo: {{.*}}, %hi: {{.*}}, %epoch: {{.*}})
+// CHECK-DAG:   tile.func @syn_wait_span(%flags: {{.*}}, %table: {{.*}}, %n: {{.*}}, %lo: {{.*}}, %hi: {{.*}}, %epoch_ptr: {{.*}}, %spin_limit: {{.*}}, %report: {{.*}})
 // CHECK-DAG:   tile.func @syn_signal_span(%flags: {{.*}}, %table: {{.*}}, %n: {{.*}}, %lo: {{.*}}, %hi: {{.*}})
 // CHECK-NOT:   tile.func @syn_wait_chunk
 
-// PY-LABEL: def k(x_ptr, c_ptr, BLOCK: tl.constexpr, syn_flags, syn_epoch, syn_wait_ag_x_tab, syn_wait_ag_x_n, syn_signal_rs_c_tab, syn_signal_rs_c_n):
+// PY-LABEL: def k(x_ptr, c_ptr, BLOCK: tl.constexpr, syn_flags, syn_epoch, syn_spin_limit, syn_report, syn_wait_ag_x_tab, syn_wait_ag_x_n, syn_signal_rs_c_tab, syn_signal_rs_c_n):
 // PY:           lo = pid * BLOCK
 // PY-NEXT:      # inserted by lower-chunk-to-tile
-// PY-NEXT:      syn_wait_span(syn_flags, syn_wait_ag_x_tab, syn_wait_ag_x_n, lo, lo + BLOCK, syn_epoch)
+// PY-NEXT:      syn_wait_span(syn_flags, syn_wait_ag_x_tab, syn_wait_ag_x_n, lo, lo + BLOCK, syn_epoch, syn_spin_limit, syn_report)
 // PY-NEXT:      v = tl.load(x_ptr)
 // PY-NEXT:      tl.store(c_ptr, v)
 // PY-NEXT:      # inserted by lower-chunk-to-tile
@@ -60,11 +60,11 @@ builtin.module {
 // PY-LABEL: def syn_signal_span(flags, table, n, lo, hi):
 // PY-NEXT:      tl.debug_barrier()
 // PY:           tl.atomic_add(flags + tmp, 1, sem='release', scope='sys')
-// PY-LABEL: def syn_wait_span(flags, table, n, lo, hi, epoch):
+// PY-LABEL: def syn_wait_span(flags, table, n, lo, hi, epoch_ptr, spin_limit, report):
+// PY-NEXT:      target = tl.load(epoch_ptr)
 // PY:           if (chunk_lo < hi) & (chunk_hi > lo):
-// PY:           tmp_1 = tl.atomic_add(flag, 0, sem='acquire', scope='sys')
-// PY-NEXT:      while tmp_1 < epoch:
+// PY:               syn_spin(flags, tmp, target, spin_limit, report)
 // PY:           tl.debug_barrier()
 
 // Flag bases: plan @ag has chunks 0..3, so @rs starts at 4.
-// ABI: chunk.abi = {flags = "syn_flags", epoch = "syn_epoch", flag_bases = {ag = 0 : i64, rs = 4 : i64}, tables = [{param = "syn_wait_ag_x_tab", count = "syn_wait_ag_x_n", plan = "ag", tensor = "x", role = "wait"}, {param = "syn_signal_rs_c_tab", count = "syn_signal_rs_c_n", plan = "rs", tensor = "c", role = "signal"}]}
+// ABI: chunk.abi = {flags = "syn_flags", epoch = "syn_epoch", spin_limit = "syn_spin_limit", report = "syn_report", flag_bases = {ag = 0 : i64, rs = 4 : i64}, tables = [{param = "syn_wait_ag_x_tab", count = "syn_wait_ag_x_n", plan = "ag", tensor = "x", role = "wait"}, {param = "syn_signal_rs_c_tab", count = "syn_signal_rs_c_n", plan = "rs", tensor = "c", role = "signal"}]}

@@ -29,23 +29,22 @@ def gemm(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_bk, stride_cm,
         acc += tl.dot(a, b)
     tl.store(c_ptr + rows[:, None] * stride_cm + cols[None, :], acc, mask=(rows[:, None] < M) & (cols[None, :] < N))
 
-# CHECK-LABEL: def gemm(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_bk, stride_cm, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr, syn_tile_order, syn_flags, syn_epoch, syn_wait_ag_a_ptr_tab, syn_wait_ag_a_ptr_n):
+# CHECK-LABEL: def gemm(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_bk, stride_cm, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr, syn_tile_order, syn_flags, syn_epoch, syn_spin_limit, syn_report, syn_wait_ag_a_ptr_tab, syn_wait_ag_a_ptr_n):
+# CHECK:           pid_m = syn_tile_pid0(syn_tile_order, tmp, tmp_1, tmp_2, tmp_3, tmp_4)
 # CHECK-NEXT:      # inserted by tile-reorder
-# CHECK-NEXT:      pid_m = syn_tile_pid0(syn_tile_order)
-# CHECK-NEXT:      # inserted by tile-reorder
-# CHECK-NEXT:      pid_n = syn_tile_pid1(syn_tile_order)
-# CHECK-NEXT: tmp = pid_m * BLOCK_M
-# CHECK-NEXT: rows = tmp + tl.arange(0, BLOCK_M)
+# CHECK-NEXT:      pid_n = syn_tile_pid1(syn_tile_order, tmp, tmp_1, tmp_2, tmp_3, tmp_4)
+# CHECK-NEXT: tmp_5 = pid_m * BLOCK_M
+# CHECK-NEXT: rows = tmp_5 + tl.arange(0, BLOCK_M)
 # CHECK:           # inserted by lower-chunk-to-tile
-# CHECK-NEXT: syn_wait_span(syn_flags, syn_wait_ag_a_ptr_tab, syn_wait_ag_a_ptr_n, tmp, tmp + BLOCK_M, syn_epoch)
+# CHECK-NEXT: syn_wait_span(syn_flags, syn_wait_ag_a_ptr_tab, syn_wait_ag_a_ptr_n, tmp_5, tmp_5 + BLOCK_M, syn_epoch, syn_spin_limit, syn_report)
 # CHECK-NEXT:      for k0 in range(0, K, BLOCK_K):
 # CHECK-NOT:       syn_wait_span(
 # CHECK:           tl.store(c_ptr
 # CHECK-NOT:       syn_signal_span
-# CHECK-LABEL: def syn_tile_linear(order):
-# CHECK-LABEL: def syn_tile_pid0(order):
-# CHECK-LABEL: def syn_tile_pid1(order):
-# CHECK-LABEL: def syn_wait_span(flags, table, n, lo, hi, epoch):
+# CHECK-LABEL: def syn_tile_linear(order, p0, p1, p2, n0, n1):
+# CHECK-LABEL: def syn_tile_pid0(order, p0, p1, p2, n0, n1):
+# CHECK-LABEL: def syn_tile_pid1(order, p0, p1, p2, n0, n1):
+# CHECK-LABEL: def syn_wait_span(flags, table, n, lo, hi, epoch_ptr, spin_limit, report):
 # CHECK-NOT:   def syn_signal_span
 
 # The plan stays (the runtime reads it), with the kernel's binding and a backend

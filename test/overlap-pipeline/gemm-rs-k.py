@@ -19,19 +19,19 @@ def gemm_k(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride_bk, stride
         acc += tl.dot(a, b)
     tl.store(c_ptr + rows[:, None] * stride_cm + cols[None, :], acc)
 
-# CHECK-LABEL: def gemm_k(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride_bk, stride_cm, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr, syn_flags, syn_epoch, syn_wait_ag_a_ptr_tab, syn_wait_ag_a_ptr_n, syn_signal_rs_c_ptr_tab, syn_signal_rs_c_ptr_n):
+# CHECK-LABEL: def gemm_k(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride_bk, stride_cm, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr, syn_flags, syn_epoch, syn_spin_limit, syn_report, syn_wait_ag_a_ptr_tab, syn_wait_ag_a_ptr_n, syn_signal_rs_c_ptr_tab, syn_signal_rs_c_ptr_n):
 # CHECK-NOT:       syn_tile_order
 # CHECK:           tl.program_id(axis=0)
 # CHECK:           for k0 in range(0, K, BLOCK_K):
 # CHECK-NEXT:          ks = k0 + tl.arange(0, BLOCK_K)
 # CHECK-NEXT:          # inserted by lower-chunk-to-tile
-# CHECK-NEXT:          syn_wait_span(syn_flags, syn_wait_ag_a_ptr_tab, syn_wait_ag_a_ptr_n, k0, k0 + BLOCK_K, syn_epoch)
+# CHECK-NEXT:          syn_wait_span(syn_flags, syn_wait_ag_a_ptr_tab, syn_wait_ag_a_ptr_n, k0, k0 + BLOCK_K, syn_epoch, syn_spin_limit, syn_report)
 # CHECK-NEXT:          a = tl.load(a_ptr
 # CHECK:           tl.store(c_ptr
 # CHECK-NEXT:      # inserted by lower-chunk-to-tile
 # CHECK-NEXT:      syn_signal_span(syn_flags, syn_signal_rs_c_ptr_tab, syn_signal_rs_c_ptr_n, {{.*}} + BLOCK_M)
 # CHECK-DAG:   def syn_signal_span(flags, table, n, lo, hi):
-# CHECK-DAG:   def syn_wait_span(flags, table, n, lo, hi, epoch):
+# CHECK-DAG:   def syn_wait_span(flags, table, n, lo, hi, epoch_ptr, spin_limit, report):
 
 # With order=none the ABI has no tile-order entry.
-# ABI: chunk.abi = {flags = "syn_flags", epoch = "syn_epoch", flag_bases = {ag = 0 : i64, rs = 4 : i64}, tables = [{param = "syn_wait_ag_a_ptr_tab", {{.*}}role = "wait"}, {param = "syn_signal_rs_c_ptr_tab", count = "syn_signal_rs_c_ptr_n", plan = "rs", tensor = "c_ptr", role = "signal"}]}
+# ABI: chunk.abi = {flags = "syn_flags", epoch = "syn_epoch", spin_limit = "syn_spin_limit", report = "syn_report", flag_bases = {ag = 0 : i64, rs = 4 : i64}, tables = [{param = "syn_wait_ag_a_ptr_tab", {{.*}}role = "wait"}, {param = "syn_signal_rs_c_ptr_tab", count = "syn_signal_rs_c_ptr_n", plan = "rs", tensor = "c_ptr", role = "signal"}]}

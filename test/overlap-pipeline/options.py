@@ -19,14 +19,18 @@ def tile_copy(x_ptr, y_ptr, M, N, stride_xm, stride_ym, BLOCK_M: tl.constexpr, B
     tl.store(y_ptr + rows[:, None] * stride_ym + cols[None, :], x, mask=mask)
 
 # ROTATE-LABEL: tile.func @tile_copy(
-# ROTATE-SAME:    %syn_rotate: !tile.scalar, %syn_flags: !tile.ptr, %syn_epoch: !tile.scalar, %syn_wait_ag_x_ptr_tab: !tile.ptr, %syn_wait_ag_x_ptr_n: !tile.scalar)
+# ROTATE-SAME:    %syn_rotate: !tile.scalar, %syn_flags: !tile.ptr, %syn_epoch: !tile.ptr, %syn_spin_limit: !tile.scalar, %syn_report: !tile.ptr, %syn_wait_ag_x_ptr_tab: !tile.ptr, %syn_wait_ag_x_ptr_n: !tile.scalar, %syn_comm_programs: !tile.scalar, %syn_sm_ag_x_ptr_tab: !tile.ptr, %syn_sm_ag_x_ptr_n: !tile.scalar)
+# The cost model picks the SM backend for these small chunks, so the kernel
+# gets communication programs in front of axis 0 (see sm-backend.py).
+# ROTATE:         scf.if
+# ROTATE:         tile.call_jit @syn_sm_pull(%x_ptr,
 # ROTATE:         tile.mod {{.*}} {tile.origin = "tile-reorder"}
 # ROTATE:         tile.call_jit @syn_wait_span(
 # ROTATE-NEXT:    %x = tile.load
 # ROTATE:       chunk.chunk id 2 {{.*}} backend sm attributes {chunk.cost = {bytes = 4096 : i64,
 # ROTATE-NOT:   tile.func @syn_tile_
 # ROTATE:       tile.func @syn_wait_span(
-# ROTATE-ABI:   chunk.abi = {order = "rotate", group = 1 : i64, axis = 0 : i64, rotate = "syn_rotate", flags = "syn_flags", epoch = "syn_epoch", flag_bases = {ag = 0 : i64}, tables = [{param = "syn_wait_ag_x_ptr_tab", count = "syn_wait_ag_x_ptr_n", plan = "ag", tensor = "x_ptr", role = "wait"}]}
+# ROTATE-ABI:   chunk.abi = {order = "rotate", group = 1 : i64, axis = 0 : i64, rotate = "syn_rotate", comm_programs = "syn_comm_programs", flags = "syn_flags", epoch = "syn_epoch", spin_limit = "syn_spin_limit", report = "syn_report", flag_bases = {ag = 0 : i64}, tables = [{param = "syn_wait_ag_x_ptr_tab", count = "syn_wait_ag_x_ptr_n", plan = "ag", tensor = "x_ptr", role = "wait"}, {param = "syn_sm_ag_x_ptr_tab", count = "syn_sm_ag_x_ptr_n", plan = "ag", tensor = "x_ptr", role = "sm"}]}
 
 # NCCL:     chunk.chunk id 1 {{.*}} backend unset{{$}}
 # NCCL-NEXT: chunk.chunk id 2 {{.*}} backend nccl attributes {chunk.cost = {reason = "sizes unknown"}}

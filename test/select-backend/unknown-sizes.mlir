@@ -2,7 +2,7 @@
 // engine (it takes no SMs from compute), or the forced backend, and a reason.
 // RUN: overlap-opt %s -p select-backend | filecheck %s
 // RUN: overlap-opt %s -p 'select-backend{sizes="M=64"}' | filecheck %s
-// RUN: overlap-opt %s -p 'select-backend{backend=sm}' | filecheck %s --check-prefix=SM
+// RUN: overlap-opt %s -p 'select-backend{backend=nccl}' | filecheck %s --check-prefix=NCCL
 // A module without plans is left alone.
 // RUN: overlap-opt %S/inputs/no_plan.py -p 'select-backend{sizes="M=64,K=64"}' | filecheck %s --check-prefix=NOPLAN
 
@@ -18,7 +18,7 @@ chunk.plan @rs kind "reduce-scatter" world 2 {
 // CHECK-NEXT: chunk.chunk id 2 {{.*}} backend ce attributes {chunk.cost = {reason = "sizes unknown"}}
 // CHECK-NEXT: chunk.chunk id 3 {{.*}} backend ce attributes {chunk.cost = {reason = "sizes unknown"}}
 
-// SM: chunk.chunk id 2 {{.*}} backend sm attributes {chunk.cost = {reason = "sizes unknown"}}
+// NCCL: chunk.chunk id 2 {{.*}} backend nccl attributes {chunk.cost = {reason = "sizes unknown"}}
 
 // NOPLAN-LABEL: tile.func @tile_copy
 // NOPLAN-NOT:   chunk.

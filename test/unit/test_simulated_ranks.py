@@ -111,7 +111,7 @@ def test_back_to_back_launches_need_no_reset():
             torch.testing.assert_close(out, workload.launch(workload.kernel, a=full, b=inputs[r]["b"]))
             assert sim.epochs[r] == launch_no
             assert sim.launches[r][-1].polls > 0
-    assert int(sim.flags[0].max()) == 2
+    assert int(sim.sync[0].flags.max()) == 2
 
 
 def test_dependency_graph_of_a_straddling_tile():

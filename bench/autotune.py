@@ -1,0 +1,122 @@
+"""The autotune cache: the best measured (backend, tile order) per situation.
+
+Keyed by (workload, global shape ``MxKxN``, world size, device name); the
+value is the fastest syncopate row that passed its check. ``overlap-bench
+--autotune`` writes it (default ``~/.cache/syncopate/autotune.json``, or
+``--cache PATH``); :func:`best_choice` reads it, e.g. for a launcher that
+picks ``overlap{order=... backend=...}`` before compiling.
+
+File format (JSON): ``{"version": 1, "entries": {"<workload>|<MxKxN>|<W>|<device>":
+{"backend": ..., "order": ..., "ms": ..., "variant": ..., "measured": <unix time>}}}``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any, NamedTuple
+
+from syncopate.bench.report import Table
+from syncopate.bench.variants import FUSED
+
+VERSION = 1
+
+
+class AutotuneError(Exception):
+    """An unreadable cache file."""
+
+
+class TuneKey(NamedTuple):
+    workload: str
+    shape: str  # global sizes "MxKxN" (Shape.key)
+    world: int
+    device: str
+
+    def text(self) -> str:
+        return f"{self.workload}|{self.shape}|{self.world}|{self.device}"
+
+
+@dataclass(frozen=True)
+class Choice:
+    backend: str
+    order: str
+    ms: float
+    variant: str
+
+    @property
+    def pipeline(self) -> str:
+        return f"overlap{{order={self.order} backend={self.backend}}}"
+
+
+def default_cache_path() -> str:
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(base, "syncopate", "autotune.json")
+
+
+def load_cache(path: str | None = None) -> dict[str, dict[str, Any]]:
+    """The cache's entries ({} when the file does not exist)."""
+    path = path or default_cache_path()
+    if not os.path.exists(path):
+        return {}
+    try:
+        with open(path) as f:
+            data = json.load(f)
+    except (OSError, json.JSONDecodeError) as err:
+        raise AutotuneError(f"autotune cache {path} is unreadable: {err}") from err
+    if not isinstance(data, dict) or data.get("version") != VERSION or not isinstance(data.get("entries"), dict):
+        raise AutotuneError(f"autotune cache {path} is not a version-{VERSION} syncopate cache")
+    return data["entries"]
+
+
+def save_cache(entries: dict[str, dict[str, Any]], path: str | None = None) -> str:
+    """Write ``entries`` atomically; return the path."""
+    path = path or default_cache_path()
+    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+    tmp = f"{path}.{os.getpid()}.tmp"
+    with open(tmp, "w") as f:
+        json.dump({"version": VERSION, "entries": entries}, f, indent=2, sort_keys=True)
+        f.write("\n")
+    os.replace(tmp, path)
+    return path
+
+
+def best_of(table: Table) -> Choice | None:
+    """The fastest checked syncopate row of ``table``."""
+    rows = [r for r in table.rows if r.group == FUSED and r.ok and r.backend and r.order]
+    if not rows:
+        return None
+    best = min(rows, key=lambda r: r.ms)
+    assert best.ms is not None and best.backend is not None and best.order is not None
+    return Choice(best.backend, best.order, best.ms, best.variant)
+
+
+def key_of(table: Table) -> TuneKey:
+    return TuneKey(table.workload, f"{table.M}x{table.K}x{table.N}", table.world, table.device)
+
+
+def record(tables: Iterable[Table], path: str | None = None) -> list[tuple[TuneKey, Choice | None]]:
+    """Store the best choice of every table in the cache; return (key, choice) per table.
+
+    A table without a checked syncopate row leaves its entry unchanged.
+    """
+    entries = load_cache(path)
+    results = []
+    for table in tables:
+        key, choice = key_of(table), best_of(table)
+        results.append((key, choice))
+        if choice is not None:
+            entries[key.text()] = {"backend": choice.backend, "order": choice.order, "ms": choice.ms,
+                                   "variant": choice.variant, "measured": time.time()}
+    save_cache(entries, path)
+    return results
+
+
+def best_choice(key: TuneKey | tuple[str, str, int, str], path: str | None = None) -> Choice | None:
+    """The cached best (backend, order) for ``key``, or None if never measured."""
+    entry = load_cache(path).get(TuneKey(*key).text())
+    if entry is None:
+        return None
+    return Choice(str(entry["backend"]), str(entry["order"]), float(entry["ms"]), str(entry.get("variant", "")))

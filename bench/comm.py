@@ -1,0 +1,37 @@
+"""The collectives of the baselines, as torch.distributed names them on torch 2.11.
+
+``all_gather_into_tensor`` / ``reduce_scatter_tensor`` are deprecated in
+newer torch (FutureWarning, in favour of ``*_single``) but are what the GPU
+image (torch 2.11) has; the warning is silenced here, once.
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+import torch
+import torch.distributed as dist
+
+warnings.filterwarnings("ignore", category=FutureWarning, message=r".*all_gather_into_tensor.*")
+warnings.filterwarnings("ignore", category=FutureWarning, message=r".*reduce_scatter_tensor.*")
+warnings.filterwarnings("ignore", category=FutureWarning, message=r".*enable_symm_mem_for_group.*")
+
+
+def all_gather_rows(out: torch.Tensor, shard: torch.Tensor, group: Any) -> None:
+    """``out`` (W*m x k) = every rank's ``shard`` (m x k), by rank."""
+    dist.all_gather_into_tensor(out, shard, group=group)
+
+
+def reduce_scatter_rows(out: torch.Tensor, full: torch.Tensor, group: Any) -> None:
+    """``out`` (m/W x n) = this rank's rows of the sum over ranks of ``full`` (m x n)."""
+    dist.reduce_scatter_tensor(out, full, op=dist.ReduceOp.SUM, group=group)
+
+
+def enable_symmetric_memory(group_name: str) -> None:
+    """``enable_symm_mem_for_group`` where this torch needs it (2.11); a no-op where it is gone."""
+    import torch.distributed._symmetric_memory as symm_mem
+
+    enable = getattr(symm_mem, "enable_symm_mem_for_group", None)
+    if enable is not None:
+        enable(group_name)

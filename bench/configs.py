@@ -1,0 +1,59 @@
+"""Block sizes and launch options of the benchmark's Triton GEMM.
+
+One default for GPUs (the Triton matmul tutorial's Hopper configuration),
+one for the CPU interpreter, and :data:`PER_SHAPE`, the hook for per-shape
+tuning: add ``(workload, shape name): GemmConfig(...)`` and both the local
+Triton baseline and every fused variant of that shape use it (they always
+share a configuration, so the comparison isolates the fusion).
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+
+from syncopate.bench.shapes import Shape
+
+
+@dataclass(frozen=True)
+class GemmConfig:
+    """Constexpr block sizes plus Triton launch options."""
+
+    block_m: int = 128
+    block_n: int = 256
+    block_k: int = 64
+    num_warps: int = 8
+    num_stages: int = 3
+
+    def __post_init__(self) -> None:
+        for name, value in asdict(self).items():
+            if not isinstance(value, int) or value < 1:
+                raise ValueError(f"GemmConfig.{name} must be a positive int, got {value!r}")
+        for name in ("block_m", "block_n", "block_k"):
+            value = getattr(self, name)
+            if value & (value - 1):
+                raise ValueError(f"GemmConfig.{name} must be a power of two (tl.arange), got {value}")
+
+    def constexprs(self) -> dict[str, int]:
+        """The kernel's constexpr keyword arguments."""
+        return {"BLOCK_M": self.block_m, "BLOCK_N": self.block_n, "BLOCK_K": self.block_k}
+
+    def launch_options(self) -> dict[str, int]:
+        return {"num_warps": self.num_warps, "num_stages": self.num_stages}
+
+    def text(self) -> str:
+        return (f"{self.block_m}x{self.block_n}x{self.block_k} "
+                f"warps={self.num_warps} stages={self.num_stages}")
+
+
+GPU_DEFAULT = GemmConfig(block_m=128, block_n=256, block_k=64, num_warps=8, num_stages=3)
+CPU_DEFAULT = GemmConfig(block_m=16, block_n=16, block_k=16, num_warps=1, num_stages=1)
+
+# (workload, shape name) -> config; the per-shape tuning hook.
+PER_SHAPE: dict[tuple[str, str], GemmConfig] = {}
+
+
+def config_for(shape: Shape, cpu: bool = False) -> GemmConfig:
+    """The configuration for ``shape``: the per-shape entry if any, else the default."""
+    if cpu:
+        return PER_SHAPE.get((shape.workload, shape.name), CPU_DEFAULT)
+    return PER_SHAPE.get((shape.workload, shape.name), GPU_DEFAULT)

@@ -1,0 +1,103 @@
+"""The benchmark's view of the ranks: one object for GPU and CPU runs.
+
+On GPUs (under torchrun) it wraps syncopate's :class:`GpuWorld` (NCCL
+process group, symmetric memory, the fused kernels' launch context); with
+``--cpu`` it is a single gloo rank whose tensors live on the CPU. Variants
+and the runner use only this interface: rank, world, device, group,
+``barrier``, ``sync``, ``gather_floats``, ``gather_objects``.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import torch
+import torch.distributed as dist
+
+
+class BenchSetupError(Exception):
+    """The benchmark cannot start (not under torchrun, no GPU, ...)."""
+
+
+@dataclass
+class BenchWorld:
+    """Rank, world size, device, process group and per-run caches."""
+
+    rank: int
+    world: int
+    device: torch.device
+    group: Any
+    dtype: torch.dtype
+    gpu: Any = None  # syncopate.runtime.gpu_world.GpuWorld on GPUs, None with --cpu
+    cache: dict[Any, Any] = field(default_factory=dict)  # shared buffers, e.g. the symmetric gathered A
+
+    @property
+    def cpu(self) -> bool:
+        return self.gpu is None
+
+    @property
+    def group_name(self) -> str:
+        return str(self.group.group_name)
+
+    @property
+    def device_name(self) -> str:
+        if self.cpu:
+            return "cpu"
+        return torch.cuda.get_device_name(self.device)
+
+    @classmethod
+    def from_torchrun(cls) -> BenchWorld:
+        """One rank per GPU: NCCL process group and symmetric memory via GpuWorld."""
+        if "RANK" not in os.environ:
+            raise BenchSetupError("GPU runs need one process per GPU: launch with "
+                                  "torchrun --nproc-per-node=W -m syncopate.tools.overlap_bench ... (or use --cpu)")
+        if not torch.cuda.is_available():
+            raise BenchSetupError("no CUDA device is visible; use --cpu for the CPU plumbing run")
+        from syncopate.runtime.gpu_world import GpuWorld, GpuWorldError
+
+        try:
+            gpu = GpuWorld.from_torchrun()
+        except GpuWorldError as err:
+            raise BenchSetupError(str(err)) from err
+        return cls(gpu.rank, gpu.world, gpu.device, gpu.group, torch.bfloat16, gpu)
+
+    @classmethod
+    def cpu_single(cls) -> BenchWorld:
+        """A gloo world of one rank in this process (``--cpu``)."""
+        if not dist.is_initialized():
+            dist.init_process_group("gloo", store=dist.HashStore(), rank=0, world_size=1)
+        return cls(dist.get_rank(), dist.get_world_size(), torch.device("cpu"), dist.group.WORLD, torch.float32)
+
+    def sync(self) -> None:
+        """Wait for this rank's device work."""
+        if not self.cpu:
+            torch.cuda.synchronize(self.device)
+
+    def barrier(self) -> None:
+        """Every rank's device work so far is done and every rank is here."""
+        self.sync()
+        if self.gpu is not None:
+            self.gpu.barrier()
+        else:
+            dist.barrier(group=self.group)
+        self.sync()
+
+    def gather_floats(self, values: Sequence[float]) -> list[list[float]]:
+        """``values`` (same length on every rank) of every rank, by rank."""
+        mine = torch.tensor([float(v) for v in values], dtype=torch.float64, device=self.device)
+        parts = [torch.empty_like(mine) for _ in range(self.world)]
+        dist.all_gather(parts, mine, group=self.group)
+        return [[float(x) for x in p.tolist()] for p in parts]
+
+    def gather_objects(self, obj: Any) -> list[Any]:
+        """A picklable object of every rank, by rank."""
+        out: list[Any] = [None] * self.world
+        dist.all_gather_object(out, obj, group=self.group)
+        return out
+
+    def close(self) -> None:
+        if dist.is_initialized():
+            dist.destroy_process_group()

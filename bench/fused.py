@@ -1,0 +1,146 @@
+"""syncopate's rows: one fused kernel per (backend, tile order).
+
+:func:`fused_variants` is the extension point: it returns one
+:class:`Variant` per row, built only on the public runtime API
+(``compile_fused``, ``FusedKernel``, ``GpuWorld``). To add a row (another
+pipeline option, a new workload), append a Variant here; the runner checks
+it against the reference and times it like any other.
+
+ag-gemm: ``all-gather{tensor=a_ptr dim=0 world=W}`` fused into
+``kernels/gemm_bf16.py``. The gathered A is one symmetric M x K buffer
+(shared by all fused rows of a shape) holding this rank's shard rows; the
+runner's barriers put every rank's rows in place before the first launch.
+Before the check run the buffer is poisoned except for the rank's own rows,
+so every other row must be delivered by the fused launch.
+
+gemm-rs: ``reduce-scatter{tensor=c_ptr dim=0 world=W}``; the fused kernel is
+called with an ordinary M x N output c, and afterwards rank r's rows
+``[r*M/W, (r+1)*M/W)`` of c hold the reduced result.
+
+Programs are compiled once per (workload, W, backend, order) and process
+(they do not depend on the shape); compilation happens in ``setup``, so a
+pipeline error shows as "n/a: <error>" in that row only.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import torch
+
+from syncopate.bench.check import poison
+from syncopate.bench.context import BenchWorld
+from syncopate.bench.gemm import KERNEL_NAME, gemm_kernel, kernel_path, launch_gemm
+from syncopate.bench.problem import OUT, BenchSpec
+from syncopate.bench.shapes import AG_GEMM, GEMM_RS
+from syncopate.bench.variants import FUSED, TRITON, Variant, fused_name, unavailable
+
+BACKENDS: tuple[str, ...] = ("ce", "sm", "nccl", "auto")
+ORDERS: tuple[str, ...] = ("arrival", "rotate", "none")
+
+PLANS: dict[str, str] = {
+    AG_GEMM: "all-gather{{tensor=a_ptr dim=0 world={world}}}",
+    GEMM_RS: "reduce-scatter{{tensor=c_ptr dim=0 world={world}}}",
+}
+
+_PROGRAMS: dict[tuple[str, int, str, str], Any] = {}
+
+
+def plan_spec(workload: str, world: int) -> str:
+    """The plan spec of ``workload`` at world size ``world``."""
+    return PLANS[workload].format(world=world)
+
+
+def pipeline_spec(backend: str, order: str) -> str:
+    """The pass pipeline of one row: ``overlap{order=arrival backend=ce}``."""
+    return f"overlap{{order={order} backend={backend}}}"
+
+
+def program_for(workload: str, world: int, backend: str, order: str) -> Any:
+    """The compiled FusedProgram (cached per process)."""
+    key = (workload, world, backend, order)
+    if key not in _PROGRAMS:
+        from syncopate.runtime.fused import compile_fused
+
+        _PROGRAMS[key] = compile_fused(kernel_path(), KERNEL_NAME, [plan_spec(workload, world)],
+                                       pipeline_spec(backend, order))
+    return _PROGRAMS[key]
+
+
+def fused_variants(spec: BenchSpec, world_ctx: BenchWorld, backends: Sequence[str] = BACKENDS,
+                   orders: Sequence[str] = ORDERS) -> list[Variant]:
+    """One Variant per (backend, order) for ``spec`` on this rank.
+
+    For a workload without a benchmark kernel: a single "n/a" row
+    ``syncopate */*``, so its table says so instead of dropping it.
+    """
+    rows = [(b, o) for b in backends for o in orders]
+    if spec.workload not in PLANS:  # one row stands for all of them
+        return [unavailable(fused_name("*", "*"), f"no fused benchmark kernel for {spec.workload} yet")]
+    if world_ctx.cpu:
+        return [unavailable(fused_name(b, o), "needs CUDA", backend=b, order=o) for b, o in rows]
+    build = _ag_variant if spec.workload == AG_GEMM else _rs_variant
+    return [build(spec, world_ctx, b, o) for b, o in rows]
+
+
+def _gathered_buffer(spec: BenchSpec, ctx: BenchWorld) -> torch.Tensor:
+    """The symmetric M x K buffer of the gathered A, shared by the fused rows of a shape."""
+    d = spec.dims
+    assert d.gathered is not None
+    key = ("ag-symmetric", d.gathered, spec.dtype)
+    if key not in ctx.cache:
+        ctx.cache[key] = ctx.gpu.symmetric(torch.empty(d.gathered, dtype=spec.dtype, device=ctx.device))
+    return ctx.cache[key]
+
+
+def _ag_variant(spec: BenchSpec, ctx: BenchWorld, backend: str, order: str) -> Variant:
+    from syncopate.runtime.fused import FusedKernel
+
+    p, d, cfg = spec.problem, spec.dims, spec.config
+    assert p is not None
+    lo, hi = spec.own_rows
+    st: dict[str, Any] = {}
+
+    def write_own_rows() -> None:
+        st["buf"][lo:hi].copy_(p.a)
+
+    def setup() -> None:
+        program = program_for(spec.workload, spec.world, backend, order)
+        st["kernel"] = FusedKernel(program, gemm_kernel(), ctx.gpu.context())
+        st["buf"] = _gathered_buffer(spec, ctx)
+        st["c"] = torch.empty(d.c, dtype=spec.dtype, device=ctx.device)
+        write_own_rows()  # the runner's barrier after setup publishes it
+
+    def poison_all() -> None:  # the runner barriers before and after: no peer is reading the buffer
+        poison(st["c"], st["buf"])
+        write_own_rows()
+
+    def run() -> None:
+        launch_gemm(st["kernel"], st["buf"], p.b, st["c"], cfg)
+
+    return Variant(fused_name(backend, order), run, lambda: st.get("c"), setup, poison_all, st.clear,
+                   FUSED, TRITON, OUT, meta={"backend": backend, "order": order})
+
+
+def _rs_variant(spec: BenchSpec, ctx: BenchWorld, backend: str, order: str) -> Variant:
+    from syncopate.runtime.fused import FusedKernel
+
+    p, d, cfg = spec.problem, spec.dims, spec.config
+    assert p is not None
+    lo, hi = spec.own_rows
+    st: dict[str, Any] = {}
+
+    def setup() -> None:
+        program = program_for(spec.workload, spec.world, backend, order)
+        st["kernel"] = FusedKernel(program, gemm_kernel(), ctx.gpu.context())
+        st["c"] = torch.empty(d.c, dtype=spec.dtype, device=ctx.device)
+
+    def run() -> None:
+        launch_gemm(st["kernel"], p.a, p.b, st["c"], cfg)
+
+    def result() -> torch.Tensor | None:
+        return st["c"][lo:hi] if "c" in st else None
+
+    return Variant(fused_name(backend, order), run, result, setup, lambda: poison(st["c"]), st.clear,
+                   FUSED, TRITON, OUT, meta={"backend": backend, "order": order})

@@ -1,0 +1,115 @@
+"""One benchmark case: its spec, this rank's random inputs and the references.
+
+Every rank draws every rank's inputs from the same seeds (``seed``, source
+rank, tensor), so references need no communication: the fp32 product of the
+gathered (AG) or K-concatenated (RS) bf16 inputs. Inputs are standard
+normal, never zeros.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import torch
+
+from syncopate.bench.configs import GemmConfig
+from syncopate.bench.context import BenchWorld
+from syncopate.bench.shapes import AG_GEMM, GEMM_RS, GEMM_WORKLOADS, LocalDims, Shape
+
+# keys of Problem.references that a Variant's ``expect`` may name
+OUT, GATHERED, PARTIAL = "out", "gathered", "partial"
+
+
+@dataclass
+class Problem:
+    """This rank's inputs and the fp32 references its variants are checked against.
+
+    ag-gemm: ``a`` is the M/W x K shard, ``b`` this rank's K x N/W block,
+    ``a_full`` the gathered M x K A (for compute-alone rows);
+    references ``out`` (M x N/W) and ``gathered`` (= a_full).
+
+    gemm-rs: ``a`` is M x K/W, ``b`` K/W x N, ``partial`` this rank's bf16
+    A_r @ B_r (input of the communication-alone row); references ``out``
+    (rows r*M/W.. of the sum, M/W x N) and ``partial`` (fp32 A_r @ B_r).
+    """
+
+    a: torch.Tensor
+    b: torch.Tensor
+    a_full: torch.Tensor | None = None
+    partial: torch.Tensor | None = None
+    references: dict[str, torch.Tensor] = field(default_factory=dict)
+
+
+@dataclass
+class BenchSpec:
+    """What a variant builder gets: the shape, sizes, dtype, config and data."""
+
+    shape: Shape
+    world: int
+    rank: int
+    dtype: torch.dtype
+    config: GemmConfig
+    problem: Problem | None  # None for workloads without a benchmark kernel
+
+    @property
+    def workload(self) -> str:
+        return self.shape.workload
+
+    @property
+    def dims(self) -> LocalDims:
+        return self.shape.local(self.world)
+
+    @property
+    def label(self) -> str:
+        return self.shape.label(self.world)
+
+    @property
+    def own_rows(self) -> tuple[int, int]:
+        """This rank's rows of the M dimension: ``[r*M/W, (r+1)*M/W)``."""
+        per = self.shape.M // self.world
+        return self.rank * per, (self.rank + 1) * per
+
+
+def _randn(shape: tuple[int, int], seed: int, device: torch.device, dtype: torch.dtype) -> torch.Tensor:
+    g = torch.Generator(device=device)
+    g.manual_seed(seed)
+    return torch.randn(shape, generator=g, device=device, dtype=torch.float32).to(dtype)
+
+
+def _seed(base: int, source: int, tensor: int) -> int:
+    return base * 1_000_003 + source * 101 + tensor
+
+
+def make_spec(shape: Shape, ctx: BenchWorld, config: GemmConfig, seed: int = 0) -> BenchSpec:
+    """The spec of ``shape`` on this rank, with fresh inputs and references."""
+    problem = make_problem(shape, ctx.world, ctx.rank, ctx.device, ctx.dtype, seed) \
+        if shape.workload in GEMM_WORKLOADS else None
+    return BenchSpec(shape, ctx.world, ctx.rank, ctx.dtype, config, problem)
+
+
+def make_problem(shape: Shape, world: int, rank: int, device: torch.device, dtype: torch.dtype,
+                 seed: int = 0) -> Problem:
+    """Rank ``rank``'s inputs and references for a GEMM workload."""
+    d = shape.local(world)
+    per = shape.M // world
+    lo, hi = rank * per, (rank + 1) * per
+    if shape.workload == AG_GEMM:
+        shards = [_randn(d.a, _seed(seed, s, 0), device, dtype) for s in range(world)]
+        b = _randn(d.b, _seed(seed, rank, 1), device, dtype)
+        a_full = torch.cat(shards, dim=0).contiguous()
+        out = a_full.float() @ b.float()
+        return Problem(a=shards[rank].contiguous(), b=b, a_full=a_full,
+                       references={OUT: out, GATHERED: a_full})
+    if shape.workload == GEMM_RS:
+        reduced = torch.zeros(d.out, dtype=torch.float32, device=device)
+        a = b = None
+        for s in range(world):
+            a_s = _randn(d.a, _seed(seed, s, 0), device, dtype)
+            b_s = _randn(d.b, _seed(seed, s, 1), device, dtype)
+            reduced += a_s[lo:hi].float() @ b_s.float()
+            if s == rank:
+                a, b = a_s, b_s
+        assert a is not None and b is not None
+        partial_ref = a.float() @ b.float()
+        return Problem(a=a, b=b, partial=partial_ref.to(dtype), references={OUT: reduced, PARTIAL: partial_ref})
+    raise ValueError(f"workload '{shape.workload}' has no GEMM problem")

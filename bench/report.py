@@ -1,0 +1,214 @@
+"""Tables of results: bounds, speedups, efficiency, text, CSV and JSON.
+
+Arithmetic (all on the max-over-ranks median times):
+
+* speedup of a row vs a reference row = reference ms / row ms
+  (> 1: the row is faster), against ``cuBLAS+NCCL``, ``async-TP`` and
+  ``Triton+NCCL``;
+* ``bound max(cuBLAS, NCCL)`` = max(cuBLAS alone, NCCL alone) and
+  ``bound max(Triton, NCCL)`` = max(Triton alone, NCCL alone): the time of
+  perfect overlap with that GEMM;
+* efficiency of a row = its compute engine's bound / row ms (cuBLAS rows
+  against the cuBLAS bound, Triton and syncopate rows against the Triton
+  bound; 1.0 = perfect overlap). Rows that measure one part alone have none.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from syncopate.bench.variants import (
+    ALONE_OF,
+    ASYNC_TP,
+    BOUND,
+    BOUND_CUBLAS,
+    BOUND_OF,
+    BOUND_TRITON,
+    COMM_ALONE,
+    CUBLAS,
+    SEQ_CUBLAS,
+    SEQ_TRITON,
+    TRITON,
+)
+
+OK, WRONG, NA = "ok", "WRONG", "n/a"
+SPEEDUP_REFS: tuple[str, ...] = (SEQ_CUBLAS, ASYNC_TP, SEQ_TRITON)
+CSV_COLUMNS: tuple[str, ...] = (
+    "workload", "shape", "label", "M", "K", "N", "world", "dtype", "device", "variant", "group", "compute",
+    "backend", "order", "status", "ms", "min_ms", "host_ms", "ms_ranks", "error",
+    "speedup_vs_cublas_nccl", "speedup_vs_async_tp", "speedup_vs_triton_nccl", "bound_ms", "efficiency",
+)
+
+
+@dataclass
+class Row:
+    """One measured (or derived) row."""
+
+    variant: str
+    group: str
+    status: str  # "ok", "WRONG", or "n/a: <reason>"
+    ms: float | None = None  # max over ranks of each rank's median
+    compute: str | None = None
+    backend: str | None = None
+    order: str | None = None
+    min_ms: float | None = None
+    host_ms: float | None = None
+    ms_ranks: list[float] = field(default_factory=list)
+    error: float | None = None  # scaled max error of the check
+
+    @property
+    def ok(self) -> bool:
+        return self.status == OK and self.ms is not None
+
+
+@dataclass
+class Table:
+    """All rows of one workload and shape."""
+
+    workload: str
+    shape: str
+    label: str
+    M: int
+    K: int
+    N: int
+    world: int
+    dtype: str
+    device: str
+    rows: list[Row] = field(default_factory=list)
+    note: str = ""
+    config: str = ""  # the Triton GEMM's block sizes and launch options
+
+    def row(self, variant: str) -> Row | None:
+        return next((r for r in self.rows if r.variant == variant), None)
+
+    def ms(self, variant: str) -> float | None:
+        r = self.row(variant)
+        return r.ms if r is not None and r.ok else None
+
+    def speedup(self, row: Row, reference: str) -> float | None:
+        """reference ms / row ms, or None when either is missing."""
+        ref = self.ms(reference)
+        if ref is None or not row.ok or not row.ms:
+            return None
+        return ref / row.ms
+
+    def bound_ms(self, row: Row) -> float | None:
+        """The perfect-overlap time for ``row``'s compute engine."""
+        if row.compute not in BOUND_OF:
+            return None
+        return self.ms(BOUND_OF[row.compute])
+
+    def efficiency(self, row: Row) -> float | None:
+        bound = self.bound_ms(row)
+        if bound is None or not row.ok or not row.ms:
+            return None
+        return bound / row.ms
+
+
+def add_bounds(table: Table) -> None:
+    """Append (or replace) the two bound rows from the alone rows."""
+    table.rows = [r for r in table.rows if r.group != BOUND]
+    comm = table.ms(COMM_ALONE)
+    for compute, name in ((CUBLAS, BOUND_CUBLAS), (TRITON, BOUND_TRITON)):
+        alone = table.ms(ALONE_OF[compute])
+        if alone is None or comm is None:
+            missing = ", ".join(n for n, v in ((ALONE_OF[compute], alone), (COMM_ALONE, comm)) if v is None)
+            table.rows.append(Row(name, BOUND, f"{NA}: needs {missing}", compute=compute))
+        else:
+            table.rows.append(Row(name, BOUND, OK, max(alone, comm), compute=compute))
+
+
+def _num(value: float | None, fmt: str) -> str:
+    return "-" if value is None or (isinstance(value, float) and math.isnan(value)) else format(value, fmt)
+
+
+def _x(value: float | None) -> str:
+    return "-" if value is None else f"{value:.2f}x"
+
+
+def format_table(table: Table, anchors: dict[str, tuple[float, float, float, float]] | None = None) -> str:
+    """The table as aligned text: one line per row."""
+    head = (f"== {table.workload}  {table.label}  (M={table.M} K={table.K} N={table.N}, W={table.world}, "
+            f"{table.dtype}, {table.device}) ==")
+    cols = ("variant", "ms", "vs cuBLAS+NCCL", "vs async-TP", "vs Triton+NCCL", "eff", "host ms", "status")
+    width = max([len(cols[0])] + [len(r.variant) for r in table.rows])
+    lines = [head]
+    if table.note or table.config:
+        lines.append("   " + "; ".join(x for x in (table.note, f"Triton GEMM {table.config}" if table.config else "") if x))
+    lines.append(f"{cols[0]:<{width}}  {cols[1]:>8}  {cols[2]:>14}  {cols[3]:>11}  {cols[4]:>14}  "
+                 f"{cols[5]:>5}  {cols[6]:>7}  {cols[7]}")
+    for r in table.rows:
+        sp = [table.speedup(r, ref) for ref in SPEEDUP_REFS]
+        status = r.status if r.status != WRONG else f"WRONG (error {_num(r.error, '.2e')} x rms)"
+        lines.append(f"{r.variant:<{width}}  {_num(r.ms, '8.3f'):>8}  {_x(sp[0]):>14}  {_x(sp[1]):>11}  "
+                     f"{_x(sp[2]):>14}  {_num(table.efficiency(r), '.2f'):>5}  {_num(r.host_ms, '7.3f'):>7}  {status}")
+    earlier = (anchors or {}).get(table.label) if table.world == 2 else None
+    if earlier is not None:
+        gemm, coll, seq, atp = earlier
+        lines.append(f"earlier on nvidia-h200-x2 (torch 2.11): cuBLAS {gemm:.3f}  NCCL {coll:.3f}  "
+                     f"cuBLAS+NCCL {seq:.3f}  async-TP {atp:.3f} ms")
+    return "\n".join(lines)
+
+
+def table_records(table: Table) -> list[dict[str, Any]]:
+    """One flat dict per row (the CSV rows), derived columns included."""
+    records = []
+    for r in table.rows:
+        sp = [table.speedup(r, ref) for ref in SPEEDUP_REFS]
+        records.append({
+            "workload": table.workload, "shape": table.shape, "label": table.label, "M": table.M, "K": table.K,
+            "N": table.N, "world": table.world, "dtype": table.dtype, "device": table.device,
+            "variant": r.variant, "group": r.group, "compute": r.compute, "backend": r.backend, "order": r.order,
+            "status": r.status, "ms": r.ms, "min_ms": r.min_ms, "host_ms": r.host_ms,
+            "ms_ranks": ";".join(f"{x:.6f}" for x in r.ms_ranks), "error": r.error,
+            "speedup_vs_cublas_nccl": sp[0], "speedup_vs_async_tp": sp[1], "speedup_vs_triton_nccl": sp[2],
+            "bound_ms": table.bound_ms(r), "efficiency": table.efficiency(r),
+        })
+    return records
+
+
+def csv_text(tables: list[Table]) -> str:
+    buf = io.StringIO()
+    writer = csv.DictWriter(buf, fieldnames=list(CSV_COLUMNS), lineterminator="\n")
+    writer.writeheader()
+    for t in tables:
+        for rec in table_records(t):
+            writer.writerow({k: "" if v is None else v for k, v in rec.items()})
+    return buf.getvalue()
+
+
+def _clean(value: Any) -> Any:
+    """JSON has no NaN: write null."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, dict):
+        return {k: _clean(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_clean(v) for v in value]
+    return value
+
+
+def json_document(tables: list[Table], meta: dict[str, Any]) -> dict[str, Any]:
+    """``{"meta": ..., "tables": [{..., "rows": [...]}]}`` with the derived columns per row."""
+    out = []
+    for t in tables:
+        body = {k: v for k, v in asdict(t).items() if k != "rows"}
+        body["rows"] = table_records(t)
+        for rec, row in zip(body["rows"], t.rows):
+            rec["ms_ranks"] = list(row.ms_ranks)
+        out.append(body)
+    return _clean({"meta": meta, "tables": out})
+
+
+def json_text(tables: list[Table], meta: dict[str, Any]) -> str:
+    return json.dumps(json_document(tables, meta), indent=2, allow_nan=False) + "\n"
+
+
+def any_wrong(tables: list[Table]) -> bool:
+    return any(r.status == WRONG for t in tables for r in t.rows)
+

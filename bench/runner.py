@@ -1,0 +1,150 @@
+"""Check, then time, every variant of one case; all ranks agree on each outcome.
+
+Per variant:
+
+1. ``setup()``; the ranks exchange whether it worked (a failure anywhere
+   makes the row "n/a: <reason>" everywhere, so no rank waits in a
+   collective the others skip);
+2. barrier, ``poison()`` (outputs to NaN), barrier, one ``run()``, compare
+   ``result()`` with the fp32 reference; the ranks exchange the outcome: a
+   failed check anywhere makes the row "WRONG" (not timed), an exception
+   "n/a: <reason>";
+3. barrier, then :func:`time_run` (warm-up, median of ``iters``); the row's
+   time is the maximum over ranks of each rank's median.
+
+``teardown()`` always runs at the end.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from syncopate.bench.check import check_result
+from syncopate.bench.context import BenchWorld
+from syncopate.bench.problem import BenchSpec
+from syncopate.bench.report import NA, OK, WRONG, Row, Table, add_bounds
+from syncopate.bench.timing import time_run
+from syncopate.bench.variants import Variant
+
+Progress = Callable[[Variant, Row, float], None]
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    warmup: int = 10
+    iters: int = 50
+    flush_bytes: int = 0  # > 0: zero this many bytes before each timed iteration (cold L2)
+
+
+def short_reason(err: BaseException, limit: int = 160) -> str:
+    """One line naming the error, for an "n/a: ..." status."""
+    text = str(err).strip().splitlines()[0] if str(err).strip() else ""
+    name = type(err).__name__
+    reason = text if name in ("GpuWorldError", "RuntimeError") and text else f"{name}: {text}" if text else name
+    return reason if len(reason) <= limit else reason[: limit - 3] + "..."
+
+
+def _attempt(fn: Callable[[], None]) -> str | None:
+    try:
+        fn()
+    except Exception as err:  # reported in the row, never fatal to the bench
+        return short_reason(err)
+    return None
+
+
+def merge_outcomes(outcomes: Sequence[tuple[str, float, str]]) -> tuple[str, float]:
+    """Combine every rank's (status, error, reason) into the row's (status text, error)."""
+    errors = [e for _, e, _ in outcomes]
+    error = math.nan if any(math.isnan(e) for e in errors) else max(errors, default=0.0)
+    failed = [(r, reason) for r, (status, _, reason) in enumerate(outcomes) if status == NA]
+    if failed:
+        rank, reason = failed[0]
+        where = f"rank {rank}: " if len(failed) < len(outcomes) else ""
+        return f"{NA}: {where}{reason}", error
+    if any(status == WRONG for status, _, _ in outcomes):
+        return WRONG, error
+    return OK, error
+
+
+def _check_once(variant: Variant, spec: BenchSpec, ctx: BenchWorld) -> tuple[str, float, str]:
+    """Poison, run once, compare: this rank's (status, error, reason)."""
+    ctx.barrier()
+    err = _attempt(variant.poison)
+    ctx.barrier()
+
+    def run() -> None:
+        variant.run()
+        ctx.sync()
+
+    err = err or _attempt(run)
+    if err:
+        return NA, math.nan, err
+    try:
+        if spec.problem is None:
+            raise ValueError(f"no reference for {spec.workload}")
+        result = check_result(variant.result(), spec.problem.references[variant.expect])
+    except Exception as exc:
+        return NA, math.nan, short_reason(exc)
+    return (OK, result.error, "") if result.ok else (WRONG, result.error, result.reason)
+
+
+def measure(variant: Variant, spec: BenchSpec, ctx: BenchWorld, options: RunOptions) -> Row:
+    """One row: check, then time (see the module doc)."""
+    meta = variant.meta
+    row = Row(variant.name, variant.group, OK, compute=variant.compute, backend=meta.get("backend"),
+              order=meta.get("order"))
+    if variant.na is not None:
+        row.status = f"{NA}: {variant.na}"
+        return row
+    try:
+        setup_err = _attempt(variant.setup)
+        status, _ = merge_outcomes(ctx.gather_objects((NA if setup_err else OK, 0.0, setup_err or "")))
+        if status != OK:
+            row.status = status
+            return row
+        status, row.error = merge_outcomes(ctx.gather_objects(_check_once(variant, spec, ctx)))
+        if status != OK:
+            row.status = status
+            return row
+        ctx.barrier()
+        timing = None
+
+        def timed() -> None:
+            nonlocal timing
+            timing = time_run(variant.run, ctx.device, options.warmup, options.iters, options.flush_bytes)
+
+        time_err = _attempt(timed)
+        values = [timing.median_ms, timing.min_ms, timing.host_ms] if timing else [math.nan] * 3
+        per_rank = ctx.gather_floats(values)
+        if time_err or any(math.isnan(v[0]) for v in per_rank):
+            failed = ctx.gather_objects(time_err)
+            rank, reason = next(((r, e) for r, e in enumerate(failed) if e), (0, "no time measured"))
+            row.status = f"{NA}: rank {rank}: timing failed: {reason}"
+            return row
+        row.ms_ranks = [v[0] for v in per_rank]
+        row.ms = max(row.ms_ranks)
+        row.min_ms = max(v[1] for v in per_rank)
+        row.host_ms = max(v[2] for v in per_rank)
+        return row
+    finally:
+        variant.teardown()
+
+
+def run_case(spec: BenchSpec, ctx: BenchWorld, variants: Sequence[Variant], options: RunOptions,
+             device_name: str, progress: Progress | None = None) -> Table:
+    """Measure ``variants`` of one case into a :class:`Table` (bounds added)."""
+    shape = spec.shape
+    table = Table(shape.workload, shape.name, spec.label, shape.M, shape.K, shape.N, spec.world,
+                  str(spec.dtype).replace("torch.", ""), device_name, note=shape.note,
+                  config=spec.config.text() if spec.problem is not None else "")
+    for variant in variants:
+        start = time.perf_counter()
+        row = measure(variant, spec, ctx, options)
+        table.rows.append(row)
+        if progress is not None:
+            progress(variant, row, time.perf_counter() - start)
+    add_bounds(table)
+    return table

@@ -1,0 +1,241 @@
+"""The benchmark's workloads and shape table.
+
+Every shape is given by its *global* GEMM ``C[M, N] = A[M, K] @ B[K, N]``
+(bf16 on GPUs) and the workload says which dimension the W ranks split:
+
+``ag-gemm`` (all-gather + GEMM, column-parallel layer with sequence-parallel input)
+    rank r holds rows ``[r*M/W, (r+1)*M/W)`` of A (an ``M/W x K`` shard) and
+    its own column block of B (``K x N/W``); A is all-gathered along M and
+    every rank computes ``C_r = A @ B_r`` (``M x N/W``).
+    Label: ``AG M x K x N/W`` (the per-rank GEMM).
+
+``gemm-rs`` (GEMM + reduce-scatter, row-parallel layer, "transposed roles")
+    rank r holds a K-slice: A_r is ``M x K/W`` and B_r is ``K/W x N``; it
+    computes the partial ``A_r @ B_r`` (``M x N``), the partials are summed
+    and scattered by rows, and rank r ends with rows ``[r*M/W, (r+1)*M/W)``
+    of ``A @ B`` (``M/W x N``). Label: ``RS M x K/W x N`` (the per-rank GEMM).
+
+So the same global (M, K, N) appears in both workloads; at W = 2 the
+anchors measured earlier on nvidia-h200-x2 are
+``AG 8192x8192x14336`` / ``RS 8192x4096x28672`` for (8192, 8192, 28672), etc.
+
+``a2a-gemm`` (MoE all-to-all dispatch + grouped GEMM) and ``ag-attn``
+(context-parallel attention with all-gathered K/V) are in the table so the
+report shows them; no bf16 benchmark kernel exists for them yet and their
+rows are reported as "n/a" (see :mod:`syncopate.bench.baselines`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+AG_GEMM, GEMM_RS, A2A_GEMM, AG_ATTN = "ag-gemm", "gemm-rs", "a2a-gemm", "ag-attn"
+WORKLOADS: tuple[str, ...] = (AG_GEMM, GEMM_RS, A2A_GEMM, AG_ATTN)
+GEMM_WORKLOADS: tuple[str, ...] = (AG_GEMM, GEMM_RS)
+
+# groups a shape can belong to; also accepted by --shapes
+ANCHOR, LLAMA, QUICK, CPU, PENDING = "anchor", "llama", "quick", "cpu", "pending"
+GROUPS: tuple[str, ...] = (ANCHOR, LLAMA, QUICK, CPU, PENDING)
+
+
+class ShapeError(ValueError):
+    """A shape that does not fit the world size, or an unknown shape name."""
+
+
+@dataclass(frozen=True)
+class LocalDims:
+    """The per-rank GEMM of one shape at world size W (see the module doc)."""
+
+    a: tuple[int, int]  # this rank's A: the shard (AG) or the K-slice (RS)
+    b: tuple[int, int]  # this rank's B
+    c: tuple[int, int]  # the kernel's output on this rank (AG: M x N/W; RS: the M x N partial)
+    out: tuple[int, int]  # the rank's final result (AG: = c; RS: M/W x N)
+    gathered: tuple[int, int] | None  # AG: the gathered A (M x K); RS: None
+
+    @property
+    def gemm(self) -> tuple[int, int, int]:
+        """(m, k, n) of the GEMM one rank runs."""
+        return self.c[0], self.b[0], self.c[1]
+
+
+@dataclass(frozen=True)
+class Shape:
+    """One row of the shape table."""
+
+    workload: str
+    name: str  # unique within the workload, e.g. "8192x8192x28672" or "llama70b-mlp-up-4k"
+    M: int
+    K: int
+    N: int
+    groups: tuple[str, ...] = ()
+    note: str = ""
+    params: tuple[tuple[str, int], ...] = field(default=())  # extra sizes (a2a-gemm, ag-attn)
+
+    @property
+    def key(self) -> str:
+        """The global sizes as text, independent of W: ``MxKxN``."""
+        return f"{self.M}x{self.K}x{self.N}"
+
+    def check_world(self, world: int) -> None:
+        """Raise :class:`ShapeError` if W ranks cannot split this shape evenly."""
+        if world < 1:
+            raise ShapeError(f"world size must be >= 1, got {world}")
+        split = {AG_GEMM: ("M", self.M, "N", self.N), GEMM_RS: ("M", self.M, "K", self.K)}.get(self.workload)
+        if split is None:
+            return
+        for dim_name, value in (split[:2], split[2:]):
+            if value % world:
+                raise ShapeError(f"{self.workload} shape '{self.name}': {dim_name}={value} is not divisible by W={world}")
+
+    def local(self, world: int) -> LocalDims:
+        """This shape's per-rank sizes at world size ``world``."""
+        self.check_world(world)
+        M, K, N, W = self.M, self.K, self.N, world
+        if self.workload == AG_GEMM:
+            return LocalDims(a=(M // W, K), b=(K, N // W), c=(M, N // W), out=(M, N // W), gathered=(M, K))
+        if self.workload == GEMM_RS:
+            return LocalDims(a=(M, K // W), b=(K // W, N), c=(M, N), out=(M // W, N), gathered=None)
+        raise ShapeError(f"workload '{self.workload}' has no GEMM layout")
+
+    def label(self, world: int) -> str:
+        """The per-rank GEMM as the anchors name it: ``AG 8192x8192x14336``."""
+        if self.workload == AG_GEMM:
+            return f"AG {self.M}x{self.K}x{self.N // world}"
+        if self.workload == GEMM_RS:
+            return f"RS {self.M}x{self.K // world}x{self.N}"
+        extra = " ".join(f"{k}={v}" for k, v in self.params)
+        prefix = {A2A_GEMM: "A2A+GG", AG_ATTN: "AG-KV attn"}.get(self.workload, self.workload)
+        return f"{prefix} {extra}".strip()
+
+
+def _gemm_shapes(workload: str) -> list[Shape]:
+    anchors = [
+        ((8192, 8192, 28672), (ANCHOR,), "Llama-3-70B MLP up at 8k tokens"),
+        ((8192, 8192, 8192), (ANCHOR, QUICK), "square 8k"),
+        ((4096, 8192, 4096), (ANCHOR, QUICK), "small N: communication is a large share"),
+        ((16384, 4096, 2048), (ANCHOR,), "many tokens, narrow GEMM: communication bound"),
+    ]
+    shapes = [Shape(workload, f"{m}x{k}x{n}", m, k, n, groups, note) for (m, k, n), groups, note in anchors]
+    # Llama-3-70B tensor-parallel layers (hidden 8192, MLP 28672, 64 q heads + 8 kv heads of 128)
+    if workload == AG_GEMM:
+        layers = [("qkv", 8192, 10240, "QKV projection, 8192 -> (64+2*8)*128"),
+                  ("mlp-up", 8192, 28672, "MLP gate or up projection, 8192 -> 28672")]
+    else:
+        layers = [("o", 8192, 8192, "attention output projection, 8192 -> 8192"),
+                  ("mlp-down", 28672, 8192, "MLP down projection, 28672 -> 8192")]
+    for tokens, tag in ((4096, "4k"), (16384, "16k")):
+        for layer, k, n, note in layers:
+            shapes.append(Shape(workload, f"llama70b-{layer}-{tag}", tokens, k, n, (LLAMA,), f"{note}, {tag} tokens"))
+    shapes.append(Shape(workload, "cpu-tiny", 64, 48, 40, (CPU,), "overlap-bench --cpu (fp32, Triton interpreter)"))
+    return shapes
+
+
+def _pending_shapes() -> list[Shape]:
+    reason = "no bf16 benchmark kernel yet: reported as n/a"
+    moe = (("tokens", 4096), ("hidden", 4096), ("ffn", 14336), ("experts", 8), ("topk", 2))
+    attn = (("seq", 16384), ("heads", 64), ("kv_heads", 8), ("head_dim", 128))
+    return [
+        Shape(A2A_GEMM, "mixtral-8x7b-4k", 4096, 4096, 14336, (PENDING, QUICK, CPU),
+              f"MoE dispatch (tokens per rank, hidden, expert FFN, experts, top-k); {reason}", moe),
+        Shape(AG_ATTN, "llama70b-cp-16k", 16384, 128, 16384, (PENDING, QUICK, CPU),
+              f"context-parallel attention, K/V gathered along the sequence; {reason}", attn),
+    ]
+
+
+SHAPES: tuple[Shape, ...] = tuple(_gemm_shapes(AG_GEMM) + _gemm_shapes(GEMM_RS) + _pending_shapes())
+
+# Measured earlier on nvidia-h200-x2 with torch 2.11 (ms): cuBLAS GEMM, NCCL
+# collective, cuBLAS+NCCL sequential, async-TP. Keyed by label at W = 2.
+ANCHORS_H200_X2: dict[str, tuple[float, float, float, float]] = {
+    "AG 8192x8192x14336": (2.087, 0.290, 2.747, 2.705),
+    "RS 8192x4096x28672": (2.816, 1.035, 3.536, 3.138),
+    "AG 8192x8192x4096": (0.780, 0.312, 1.070, 0.783),
+    "RS 8192x4096x8192": (0.784, 0.322, 1.099, 0.896),
+    "AG 4096x8192x2048": (0.184, 0.169, 0.369, 0.479),
+    "RS 4096x4096x4096": (0.187, 0.097, 0.284, 0.370),
+    "AG 16384x4096x1024": (0.184, 0.293, 0.478, 0.386),
+    "RS 16384x2048x2048": (0.183, 0.166, 0.351, 0.394),
+}
+
+
+def parse_workloads(text: str | None) -> list[str]:
+    """``--workload a,b`` -> workload names in table order; all by default."""
+    if not text:
+        return list(WORKLOADS)
+    names = [t.strip() for t in text.split(",") if t.strip()]
+    unknown = [n for n in names if n not in WORKLOADS]
+    if unknown:
+        raise ShapeError(f"--workload: unknown workload '{unknown[0]}' (choose from {', '.join(WORKLOADS)})")
+    return [w for w in WORKLOADS if w in names]
+
+
+def _normalize(text: str) -> str:
+    return text.strip().lower().replace(" ", "").replace("-", "").replace(":", "").replace("_", "")
+
+
+def select_shapes(workloads: Sequence[str], tokens: str | None, world: int, quick: bool = False,
+                  cpu: bool = False) -> list[Shape]:
+    """The shapes to run, in table order.
+
+    ``tokens`` is ``--shapes``: a comma list of shape names
+    (``8192x8192x28672``, ``llama70b-o-4k``), labels at this W
+    (``AG 8192x8192x14336``, also written ``AG-8192x8192x14336``) or groups
+    (``anchor``, ``llama``, ``quick``, ``pending``, ``all``). Without it:
+    the ``cpu`` group with ``cpu``, the ``quick`` group with ``quick``, else
+    every GPU shape. Shapes that W does not divide raise :class:`ShapeError`.
+    """
+    pool = [s for s in SHAPES if s.workload in workloads]
+    if not tokens:
+        group = CPU if cpu else QUICK if quick else None
+        chosen = [s for s in pool if (group in s.groups if group else _on_gpus(s))]
+    else:
+        wanted: set[Shape] = set()
+        for token in (t for t in tokens.split(",") if t.strip()):
+            hits = _match(token, pool, world)
+            if not hits:
+                valid = sorted({s.name for s in pool} | set(GROUPS) | {"all"})
+                raise ShapeError(f"--shapes: no shape '{token.strip()}' in workloads {', '.join(workloads)} "
+                                 f"(names: {', '.join(valid)})")
+            wanted.update(hits)
+        chosen = [s for s in pool if s in wanted]
+    for s in chosen:
+        s.check_world(world)
+    return chosen
+
+
+def _match(token: str, pool: Iterable[Shape], world: int) -> list[Shape]:
+    t = _normalize(token)
+    if t == "all":
+        return [s for s in pool if _on_gpus(s)]
+    if t in GROUPS:
+        return [s for s in pool if t in s.groups]
+    hits = []
+    for s in pool:
+        label = _normalize(s.label(world)) if s.workload not in GEMM_WORKLOADS or _divides(s, world) else None
+        if t in (_normalize(s.name), label):
+            hits.append(s)
+    return hits
+
+
+def _on_gpus(shape: Shape) -> bool:
+    """Whether a shape belongs to the GPU table (it is in a group other than ``cpu``)."""
+    return any(g != CPU for g in shape.groups)
+
+
+def _divides(shape: Shape, world: int) -> bool:
+    try:
+        shape.check_world(world)
+    except ShapeError:
+        return False
+    return True
+
+
+def describe(shapes: Iterable[Shape], world: int) -> str:
+    """The shape table as text (``overlap-bench --list-shapes``)."""
+    lines = [f"{'workload':<9} {'name':<22} {'M':>6} {'K':>6} {'N':>6}  {'label at W=' + str(world):<24} groups / note"]
+    for s in shapes:
+        label = s.label(world) if _divides(s, world) else f"(W={world} does not divide)"
+        lines.append(f"{s.workload:<9} {s.name:<22} {s.M:>6} {s.K:>6} {s.N:>6}  {label:<24} "
+                     f"{','.join(s.groups)}: {s.note}")
+    return "\n".join(lines)

@@ -1,0 +1,66 @@
+"""What one benchmarked row is, and the names of the fixed rows.
+
+A :class:`Variant` is a bundle of callables the runner drives:
+``setup()`` once (allocate, compile), ``poison()`` before the check run
+(fill outputs with NaN), ``run()`` one iteration on the current stream,
+``result()`` the tensor to compare with ``spec.problem.references[expect]``,
+``teardown()`` to drop buffers. A variant that cannot run at all says so in
+``na`` (the runner prints "n/a: <na>" without calling anything); one that
+fails in ``setup``/``run`` raises, and the runner reports "n/a: <error>".
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import torch
+
+# row groups (report order) and which compute engine a row's bound uses
+BASELINE, ALONE, BOUND, FUSED = "baseline", "alone", "bound", "fused"
+CUBLAS, TRITON = "cublas", "triton"
+
+SEQ_CUBLAS = "cuBLAS+NCCL"
+ASYNC_TP = "async-TP"
+SEQ_TRITON = "Triton+NCCL"
+CUBLAS_ALONE = "cuBLAS alone"
+TRITON_ALONE = "Triton alone"
+COMM_ALONE = "NCCL alone"
+BOUND_CUBLAS = "bound max(cuBLAS, NCCL)"
+BOUND_TRITON = "bound max(Triton, NCCL)"
+
+BOUND_OF = {CUBLAS: BOUND_CUBLAS, TRITON: BOUND_TRITON}  # compute engine -> its bound row
+ALONE_OF = {CUBLAS: CUBLAS_ALONE, TRITON: TRITON_ALONE}
+
+
+def fused_name(backend: str, order: str) -> str:
+    """Row name of a syncopate variant: ``syncopate ce/arrival``."""
+    return f"syncopate {backend}/{order}"
+
+
+def _nothing() -> None:
+    return None
+
+
+@dataclass
+class Variant:
+    """One row of a table: how to set it up, run it once and read its result."""
+
+    name: str
+    run: Callable[[], None] = _nothing
+    result: Callable[[], torch.Tensor | None] = _nothing
+    setup: Callable[[], None] = _nothing
+    poison: Callable[[], None] = _nothing
+    teardown: Callable[[], None] = _nothing
+    group: str = FUSED
+    compute: str | None = TRITON  # whose bound applies (None: no efficiency)
+    expect: str = "out"  # key of Problem.references
+    na: str | None = None  # set: the row is "n/a: <na>" and nothing runs
+    meta: dict[str, Any] = field(default_factory=dict)  # e.g. backend, order
+
+
+def unavailable(name: str, reason: str, group: str = FUSED, compute: str | None = TRITON,
+                **meta: Any) -> Variant:
+    """A row that is reported as ``n/a: reason``."""
+    return Variant(name, group=group, compute=compute, na=reason, meta=dict(meta))

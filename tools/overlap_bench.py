@@ -1,0 +1,245 @@
+"""overlap-bench: syncopate's fused kernels against cuBLAS+NCCL, async-TP and Triton+NCCL.
+
+    NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1 \\
+        torchrun --nproc-per-node=2 -m syncopate.tools.overlap_bench --quick
+    torchrun --nproc-per-node=4 $(which overlap-bench) --workload ag-gemm --shapes anchor --autotune
+    overlap-bench --cpu            # no GPU: the whole pipeline on one gloo rank, Triton interpreter
+    overlap-bench --list-shapes --world 2
+
+One process per GPU, one process group, one run: for every workload and
+shape it checks each variant against an fp32 reference, then times it
+(CUDA events, median after warm-up, max over ranks), and rank 0 prints a
+table per workload and shape and writes CSV, JSON and a bar chart to
+``--out``. See docs/performance.md for the protocol.
+
+Exit status: 0 when every row is ok or n/a, 1 when any row is WRONG, 2 on a
+usage or setup error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from collections.abc import Sequence
+from typing import Any
+
+EXIT_WRONG, EXIT_ERROR = 1, 2
+FLUSH_BYTES = 256 << 20  # --flush-l2: well above the 50-60 MB L2 of an H100/H200
+
+
+def _csv(text: str | None) -> list[str]:
+    return [t.strip() for t in (text or "").split(",") if t.strip()]
+
+
+def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
+    from syncopate.bench.fused import BACKENDS, ORDERS
+    from syncopate.bench.shapes import WORKLOADS
+
+    parser = argparse.ArgumentParser(
+        prog="overlap-bench",
+        description="Benchmark syncopate's fused multi-GPU kernels against cuBLAS+NCCL, PyTorch async-TP and "
+        "the unfused Triton kernel + NCCL, with compute-alone, communication-alone and bound rows. "
+        "Run one process per GPU: torchrun --nproc-per-node=W overlap-bench ...",
+        epilog="Every row is checked against an fp32 reference before it is timed; a row that fails is WRONG "
+        "(exit status 1). Rows that cannot run say 'n/a: <reason>'.",
+    )
+    parser.add_argument("--workload", default=None, metavar="LIST",
+                        help=f"comma list of workloads (default all: {','.join(WORKLOADS)})")
+    parser.add_argument("--shapes", default=None, metavar="LIST",
+                        help="comma list of shape names, labels at this W (AG-8192x8192x14336) or groups "
+                        "(anchor, llama, quick, pending, all); default all, or the quick group with --quick")
+    parser.add_argument("--quick", action="store_true",
+                        help="the quick shape subset and fewer iterations (warm-up 3, 10 timed) unless given")
+    parser.add_argument("--out", default="bench-results", metavar="DIR",
+                        help="directory for results.csv, results.json, results.png (default bench-results)")
+    parser.add_argument("--iters", type=int, default=None, help="timed iterations per variant (default 50)")
+    parser.add_argument("--warmup", type=int, default=None, help="warm-up iterations per variant (default 10)")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the random inputs (default 0)")
+    parser.add_argument("--backends", default=",".join(BACKENDS), metavar="LIST",
+                        help=f"syncopate backends to run (default {','.join(BACKENDS)})")
+    parser.add_argument("--orders", default=",".join(ORDERS), metavar="LIST",
+                        help=f"syncopate tile orders to run (default {','.join(ORDERS)})")
+    parser.add_argument("--flush-l2", action="store_true",
+                        help="zero a 256 MiB buffer before every timed iteration (cold L2; default warm)")
+    parser.add_argument("--autotune", action="store_true",
+                        help="store the best syncopate (backend, order) per workload/shape/world/device in the cache")
+    parser.add_argument("--cache", default=None, metavar="PATH",
+                        help="autotune cache file (default ~/.cache/syncopate/autotune.json)")
+    parser.add_argument("--cpu", action="store_true",
+                        help="no GPU, no torchrun: one gloo rank, tiny fp32 shapes, Triton interpreter "
+                        "(exercises checking, timing and reporting; the times mean nothing)")
+    parser.add_argument("--list-shapes", action="store_true", help="print the shape table and exit")
+    parser.add_argument("--world", type=int, default=None,
+                        help="world size for --list-shapes labels (a run uses torchrun's WORLD_SIZE)")
+    args = parser.parse_args(argv)
+    for name in ("iters", "warmup"):
+        value = getattr(args, name)
+        if value is not None and value < (1 if name == "iters" else 0):
+            parser.error(f"--{name} must be >= {1 if name == 'iters' else 0}, got {value}")
+    if args.world is not None and args.world < 1:
+        parser.error(f"--world must be >= 1, got {args.world}")
+    for option, allowed in (("backends", BACKENDS), ("orders", ORDERS)):
+        values = _csv(getattr(args, option))
+        bad = [v for v in values if v not in allowed]
+        if bad or not values:
+            parser.error(f"--{option}: unknown value '{bad[0] if bad else ''}' (choose from {', '.join(allowed)})")
+        setattr(args, option, values)
+    defaults = (1, 3) if args.cpu else (3, 10) if args.quick else (10, 50)
+    args.warmup = defaults[0] if args.warmup is None else args.warmup
+    args.iters = defaults[1] if args.iters is None else args.iters
+    return args
+
+
+def _world_size(args: argparse.Namespace) -> int:
+    if args.cpu:
+        return 1
+    if args.world is not None and args.list_shapes:
+        return args.world
+    return int(os.environ.get("WORLD_SIZE", "2" if args.list_shapes else "1"))
+
+
+def _error(message: str) -> int:
+    print(f"overlap-bench: error: {message}", file=sys.stderr)
+    return EXIT_ERROR
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = parse_args(argv)
+    from syncopate.bench.shapes import ShapeError, describe, parse_workloads, select_shapes
+
+    world = _world_size(args)
+    try:
+        workloads = parse_workloads(args.workload)
+        shapes = select_shapes(workloads, args.shapes, world, quick=args.quick, cpu=args.cpu)
+    except ShapeError as err:
+        return _error(str(err))
+    if args.list_shapes:
+        print(describe(shapes, world))
+        return 0
+    if not shapes:
+        return _error("--shapes/--workload select no shape")
+
+    interpret = os.environ.get("TRITON_INTERPRET")
+    if args.cpu:
+        if interpret not in (None, "1"):
+            return _error("--cpu runs Triton in the interpreter: unset TRITON_INTERPRET or set it to 1")
+        os.environ["TRITON_INTERPRET"] = "1"  # before anything imports triton
+    elif interpret == "1":
+        return _error("GPU runs need the Triton compiler: unset TRITON_INTERPRET (or use --cpu)")
+
+    from syncopate.bench.context import BenchSetupError, BenchWorld
+
+    try:
+        ctx = BenchWorld.cpu_single() if args.cpu else BenchWorld.from_torchrun()
+    except BenchSetupError as err:
+        return _error(str(err))
+    try:
+        return run(args, ctx, shapes)
+    finally:
+        ctx.close()
+
+
+def run(args: argparse.Namespace, ctx: Any, shapes: list[Any]) -> int:
+    """Measure every shape on this rank; rank 0 reports."""
+    import torch
+
+    from syncopate.bench import autotune, report
+    from syncopate.bench.baselines import baseline_variants
+    from syncopate.bench.configs import config_for
+    from syncopate.bench.fused import fused_variants
+    from syncopate.bench.problem import make_spec
+    from syncopate.bench.runner import RunOptions, run_case, short_reason
+    from syncopate.bench.shapes import ANCHORS_H200_X2
+    from syncopate.bench.variants import unavailable
+
+    lead = ctx.rank == 0
+    options = RunOptions(args.warmup, args.iters, FLUSH_BYTES if args.flush_l2 else 0)
+    device_name = ctx.device_name
+    started = time.time()
+
+    def say(text: str) -> None:
+        if lead:
+            print(text, file=sys.stderr, flush=True)
+
+    say(f"overlap-bench: W={ctx.world} on {device_name}, {len(shapes)} shape(s), "
+        f"warm-up {options.warmup}, {options.iters} timed iterations, L2 {'flushed' if args.flush_l2 else 'warm'}")
+    tables = []
+    for index, shape in enumerate(shapes, 1):
+        tag = f"[{index}/{len(shapes)}] {shape.workload} {shape.label(ctx.world)}"
+        say(f"{tag}: inputs and references")
+        spec = make_spec(shape, ctx, config_for(shape, cpu=ctx.cpu), args.seed)
+        variants = baseline_variants(spec, ctx)
+        try:
+            variants += fused_variants(spec, ctx, args.backends, args.orders)
+        except Exception as err:  # a broken extension must not take the baselines down
+            variants.append(unavailable("syncopate", f"fused_variants failed: {short_reason(err)}"))
+
+        def progress(variant: Any, row: Any, seconds: float, tag: str = tag) -> None:
+            shown = f"{row.ms:.3f} ms" if row.ok else row.status
+            say(f"{tag}: {variant.name:<24} {shown}  ({seconds:.1f}s)")
+
+        table = run_case(spec, ctx, variants, options, device_name, progress)
+        tables.append(table)
+        if lead:
+            print(report.format_table(table, ANCHORS_H200_X2) + "\n", flush=True)
+        del spec, variants
+        if not ctx.cpu:
+            torch.cuda.empty_cache()
+
+    if lead:
+        _write_outputs(args, ctx, tables, started)
+        if args.autotune:
+            try:
+                choices = autotune.record(tables, args.cache)
+            except autotune.AutotuneError as err:
+                print(f"overlap-bench: error: {err}", file=sys.stderr)
+                return EXIT_ERROR
+            for key, choice in choices:
+                text = f"{choice.backend}/{choice.order} ({choice.ms:.3f} ms)" if choice else \
+                    "no checked syncopate row: unchanged"
+                print(f"autotune {key.text()}: {text}")
+            print(f"autotune cache: {args.cache or autotune.default_cache_path()}")
+    wrong = report.any_wrong(tables)
+    if wrong and lead:
+        print("overlap-bench: some rows are WRONG (failed the reference check)", file=sys.stderr)
+    return EXIT_WRONG if wrong else 0
+
+
+def _write_outputs(args: argparse.Namespace, ctx: Any, tables: list[Any], started: float) -> None:
+    from syncopate.bench import report
+    from syncopate.bench.plot import write_png
+
+    os.makedirs(args.out, exist_ok=True)
+    csv_path, json_path, png_path = (os.path.join(args.out, f"results.{ext}") for ext in ("csv", "json", "png"))
+    with open(csv_path, "w") as f:
+        f.write(report.csv_text(tables))
+    with open(json_path, "w") as f:
+        f.write(report.json_text(tables, _meta(args, ctx, started)))
+    skipped = write_png(tables, png_path)
+    print(f"wrote {csv_path}, {json_path}" + (f", {png_path}" if skipped is None else ""))
+    if skipped is not None:
+        print(f"overlap-bench: {skipped}", file=sys.stderr)
+
+
+def _meta(args: argparse.Namespace, ctx: Any, started: float) -> dict[str, Any]:
+    import torch
+    import triton
+
+    return {
+        "argv": sys.argv[1:], "world": ctx.world, "device": ctx.device_name, "cpu": ctx.cpu,
+        "torch": torch.__version__, "triton": triton.__version__, "cuda": torch.version.cuda,
+        "warmup": args.warmup, "iters": args.iters, "l2": "flushed" if args.flush_l2 else "warm",
+        "seed": args.seed, "backends": args.backends, "orders": args.orders,
+        "timing": "CUDA events per iteration, median, max over ranks" if not ctx.cpu else "perf_counter, median",
+        "started": started, "seconds": time.time() - started,
+    }
+
+
+def entry_point() -> None:
+    sys.exit(main())
+
+
+if __name__ == "__main__":
+    entry_point()
