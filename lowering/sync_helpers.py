@@ -78,19 +78,25 @@ def syn_signal_chunk(flags, index):
 def syn_sm_pull(base, flags, table, n, epoch_ptr, program, programs, BLOCK: tl.constexpr):
     """One communication program of the SM backend: copy chunks
     ``program, program + programs, ...`` of ``table`` (int64 rows ``(start,
-    end, flag index, peer offset)``, element ranges of the tensor at ``base``;
+    end, flag index, peer offset, segments, segment stride)``: ``segments``
+    element ranges ``[start, end) + k * stride`` of the tensor at ``base``;
     the owner's copy is at ``base + peer offset``), then raise each chunk's
     flag to the epoch (release, system scope)."""
     target = tl.load(epoch_ptr)
     for i in range(program, n, programs):
-        start = tl.load(table + 4 * i)
-        end = tl.load(table + 4 * i + 1)
-        peer = base + tl.load(table + 4 * i + 3)
-        for offset in range(start, end, BLOCK):
-            idx = offset + tl.arange(0, BLOCK)
-            tl.store(base + idx, tl.load(peer + idx, mask=idx < end), mask=idx < end)
+        start = tl.load(table + 6 * i)
+        end = tl.load(table + 6 * i + 1)
+        peer = base + tl.load(table + 6 * i + 3)
+        segments = tl.load(table + 6 * i + 4)
+        stride = tl.load(table + 6 * i + 5)
+        for k in range(0, segments):
+            first = start + k * stride
+            last = end + k * stride
+            for offset in range(first, last, BLOCK):
+                idx = offset + tl.arange(0, BLOCK)
+                tl.store(base + idx, tl.load(peer + idx, mask=idx < last), mask=idx < last)
         tl.debug_barrier()
-        tl.atomic_max(flags + tl.load(table + 4 * i + 2).to(tl.int32), target, sem="release", scope="sys")
+        tl.atomic_max(flags + tl.load(table + 6 * i + 2).to(tl.int32), target, sem="release", scope="sys")
 
 
 @triton.jit

@@ -70,7 +70,7 @@ class LaunchPlan:
             e = {k: v.data for k, v in entry.data.items()}
             if e["role"] == "sm":
                 rows_ = self._sm_rows(e["plan"], e["tensor"], params or {}, peer_offset)
-                extra[e["param"]] = torch.tensor(rows_ or [[0, 0, 0, 0]], dtype=torch.int64, device=device)
+                extra[e["param"]] = torch.tensor(rows_ or [[0] * 6], dtype=torch.int64, device=device)
                 extra[e["count"]] = len(rows_)
                 continue
             mine = [c for c in deps.rank_chunks(self.chunks[e["plan"]], self.rank, e["role"]) if c.tensor == e["tensor"]]
@@ -95,15 +95,15 @@ class LaunchPlan:
         result = []
         for c in chunks:
             t = params.get(c.param)
-            if not isinstance(t, torch.Tensor) or not t.is_contiguous() or c.dim != 0:
-                raise AbiError(
-                    f"the SM backend moves chunks along dim 0 of contiguous tensors; chunk {c.id} of @{c.plan} "
-                    f"is along dim {c.dim} of '{c.param}'" + ("" if isinstance(t, torch.Tensor) and t.is_contiguous() else " (not a contiguous tensor)")
-                )
+            if not isinstance(t, torch.Tensor) or not t.is_contiguous():
+                raise AbiError(f"the SM backend needs '{c.param}' (chunk {c.id} of @{c.plan}) to be a contiguous tensor")
             if peer_offset is None:
                 raise AbiError(f"chunk {c.id} of @{c.plan} uses the SM backend, which this world cannot run")
-            row = t.stride(0)
-            result.append([c.lo * row, c.hi * row, c.flag, peer_offset(c, t)])
+            # rows [lo, hi) along dim d of a contiguous tensor: one element range per index of the dims before d
+            inner = t.stride(c.dim)
+            segments = t.numel() // (t.shape[c.dim] * inner) if t.numel() else 0
+            outer = t.shape[c.dim] * inner
+            result.append([c.lo * inner, c.hi * inner, c.flag, peer_offset(c, t), segments, outer])
         return result
 
     def launch_grid(self, program: FusedProgram, comm_programs: int) -> tuple[int, ...]:

@@ -88,8 +88,9 @@ def _close(a: torch.Tensor, b: torch.Tensor) -> bool:
 
 
 def run_simulated(workload: Workload, world: int, order: str = "plan", seed: int = 0,
-                  program: FusedProgram | None = None, pipeline: str = "overlap") -> list[RankResult]:
-    """Fused vs reference on every rank; never raises on a mismatch (see ``ok``)."""
+                  program: FusedProgram | None = None, pipeline: str = "overlap", **sim_options: Any) -> list[RankResult]:
+    """Fused vs reference on every rank; never raises on a mismatch (see
+    ``ok``). ``sim_options`` go to :class:`SimWorld` (spin_limit, comm_programs, lost)."""
     program = program or compile_workload(workload, world, pipeline)
     plans = program.plans
     inputs = [workload.make_inputs(r, world, seed) for r in range(world)]
@@ -112,7 +113,7 @@ def run_simulated(workload: Workload, world: int, order: str = "plan", seed: int
     original = workload.kernel
     references = [workload.launch(original, **ref_inputs[r]) for r in range(world)]
 
-    sim = SimWorld(world, order, seed)
+    sim = SimWorld(world, order, seed, **sim_options)
     outputs = []
     for r in range(world):
         fused_inputs = {k: (v.clone() if isinstance(v, torch.Tensor) else v) for k, v in ref_inputs[r].items()}

@@ -1,8 +1,12 @@
 """overlap-run --gpu: one rank of a workload on a GPU, fused vs reference.
 
 Every rank draws every rank's inputs from the same seeds, so the reference
-(the gathered tensor built with torch.cat, then the original kernel) needs
-no communication; the fused run gathers through the GPU World.
+(the collective done with torch.cat / the all-to-all's block shuffle / the
+sum of all ranks' outputs, then the original kernel) needs no
+communication; the fused run moves data through the GPU World. Each of the
+``launches`` checks draws fresh random inputs (seed, launch), fills gathered
+and received buffers with NaN outside this rank's own rows, and poisons the
+allocator block the output will come from, so only moved data can match.
 """
 
 from __future__ import annotations
@@ -12,9 +16,9 @@ from typing import Any
 
 import torch
 
-from syncopate.runtime.check import RankResult, _collective_arg, _error, compile_workload
+from syncopate.runtime.check import RankResult, _collective_arg, _error, _receive_buffers, compile_workload
 from syncopate.runtime.fused import FusedKernel, FusedProgram
-from syncopate.runtime.gpu_world import GpuWorld, GpuWorldError
+from syncopate.runtime.gpu_world import GpuWorld
 from syncopate.runtime.world import rows
 
 ATOL = RTOL = 2e-2  # fp32 tl.dot runs in TF32 on tensor cores; the reference uses the same kernel
@@ -24,38 +28,104 @@ def _cuda(value: Any, device: torch.device) -> Any:
     return value.to(device) if isinstance(value, torch.Tensor) else value
 
 
+class _Buffers:
+    """Symmetric buffers reused across checks (allocation is collective)."""
+
+    def __init__(self, world: GpuWorld):
+        self.world = world
+        self.cache: dict[tuple, torch.Tensor] = {}
+
+    def get(self, key: str, shape: tuple[int, ...], dtype: torch.dtype) -> torch.Tensor:
+        k = (key, shape, dtype)
+        if k not in self.cache:
+            self.cache[k] = self.world.symmetric(torch.empty(shape, dtype=dtype))
+        return self.cache[k]
+
+
+def _poison_allocator(like: torch.Tensor) -> None:
+    """Leave a NaN block of ``like``'s size in the caching allocator, so the
+    output ``launch`` allocates next starts as NaN, not as stale results."""
+    block = torch.full_like(like, float("nan"))
+    del block
+
+
 def run_gpu(workload, world: GpuWorld, seed: int = 0, program: FusedProgram | None = None,
             launches: int = 3) -> RankResult:
     program = program or compile_workload(workload, world.world)
-    r = world.rank
-    inputs = [{k: _cuda(v, world.device) for k, v in workload.make_inputs(s, world.world, seed).items()}
-              for s in range(world.world)]
-    ref_inputs = dict(inputs[r])
-    fused_inputs = dict(inputs[r])
-    own_rows = {}
-    for plan in program.plans:
-        if plan.collective != "all-gather":
-            raise GpuWorldError(f"--gpu supports all-gather plans so far, not '{plan.collective}'")
-        _param, arg, dim = _collective_arg(workload, plan)
-        parts = [i[arg] for i in inputs]
-        full = torch.cat(parts, dim=dim).contiguous()
-        ref_inputs[arg] = full
-        buf = world.symmetric(full)
-        start = sum(p.shape[dim] for p in parts[:r])
-        own_rows[arg] = (buf, dim, start, start + parts[r].shape[dim], parts[r])
-        fused_inputs[arg] = buf
-    reference = workload.launch(workload.kernel, **ref_inputs)
+    buffers = _Buffers(world)
     worst, ok = 0.0, True
-    for _ in range(launches):
-        for buf, dim, lo, hi, shard in own_rows.values():
-            buf.fill_(float("nan"))  # poison: only delivered chunks may hold data
-            rows(buf, dim, lo, hi).copy_(shard)
-        torch.cuda.synchronize()
-        world.barrier()  # every rank's own rows are in place before anyone pulls them
-        out = workload.launch(FusedKernel(program, workload.kernel, world.context()), **fused_inputs)
-        torch.cuda.synchronize()
-        err = _error(out, reference)
+    for i in range(launches):
+        err, good = _check_once(workload, world, program, buffers, seed * 1000 + i)
         worst = err if math.isnan(err) or err > worst else worst
-        ok = ok and out.shape == reference.shape and bool(torch.allclose(out, reference, atol=ATOL, rtol=RTOL))
-        world.barrier()  # nobody poisons its buffer while a peer still copies from it
-    return RankResult(r, worst, ok, 0)
+        ok = ok and good
+    return RankResult(world.rank, worst, ok, 0)
+
+
+def _check_once(workload, world: GpuWorld, program: FusedProgram, buffers: _Buffers, seed: int) -> tuple[float, bool]:
+    r, w = world.rank, world.world
+    inputs = [{k: _cuda(v, world.device) for k, v in workload.make_inputs(s, w, seed).items()} for s in range(w)]
+    ref_inputs = [dict(i) for i in inputs]
+    fused_inputs = dict(inputs[r])
+    sources: dict[str, torch.Tensor] = {}
+    produced = []
+    for plan in program.plans:
+        param, arg, dim = _collective_arg(workload, plan)
+        parts = [i[arg] for i in inputs]
+        if plan.collective == "reduce-scatter":
+            produced.append((plan, dim))
+        elif plan.collective == "all-to-all":
+            received = _receive_buffers(plan, parts, dim)
+            for s in range(w):
+                ref_inputs[s][arg] = received[s]
+            widest = max(p.shape[0] for p in parts)
+            send = buffers.get("send:" + arg, (widest, *parts[r].shape[1:]), parts[r].dtype)
+            send[: parts[r].shape[0]].copy_(parts[r])
+            sources[param] = send[: parts[r].shape[0]]
+            fused_inputs[arg] = torch.full_like(received[r], float("nan"))
+        else:
+            full = torch.cat(parts, dim=dim).contiguous()
+            for s in range(w):
+                ref_inputs[s][arg] = full
+            buf = buffers.get("gather:" + arg, tuple(full.shape), full.dtype)
+            buf.fill_(float("nan"))  # poison: only delivered chunks may hold data
+            start = sum(p.shape[dim] for p in parts[:r])
+            rows(buf, dim, start, start + parts[r].shape[dim]).copy_(parts[r])
+            fused_inputs[arg] = buf
+    reference = workload.launch(workload.kernel, **ref_inputs[r])
+    if produced:
+        reference = sum(workload.launch(workload.kernel, **ref_inputs[s]) for s in range(w))
+    context = world.context(sources)
+    # the receiver's own block of an all-to-all is in place before the launch
+    for plan in program.plans:
+        if plan.collective == "all-to-all":
+            _param, arg, dim = _collective_arg(workload, plan)
+            _place_own_block(plan, inputs[r][arg], fused_inputs[arg], r, dim)
+    _poison_allocator(reference)
+    torch.cuda.synchronize()
+    world.barrier()  # every rank's own rows are in place before anyone pulls them
+    out = workload.launch(FusedKernel(program, workload.kernel, context), **fused_inputs)
+    torch.cuda.synchronize()
+    if produced:
+        got, want = [], []
+        for plan, dim in produced:
+            chunks = context.last.chunks[plan.sym_name.data]
+            for c in chunks:
+                if c.is_local and c.dst == r:
+                    got.append(rows(out, dim, c.lo, c.hi).flatten())
+                    want.append(rows(reference, dim, c.lo, c.hi).flatten())
+        out, reference = torch.cat(got), torch.cat(want)
+    err = _error(out, reference)
+    good = out.shape == reference.shape and bool(torch.allclose(out, reference, atol=ATOL, rtol=RTOL))
+    world.barrier()  # nobody poisons its buffer while a peer still copies from it
+    return err, good
+
+
+def _place_own_block(plan, send: torch.Tensor, recv: torch.Tensor, r: int, dim: int) -> None:
+    from syncopate.runtime.gpu_world import _split_matrix
+
+    split = _split_matrix(plan)
+    recv_start = sum(split[s][r] for s in range(r))
+    send_start = sum(split[r][:r])
+    n = split[r][r]
+    rows(recv, dim, recv_start, recv_start + n).copy_(rows(send, dim, send_start, send_start + n))
+

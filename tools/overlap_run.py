@@ -46,10 +46,20 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--emit", metavar="PATH", help="also write the fused Triton source to PATH")
     parser.add_argument("--gpu", action="store_true",
                         help="run on GPUs, one process per GPU: torchrun --nproc-per-node=W overlap-run WORKLOAD --gpu "
-                        "(all-gather plans, copy-engine backend)")
+                        "(backends from the pipeline, e.g. -p 'overlap{backend=sm}')")
+    parser.add_argument("--launches", type=int, default=3,
+                        help="--gpu: checks per rank, each with fresh inputs (default 3)")
+    parser.add_argument("--sms", type=int, default=4,
+                        help="--gpu: communication programs (SMs) the SM backend takes from compute (default 4)")
+    parser.add_argument("--spin-limit", type=int, default=0, metavar="POLLS",
+                        help="debug: every flag spin gives up after POLLS polls and the run reports the rank, "
+                        "program and chunk it waited for (default 0: unbounded)")
     args = parser.parse_args(argv)
     if args.world < 1:
         parser.error(f"--world must be >= 1, got {args.world}")
+    for name in ("launches", "sms", "spin_limit"):
+        if getattr(args, name) < (1 if name == "launches" else 0):
+            parser.error(f"--{name.replace('_', '-')} must be >= {1 if name == 'launches' else 0}, got {getattr(args, name)}")
     return args
 
 
@@ -123,17 +133,24 @@ def main_gpu(args: argparse.Namespace) -> int:
     import torch
     import torch.distributed as dist
 
+    from syncopate.ir.plans.errors import PlanError
+    from syncopate.runtime.abi import AbiError
     from syncopate.runtime.check import compile_workload
     from syncopate.runtime.check_gpu import run_gpu
+    from syncopate.runtime.fused import compile_fused
     from syncopate.runtime.gpu_world import GpuWorld, GpuWorldError
-    from syncopate.runtime.workload import WorkloadError, load_workload
+    from syncopate.runtime.workload import WorkloadError, load_workload, with_world
 
     try:
-        world = GpuWorld.from_torchrun()
+        world = GpuWorld.from_torchrun(spin_limit=args.spin_limit, comm_programs=args.sms)
         workload = load_workload(args.workload)
-        program = compile_workload(workload, world.world, args.pipeline)
-        result = run_gpu(workload, world, args.seed, program)
-    except (GpuWorldError, WorkloadError) as err:
+        if args.plan:
+            name = getattr(workload.kernel, "fn", workload.kernel).__name__
+            program = compile_fused(workload.path, name, [with_world(s, world.world) for s in args.plan], args.pipeline)
+        else:
+            program = compile_workload(workload, world.world, args.pipeline)
+        result = run_gpu(workload, world, args.seed, program, args.launches)
+    except (GpuWorldError, WorkloadError, AbiError, PlanError) as err:
         print(f"overlap-run: error: rank {os.environ.get('RANK')}: {err}", file=sys.stderr)
         return EXIT_ERROR
     err = "nan (poisoned data reached the output)" if math.isnan(result.max_error) else f"{result.max_error:.3e}"

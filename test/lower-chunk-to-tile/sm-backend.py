@@ -49,7 +49,7 @@ def gemm(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_bk, stride_cm, BLOCK_M:
 # CHECK:           for i in range(program, n, programs):
 # CHECK:               peer = base + tmp
 # CHECK:               tl.debug_barrier()
-# CHECK:               tl.atomic_max(flags + tmp_2.to(tl.int32), target, sem='release', scope='sys')
+# CHECK:               tl.atomic_max(flags + {{.*}}.to(tl.int32), target, sem='release', scope='sys')
 
 # With the arrival order, the tile helpers get the shifted program ids.
 # ARRIVAL:         tmp = tl.program_id(axis=0) - syn_comm_programs

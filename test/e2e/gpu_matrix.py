@@ -1,0 +1,186 @@
+"""Every shipped example x backend x tile order on real GPUs, in one process
+group (torchrun --nproc-per-node=W test/e2e/gpu_matrix.py), plus the launch
+stress checks of issue 5:
+
+* ``launches``: 2000 back-to-back fused launches with no host sync or flag
+  reset between them, then a check (epoch-numbered flags never read stale);
+* ``graph``: one fused launch (kernel + communication stream) captured in a
+  CUDA graph and replayed 50 times, the gathered buffer poisoned before each
+  replay and every result checked;
+* ``debug``: a chunk whose transfer is dropped with the spin limit set: the
+  launch must end and name the rank, program and chunk.
+
+Prints one ``MATRIX <case> rank r/W: ok|FAIL <why>`` line per case and rank;
+test/e2e/test_gpu_world.py runs it and requires every line to be ok. Uses
+overlap-run's own check (runtime/check_gpu.run_gpu).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import traceback
+from pathlib import Path
+
+import torch
+
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLES = ROOT / "examples"
+
+GATHERS = ["ag_gemm.py", "ag_gemm_k.py", "attention_ag_kv.py", "a2a_grouped_gemm.py"]
+CASES = (
+    [(ex, f"overlap{{backend={b} order={o}}}") for ex in GATHERS for b in ("ce", "sm", "nccl") for o in ("arrival", "none")]
+    + [("ag_gemm.py", f"overlap{{backend={b} order=rotate}}") for b in ("ce", "sm", "nccl")]
+    + [("gemm_rs.py", f"overlap{{backend={b} order={o}}}") for b in ("ce", "nccl") for o in ("arrival", "none")]
+)
+
+
+def say(world, case: str, ok: bool, why: str = "") -> None:
+    print(f"MATRIX {case} rank {world.rank}/{world.world}: {'ok' if ok else 'FAIL ' + why}", flush=True)
+
+
+def matrix(world, only: str | None) -> None:
+    from syncopate.runtime.check import compile_workload
+    from syncopate.runtime.check_gpu import run_gpu
+    from syncopate.runtime.workload import load_workload
+
+    for example, pipeline in CASES:
+        case = f"{example} {pipeline}"
+        if only and only not in case:
+            continue
+        try:
+            workload = load_workload(str(EXAMPLES / example))
+            program = compile_workload(workload, world.world, pipeline)
+            result = run_gpu(workload, world, seed=7, program=program, launches=2)
+            say(world, case, result.ok, f"max error {result.max_error}")
+        except Exception as err:  # report and go on: one case must not hide the others
+            say(world, case, False, f"{type(err).__name__}: {str(err).splitlines()[0] if str(err) else ''}")
+            traceback.print_exc()
+        world.barrier()
+
+
+def _ag_setup(world, backend: str):
+    """ag_gemm fused with ``backend``: (launch callable, gathered buffer, own rows, reference)."""
+    from syncopate.runtime.check import compile_workload
+    from syncopate.runtime.fused import FusedKernel
+    from syncopate.runtime.workload import load_workload, shard_bounds
+
+    workload = load_workload(str(EXAMPLES / "ag_gemm.py"))
+    program = compile_workload(workload, world.world, f"overlap{{backend={backend}}}")
+    shards = [{k: v.cuda() for k, v in workload.make_inputs(s, world.world, 11).items()} for s in range(world.world)]
+    full = torch.cat([s["a"] for s in shards]).contiguous()
+    reference = workload.launch(workload.kernel, full, shards[world.rank]["b"])
+    buf = world.symmetric(full)
+    start, size = shard_bounds(full.shape[0], world.world, world.rank)
+    buf.fill_(float("nan"))
+    buf[start:start + size].copy_(shards[world.rank]["a"])
+    torch.cuda.synchronize()
+    world.barrier()
+    fused = FusedKernel(program, workload.kernel, world.context())
+    world.last_program = program
+    return (lambda: workload.launch(fused, buf, shards[world.rank]["b"])), buf, (start, size), reference
+
+
+def many_launches(world, backend: str, count: int = 2000) -> None:
+    case = f"launches x{count} ag_gemm backend={backend}"
+    try:
+        run, _buf, _own, reference = _ag_setup(world, backend)
+        outs = [run() for _ in range(count)]
+        torch.cuda.synchronize()
+        bad = [i for i in (0, count // 2, count - 1) if not torch.allclose(outs[i], reference, atol=2e-2, rtol=2e-2)]
+        say(world, case, not bad and world.sync.epoch.item() >= count, f"launches {bad} differ")
+    except Exception as err:
+        say(world, case, False, f"{type(err).__name__}: {err}")
+        traceback.print_exc()
+    world.barrier()
+
+
+def graph_replays(world, backend: str, replays: int = 50) -> None:
+    case = f"graph x{replays} ag_gemm backend={backend}"
+    try:
+        run, buf, (start, size), reference = _ag_setup(world, backend)
+        own = buf[start:start + size].clone()
+        run()  # warm-up: compiles and builds the launch tables outside the capture
+        torch.cuda.synchronize()
+        world.barrier()
+        graph = torch.cuda.CUDAGraph()
+        stream = torch.cuda.Stream()
+        stream.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(stream), torch.cuda.graph(graph, stream=stream):
+            out = run()
+        torch.cuda.synchronize()
+        world.barrier()
+        bad = []
+        for i in range(replays):
+            buf.fill_(float("nan"))
+            buf[start:start + size].copy_(own)
+            out.fill_(float("nan"))
+            torch.cuda.synchronize()
+            world.barrier()
+            graph.replay()
+            torch.cuda.synchronize()
+            if not torch.allclose(out, reference, atol=2e-2, rtol=2e-2):
+                bad.append(i)
+            world.barrier()
+        say(world, case, not bad, f"replays {bad[:5]} differ")
+    except Exception as err:
+        say(world, case, False, f"{type(err).__name__}: {err}")
+        traceback.print_exc()
+    world.barrier()
+
+
+def debug_spin(world) -> None:
+    from syncopate.runtime.gpu_world import GpuWorldError
+
+    case = "debug spin-limit lost chunk"
+    saved = (world.spin_limit, world.lost)
+    try:
+        run, *_ = _ag_setup(world, "ce")
+        plan = world.last_program.plans[0]
+        lost = next(c for c in plan.chunks if c.src.value.data != c.dst.value.data and c.dst.value.data == 1)
+        name, cid = plan.sym_name.data, lost.chunk_id.value.data
+        world.spin_limit, world.lost = 20000, frozenset({(name, cid)})
+        if world.sync is not None:
+            world.sync.spin_limit = world.spin_limit
+        try:
+            run()
+            torch.cuda.synchronize()
+            raised = ""
+        except GpuWorldError as err:
+            raised = str(err)
+        print(f"debug report rank {world.rank}: {raised}", flush=True)
+        # the lost chunk goes to rank 1 only; rank 1 must report it, nobody else may fail
+        waits_for_it = f"chunk {cid} of @{name}" in raised and f"rank {world.rank}" in raised and "program" in raised
+        flags = torch.tensor([1 if waits_for_it else 0], device=world.device)
+        torch.distributed.all_reduce(flags)
+        say(world, case, int(flags) == 1 and (waits_for_it or not raised) and (world.rank != 1 or waits_for_it),
+            f"report: '{raised}'")
+    except Exception as err:
+        say(world, case, False, f"{type(err).__name__}: {err}")
+        traceback.print_exc()
+    finally:
+        world.spin_limit, world.lost = saved
+        if world.sync is not None:
+            world.sync.spin_limit = saved[0]
+    world.barrier()
+
+
+def main() -> int:
+    os.environ.pop("TRITON_INTERPRET", None)
+    from syncopate.runtime.gpu_world import GpuWorld
+
+    only = sys.argv[1] if len(sys.argv) > 1 else None
+    world = GpuWorld.from_torchrun()
+    if only != "stress":
+        matrix(world, only)
+    if only in (None, "stress"):
+        for backend in ("ce", "sm"):
+            many_launches(world, backend)
+            graph_replays(world, backend)
+        debug_spin(world)
+    torch.distributed.destroy_process_group()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
