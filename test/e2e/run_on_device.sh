@@ -1,17 +1,33 @@
 #!/usr/bin/env bash
-# GPU check of the fused all-gather kernels on 2 GPUs, from the repo root of a
-# device machine (xdsl, filecheck, lit wheels in .whl/): bash test/e2e/run_on_device.sh
+# GPU checks on a device machine, from the repo root (xdsl, filecheck, lit
+# wheels in .whl/):  bash test/e2e/run_on_device.sh [matrix|cli|pytest|all] [filter]
+# W = number of visible GPUs.
 export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
 unset TRITON_INTERPRET
 [ -d /tmp/site ] || python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --target /tmp/site .whl/*.whl
 rm -rf /tmp/syn; python3 -m pip install -q --no-deps --no-build-isolation --target /tmp/syn . 2>&1 | tail -2
 export PYTHONPATH=/tmp/site:/tmp/syn PATH=/tmp/syn/bin:/tmp/site/bin:$PATH
+W=$(nvidia-smi -L | wc -l)
 nvidia-smi -L
-python3 -c "import torch, triton; print('torch', torch.__version__, 'triton', triton.__version__); from torch.distributed._symmetric_memory import _SymmetricMemory as S; print([n for n in dir(S) if 'stream' in n or 'signal' in n or 'barrier' in n])"
-run() { echo "### $*"; timeout 150 torchrun --nproc-per-node=2 /tmp/syn/bin/overlap-run "$@" 2>&1 | grep -v "^W1\|OMP_NUM\|^\*\*\*\*" | grep -v "^\[rank.\]:  \| File \|\^\^\^" | tail -12; echo "rc=${PIPESTATUS[0]}"; }
-run examples/ag_gemm.py --gpu
-run examples/ag_gemm.py --gpu -p 'overlap{order=rotate}'
-
-run examples/ag_gemm_k.py --gpu
-run examples/attention_ag_kv.py --gpu
-run examples/ag_gemm.py --gpu -p 'overlap{waits=false}'
+python3 -c "import torch, triton; print('torch', torch.__version__, 'triton', triton.__version__)"
+what=${1:-all}
+quiet() { grep -v "^W1\|OMP_NUM\|^\*\*\*\*" ; }
+if [ "$what" = matrix ] || [ "$what" = all ]; then
+  echo "### torchrun --nproc-per-node=$W test/e2e/gpu_matrix.py $2"
+  timeout 500 torchrun --nproc-per-node=$W test/e2e/gpu_matrix.py $2 > /tmp/matrix.log 2>&1; echo "rc=$?"
+  grep "MATRIX\|debug report" /tmp/matrix.log | sort | uniq -c | sort -k2 | head -200
+  grep -c ": ok" /tmp/matrix.log; grep "FAIL" /tmp/matrix.log | head -5
+  grep -B2 -A12 "Traceback" /tmp/matrix.log | head -80
+fi
+run() { echo "### torchrun --nproc-per-node=$W overlap-run $*"; timeout 150 torchrun --nproc-per-node=$W /tmp/syn/bin/overlap-run "$@" 2>&1 | quiet | grep -v "^\[rank.\]:  \| File \|\^\^\^" | tail -8; echo "rc=${PIPESTATUS[0]}"; }
+if [ "$what" = cli ] || [ "$what" = all ]; then
+  run examples/ag_gemm.py --gpu --plan 'all-gather{tensor=a_ptr dim=0}' -p 'overlap{backend=sm}' --sms 2
+  run examples/gemm_rs.py --gpu --plan 'reduce-scatter{tensor=c_ptr dim=0}' -p 'overlap{backend=ce}'
+  run examples/a2a_grouped_gemm.py --gpu -p 'overlap{backend=nccl}'
+  run examples/attention_ag_kv.py --gpu -p 'overlap{backend=sm order=none}'
+  run examples/ag_gemm.py --gpu -p 'overlap{waits=false}'
+  run examples/ag_gemm.py --gpu --plan "all-gather{tensor=a_ptr dim=0 world=$((W + 1))}"
+fi
+if [ "$what" = pytest ] || [ "$what" = all ]; then
+  python3 -m pytest -q -p no:cacheprovider test/e2e 2>&1 | tail -15
+fi
