@@ -117,8 +117,10 @@ def _ag_gemm(spec: BenchSpec, ctx: BenchWorld) -> list[Variant]:
                           lambda: poison_allocator(d.c, ctx.dtype, ctx.device), st.clear, BASELINE, CUBLAS, OUT), ctx),
         Variant(SEQ_TRITON, seq_triton, out, lambda: alloc("gathered", "c"), lambda: poison(st["gathered"], st["c"]),
                 st.clear, BASELINE, TRITON, OUT),
-        Variant(CUBLAS_ALONE, cublas_alone, out, lambda: alloc("c"), lambda: poison(st["c"]), st.clear, ALONE, None, OUT),
-        Variant(TRITON_ALONE, triton_alone, out, lambda: alloc("c"), lambda: poison(st["c"]), st.clear, ALONE, None, OUT),
+        Variant(CUBLAS_ALONE, cublas_alone, out, lambda: alloc("c"), lambda: poison(st["c"]), st.clear,
+                ALONE, None, OUT),
+        Variant(TRITON_ALONE, triton_alone, out, lambda: alloc("c"), lambda: poison(st["c"]), st.clear,
+                ALONE, None, OUT),
         Variant(COMM_ALONE, comm_alone, lambda: st.get("gathered"), lambda: alloc("gathered"),
                 lambda: poison(st["gathered"]), st.clear, ALONE, None, GATHERED),
     ]
@@ -178,7 +180,8 @@ def _gemm_rs(spec: BenchSpec, ctx: BenchWorld) -> list[Variant]:
                 st.clear, ALONE, None, PARTIAL),
         Variant(TRITON_ALONE, triton_alone, partial, lambda: alloc("partial"), lambda: poison(st["partial"]),
                 st.clear, ALONE, None, PARTIAL),
-        Variant(COMM_ALONE, comm_alone, out, lambda: alloc("out"), lambda: poison(st["out"]), st.clear, ALONE, None, OUT),
+        Variant(COMM_ALONE, comm_alone, out, lambda: alloc("out"), lambda: poison(st["out"]), st.clear,
+                ALONE, None, OUT),
     ]
 
 

@@ -49,8 +49,12 @@ class BenchWorld:
         return torch.cuda.get_device_name(self.device)
 
     @classmethod
-    def from_torchrun(cls) -> BenchWorld:
-        """One rank per GPU: NCCL process group and symmetric memory via GpuWorld."""
+    def from_torchrun(cls, spin_limit: int = 0) -> BenchWorld:
+        """One rank per GPU: NCCL process group and symmetric memory via GpuWorld.
+
+        ``spin_limit`` > 0 is GpuWorld's debug mode (bounded spins: a fused
+        launch that would hang raises instead, and its row says n/a).
+        """
         if "RANK" not in os.environ:
             raise BenchSetupError("GPU runs need one process per GPU: launch with "
                                   "torchrun --nproc-per-node=W -m syncopate.tools.overlap_bench ... (or use --cpu)")
@@ -59,8 +63,8 @@ class BenchWorld:
         from syncopate.runtime.gpu_world import GpuWorld, GpuWorldError
 
         try:
-            gpu = GpuWorld.from_torchrun()
-        except GpuWorldError as err:
+            gpu = GpuWorld.from_torchrun(spin_limit=spin_limit) if spin_limit else GpuWorld.from_torchrun()
+        except (GpuWorldError, TypeError) as err:
             raise BenchSetupError(str(err)) from err
         return cls(gpu.rank, gpu.world, gpu.device, gpu.group, torch.bfloat16, gpu)
 

@@ -39,6 +39,9 @@ def write_png(tables: list[Table], path: str) -> str | None:
         ax.set_yticklabels([n if r.ok else f"{n} ({r.status.split(':')[0]})" for n, r in zip(names, table.rows)],
                            fontsize=7)
         ax.invert_yaxis()
+        if not any(values):
+            ax.set_xlim(0, 1)
+            ax.text(0.5, 0.5, "no row measured", ha="center", va="center", transform=ax.transAxes, fontsize=9)
         bound = table.ms(BOUND_TRITON)
         if bound is not None:
             ax.axvline(bound, color=COLORS[BOUND], linestyle="--", linewidth=1)

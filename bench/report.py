@@ -42,6 +42,7 @@ CSV_COLUMNS: tuple[str, ...] = (
     "workload", "shape", "label", "M", "K", "N", "world", "dtype", "device", "variant", "group", "compute",
     "backend", "order", "status", "ms", "min_ms", "host_ms", "ms_ranks", "error",
     "speedup_vs_cublas_nccl", "speedup_vs_async_tp", "speedup_vs_triton_nccl", "bound_ms", "efficiency",
+    "timing", "note",
 )
 
 
@@ -60,6 +61,8 @@ class Row:
     host_ms: float | None = None
     ms_ranks: list[float] = field(default_factory=list)
     error: float | None = None  # scaled max error of the check
+    timing: str = "events"  # "events" (eager launches) or "graph" (CUDA graph replays)
+    note: str = ""  # e.g. "after the timed launches", "eager: CUDA graph capture failed: ..."
 
     @property
     def ok(self) -> bool:
@@ -139,12 +142,14 @@ def format_table(table: Table, anchors: dict[str, tuple[float, float, float, flo
     width = max([len(cols[0])] + [len(r.variant) for r in table.rows])
     lines = [head]
     if table.note or table.config:
-        lines.append("   " + "; ".join(x for x in (table.note, f"Triton GEMM {table.config}" if table.config else "") if x))
+        parts = (table.note, f"Triton GEMM {table.config}" if table.config else "")
+        lines.append("   " + "; ".join(x for x in parts if x))
     lines.append(f"{cols[0]:<{width}}  {cols[1]:>8}  {cols[2]:>14}  {cols[3]:>11}  {cols[4]:>14}  "
                  f"{cols[5]:>5}  {cols[6]:>7}  {cols[7]}")
     for r in table.rows:
         sp = [table.speedup(r, ref) for ref in SPEEDUP_REFS]
         status = r.status if r.status != WRONG else f"WRONG (error {_num(r.error, '.2e')} x rms)"
+        status += f" [{r.note}]" if r.note else " [graph]" if r.timing == "graph" else ""
         lines.append(f"{r.variant:<{width}}  {_num(r.ms, '8.3f'):>8}  {_x(sp[0]):>14}  {_x(sp[1]):>11}  "
                      f"{_x(sp[2]):>14}  {_num(table.efficiency(r), '.2f'):>5}  {_num(r.host_ms, '7.3f'):>7}  {status}")
     earlier = (anchors or {}).get(table.label) if table.world == 2 else None
@@ -167,7 +172,7 @@ def table_records(table: Table) -> list[dict[str, Any]]:
             "status": r.status, "ms": r.ms, "min_ms": r.min_ms, "host_ms": r.host_ms,
             "ms_ranks": ";".join(f"{x:.6f}" for x in r.ms_ranks), "error": r.error,
             "speedup_vs_cublas_nccl": sp[0], "speedup_vs_async_tp": sp[1], "speedup_vs_triton_nccl": sp[2],
-            "bound_ms": table.bound_ms(r), "efficiency": table.efficiency(r),
+            "bound_ms": table.bound_ms(r), "efficiency": table.efficiency(r), "timing": r.timing, "note": r.note,
         })
     return records
 

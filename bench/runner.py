@@ -9,8 +9,14 @@ Per variant:
    ``result()`` with the fp32 reference; the ranks exchange the outcome: a
    failed check anywhere makes the row "WRONG" (not timed), an exception
    "n/a: <reason>";
-3. barrier, then :func:`time_run` (warm-up, median of ``iters``); the row's
-   time is the maximum over ranks of each rank's median.
+3. with ``cuda_graph``: capture one ``run()`` in a CUDA graph and check a
+   replay like step 2 (a capture that fails anywhere falls back to eager
+   launches, noted in the row);
+4. barrier, then :func:`time_run` (warm-up, median of ``iters``); the row's
+   time is the maximum over ranks of each rank's median;
+5. the result left by the last timed launch is compared again (repeated
+   launches must stay correct: stale flags, a reduction applied twice); a
+   failure makes the row WRONG and drops its time.
 
 ``teardown()`` always runs at the end.
 """
@@ -21,6 +27,7 @@ import math
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from syncopate.bench.check import check_result
 from syncopate.bench.context import BenchWorld
@@ -37,6 +44,7 @@ class RunOptions:
     warmup: int = 10
     iters: int = 50
     flush_bytes: int = 0  # > 0: zero this many bytes before each timed iteration (cold L2)
+    cuda_graph: bool = False  # time replays of a CUDA graph of one run() (checked first), not eager launches
 
 
 def short_reason(err: BaseException, limit: int = 160) -> str:
@@ -69,19 +77,8 @@ def merge_outcomes(outcomes: Sequence[tuple[str, float, str]]) -> tuple[str, flo
     return OK, error
 
 
-def _check_once(variant: Variant, spec: BenchSpec, ctx: BenchWorld) -> tuple[str, float, str]:
-    """Poison, run once, compare: this rank's (status, error, reason)."""
-    ctx.barrier()
-    err = _attempt(variant.poison)
-    ctx.barrier()
-
-    def run() -> None:
-        variant.run()
-        ctx.sync()
-
-    err = err or _attempt(run)
-    if err:
-        return NA, math.nan, err
+def _compare(variant: Variant, spec: BenchSpec) -> tuple[str, float, str]:
+    """This rank's (status, error, reason) for the variant's current result."""
     try:
         if spec.problem is None:
             raise ValueError(f"no reference for {spec.workload}")
@@ -91,8 +88,54 @@ def _check_once(variant: Variant, spec: BenchSpec, ctx: BenchWorld) -> tuple[str
     return (OK, result.error, "") if result.ok else (WRONG, result.error, result.reason)
 
 
+def _check_once(variant: Variant, spec: BenchSpec, ctx: BenchWorld,
+                run: Callable[[], None] | None = None) -> tuple[str, float, str]:
+    """Poison, run once (``run`` or the variant's), compare: this rank's outcome."""
+    ctx.barrier()
+    err = _attempt(variant.poison)
+    ctx.barrier()
+    launch = run or variant.run
+
+    def once() -> None:
+        launch()
+        ctx.sync()
+
+    err = err or _attempt(once)
+    if err:
+        return NA, math.nan, err
+    return _compare(variant, spec)
+
+
+def _capture(variant: Variant, ctx: BenchWorld) -> tuple[Callable[[], None] | None, str | None]:
+    """A CUDA graph of one ``run()`` (warmed up on a side stream first): (replay, error)."""
+    import torch
+
+    holder: dict[str, Any] = {}
+
+    def capture() -> None:
+        stream = torch.cuda.current_stream(ctx.device)
+        side = torch.cuda.Stream(ctx.device)
+        side.wait_stream(stream)
+        with torch.cuda.stream(side):
+            variant.run()
+        stream.wait_stream(side)
+        ctx.sync()
+        graph = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(graph):
+            variant.run()
+        ctx.sync()
+        holder["graph"] = graph
+
+    err = _attempt(capture)
+    return (holder["graph"].replay if err is None else None), err
+
+
+def _agree(ctx: BenchWorld, outcome: tuple[str, float, str]) -> tuple[str, float]:
+    return merge_outcomes(ctx.gather_objects(outcome))
+
+
 def measure(variant: Variant, spec: BenchSpec, ctx: BenchWorld, options: RunOptions) -> Row:
-    """One row: check, then time (see the module doc)."""
+    """One row: check, then time, then check again (see the module doc)."""
     meta = variant.meta
     row = Row(variant.name, variant.group, OK, compute=variant.compute, backend=meta.get("backend"),
               order=meta.get("order"))
@@ -101,28 +144,46 @@ def measure(variant: Variant, spec: BenchSpec, ctx: BenchWorld, options: RunOpti
         return row
     try:
         setup_err = _attempt(variant.setup)
-        status, _ = merge_outcomes(ctx.gather_objects((NA if setup_err else OK, 0.0, setup_err or "")))
+        status, _ = _agree(ctx, (NA if setup_err else OK, 0.0, setup_err or ""))
         if status != OK:
             row.status = status
             return row
-        status, row.error = merge_outcomes(ctx.gather_objects(_check_once(variant, spec, ctx)))
+        status, row.error = _agree(ctx, _check_once(variant, spec, ctx))
         if status != OK:
             row.status = status
             return row
+        run = variant.run
+        if options.cuda_graph and not ctx.cpu:
+            replay, capture_err = _capture(variant, ctx)
+            failed = [e for e in ctx.gather_objects(capture_err) if e]
+            if failed:
+                row.timing, row.note = "events", f"eager: CUDA graph capture failed: {failed[0]}"
+            else:
+                assert replay is not None
+                status, row.error = _agree(ctx, _check_once(variant, spec, ctx, replay))
+                if status != OK:
+                    row.status, row.note = status, "under CUDA graph replay"
+                    return row
+                run, row.timing = replay, "graph"
         ctx.barrier()
         timing = None
 
         def timed() -> None:
             nonlocal timing
-            timing = time_run(variant.run, ctx.device, options.warmup, options.iters, options.flush_bytes)
+            timing = time_run(run, ctx.device, options.warmup, options.iters, options.flush_bytes)
 
         time_err = _attempt(timed)
         values = [timing.median_ms, timing.min_ms, timing.host_ms] if timing else [math.nan] * 3
         per_rank = ctx.gather_floats(values)
         if time_err or any(math.isnan(v[0]) for v in per_rank):
-            failed = ctx.gather_objects(time_err)
-            rank, reason = next(((r, e) for r, e in enumerate(failed) if e), (0, "no time measured"))
+            failed_at = ctx.gather_objects(time_err)
+            rank, reason = next(((r, e) for r, e in enumerate(failed_at) if e), (0, "no time measured"))
             row.status = f"{NA}: rank {rank}: timing failed: {reason}"
+            return row
+        ctx.sync()
+        status, error = _agree(ctx, _compare(variant, spec))  # repeated launches left a correct result?
+        if status != OK:
+            row.status, row.error, row.note = status, error, "after the timed launches"
             return row
         row.ms_ranks = [v[0] for v in per_rank]
         row.ms = max(row.ms_ranks)

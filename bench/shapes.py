@@ -86,7 +86,8 @@ class Shape:
             return
         for dim_name, value in (split[:2], split[2:]):
             if value % world:
-                raise ShapeError(f"{self.workload} shape '{self.name}': {dim_name}={value} is not divisible by W={world}")
+                raise ShapeError(f"{self.workload} shape '{self.name}': {dim_name}={value} "
+                                 f"is not divisible by W={world}")
 
     def local(self, world: int) -> LocalDims:
         """This shape's per-rank sizes at world size ``world``."""

@@ -70,10 +70,11 @@ def _check_once(workload, world: GpuWorld, program: FusedProgram, buffers: _Buff
     produced = []
     for plan in program.plans:
         param, arg, dim = _collective_arg(workload, plan)
-        parts = [i[arg] for i in inputs]
-        if plan.collective == "reduce-scatter":
+        if plan.collective == "reduce-scatter":  # the tensor is launch's output
             produced.append((plan, dim))
-        elif plan.collective == "all-to-all":
+            continue
+        parts = [i[arg] for i in inputs]
+        if plan.collective == "all-to-all":
             received = _receive_buffers(plan, parts, dim)
             for s in range(w):
                 ref_inputs[s][arg] = received[s]

@@ -274,7 +274,11 @@ class GpuRank:
             dist.all_to_all_single(recv, send, [split[s][w.rank] for s in range(w.world)], split[w.rank], group=w.group)
             return
         for region in _owner_regions(chunks):
-            dist.broadcast(rows(params[region.param], region.dim, region.lo, region.hi), src=region.dst, group=w.group)
+            view = rows(params[region.param], region.dim, region.lo, region.hi)
+            packed = view if view.is_contiguous() else view.contiguous()  # NCCL moves contiguous memory
+            dist.broadcast(packed, src=region.dst, group=w.group)
+            if packed is not view:
+                view.copy_(packed)
 
     # -- produced plans --------------------------------------------------------
 
@@ -298,8 +302,11 @@ class GpuRank:
                 part = [c for c in mine if region.lo <= c.lo and c.hi <= region.hi]
                 for c in part:
                     ready(c)
-                out = params[region.param]
-                dist.reduce(rows(out, region.dim, region.lo, region.hi), dst=region.dst, group=w.group)
+                view = rows(params[region.param], region.dim, region.lo, region.hi)
+                packed = view if view.is_contiguous() else view.contiguous()
+                dist.reduce(packed, dst=region.dst, group=w.group)
+                if packed is not view and region.dst == w.rank:
+                    view.copy_(packed)
             return
         out = params[plan.tensors[0].param.data]
         widest = max(r.hi - r.lo for r in regions)
@@ -341,7 +348,9 @@ def _launch_key(program: FusedProgram, grid: tuple[int, ...], params: Mapping[st
             return ("tensor", v.data_ptr(), tuple(v.shape), tuple(v.stride()), v.dtype)
         return v if isinstance(v, (int, float, bool, str, type(None))) else id(v)
 
-    return (id(program), grid, tuple((k, describe(v)) for k, v in params.items()),
+    moved = {t.param.data for plan in program.plans for t in plan.tensors}  # other tensors do not shape the tables
+    return (id(program), grid,
+            tuple((k, describe(v)) for k, v in params.items() if k in moved or not isinstance(v, torch.Tensor)),
             tuple((k, describe(v)) for k, v in sources.items()))
 
 

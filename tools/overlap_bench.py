@@ -63,6 +63,12 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
                         help=f"syncopate tile orders to run (default {','.join(ORDERS)})")
     parser.add_argument("--flush-l2", action="store_true",
                         help="zero a 256 MiB buffer before every timed iteration (cold L2; default warm)")
+    parser.add_argument("--cuda-graph", action="store_true",
+                        help="time replays of a CUDA graph of each row's launch (checked before timing) instead of "
+                        "eager launches: removes host launch overhead; rows that cannot be captured fall back to eager")
+    parser.add_argument("--spin-limit", type=int, default=0, metavar="N",
+                        help="debug mode of the GPU world: a fused kernel's wait gives up after N polls and its row "
+                        "reports n/a instead of hanging (slows the waits; default 0 = off)")
     parser.add_argument("--autotune", action="store_true",
                         help="store the best syncopate (backend, order) per workload/shape/world/device in the cache")
     parser.add_argument("--cache", default=None, metavar="PATH",
@@ -78,6 +84,8 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         value = getattr(args, name)
         if value is not None and value < (1 if name == "iters" else 0):
             parser.error(f"--{name} must be >= {1 if name == 'iters' else 0}, got {value}")
+    if args.spin_limit < 0:
+        parser.error(f"--spin-limit must be >= 0, got {args.spin_limit}")
     if args.world is not None and args.world < 1:
         parser.error(f"--world must be >= 1, got {args.world}")
     for option, allowed in (("backends", BACKENDS), ("orders", ORDERS)):
@@ -132,7 +140,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     from syncopate.bench.context import BenchSetupError, BenchWorld
 
     try:
-        ctx = BenchWorld.cpu_single() if args.cpu else BenchWorld.from_torchrun()
+        ctx = BenchWorld.cpu_single() if args.cpu else BenchWorld.from_torchrun(args.spin_limit)
     except BenchSetupError as err:
         return _error(str(err))
     try:
@@ -155,7 +163,7 @@ def run(args: argparse.Namespace, ctx: Any, shapes: list[Any]) -> int:
     from syncopate.bench.variants import unavailable
 
     lead = ctx.rank == 0
-    options = RunOptions(args.warmup, args.iters, FLUSH_BYTES if args.flush_l2 else 0)
+    options = RunOptions(args.warmup, args.iters, FLUSH_BYTES if args.flush_l2 else 0, args.cuda_graph)
     device_name = ctx.device_name
     started = time.time()
 
@@ -164,7 +172,8 @@ def run(args: argparse.Namespace, ctx: Any, shapes: list[Any]) -> int:
             print(text, file=sys.stderr, flush=True)
 
     say(f"overlap-bench: W={ctx.world} on {device_name}, {len(shapes)} shape(s), "
-        f"warm-up {options.warmup}, {options.iters} timed iterations, L2 {'flushed' if args.flush_l2 else 'warm'}")
+        f"warm-up {options.warmup}, {options.iters} timed iterations, L2 {'flushed' if args.flush_l2 else 'warm'}, "
+        f"{'CUDA graph replays' if args.cuda_graph and not ctx.cpu else 'eager launches'}")
     tables = []
     for index, shape in enumerate(shapes, 1):
         tag = f"[{index}/{len(shapes)}] {shape.workload} {shape.label(ctx.world)}"
@@ -233,6 +242,8 @@ def _meta(args: argparse.Namespace, ctx: Any, started: float) -> dict[str, Any]:
         "warmup": args.warmup, "iters": args.iters, "l2": "flushed" if args.flush_l2 else "warm",
         "seed": args.seed, "backends": args.backends, "orders": args.orders,
         "timing": "CUDA events per iteration, median, max over ranks" if not ctx.cpu else "perf_counter, median",
+        "launches": "CUDA graph replays" if args.cuda_graph and not ctx.cpu else "eager",
+        "spin_limit": args.spin_limit,
         "started": started, "seconds": time.time() - started,
     }
 

@@ -1,0 +1,58 @@
+"""overlap-bench --autotune: the cache of the best (backend, order)."""
+
+import json
+
+import pytest
+
+from syncopate.bench.autotune import AutotuneError, TuneKey, best_choice, best_of, load_cache, record
+from syncopate.bench.report import Row, Table
+from syncopate.bench.variants import BASELINE, FUSED, SEQ_CUBLAS, TRITON
+
+
+def table(world=2, rows=None):
+    t = Table("ag-gemm", "8192x8192x8192", "AG 8192x8192x4096", 8192, 8192, 8192, world, "bfloat16", "NVIDIA H200")
+    t.rows = rows if rows is not None else [
+        Row(SEQ_CUBLAS, BASELINE, "ok", 0.5),  # faster, but not a syncopate row
+        Row("syncopate ce/arrival", FUSED, "ok", 1.1, compute=TRITON, backend="ce", order="arrival"),
+        Row("syncopate ce/rotate", FUSED, "ok", 0.9, compute=TRITON, backend="ce", order="rotate"),
+        Row("syncopate sm/none", FUSED, "WRONG", None, compute=TRITON, backend="sm", order="none"),
+        Row("syncopate nccl/none", FUSED, "n/a: x", None, compute=TRITON, backend="nccl", order="none"),
+    ]
+    return t
+
+
+def test_best_of_picks_the_fastest_checked_fused_row():
+    choice = best_of(table())
+    assert (choice.backend, choice.order, choice.ms) == ("ce", "rotate", 0.9)
+    assert choice.pipeline == "overlap{order=rotate backend=ce}"
+    assert best_of(table(rows=[Row("syncopate sm/none", FUSED, "WRONG", None, backend="sm", order="none")])) is None
+
+
+def test_cache_round_trip(tmp_path):
+    path = str(tmp_path / "sub" / "autotune.json")
+    results = record([table(2), table(4)], path)
+    assert [(k.world, c.order) for k, c in results] == [(2, "rotate"), (4, "rotate")]
+    key = TuneKey("ag-gemm", "8192x8192x8192", 2, "NVIDIA H200")
+    got = best_choice(key, path)
+    assert (got.backend, got.order, got.ms, got.variant) == ("ce", "rotate", 0.9, "syncopate ce/rotate")
+    assert best_choice(("ag-gemm", "8192x8192x8192", 8, "NVIDIA H200"), path) is None
+    on_disk = json.loads(open(path).read())
+    assert on_disk["version"] == 1 and "ag-gemm|8192x8192x8192|2|NVIDIA H200" in on_disk["entries"]
+
+
+def test_a_table_without_a_checked_row_keeps_the_old_entry(tmp_path):
+    path = str(tmp_path / "autotune.json")
+    record([table()], path)
+    record([table(rows=[Row("syncopate ce/none", FUSED, "n/a: y", None, backend="ce", order="none")])], path)
+    assert best_choice(TuneKey("ag-gemm", "8192x8192x8192", 2, "NVIDIA H200"), path).order == "rotate"
+
+
+def test_missing_and_corrupt_caches(tmp_path):
+    assert load_cache(str(tmp_path / "none.json")) == {}
+    bad = tmp_path / "bad.json"
+    bad.write_text("{not json")
+    with pytest.raises(AutotuneError, match="unreadable"):
+        best_choice(TuneKey("a", "1x1x1", 1, "cpu"), str(bad))
+    bad.write_text('{"version": 99, "entries": {}}')
+    with pytest.raises(AutotuneError, match="not a version-1"):
+        load_cache(str(bad))

@@ -1,0 +1,185 @@
+"""overlap-bench's reference check, timing and runner (one gloo rank on the CPU)."""
+
+import math
+
+import pytest
+import torch
+
+from syncopate.bench.baselines import baseline_variants
+from syncopate.bench.check import check_result, poison
+from syncopate.bench.configs import CPU_DEFAULT
+from syncopate.bench.context import BenchWorld
+from syncopate.bench.problem import GATHERED, OUT, PARTIAL, make_problem, make_spec
+from syncopate.bench.report import OK, WRONG
+from syncopate.bench.runner import RunOptions, measure, merge_outcomes, run_case
+from syncopate.bench.shapes import AG_GEMM, GEMM_RS, SHAPES
+from syncopate.bench.timing import time_run
+from syncopate.bench.variants import ASYNC_TP, BOUND_TRITON, SEQ_CUBLAS, Variant
+
+
+def bf16_gemm(m, k, n, seed):
+    g = torch.Generator().manual_seed(seed)
+    a = torch.randn(m, k, generator=g).to(torch.bfloat16)
+    b = torch.randn(k, n, generator=g).to(torch.bfloat16)
+    return a, b, a.float() @ b.float()
+
+
+def test_check_accepts_bf16_rounding_of_a_correct_gemm():
+    a, b, ref = bf16_gemm(64, 1024, 48, 0)
+    result = check_result((a.float() @ b.float()).to(torch.bfloat16), ref)
+    assert result.ok, result.reason
+    assert 0 < result.error < 2e-2
+
+
+def test_check_accepts_a_bf16_reduction_of_partials():
+    parts = [bf16_gemm(32, 512, 40, s) for s in range(4)]
+    ref = sum(p[2] for p in parts)
+    out = torch.zeros(32, 40, dtype=torch.bfloat16)
+    for _, _, partial in parts:  # what a bf16 reduce-scatter does: round, add in bf16
+        out += partial.to(torch.bfloat16)
+    assert check_result(out, ref).ok
+
+
+def test_check_rejects_stale_rows_missing_partials_and_scaling():
+    a, b, ref = bf16_gemm(64, 1024, 48, 0)
+    stale = ref.clone()
+    stale[16:24] = bf16_gemm(8, 1024, 48, 7)[2]  # one chunk of rows from other data
+    result = check_result(stale.to(torch.bfloat16), ref)
+    assert not result.ok and "elements off" in result.reason and result.error > 0.5
+    parts = [bf16_gemm(32, 512, 40, s)[2] for s in range(2)]
+    assert not check_result(parts[0], parts[0] + parts[1]).ok  # a reduction that missed a rank
+    assert not check_result(ref * 1.05, ref).ok  # systematically 5% off
+
+
+def test_check_rejects_poison_shapes_and_non_tensors():
+    _, _, ref = bf16_gemm(16, 64, 16, 1)
+    out = ref.clone()
+    out[3, 5] = math.nan
+    result = check_result(out, ref)
+    assert not result.ok and math.isnan(result.error) and "NaN" in result.reason
+    assert not check_result(ref[:8], ref).ok
+    assert "shape (8, 32) differs" in check_result(ref.reshape(8, 32), ref).reason
+    assert not check_result(None, ref).ok
+    poisoned = torch.ones(4, 4)
+    poison(poisoned, None)
+    assert torch.isnan(poisoned).all()
+
+
+def test_time_run_counts_iterations_and_validates():
+    calls = []
+    timing = time_run(lambda: calls.append(1), torch.device("cpu"), warmup=2, iters=5)
+    assert len(calls) == 7 and timing.iters == 5
+    assert 0 <= timing.min_ms <= timing.median_ms
+    with pytest.raises(ValueError, match="iters must be >= 1"):
+        time_run(lambda: None, torch.device("cpu"), iters=0)
+
+
+def test_merge_outcomes_across_ranks():
+    assert merge_outcomes([(OK, 1e-3, ""), (OK, 2e-3, "")]) == (OK, 2e-3)
+    status, error = merge_outcomes([(OK, 1e-3, ""), (WRONG, 0.7, "x")])
+    assert status == WRONG and error == 0.7
+    status, _ = merge_outcomes([(OK, 0.0, ""), ("n/a", math.nan, "GpuWorldError text")])
+    assert status == "n/a: rank 1: GpuWorldError text"
+    assert merge_outcomes([("n/a", math.nan, "same")] * 2)[0] == "n/a: same"
+
+
+@pytest.fixture(scope="module")
+def ctx():
+    world = BenchWorld.cpu_single()
+    yield world
+    world.close()
+
+
+def shape(workload):
+    return next(s for s in SHAPES if s.workload == workload and s.name == "cpu-tiny")
+
+
+def test_problem_references_are_consistent():
+    s = shape(GEMM_RS)
+    p0, p1 = (make_problem(s, 2, r, torch.device("cpu"), torch.float32, 3) for r in range(2))
+    full = p0.a.float() @ p0.b.float() + p1.a.float() @ p1.b.float()
+    assert torch.allclose(p0.references[OUT], full[:32], atol=1e-4)
+    assert torch.allclose(p1.references[OUT], full[32:], atol=1e-4)
+    assert torch.equal(p0.references[PARTIAL], p0.a.float() @ p0.b.float())
+    assert p0.a.abs().min() > 0 or p0.a.abs().sum() > 0  # random, not zeros
+    ag = make_problem(shape(AG_GEMM), 2, 1, torch.device("cpu"), torch.float32, 3)
+    assert torch.equal(ag.references[GATHERED][32:], ag.a)
+    assert torch.allclose(ag.references[OUT], ag.a_full @ ag.b)
+
+
+def _spec(ctx, workload=AG_GEMM):
+    return make_spec(shape(workload), ctx, CPU_DEFAULT, seed=0)
+
+
+def test_runner_times_a_correct_variant(ctx):
+    spec = _spec(ctx)
+    calls = []
+    out = torch.empty(spec.dims.c)
+
+    def run():
+        calls.append(1)
+        torch.matmul(spec.problem.a_full, spec.problem.b, out=out)
+
+    row = measure(Variant("good", run, lambda: out, poison=lambda: poison(out)), spec, ctx, RunOptions(1, 4))
+    assert row.status == OK and row.ms is not None and row.ms_ranks == [row.ms]
+    assert len(calls) == 1 + 1 + 4  # check run, warm-up, timed
+    assert row.error < 1e-5
+
+
+def test_runner_reports_wrong_and_does_not_time_it(ctx):
+    spec = _spec(ctx)
+    calls = []
+    out = torch.empty(spec.dims.c)
+
+    def run():  # forgets the last rows: they keep the poison
+        calls.append(1)
+        out[:-4] = spec.problem.a_full[:-4] @ spec.problem.b
+
+    row = measure(Variant("bad", run, lambda: out, poison=lambda: poison(out)), spec, ctx, RunOptions(1, 4))
+    assert row.status == WRONG and row.ms is None and len(calls) == 1
+    assert math.isnan(row.error)
+
+
+def test_runner_reports_errors_and_unavailable_rows_as_na(ctx):
+    spec = _spec(ctx)
+    torn_down = []
+
+    def broken_setup():
+        raise RuntimeError("reduce-scatter is not supported on GPUs yet")
+
+    row = measure(Variant("x", setup=broken_setup, teardown=lambda: torn_down.append(1)), spec, ctx, RunOptions(0, 1))
+    assert row.status == "n/a: reduce-scatter is not supported on GPUs yet" and torn_down == [1]
+
+    def broken_run():
+        raise KeyError("syn_flags")
+
+    assert measure(Variant("y", run=broken_run), spec, ctx, RunOptions(0, 1)).status == "n/a: KeyError: 'syn_flags'"
+    never = Variant("z", run=lambda: pytest.fail("an n/a row must not run"), na="needs CUDA")
+    assert measure(never, spec, ctx, RunOptions(0, 1)).status == "n/a: needs CUDA"
+
+
+@pytest.mark.parametrize("workload", [AG_GEMM, GEMM_RS])
+def test_baselines_pass_their_check_on_one_cpu_rank(ctx, workload):
+    spec = _spec(ctx, workload)
+    table = run_case(spec, ctx, baseline_variants(spec, ctx), RunOptions(0, 1), "cpu")
+    status = {r.variant: r.status for r in table.rows}
+    assert status.pop(ASYNC_TP) == "n/a: needs CUDA"
+    assert set(status.values()) == {OK}, status
+    assert table.ms(BOUND_TRITON) is not None and table.ms(SEQ_CUBLAS) > 0
+
+
+def test_runner_rechecks_after_the_timed_launches(ctx):
+    spec = _spec(ctx)
+    out = torch.empty(spec.dims.c)
+    launches = []
+
+    def run():  # right once, then a reduction applied again on every later launch
+        if not launches:
+            torch.matmul(spec.problem.a_full, spec.problem.b, out=out)
+        else:
+            out.add_(spec.problem.a_full @ spec.problem.b)
+        launches.append(1)
+
+    row = measure(Variant("twice", run, lambda: out, poison=lambda: poison(out)), spec, ctx, RunOptions(0, 2))
+    assert row.status == WRONG and row.note == "after the timed launches" and row.ms is None
+    assert len(launches) == 3

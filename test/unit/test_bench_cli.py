@@ -1,0 +1,85 @@
+"""overlap-bench end to end: --cpu writes the tables, usage errors exit 2."""
+
+import csv
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from syncopate.bench.variants import ASYNC_TP, COMM_ALONE, SEQ_CUBLAS, SEQ_TRITON, TRITON_ALONE
+
+
+def bench(*args, env=None):
+    environ = dict(os.environ if env is None else env)
+    return subprocess.run([sys.executable, "-m", "syncopate.tools.overlap_bench", *args], capture_output=True,
+                          text=True, env=environ, timeout=240)
+
+
+@pytest.fixture(scope="module")
+def cpu_run(tmp_path_factory):
+    out = tmp_path_factory.mktemp("bench")
+    cache = out / "autotune.json"
+    proc = bench("--cpu", "--out", str(out), "--workload", "ag-gemm,gemm-rs,a2a-gemm", "--iters", "2",
+                 "--warmup", "0", "--autotune", "--cache", str(cache))
+    return proc, out, cache
+
+
+def test_cpu_run_exits_0_and_prints_tables_and_progress(cpu_run):
+    proc, _, _ = cpu_run
+    assert proc.returncode == 0, proc.stderr
+    assert "== ag-gemm  AG 64x48x40" in proc.stdout and "== gemm-rs  RS 64x48x40" in proc.stdout
+    assert "== a2a-gemm" in proc.stdout and "no bf16 benchmark kernel for a2a-gemm" in proc.stdout
+    progress = [line for line in proc.stderr.splitlines() if line.startswith("[1/3] ag-gemm")]
+    assert any("Triton+NCCL" in line and line.rstrip().endswith("s)") for line in progress)
+
+
+def test_cpu_run_writes_csv_json_png(cpu_run):
+    _, out, _ = cpu_run
+    rows = list(csv.DictReader(open(out / "results.csv")))
+    by = {(r["workload"], r["variant"]): r for r in rows}
+    for workload in ("ag-gemm", "gemm-rs"):
+        for name in (SEQ_CUBLAS, SEQ_TRITON, TRITON_ALONE, COMM_ALONE):
+            assert by[(workload, name)]["status"] == "ok" and float(by[(workload, name)]["ms"]) > 0
+        assert by[(workload, ASYNC_TP)]["status"] == "n/a: needs CUDA"
+        assert by[(workload, "syncopate ce/arrival")]["status"] == "n/a: needs CUDA"
+        assert float(by[(workload, "bound max(Triton, NCCL)")]["ms"]) == max(
+            float(by[(workload, TRITON_ALONE)]["ms"]), float(by[(workload, COMM_ALONE)]["ms"]))
+    assert by[("a2a-gemm", SEQ_CUBLAS)]["status"].startswith("n/a: ")
+    doc = json.load(open(out / "results.json"))
+    assert doc["meta"]["cpu"] is True and doc["meta"]["iters"] == 2 and doc["meta"]["world"] == 1
+    assert [t["workload"] for t in doc["tables"]] == ["ag-gemm", "gemm-rs", "a2a-gemm"]
+    assert len(rows) == sum(len(t["rows"]) for t in doc["tables"])
+    assert (out / "results.png").read_bytes()[:4] == b"\x89PNG"
+
+
+def test_cpu_run_autotune_leaves_na_tables_unchanged(cpu_run):
+    proc, _, cache = cpu_run
+    assert "autotune ag-gemm|64x48x40|1|cpu: no checked syncopate row: unchanged" in proc.stdout
+    assert json.load(open(cache)) == {"version": 1, "entries": {}}
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--cpu", "--workload", "ag-gemm,moe"], "--workload: unknown workload 'moe'"),
+    (["--cpu", "--shapes", "huge"], "--shapes: no shape 'huge'"),
+    (["--cpu", "--backends", "ce,tma"], "--backends: unknown value 'tma'"),
+    (["--cpu", "--iters", "0"], "--iters must be >= 1"),
+    (["--list-shapes", "--world", "3", "--shapes", "anchor"], "is not divisible by W=3"),
+])
+def test_usage_errors_exit_2_naming_the_option(args, message):
+    proc = bench(*args)
+    assert proc.returncode == 2 and message in proc.stderr, proc.stderr
+
+
+def test_gpu_mode_outside_torchrun_says_how_to_launch():
+    env = {k: v for k, v in os.environ.items() if k not in ("RANK", "WORLD_SIZE", "TRITON_INTERPRET")}
+    proc = bench("--workload", "ag-gemm", "--shapes", "quick", env=env)
+    assert proc.returncode == 2
+    assert "torchrun --nproc-per-node=W -m syncopate.tools.overlap_bench" in proc.stderr
+
+
+def test_list_shapes():
+    proc = bench("--list-shapes", "--world", "4")
+    assert proc.returncode == 0
+    assert "AG 8192x8192x7168" in proc.stdout and "RS 8192x2048x28672" in proc.stdout

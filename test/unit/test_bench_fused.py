@@ -1,0 +1,89 @@
+"""overlap-bench's syncopate rows, run on simulated ranks in the Triton interpreter.
+
+The GPU world cannot run here; a stand-in with the same two calls
+(``symmetric``, ``context``) backed by syncopate's simulated world runs the
+very Variants ``fused_variants`` builds, with a real 2-rank all-gather plan,
+so their buffers, arguments and result views are checked end to end.
+"""
+
+import torch
+
+from syncopate.bench.check import check_result
+from syncopate.bench.configs import CPU_DEFAULT
+from syncopate.bench.context import BenchWorld
+from syncopate.bench.fused import fused_variants, pipeline_spec, plan_spec, program_for
+from syncopate.bench.problem import BenchSpec, make_problem
+from syncopate.bench.shapes import A2A_GEMM, AG_GEMM, GEMM_RS, SHAPES
+from syncopate.runtime.world import SimWorld
+
+
+class SimulatedGpu:
+    """What fused.py uses of GpuWorld, over simulated ranks."""
+
+    def __init__(self, world: int, rank: int, gathered: torch.Tensor):
+        self.sim, self.rank, self.sources = SimWorld(world), rank, {"a_ptr": gathered}
+
+    def symmetric(self, like: torch.Tensor) -> torch.Tensor:
+        return torch.empty_like(like)
+
+    def context(self):
+        return self.sim.rank(self.rank, self.sources)
+
+
+def shape(workload):
+    return next(s for s in SHAPES if s.workload == workload and s.name == "cpu-tiny")
+
+
+def test_plan_and_pipeline_specs():
+    assert plan_spec(AG_GEMM, 4) == "all-gather{tensor=a_ptr dim=0 world=4}"
+    assert plan_spec(GEMM_RS, 2) == "reduce-scatter{tensor=c_ptr dim=0 world=2}"
+    assert pipeline_spec("ce", "rotate") == "overlap{order=rotate backend=ce}"
+
+
+def test_fused_ag_rows_compute_the_gathered_gemm_on_every_rank():
+    world, s = 2, shape(AG_GEMM)
+    for rank in range(world):
+        problem = make_problem(s, world, rank, torch.device("cpu"), torch.float32, seed=5)
+        ctx = BenchWorld(rank, world, torch.device("cpu"), None, torch.float32,
+                         SimulatedGpu(world, rank, problem.a_full))
+        spec = BenchSpec(s, world, rank, torch.float32, CPU_DEFAULT, problem)
+        variants = fused_variants(spec, ctx, ["ce", "auto"], ["arrival", "rotate", "none"])
+        assert [v.name for v in variants][:3] == ["syncopate ce/arrival", "syncopate ce/rotate", "syncopate ce/none"]
+        for v in variants:
+            v.setup()
+            v.poison()
+            buf = ctx.cache[("ag-symmetric", (64, 48), torch.float32)]
+            lo, hi = spec.own_rows
+            assert torch.isnan(buf[:lo]).all() and torch.isnan(buf[hi:]).all()  # peers' rows must be delivered
+            assert torch.equal(buf[lo:hi], problem.a)
+            assert torch.isnan(v.result()).all()
+            v.run()
+            result = check_result(v.result(), problem.references[v.expect])
+            assert result.ok, f"rank {rank} {v.name}: {result.reason}"
+            v.teardown()
+
+
+def test_rs_rows_compile_and_view_the_rank_rows():
+    program = program_for(GEMM_RS, 2, "ce", "arrival")
+    assert "reduce-scatter" in [p.collective for p in program.plans]
+    s = shape(GEMM_RS)
+    problem = make_problem(s, 2, 1, torch.device("cpu"), torch.float32, seed=0)
+    ctx = BenchWorld(1, 2, torch.device("cpu"), None, torch.float32, SimulatedGpu(2, 1, problem.a))
+    v = fused_variants(BenchSpec(s, 2, 1, torch.float32, CPU_DEFAULT, problem), ctx, ["ce"], ["arrival"])[0]
+    v.setup()
+    v.poison()
+    assert v.result().shape == problem.references["out"].shape == (32, 40)
+    assert torch.isnan(v.result()).all()
+
+
+def test_cpu_and_unsupported_workloads_are_na_rows():
+    s = shape(AG_GEMM)
+    problem = make_problem(s, 1, 0, torch.device("cpu"), torch.float32)
+    cpu = BenchWorld(0, 1, torch.device("cpu"), None, torch.float32, None)
+    rows = fused_variants(BenchSpec(s, 1, 0, torch.float32, CPU_DEFAULT, problem), cpu)
+    assert len(rows) == 12 and {v.na for v in rows} == {"needs CUDA"}
+    assert {(v.meta["backend"], v.meta["order"]) for v in rows} == {
+        (b, o) for b in ("ce", "sm", "nccl", "auto") for o in ("arrival", "rotate", "none")}
+    moe = next(x for x in SHAPES if x.workload == A2A_GEMM)
+    rows = fused_variants(BenchSpec(moe, 2, 0, torch.float32, CPU_DEFAULT, None), cpu)
+    assert len(rows) == 1 and "no fused benchmark kernel for a2a-gemm" in rows[0].na

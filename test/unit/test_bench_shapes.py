@@ -1,0 +1,117 @@
+"""overlap-bench's shape table: per-rank sizes, labels, anchors, selection."""
+
+import pytest
+
+from syncopate.bench.configs import CPU_DEFAULT, GPU_DEFAULT, PER_SHAPE, GemmConfig, config_for
+from syncopate.bench.shapes import (
+    A2A_GEMM,
+    AG_ATTN,
+    AG_GEMM,
+    ANCHORS_H200_X2,
+    GEMM_RS,
+    SHAPES,
+    Shape,
+    ShapeError,
+    describe,
+    parse_workloads,
+    select_shapes,
+)
+
+
+def shape(workload, name):
+    return next(s for s in SHAPES if s.workload == workload and s.name == name)
+
+
+@pytest.mark.parametrize("world", [1, 2, 4, 8])
+def test_ag_n_per_rank_is_n_over_world(world):
+    s = shape(AG_GEMM, "8192x8192x28672")
+    d = s.local(world)
+    assert d.b == (8192, 28672 // world)
+    assert d.a == (8192 // world, 8192)
+    assert d.c == d.out == (8192, 28672 // world)
+    assert d.gathered == (8192, 8192)
+    assert s.label(world) == f"AG 8192x8192x{28672 // world}"
+
+
+@pytest.mark.parametrize("world", [1, 2, 4, 8])
+def test_rs_k_per_rank_is_k_over_world(world):
+    s = shape(GEMM_RS, "8192x8192x28672")
+    d = s.local(world)
+    assert d.a == (8192, 8192 // world)
+    assert d.b == (8192 // world, 28672)
+    assert d.c == (8192, 28672)  # the partial
+    assert d.out == (8192 // world, 28672)  # the rank's reduced rows
+    assert d.gathered is None
+    assert d.gemm == (8192, 8192 // world, 28672)
+
+
+def test_every_earlier_anchor_has_a_shape_with_its_label_at_w2():
+    labels = {s.label(2) for s in select_shapes([AG_GEMM, GEMM_RS], "anchor", 2)}
+    assert labels == set(ANCHORS_H200_X2)
+    assert "AG 8192x8192x14336" in labels and "RS 8192x4096x28672" in labels
+    assert "AG 16384x4096x1024" in labels and "RS 16384x2048x2048" in labels
+
+
+def test_llama_shapes_use_hidden_8192_and_mlp_28672_at_4k_and_16k_tokens():
+    llama = select_shapes([AG_GEMM, GEMM_RS], "llama", 2)
+    assert {s.M for s in llama} == {4096, 16384}
+    down = shape(GEMM_RS, "llama70b-mlp-down-16k")
+    assert (down.M, down.K, down.N) == (16384, 28672, 8192)
+    assert down.label(2) == "RS 16384x14336x8192"
+    up = shape(AG_GEMM, "llama70b-mlp-up-4k")
+    assert (up.M, up.K, up.N) == (4096, 8192, 28672)
+
+
+def test_world_that_does_not_divide_is_an_error_naming_the_dimension():
+    with pytest.raises(ShapeError, match=r"'8192x8192x28672': M=8192 is not divisible by W=3"):
+        shape(AG_GEMM, "8192x8192x28672").local(3)
+    with pytest.raises(ShapeError, match=r"N=20 is not divisible by W=8"):
+        Shape(AG_GEMM, "odd", 64, 16, 20).local(8)
+    with pytest.raises(ShapeError, match=r"K=20 is not divisible by W=8"):
+        Shape(GEMM_RS, "odd", 64, 20, 16).local(8)
+    with pytest.raises(ShapeError, match=r"M=8192 is not divisible by W=3"):
+        select_shapes([GEMM_RS], "8192x8192x8192", 3)
+
+
+def test_selection_by_label_name_group_and_errors():
+    by_label = select_shapes([AG_GEMM, GEMM_RS], "AG-8192x8192x14336,rs 8192x4096x28672", 2)
+    assert [(s.workload, s.name) for s in by_label] == [(AG_GEMM, "8192x8192x28672"), (GEMM_RS, "8192x8192x28672")]
+    assert [s.name for s in select_shapes([GEMM_RS], "llama70b-o-4k", 4)] == ["llama70b-o-4k"]
+    with pytest.raises(ShapeError, match=r"--shapes: no shape 'nope'"):
+        select_shapes([AG_GEMM], "nope", 2)
+    with pytest.raises(ShapeError, match=r"--workload: unknown workload 'ag_gemm'"):
+        parse_workloads("ag-gemm,ag_gemm")
+    assert parse_workloads(None) == [AG_GEMM, GEMM_RS, A2A_GEMM, AG_ATTN]
+
+
+def test_default_quick_and_cpu_sets_keep_the_pending_workloads():
+    everything = select_shapes(parse_workloads(None), None, 2)
+    assert {s.workload for s in everything} == {AG_GEMM, GEMM_RS, A2A_GEMM, AG_ATTN}
+    assert all(s.name != "cpu-tiny" for s in everything)
+    assert len([s for s in everything if s.workload == AG_GEMM]) == 8  # 4 anchors + 4 llama
+    quick = select_shapes(parse_workloads(None), None, 2, quick=True)
+    assert sorted(s.name for s in quick if s.workload == AG_GEMM) == ["4096x8192x4096", "8192x8192x8192"]
+    assert {A2A_GEMM, AG_ATTN} <= {s.workload for s in quick}
+    cpu = select_shapes(parse_workloads(None), None, 1, cpu=True)
+    assert [s.name for s in cpu if s.workload in (AG_GEMM, GEMM_RS)] == ["cpu-tiny", "cpu-tiny"]
+    assert {A2A_GEMM, AG_ATTN} <= {s.workload for s in cpu}
+
+
+def test_describe_lists_labels_and_flags_indivisible_worlds():
+    text = describe([shape(AG_GEMM, "8192x8192x28672")], 2)
+    assert "AG 8192x8192x14336" in text
+    assert "does not divide" in describe([shape(AG_GEMM, "8192x8192x28672")], 3)
+
+
+def test_gemm_config_default_hook_and_validation():
+    s = shape(AG_GEMM, "8192x8192x8192")
+    assert config_for(s) == GPU_DEFAULT == GemmConfig(128, 256, 64, 8, 3)
+    assert config_for(s, cpu=True) == CPU_DEFAULT
+    PER_SHAPE[(AG_GEMM, s.name)] = GemmConfig(128, 128, 64, 4, 4)
+    try:
+        assert config_for(s).block_n == 128
+    finally:
+        del PER_SHAPE[(AG_GEMM, s.name)]
+    assert GPU_DEFAULT.constexprs() == {"BLOCK_M": 128, "BLOCK_N": 256, "BLOCK_K": 64}
+    with pytest.raises(ValueError, match="block_n must be a power of two"):
+        GemmConfig(block_n=96)
