@@ -4,8 +4,9 @@ and torch's symmetric memory; the three communication backends.
 Memory. Gathered tensors the copy-engine (``ce``) and SM (``sm``) backends
 read from peers live in symmetric buffers (``symm_mem.empty`` +
 ``rendezvous``; ``get_buffer`` gives a peer's copy). The signal pad is a
-symmetric int32 buffer too, so a peer can raise a flag of this rank. The
-epoch is one int32 on the device that the compute stream increments before
+symmetric int32 buffer too, so a peer can raise a flag of this rank; each
+launch configuration (program, grid, sizes, moved tensors) has its own pad
+and epoch, and its launch tables are built once. The epoch is one int32 on the device that the compute stream increments before
 each launch; every flag write copies it (a 4-byte device copy, no SM), and
 kernels read it, so a CUDA graph that captured a launch replays correctly
 and nothing is ever reset.
@@ -86,10 +87,9 @@ class GpuWorld:
     comm_programs: int = 4
     lost: frozenset[tuple[str, int]] = frozenset()
     epoch: int = 0
-    sync: SyncState | None = None
     handles: dict[int, Any] = field(default_factory=dict)
     staging: dict[tuple, torch.Tensor] = field(default_factory=dict)
-    launches: dict[tuple, tuple] = field(default_factory=dict)  # launch key -> (LaunchPlan, ABI arguments, signal counts)
+    launches: dict[tuple, tuple] = field(default_factory=dict)  # key -> (LaunchPlan, ABI arguments, counts, SyncState)
 
     @classmethod
     def from_torchrun(cls, spin_limit: int = 0, comm_programs: int = 4) -> GpuWorld:
@@ -137,17 +137,19 @@ class GpuWorld:
 
         dist.barrier(device_ids=[self.device.index])
 
-    def sync_state(self, size: int) -> SyncState:
+    def new_sync_state(self, size: int) -> SyncState:
+        """A fresh signal pad (symmetric, zeroed) and epoch word. Each launch
+        configuration gets its own, so its epoch counts exactly its launches:
+        a produced chunk is complete at ``epoch * tiles`` only if every
+        launch on that pad had the same tiles."""
         if size > FLAG_CAPACITY // 2:
             raise GpuWorldError(f"the plans need {size} flags; the signal pad holds {FLAG_CAPACITY // 2}")
-        if self.sync is None:
-            pad = self.symmetric(torch.empty(FLAG_CAPACITY, dtype=torch.int32))
-            pad.zero_()
-            torch.cuda.synchronize(self.device)
-            self.barrier()
-            zeros = torch.zeros(5, dtype=torch.int32, device=self.device)
-            self.sync = SyncState(pad, zeros[:1], zeros[1:], self.spin_limit, self.comm_programs)
-        return self.sync
+        pad = self.symmetric(torch.empty(FLAG_CAPACITY, dtype=torch.int32))
+        pad.zero_()
+        torch.cuda.synchronize(self.device)
+        self.barrier()
+        zeros = torch.zeros(5, dtype=torch.int32, device=self.device)
+        return SyncState(pad, zeros[:1], zeros[1:], self.spin_limit, self.comm_programs)
 
     def staging_for(self, shape: tuple[int, ...], dtype: torch.dtype) -> torch.Tensor:
         key = (shape, dtype)
@@ -190,7 +192,8 @@ class GpuRank:
             launch = cached[0]
         self.last = launch
         plans, chunks = launch.plans, launch.chunks
-        sync = w.sync_state(launch.flag_count)
+        sync = cached[3] if cached else w.new_sync_state(launch.flag_count)
+        sync.spin_limit = w.spin_limit
         compute = torch.cuda.current_stream(w.device)
         w.epoch += 1
         sync.epoch.add_(1)
@@ -204,8 +207,10 @@ class GpuRank:
                     _write_epoch(sync.flags, c.flag, sync.epoch)
         if cached is None:
             extra = launch.arguments(program, sync, w.device, self._peer_offset(consumed, chunks), params)
-            cached = w.launches[key] = (launch, extra, deps.signal_counts(launch.graph))
-        extra, counts = cached[1], cached[2]
+            cached = w.launches[key] = (launch, extra, deps.signal_counts(launch.graph), sync)
+        extra, counts = dict(cached[1]), cached[2]
+        if "spin_limit" in program.abi:
+            extra[program.abi["spin_limit"].data] = sync.spin_limit
 
         w.comm_stream.wait_stream(compute)
         with torch.cuda.stream(w.comm_stream):
@@ -217,7 +222,7 @@ class GpuRank:
                 for name, plan in produced.items():
                     self._reduce(plan, chunks[name], params, sync, counts)
         compute.wait_stream(w.comm_stream)
-        if sync.spin_limit:
+        if sync.spin_limit and not torch.cuda.is_current_stream_capturing():  # a graph's replays report nothing
             torch.cuda.synchronize(w.device)
             message = sync.timeout(launch, w.rank)
             if message:
