@@ -5,8 +5,9 @@ Memory. Gathered tensors the copy-engine (``ce``) and SM (``sm``) backends
 read from peers live in symmetric buffers (``symm_mem.empty`` +
 ``rendezvous``; ``get_buffer`` gives a peer's copy). The signal pad is a
 symmetric int32 buffer too, so a peer can raise a flag of this rank; each
-launch configuration (program, grid, sizes, moved tensors) has its own pad
-and epoch, and its launch tables are built once. The epoch is one int32 on the device that the compute stream increments before
+launch configuration (program, grid, sizes) has its own pad and epoch, and
+the launch tables of the latest configurations (also keyed by the moved
+tensors' addresses) are built once. The epoch is one int32 on the device that the compute stream increments before
 each launch; every flag write copies it (a 4-byte device copy, no SM), and
 kernels read it, so a CUDA graph that captured a launch replays correctly
 and nothing is ever reset.
@@ -60,6 +61,7 @@ from syncopate.runtime.abi import LaunchPlan, SyncState
 from syncopate.runtime.fused import FusedProgram
 from syncopate.runtime.world import rows
 
+LAUNCH_CACHE = 64  # launch tables kept (keyed by tensor addresses too)
 FLAG_CAPACITY = 1 << 14  # symmetric signal pad words; the upper half holds reduce-scatter arrivals
 
 
@@ -90,6 +92,7 @@ class GpuWorld:
     handles: dict[int, Any] = field(default_factory=dict)
     staging: dict[tuple, torch.Tensor] = field(default_factory=dict)
     launches: dict[tuple, tuple] = field(default_factory=dict)  # key -> (LaunchPlan, ABI arguments, counts, SyncState)
+    pads: dict[tuple, SyncState] = field(default_factory=dict)  # (program, grid, sizes) -> signal pad and epoch
 
     @classmethod
     def from_torchrun(cls, spin_limit: int = 0, comm_programs: int = 4) -> GpuWorld:
@@ -139,7 +142,8 @@ class GpuWorld:
 
     def new_sync_state(self, size: int) -> SyncState:
         """A fresh signal pad (symmetric, zeroed) and epoch word. Each launch
-        configuration gets its own, so its epoch counts exactly its launches:
+        configuration (program, grid, sizes) gets its own, so its epoch counts
+        exactly its launches:
         a produced chunk is complete at ``epoch * tiles`` only if every
         launch on that pad had the same tiles."""
         if size > FLAG_CAPACITY // 2:
@@ -192,7 +196,10 @@ class GpuRank:
             launch = cached[0]
         self.last = launch
         plans, chunks = launch.plans, launch.chunks
-        sync = cached[3] if cached else w.new_sync_state(launch.flag_count)
+        pad_key = key[:2] + tuple(kv for kv in key[2] if not (isinstance(kv[1], tuple) and kv[1][:1] == ("tensor",)))
+        if pad_key not in w.pads:
+            w.pads[pad_key] = w.new_sync_state(launch.flag_count)
+        sync = w.pads[pad_key]
         sync.spin_limit = w.spin_limit
         compute = torch.cuda.current_stream(w.device)
         w.epoch += 1
@@ -207,6 +214,8 @@ class GpuRank:
                     _write_epoch(sync.flags, c.flag, sync.epoch)
         if cached is None:
             extra = launch.arguments(program, sync, w.device, self._peer_offset(consumed, chunks), params)
+            if len(w.launches) >= LAUNCH_CACHE:
+                w.launches.pop(next(iter(w.launches)))  # oldest first
             cached = w.launches[key] = (launch, extra, deps.signal_counts(launch.graph), sync)
         extra, counts = dict(cached[1]), cached[2]
         if "spin_limit" in program.abi:

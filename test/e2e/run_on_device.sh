@@ -14,7 +14,7 @@ what=${1:-all}
 quiet() { grep -v "^W1\|OMP_NUM\|^\*\*\*\*" ; }
 if [ "$what" = matrix ] || [ "$what" = all ]; then
   echo "### torchrun --nproc-per-node=$W test/e2e/gpu_matrix.py $2"
-  timeout 500 torchrun --nproc-per-node=$W test/e2e/gpu_matrix.py $2 > /tmp/matrix.log 2>&1; echo "rc=$?"
+  timeout 500 torchrun --master-port 29701 --nproc-per-node=$W test/e2e/gpu_matrix.py $2 > /tmp/matrix.log 2>&1; echo "rc=$?"
   grep "MATRIX\|debug report" /tmp/matrix.log | sort | uniq -c | sort -k2 | head -200
   grep -c ": ok" /tmp/matrix.log; grep "FAIL" /tmp/matrix.log | head -5
   grep -B2 -A12 "Traceback" /tmp/matrix.log | head -80
