@@ -8,6 +8,7 @@ Only where the tensors live differs (``device``).
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -51,6 +52,26 @@ class LaunchPlan:
     def flag_count(self) -> int:
         return max((c.flag + 1 for cs in self.chunks.values() for c in cs), default=1)
 
+    def sm_slices(self, programs: int) -> dict[tuple[str, int], list[ConcreteChunk]]:
+        """SM chunks cut into up to ``programs`` slices along their dim, one
+        per communication program, each with its own flag (after the plan
+        flags): the programs copy a chunk together, and a tile waits only for
+        the slices its rows touch."""
+        slices: dict[tuple[str, int], list[ConcreteChunk]] = {}
+        flag = self.flag_count
+        for c in sorted(self.sm_chunks(), key=lambda c: (deps.arrival_rank(c), c.plan, c.id)):
+            n = c.hi - c.lo
+            parts = max(1, min(programs, n))
+            cuts = [c.lo + n * i // parts for i in range(parts + 1)]
+            slices[(c.plan, c.id)] = [dataclasses.replace(c, lo=a, hi=b, flag=flag + i)
+                                      for i, (a, b) in enumerate(zip(cuts, cuts[1:]))]
+            flag += parts
+        return slices
+
+    def total_flags(self, programs: int) -> int:
+        """Signal-pad words one launch uses: plan flags and SM slice flags."""
+        return self.flag_count + sum(len(v) for v in self.sm_slices(programs).values())
+
     def arguments(self, program: FusedProgram, sync: SyncState, device: Any = None,
                   peer_offset: Callable[[ConcreteChunk, torch.Tensor], int] | None = None,
                   params: Mapping[str, Any] | None = None) -> dict[str, Any]:
@@ -66,14 +87,16 @@ class LaunchPlan:
             extra[abi["report"].data] = sync.report
         if "comm_programs" in abi:
             extra[abi["comm_programs"].data] = sync.comm_programs
+        slices = self.sm_slices(sync.comm_programs) if "comm_programs" in abi else {}
         for entry in abi["tables"].data if "tables" in abi else ():
             e = {k: v.data for k, v in entry.data.items()}
             if e["role"] == "sm":
-                rows_ = self._sm_rows(e["plan"], e["tensor"], params or {}, peer_offset)
+                rows_ = self._sm_rows(e["plan"], e["tensor"], params or {}, peer_offset, slices)
                 extra[e["param"]] = torch.tensor(rows_ or [[0] * 6], dtype=torch.int64, device=device)
                 extra[e["count"]] = len(rows_)
                 continue
-            mine = [c for c in deps.rank_chunks(self.chunks[e["plan"]], self.rank, e["role"]) if c.tensor == e["tensor"]]
+            mine = [s for c in deps.rank_chunks(self.chunks[e["plan"]], self.rank, e["role"]) if c.tensor == e["tensor"]
+                    for s in slices.get((c.plan, c.id), [c])]
             rows_ = [[c.lo, c.hi, c.flag] for c in mine] or [[0, 0, 0]]
             extra[e["param"]] = torch.tensor(rows_, dtype=torch.int32, device=device)
             extra[e["count"]] = len(mine)
@@ -90,8 +113,10 @@ class LaunchPlan:
                 if c.dst == self.rank and not c.is_local and c.backend == "sm"]
 
     def _sm_rows(self, plan: str, tensor: str, params: Mapping[str, Any],
-                 peer_offset: Callable[[ConcreteChunk, torch.Tensor], int] | None) -> list[list[int]]:
-        chunks = sorted((c for c in self.sm_chunks(plan) if c.tensor == tensor), key=lambda c: (deps.arrival_rank(c), c.id))
+                 peer_offset: Callable[[ConcreteChunk, torch.Tensor], int] | None,
+                 slices: Mapping[tuple[str, int], list[ConcreteChunk]]) -> list[list[int]]:
+        whole = sorted((c for c in self.sm_chunks(plan) if c.tensor == tensor), key=lambda c: (deps.arrival_rank(c), c.id))
+        chunks = [s for c in whole for s in slices.get((c.plan, c.id), [c])]  # slice i of a chunk -> program i
         result = []
         for c in chunks:
             t = params.get(c.param)
@@ -130,6 +155,7 @@ class SyncState:
     report: torch.Tensor
     spin_limit: int = 0
     comm_programs: int = 0
+    host_epoch: int = 0  # launches issued eagerly (stream writes carry it; see GpuWorld)
 
     @classmethod
     def allocate(cls, size: int, device: Any = None, spin_limit: int = 0, comm_programs: int = 0) -> SyncState:

@@ -8,9 +8,8 @@ symmetric int32 buffer too, so a peer can raise a flag of this rank; each
 launch configuration (program, grid, sizes) has its own pad and epoch, and
 the launch tables of the latest configurations (also keyed by the moved
 tensors' addresses) are built once. The epoch is one int32 on the device that the compute stream increments before
-each launch; every flag write copies it (a 4-byte device copy, no SM), and
-kernels read it, so a CUDA graph that captured a launch replays correctly
-and nothing is ever reset.
+each launch and kernels read, so a CUDA graph that captured a launch replays
+correctly and nothing is ever reset (flags only grow).
 
 Consumed plans (all-gather, all-to-all, ring-exchange), per chunk backend:
 
@@ -26,6 +25,12 @@ Consumed plans (all-gather, all-to-all, ring-exchange), per chunk backend:
   communication stream (all ranks issue them in the same order), then the
   flag writes; an all-to-all is one ``all_to_all_single``. No symmetric
   memory needed: the portable fallback.
+
+Flags tiles spin on are raised by ``stream_write_value32`` (no SM needed;
+carries the host's count of eager launches) and, while a CUDA graph is
+captured, by a copy of the epoch word. So a configuration is launched either
+eagerly or through its graph, not both: after replays the host count lags the
+device epoch.
 
 Produced plans (reduce-scatter): the kernel raises a chunk's flag once per
 tile; the communication stream waits for ``epoch * tiles`` with a one-program
@@ -168,8 +173,24 @@ class GpuWorld:
 
 
 def _write_epoch(flags: torch.Tensor, index: int, epoch: torch.Tensor) -> None:
-    """``flags[index] = epoch`` on the current stream, by the copy engine."""
+    """``flags[index] = epoch`` on the current stream, copied from the epoch
+    word (a graph replay writes its own epoch). A same-device copy may run as
+    a driver kernel, which needs a free SM: used for reduce-scatter arrivals
+    (no tile waits on them) and inside CUDA-graph capture."""
     flags[index:index + 1].copy_(epoch, non_blocking=True)
+
+
+def _raise_flag(flags: torch.Tensor, index: int, sync: SyncState) -> None:
+    """Raise a flag tiles spin on. Eagerly: a stream memory operation
+    (``stream_write_value32``), which takes no SM, so tiles that fill every
+    SM while spinning cannot starve it. While capturing a CUDA graph: the
+    epoch-word copy (a captured stream write would replay a constant)."""
+    if torch.cuda.is_current_stream_capturing():
+        _write_epoch(flags, index, sync.epoch)
+        return
+    from torch.distributed._symmetric_memory import _SymmetricMemory
+
+    _SymmetricMemory.stream_write_value32(flags.view(torch.uint32), index, sync.host_epoch)
 
 
 @dataclass
@@ -203,6 +224,7 @@ class GpuRank:
         sync.spin_limit = w.spin_limit
         compute = torch.cuda.current_stream(w.device)
         w.epoch += 1
+        sync.host_epoch += 1
         sync.epoch.add_(1)
         if sync.spin_limit:
             sync.report.zero_()
@@ -211,7 +233,7 @@ class GpuRank:
         for name in consumed:
             for c in chunks[name]:
                 if c.dst == w.rank and c.is_local:
-                    _write_epoch(sync.flags, c.flag, sync.epoch)
+                    _raise_flag(sync.flags, c.flag, sync)
         if cached is None:
             extra = launch.arguments(program, sync, w.device, self._peer_offset(consumed, chunks), params)
             if len(w.launches) >= LAUNCH_CACHE:
@@ -269,11 +291,11 @@ class GpuRank:
         for c in self._incoming(chunks, "ce"):
             target = params[c.param]
             rows(target, c.dim, c.lo, c.hi).copy_(self._source_rows(plan, chunks, c, target), non_blocking=True)
-            _write_epoch(sync.flags, c.flag, sync.epoch)
+            _raise_flag(sync.flags, c.flag, sync)
         if any(c.backend == "nccl" for c in chunks):
             self._nccl_deliver(plan, chunks, params)
             for c in self._incoming(chunks, "nccl"):
-                _write_epoch(sync.flags, c.flag, sync.epoch)
+                _raise_flag(sync.flags, c.flag, sync)
 
     def _nccl_deliver(self, plan: PlanOp, chunks: list[ConcreteChunk], params: Mapping[str, Any]) -> None:
         import torch.distributed as dist

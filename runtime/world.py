@@ -76,7 +76,7 @@ class SimRank:
                run: Callable[..., None]) -> None:
         launch = LaunchPlan.build(program, params, grid, self.rank)
         plans, chunks = launch.plans, launch.chunks
-        sync = self.sim.sync_state(self.rank, launch.flag_count)
+        sync = self.sim.sync_state(self.rank, launch.total_flags(self.sim.comm_programs))
         flags = sync.flags
         epoch = self.sim.epochs.get(self.rank, 0) + 1
         self.sim.epochs[self.rank] = epoch

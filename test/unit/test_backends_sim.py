@@ -85,3 +85,27 @@ def test_all_to_all_source_rows():
     # rank 2 receives 8 rows from rank 1 at rows [3 + 6, ...) = after 3 from rank 0 ... check one by hand
     c = next(c for c in chunks if c.src == 1 and c.dst == 2)
     assert (c.lo, c.hi, deps.all_to_all_source_row(plan, c)) == (3, 9, 9)
+
+
+@pytest.mark.parametrize("programs", [1, 3, 64])
+def test_sm_chunks_are_sliced_over_the_communication_programs(programs: int):
+    """Each SM chunk is cut into up to ``programs`` slices that tile its rows
+    exactly, each with a fresh flag after the plan's flags."""
+    import torch
+
+    from syncopate.runtime.abi import LaunchPlan
+
+    workload = _workload("ag_gemm")
+    program = compile_workload(workload, 3, "overlap{backend=sm}")
+    a = torch.randn(50, 40)
+    launch = LaunchPlan.build(program, {"a_ptr": a, "M": 50, "N": 36, "K": 40, "BLOCK_M": 16, "BLOCK_N": 16,
+                                        "BLOCK_K": 16, "stride_am": 40}, (4, 3), 1)
+    slices = launch.sm_slices(programs)
+    assert slices and set(slices) == {(c.plan, c.id) for c in launch.sm_chunks()}
+    flags = [s.flag for parts in slices.values() for s in parts]
+    assert len(set(flags)) == len(flags) and min(flags) == launch.flag_count
+    for c in launch.sm_chunks():
+        parts = slices[(c.plan, c.id)]
+        assert parts[0].lo == c.lo and parts[-1].hi == c.hi and len(parts) == min(programs, c.hi - c.lo)
+        assert all(p.hi == q.lo and p.lo < p.hi for p, q in zip(parts, parts[1:]))
+    assert launch.total_flags(programs) == launch.flag_count + len(flags)
