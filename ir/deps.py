@@ -196,17 +196,22 @@ def owner(chunks: list[ConcreteChunk], c: ConcreteChunk) -> int:
     raise ValueError(f"rows [{c.lo}, {c.hi}) of chunk {c.id} of @{c.plan} belong to no rank's own chunk")
 
 
+def split_matrix(plan: PlanOp) -> list[list[int]]:
+    """An all-to-all plan's ``splits`` as ``matrix[src][dst]`` (rows src sends dst)."""
+    if plan.splits is None:
+        raise ValueError(f"all-to-all plan @{plan.sym_name.data} has no splits")
+    w = plan.world_size
+    split = [int(extent_value(a)) for a in plan.splits.data]  # type: ignore[arg-type]
+    return [split[s * w:(s + 1) * w] for s in range(w)]
+
+
 def all_to_all_source_row(plan: PlanOp, c: ConcreteChunk) -> int:
     """Row of the sender's (``c.src``) send buffer where chunk ``c`` starts.
 
     The receive buffer of rank d holds, for each source s in order, the
     ``splits[s][d]`` rows s sent it; the send buffer of s holds, for each
     destination d in order, the ``splits[s][d]`` rows for d."""
-    if plan.splits is None:
-        raise ValueError(f"all-to-all plan @{plan.sym_name.data} has no splits")
-    w = plan.world_size
-    split = [int(extent_value(a)) for a in plan.splits.data]  # type: ignore[arg-type]
-    matrix = [split[s * w:(s + 1) * w] for s in range(w)]
+    matrix = split_matrix(plan)
     received_before = sum(matrix[s][c.dst] for s in range(c.src))
     sent_before = sum(matrix[c.src][:c.dst])
     return sent_before + (c.lo - received_before)

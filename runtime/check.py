@@ -14,10 +14,11 @@ from typing import Any
 
 import torch
 
-from syncopate.dialects.chunk import PlanOp, extent_value
+from syncopate.dialects.chunk import PlanOp
+from syncopate.ir import deps
 from syncopate.passes.chunk_dependency_analysis import CONSUMED
 from syncopate.runtime.fused import FusedKernel, FusedProgram, compile_fused
-from syncopate.runtime.workload import Workload, WorkloadError
+from syncopate.runtime.workload import Workload, WorkloadError, with_world
 from syncopate.runtime.world import SimWorld, rows
 
 ATOL = RTOL = 1e-4
@@ -31,12 +32,16 @@ class RankResult:
     polls: int
 
 
-def compile_workload(workload: Workload, world: int, pipeline: str = "overlap") -> FusedProgram:
+def compile_workload(workload: Workload, world: int, pipeline: str = "overlap",
+                     plan_specs: list[str] | None = None) -> FusedProgram:
+    """Fuse the workload's PLANS (or ``plan_specs``, ``world=`` added where
+    missing) into its KERNEL."""
     kernel = workload.kernel
     name = getattr(getattr(kernel, "fn", kernel), "__name__", None)
     if name is None:
         raise WorkloadError(f"{workload.path}: KERNEL is not a @triton.jit function")
-    return compile_fused(workload.path, name, workload.plan_specs(world), pipeline)
+    specs = [with_world(s, world) for s in plan_specs] if plan_specs else workload.plan_specs(world)
+    return compile_fused(workload.path, name, specs, pipeline)
 
 
 def _collective_arg(workload: Workload, plan: PlanOp) -> tuple[str, str, int]:
@@ -59,8 +64,7 @@ def _receive_buffers(plan: PlanOp, sends: list[torch.Tensor], dim: int) -> list[
     w = plan.world_size
     if plan.splits is None:
         raise WorkloadError(f"all-to-all plan @{plan.sym_name.data} has no splits")
-    split = [int(extent_value(a)) for a in plan.splits.data]  # type: ignore[arg-type]
-    matrix = [split[s * w:(s + 1) * w] for s in range(w)]
+    matrix = deps.split_matrix(plan)
     for s in range(w):
         if sum(matrix[s]) != sends[s].shape[dim]:
             raise WorkloadError(

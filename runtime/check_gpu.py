@@ -16,6 +16,7 @@ from typing import Any
 
 import torch
 
+from syncopate.ir import deps
 from syncopate.runtime.check import RankResult, _collective_arg, _error, _receive_buffers, compile_workload
 from syncopate.runtime.fused import FusedKernel, FusedProgram
 from syncopate.runtime.gpu_world import GpuWorld
@@ -122,9 +123,7 @@ def _check_once(workload, world: GpuWorld, program: FusedProgram, buffers: _Buff
 
 
 def _place_own_block(plan, send: torch.Tensor, recv: torch.Tensor, r: int, dim: int) -> None:
-    from syncopate.runtime.gpu_world import _split_matrix
-
-    split = _split_matrix(plan)
+    split = deps.split_matrix(plan)
     recv_start = sum(split[s][r] for s in range(r))
     send_start = sum(split[r][:r])
     n = split[r][r]

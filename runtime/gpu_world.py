@@ -64,6 +64,7 @@ from syncopate.ir.deps import ConcreteChunk
 from syncopate.passes.chunk_dependency_analysis import CONSUMED
 from syncopate.runtime.abi import LaunchPlan, SyncState
 from syncopate.runtime.fused import FusedProgram
+from syncopate.runtime.stream_wait import wait_flag
 from syncopate.runtime.world import rows
 
 LAUNCH_CACHE = 64  # launch tables kept (keyed by tensor addresses too)
@@ -93,7 +94,6 @@ class GpuWorld:
     spin_limit: int = 0
     comm_programs: int = 4
     lost: frozenset[tuple[str, int]] = frozenset()
-    epoch: int = 0
     handles: dict[int, Any] = field(default_factory=dict)
     staging: dict[tuple, torch.Tensor] = field(default_factory=dict)
     launches: dict[tuple, tuple] = field(default_factory=dict)  # key -> (LaunchPlan, ABI arguments, counts, SyncState)
@@ -202,7 +202,8 @@ class GpuRank:
     def launch(self, program: FusedProgram, grid: tuple[int, ...], params: Mapping[str, Any],
                run: Callable[..., None]) -> None:
         w = self.world
-        key = _launch_key(program, grid, params, self.sources)
+        config = _config_key(program, grid, params)
+        key = _launch_key(config, program, params, self.sources)
         cached = w.launches.get(key)
         if cached is None:
             launch = LaunchPlan.build(program, params, grid, w.rank)
@@ -217,13 +218,11 @@ class GpuRank:
             launch = cached[0]
         self.last = launch
         plans, chunks = launch.plans, launch.chunks
-        pad_key = key[:2] + tuple(kv for kv in key[2] if not (isinstance(kv[1], tuple) and kv[1][:1] == ("tensor",)))
-        if pad_key not in w.pads:
-            w.pads[pad_key] = w.new_sync_state(launch.flag_count)
-        sync = w.pads[pad_key]
+        if config not in w.pads:
+            w.pads[config] = w.new_sync_state(launch.flag_count)
+        sync = w.pads[config]
         sync.spin_limit = w.spin_limit
         compute = torch.cuda.current_stream(w.device)
-        w.epoch += 1
         sync.host_epoch += 1
         sync.epoch.add_(1)
         if sync.spin_limit:
@@ -306,7 +305,7 @@ class GpuRank:
             send, recv = self.sources.get(param), params[param]
             if send is None:
                 raise GpuWorldError(f"all-to-all parameter '{param}' needs this rank's send buffer (context(sources=...))")
-            split = _split_matrix(plan)
+            split = deps.split_matrix(plan)
             dist.all_to_all_single(recv, send, [split[s][w.rank] for s in range(w.world)], split[w.rank], group=w.group)
             return
         for region in _owner_regions(chunks):
@@ -325,25 +324,30 @@ class GpuRank:
         w = self.world
         mine = [c for c in chunks if c.src == w.rank]
 
-        def ready(c: ConcreteChunk) -> None:
-            from syncopate.runtime.stream_wait import wait_flag
-
-            wait_flag(sync.flags, c.flag, counts.get((c.plan, c.id), 0), sync.epoch, sync.spin_limit, sync.report)
+        def wait_tiles(region: ConcreteChunk) -> None:
+            """Hold the stream until this rank's tiles announced its partial rows of ``region``."""
+            for c in mine:
+                if region.lo <= c.lo and c.hi <= region.hi:
+                    wait_flag(sync.flags, c.flag, counts.get((c.plan, c.id), 0), sync.epoch, sync.spin_limit,
+                              sync.report)
 
         regions = _owner_regions(chunks)
         if any(c.backend == "nccl" for c in chunks):
             import torch.distributed as dist
 
             for region in regions:
-                part = [c for c in mine if region.lo <= c.lo and c.hi <= region.hi]
-                for c in part:
-                    ready(c)
+                wait_tiles(region)
                 view = rows(params[region.param], region.dim, region.lo, region.hi)
                 packed = view if view.is_contiguous() else view.contiguous()
                 dist.reduce(packed, dst=region.dst, group=w.group)
                 if packed is not view and region.dst == w.rank:
                     view.copy_(packed)
             return
+        if any(r.dim != 0 for r in regions):
+            raise GpuWorldError(
+                f"plan @{plan.sym_name.data} scatters along dim {regions[0].dim}; the ce backend reduces row chunks "
+                "(dim 0) only: use backend=nccl"
+            )
         out = params[plan.tensors[0].param.data]
         widest = max(r.hi - r.lo for r in regions)
         staging = w.staging_for((w.world, widest, *out.shape[1:]), out.dtype)
@@ -351,9 +355,7 @@ class GpuRank:
         order = sorted(regions, key=lambda r: (r.dst - w.rank) % w.world)  # others first, own last
         own = None
         for region in order:
-            part = [c for c in mine if region.lo <= c.lo and c.hi <= region.hi]
-            for c in part:
-                ready(c)
+            wait_tiles(region)
             if region.dst == w.rank:
                 own = region
                 continue
@@ -362,8 +364,6 @@ class GpuRank:
             peer_flags = w.peer_view(sync.flags, region.dst, "signal pad")
             _write_epoch(peer_flags, arrivals + region.dst * w.world + w.rank, sync.epoch)
         if own is not None:
-            from syncopate.runtime.stream_wait import wait_flag
-
             acc = rows(out, 0, own.lo, own.hi)
             for src in range(w.world):
                 if src == w.rank:
@@ -373,34 +373,32 @@ class GpuRank:
         w.handles[staging.data_ptr()][0].barrier(channel=0)
 
 
-def _launch_key(program: FusedProgram, grid: tuple[int, ...], params: Mapping[str, Any],
-                sources: Mapping[str, torch.Tensor]) -> tuple:
-    """Launches with equal keys share their plan evaluation and ABI tables
-    (built once: no host work or host-to-device copy per launch, so a launch
-    can be captured in a CUDA graph after one warm-up)."""
+def _config_key(program: FusedProgram, grid: tuple[int, ...], params: Mapping[str, Any]) -> tuple:
+    """Launches with equal configuration keys (program, grid, scalar
+    arguments) have the same tiles, so they share a signal pad and epoch."""
+    scalars = tuple((k, v if isinstance(v, (int, float, bool, str, type(None))) else id(v))
+                    for k, v in params.items() if not isinstance(v, torch.Tensor))
+    return (id(program), grid, scalars)
 
-    def describe(v: Any) -> Any:
-        if isinstance(v, torch.Tensor):
-            return ("tensor", v.data_ptr(), tuple(v.shape), tuple(v.stride()), v.dtype)
-        return v if isinstance(v, (int, float, bool, str, type(None))) else id(v)
+
+def _launch_key(config: tuple, program: FusedProgram, params: Mapping[str, Any],
+                sources: Mapping[str, torch.Tensor]) -> tuple:
+    """Launches with equal keys (the configuration plus the addresses and
+    layouts of the tensors the plans move) share their plan evaluation and
+    ABI tables: built once, so there is no host work or host-to-device copy
+    per launch, and a launch can be captured in a CUDA graph after one warm-up."""
+
+    def describe(t: torch.Tensor) -> tuple:
+        return (t.data_ptr(), tuple(t.shape), tuple(t.stride()), t.dtype)
 
     moved = {t.param.data for plan in program.plans for t in plan.tensors}  # other tensors do not shape the tables
-    return (id(program), grid,
-            tuple((k, describe(v)) for k, v in params.items() if k in moved or not isinstance(v, torch.Tensor)),
+    return (config, tuple((k, describe(v)) for k, v in params.items() if k in moved and isinstance(v, torch.Tensor)),
             tuple((k, describe(v)) for k, v in sources.items()))
 
 
 def _owner_regions(chunks: list[ConcreteChunk]) -> list[ConcreteChunk]:
     """Each rank's own (local) chunk: the rows that rank owns, by owner."""
     return sorted((c for c in chunks if c.is_local), key=lambda c: (c.dst, c.lo))
-
-
-def _split_matrix(plan: PlanOp) -> list[list[int]]:
-    from syncopate.dialects.chunk import extent_value
-
-    w = plan.world_size
-    split = [int(extent_value(a)) for a in plan.splits.data]  # type: ignore[union-attr, arg-type]
-    return [split[s * w:(s + 1) * w] for s in range(w)]
 
 
 def _check_backends(plan: PlanOp, chunks: list[ConcreteChunk]) -> None:

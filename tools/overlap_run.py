@@ -78,19 +78,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     from syncopate.ir.plans.errors import PlanError
     from syncopate.lowering.triton_emitter import EmitError
     from syncopate.runtime.check import compile_workload, run_simulated
-    from syncopate.runtime.fused import compile_fused
     from syncopate.runtime.sim import SimulationError
-    from syncopate.runtime.workload import WorkloadError, load_workload, with_world
+    from syncopate.runtime.workload import WorkloadError, load_workload
 
     try:
         workload = load_workload(args.workload)
         start = time.perf_counter()
-        if args.plan:
-            name = getattr(workload.kernel, "fn", workload.kernel).__name__
-            specs = [with_world(s, args.world) for s in args.plan]
-            program = compile_fused(workload.path, name, specs, args.pipeline)
-        else:
-            program = compile_workload(workload, args.world, args.pipeline)
+        program = compile_workload(workload, args.world, args.pipeline, args.plan)
         print(f"compiled {workload.name} for W={args.world} with '{args.pipeline}' "
               f"in {time.perf_counter() - start:.1f}s -> {program.path}", flush=True)
         if args.emit:
@@ -137,18 +131,13 @@ def main_gpu(args: argparse.Namespace) -> int:
     from syncopate.runtime.abi import AbiError
     from syncopate.runtime.check import compile_workload
     from syncopate.runtime.check_gpu import run_gpu
-    from syncopate.runtime.fused import compile_fused
     from syncopate.runtime.gpu_world import GpuWorld, GpuWorldError
-    from syncopate.runtime.workload import WorkloadError, load_workload, with_world
+    from syncopate.runtime.workload import WorkloadError, load_workload
 
     try:
         world = GpuWorld.from_torchrun(spin_limit=args.spin_limit, comm_programs=args.sms)
         workload = load_workload(args.workload)
-        if args.plan:
-            name = getattr(workload.kernel, "fn", workload.kernel).__name__
-            program = compile_fused(workload.path, name, [with_world(s, world.world) for s in args.plan], args.pipeline)
-        else:
-            program = compile_workload(workload, world.world, args.pipeline)
+        program = compile_workload(workload, world.world, args.pipeline, args.plan)
         result = run_gpu(workload, world, args.seed, program, args.launches)
     except (GpuWorldError, WorkloadError, AbiError, PlanError) as err:
         print(f"overlap-run: error: rank {os.environ.get('RANK')}: {err}", file=sys.stderr)
