@@ -12,7 +12,7 @@ nvidia-smi -L
 python3 -c "import torch, triton; print('torch', torch.__version__, 'triton', triton.__version__)"
 what=${1:-all}
 quiet() { grep -v "^W1\|OMP_NUM\|^\*\*\*\*" ; }
-if [ "$what" = matrix ] || [ "$what" = all ]; then
+if [ "$what" = matrix ]; then
   echo "### torchrun --nproc-per-node=$W test/e2e/gpu_matrix.py $2"
   timeout 500 torchrun --master-port 29701 --nproc-per-node=$W test/e2e/gpu_matrix.py $2 > /tmp/matrix.log 2>&1; echo "rc=$?"
   grep "MATRIX\|debug report" /tmp/matrix.log | sort | uniq -c | sort -k2 | head -200
@@ -29,5 +29,6 @@ if [ "$what" = cli ] || [ "$what" = all ]; then
   run examples/ag_gemm.py --gpu --plan "all-gather{tensor=a_ptr dim=0 world=$((W + 1))}"
 fi
 if [ "$what" = pytest ] || [ "$what" = all ]; then
-  python3 -m pytest -q -p no:cacheprovider test/e2e 2>&1 | tail -15
+  echo "### python3 -m pytest -q -s test/e2e"
+  python3 -m pytest -q -s -p no:cacheprovider test/e2e 2>&1 | grep -v "^W1\|OMP_NUM\|^\*\*\*\*" | tail -150
 fi

@@ -47,6 +47,7 @@ def test_every_example_backend_and_order(world: int):
 
     done = _torchrun(world, str(ROOT / "test" / "e2e" / "gpu_matrix.py"))
     lines = re.findall(r"MATRIX (.*?) rank (\d+)/(\d+): (ok|FAIL[^\n]*)", done.stdout)
+    print("\n".join(line for line in done.stdout.splitlines() if "MATRIX" in line or "debug report" in line))
     failed = [line for line in lines if line[3] != "ok"]
     assert not failed, "\n".join(" ".join(f) for f in failed) + done.stderr[-3000:]
     cases = {case for case, *_ in lines}
