@@ -75,7 +75,7 @@ def _ag_gemm(spec: BenchSpec, ctx: BenchWorld) -> list[Variant]:
     p, d, cfg, group = spec.problem, spec.dims, spec.config, ctx.group
     assert p is not None and d.gathered is not None
     st: dict[str, Any] = {}
-    kernel = gemm_kernel()
+    kernel = gemm_kernel(cfg)
 
     def alloc(*names: str) -> None:
         for name in names:
@@ -130,7 +130,7 @@ def _gemm_rs(spec: BenchSpec, ctx: BenchWorld) -> list[Variant]:
     p, d, cfg, group = spec.problem, spec.dims, spec.config, ctx.group
     assert p is not None and p.partial is not None
     st: dict[str, Any] = {}
-    kernel = gemm_kernel()
+    kernel = gemm_kernel(cfg)
 
     def alloc(*names: str) -> None:
         for name in names:

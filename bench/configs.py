@@ -14,6 +14,9 @@ from dataclasses import asdict, dataclass
 from syncopate.bench.shapes import Shape
 
 
+KERNELS = ("ptr", "tma")
+
+
 @dataclass(frozen=True)
 class GemmConfig:
     """Constexpr block sizes plus Triton launch options."""
@@ -23,9 +26,14 @@ class GemmConfig:
     block_k: int = 64
     num_warps: int = 8
     num_stages: int = 3
+    kernel: str = "ptr"  # "ptr": kernels/gemm_bf16.py (pointer arithmetic); "tma": kernels/gemm_bf16_tma.py
 
     def __post_init__(self) -> None:
+        if self.kernel not in KERNELS:
+            raise ValueError(f"GemmConfig.kernel must be one of {', '.join(KERNELS)}, got {self.kernel!r}")
         for name, value in asdict(self).items():
+            if name == "kernel":
+                continue
             if not isinstance(value, int) or value < 1:
                 raise ValueError(f"GemmConfig.{name} must be a positive int, got {value!r}")
         for name in ("block_m", "block_n", "block_k"):
@@ -41,7 +49,7 @@ class GemmConfig:
         return {"num_warps": self.num_warps, "num_stages": self.num_stages}
 
     def text(self) -> str:
-        return (f"{self.block_m}x{self.block_n}x{self.block_k} "
+        return (f"{self.kernel} {self.block_m}x{self.block_n}x{self.block_k} "
                 f"warps={self.num_warps} stages={self.num_stages}")
 
 

@@ -49,11 +49,12 @@ class BenchWorld:
         return torch.cuda.get_device_name(self.device)
 
     @classmethod
-    def from_torchrun(cls, spin_limit: int = 0) -> BenchWorld:
+    def from_torchrun(cls, spin_limit: int = 0, sms: int | None = None) -> BenchWorld:
         """One rank per GPU: NCCL process group and symmetric memory via GpuWorld.
 
         ``spin_limit`` > 0 is GpuWorld's debug mode (bounded spins: a fused
         launch that would hang raises instead, and its row says n/a).
+        ``sms``: communication programs of the sm backend (default GpuWorld's).
         """
         if "RANK" not in os.environ:
             raise BenchSetupError("GPU runs need one process per GPU: launch with "
@@ -63,7 +64,10 @@ class BenchWorld:
         from syncopate.runtime.gpu_world import GpuWorld, GpuWorldError
 
         try:
-            gpu = GpuWorld.from_torchrun(spin_limit=spin_limit) if spin_limit else GpuWorld.from_torchrun()
+            options = {"spin_limit": spin_limit} if spin_limit else {}
+            if sms is not None:
+                options["comm_programs"] = sms
+            gpu = GpuWorld.from_torchrun(**options)
         except (GpuWorldError, TypeError) as err:
             raise BenchSetupError(str(err)) from err
         return cls(gpu.rank, gpu.world, gpu.device, gpu.group, torch.bfloat16, gpu)

@@ -31,7 +31,8 @@ import torch
 
 from syncopate.bench.check import poison
 from syncopate.bench.context import BenchWorld
-from syncopate.bench.gemm import KERNEL_NAME, gemm_kernel, kernel_path, launch_gemm
+from syncopate.bench.configs import GemmConfig
+from syncopate.bench.gemm import gemm_kernel, kernel_name, kernel_path, launch_gemm
 from syncopate.bench.problem import OUT, BenchSpec
 from syncopate.bench.shapes import AG_GEMM, GEMM_RS
 from syncopate.bench.variants import FUSED, TRITON, Variant, fused_name, unavailable
@@ -44,7 +45,11 @@ PLANS: dict[str, str] = {
     GEMM_RS: "reduce-scatter{{tensor=c_ptr dim=0 world={world}}}",
 }
 
-_PROGRAMS: dict[tuple[str, int, str, str], Any] = {}
+# Tiles that spin hold their SMs, and NCCL's kernels need SMs: only a
+# local-first order lets finishing tiles hand SMs to NCCL on a full grid.
+NCCL_ORDER = "not run: nccl chunks need order=arrival on full grids (spinning tiles would starve NCCL of SMs)"
+
+_PROGRAMS: dict[tuple[str, int, str, str, str], Any] = {}
 
 
 def plan_spec(workload: str, world: int) -> str:
@@ -57,13 +62,13 @@ def pipeline_spec(backend: str, order: str) -> str:
     return f"overlap{{order={order} backend={backend}}}"
 
 
-def program_for(workload: str, world: int, backend: str, order: str) -> Any:
-    """The compiled FusedProgram (cached per process)."""
-    key = (workload, world, backend, order)
+def program_for(workload: str, world: int, backend: str, order: str, config: GemmConfig) -> Any:
+    """The compiled FusedProgram of ``config``'s kernel (cached per process)."""
+    key = (workload, world, backend, order, config.kernel)
     if key not in _PROGRAMS:
         from syncopate.runtime.fused import compile_fused
 
-        _PROGRAMS[key] = compile_fused(kernel_path(), KERNEL_NAME, [plan_spec(workload, world)],
+        _PROGRAMS[key] = compile_fused(kernel_path(config), kernel_name(config), [plan_spec(workload, world)],
                                        pipeline_spec(backend, order))
     return _PROGRAMS[key]
 
@@ -81,7 +86,13 @@ def fused_variants(spec: BenchSpec, world_ctx: BenchWorld, backends: Sequence[st
     if world_ctx.cpu:
         return [unavailable(fused_name(b, o), "needs CUDA", backend=b, order=o) for b, o in rows]
     build = _ag_variant if spec.workload == AG_GEMM else _rs_variant
-    return [build(spec, world_ctx, b, o) for b, o in rows]
+    return [unavailable(fused_name(b, o), NCCL_ORDER, backend=b, order=o) if _starves_nccl(spec.workload, b, o)
+            else build(spec, world_ctx, b, o) for b, o in rows]
+
+
+def _starves_nccl(workload: str, backend: str, order: str) -> bool:
+    """Tiles spin on nccl chunks (a consumed plan) in an order that is not local-first."""
+    return workload == AG_GEMM and backend == "nccl" and order != "arrival"
 
 
 def _gathered_buffer(spec: BenchSpec, ctx: BenchWorld) -> torch.Tensor:
@@ -106,8 +117,8 @@ def _ag_variant(spec: BenchSpec, ctx: BenchWorld, backend: str, order: str) -> V
         st["buf"][lo:hi].copy_(p.a)
 
     def setup() -> None:
-        program = program_for(spec.workload, spec.world, backend, order)
-        st["kernel"] = FusedKernel(program, gemm_kernel(), ctx.gpu.context())
+        program = program_for(spec.workload, spec.world, backend, order, cfg)
+        st["kernel"] = FusedKernel(program, gemm_kernel(cfg), ctx.gpu.context())
         st["buf"] = _gathered_buffer(spec, ctx)
         st["c"] = torch.empty(d.c, dtype=spec.dtype, device=ctx.device)
         write_own_rows()  # the runner's barrier after setup publishes it
@@ -132,8 +143,8 @@ def _rs_variant(spec: BenchSpec, ctx: BenchWorld, backend: str, order: str) -> V
     st: dict[str, Any] = {}
 
     def setup() -> None:
-        program = program_for(spec.workload, spec.world, backend, order)
-        st["kernel"] = FusedKernel(program, gemm_kernel(), ctx.gpu.context())
+        program = program_for(spec.workload, spec.world, backend, order, cfg)
+        st["kernel"] = FusedKernel(program, gemm_kernel(cfg), ctx.gpu.context())
         st["c"] = torch.empty(d.c, dtype=spec.dtype, device=ctx.device)
 
     def run() -> None:

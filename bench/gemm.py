@@ -8,6 +8,7 @@ Triton is imported lazily: ``--cpu`` must set TRITON_INTERPRET first.
 
 from __future__ import annotations
 
+import importlib
 import os
 from typing import Any
 
@@ -15,19 +16,34 @@ import torch
 
 from syncopate.bench.configs import GemmConfig
 
-KERNEL_NAME = "gemm_kernel"
+_KERNELS = {"ptr": ("gemm_bf16", "gemm_kernel"), "tma": ("gemm_bf16_tma", "gemm_tma_kernel")}
 
 
-def kernel_path() -> str:
+def kernel_name(config: GemmConfig) -> str:
+    return _KERNELS[config.kernel][1]
+
+
+def kernel_path(config: GemmConfig) -> str:
     """The kernel's source file (what ``compile_fused`` reads)."""
-    return os.path.join(os.path.dirname(os.path.abspath(__file__)), "kernels", "gemm_bf16.py")
+    return os.path.join(os.path.dirname(os.path.abspath(__file__)), "kernels", _KERNELS[config.kernel][0] + ".py")
 
 
-def gemm_kernel() -> Any:
-    """The original ``@triton.jit`` GEMM."""
-    from syncopate.bench.kernels.gemm_bf16 import gemm_kernel as kernel
+def gemm_kernel(config: GemmConfig) -> Any:
+    """The original ``@triton.jit`` GEMM of ``config``."""
+    module = importlib.import_module(f"syncopate.bench.kernels.{_KERNELS[config.kernel][0]}")
+    if config.kernel == "tma":
+        _scratch_allocator()
+    return getattr(module, kernel_name(config))
 
-    return kernel
+
+def _scratch_allocator() -> None:
+    """Device-side tensor descriptors need global scratch memory from the host."""
+    import triton
+
+    def alloc(size: int, alignment: int, stream: Any) -> torch.Tensor:
+        return torch.empty(size, dtype=torch.int8, device="cuda" if torch.cuda.is_available() else "cpu")
+
+    triton.set_allocator(alloc)
 
 
 def grid(m: int, n: int, config: GemmConfig) -> tuple[int, int]:

@@ -81,20 +81,33 @@ def syn_sm_pull(base, flags, table, n, epoch_ptr, program, programs, BLOCK: tl.c
     end, flag index, peer offset, segments, segment stride)``: ``segments``
     element ranges ``[start, end) + k * stride`` of the tensor at ``base``;
     the owner's copy is at ``base + peer offset``), then raise each chunk's
-    flag to the epoch (release, system scope)."""
+    flag to the epoch (release, system scope).
+
+    When start, end, stride and peer offset are multiples of 16 elements
+    (whole rows of any real GEMM operand) the full blocks are copied
+    unmasked with alignment hints, i.e. in 16-byte vectors; the rest of a
+    range, or all of an unaligned one, is copied masked, element by element."""
     target = tl.load(epoch_ptr)
     for i in range(program, n, programs):
         start = tl.load(table + 6 * i)
         end = tl.load(table + 6 * i + 1)
-        peer = base + tl.load(table + 6 * i + 3)
+        peer = tl.load(table + 6 * i + 3)
         segments = tl.load(table + 6 * i + 4)
         stride = tl.load(table + 6 * i + 5)
+        aligned = ((start % 16) == 0) & ((end % 16) == 0) & ((stride % 16) == 0) & ((peer % 16) == 0)
         for k in range(0, segments):
             first = start + k * stride
             last = end + k * stride
+            if aligned:
+                body = first + (last - first) // BLOCK * BLOCK
+                for offset in range(first, body, BLOCK):
+                    dst = tl.max_contiguous(tl.multiple_of(offset + tl.arange(0, BLOCK), 16), BLOCK)
+                    src = tl.max_contiguous(tl.multiple_of(offset + peer + tl.arange(0, BLOCK), 16), BLOCK)
+                    tl.store(base + dst, tl.load(base + src))
+                first = body
             for offset in range(first, last, BLOCK):
                 idx = offset + tl.arange(0, BLOCK)
-                tl.store(base + idx, tl.load(peer + idx, mask=idx < last), mask=idx < last)
+                tl.store(base + idx, tl.load(base + peer + idx, mask=idx < last), mask=idx < last)
         tl.debug_barrier()
         tl.atomic_max(flags + tl.load(table + 6 * i + 2).to(tl.int32), target, sem="release", scope="sys")
 

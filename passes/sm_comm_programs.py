@@ -29,7 +29,7 @@ from syncopate.dialects import tile
 from syncopate.ir.kernel_params import kernel_param
 
 COMM_PROGRAMS = "syn_comm_programs"
-COPY_BLOCK = 2048  # elements per copy step of one communication program
+COPY_BLOCK = 8192  # elements per copy step of one communication program (16 KiB of bf16 in flight)
 ORIGIN = StringAttr("lower-chunk-to-tile")
 i1 = IntegerType(1)
 

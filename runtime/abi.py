@@ -28,6 +28,10 @@ def scalar_env(params: Mapping[str, Any]) -> dict[str, int]:
     return {k: int(v) for k, v in params.items() if isinstance(v, int) and not isinstance(v, bool)}
 
 
+COMM_PROGRAMS = 16  # default SM communication programs on GPUs; they exit (freeing their SMs) once copied
+SLICES_PER_PROGRAM = 4  # SM slices per communication program and chunk: finer arrival, more flags
+
+
 @dataclass
 class LaunchPlan:
     """The plans of one launch on one rank, evaluated at its sizes."""
@@ -53,15 +57,16 @@ class LaunchPlan:
         return max((c.flag + 1 for cs in self.chunks.values() for c in cs), default=1)
 
     def sm_slices(self, programs: int) -> dict[tuple[str, int], list[ConcreteChunk]]:
-        """SM chunks cut into up to ``programs`` slices along their dim, one
-        per communication program, each with its own flag (after the plan
-        flags): the programs copy a chunk together, and a tile waits only for
-        the slices its rows touch."""
+        """SM chunks cut into up to ``programs * SLICES_PER_PROGRAM`` slices
+        along their dim, each with its own flag (after the plan flags): the
+        programs copy a chunk together, slice ``i`` by program ``i % programs``
+        (so the first slices of the earliest chunks arrive first), and a tile
+        waits only for the slices its rows touch."""
         slices: dict[tuple[str, int], list[ConcreteChunk]] = {}
         flag = self.flag_count
         for c in sorted(self.sm_chunks(), key=lambda c: (deps.arrival_rank(c), c.plan, c.id)):
             n = c.hi - c.lo
-            parts = max(1, min(programs, n))
+            parts = max(1, min(programs * SLICES_PER_PROGRAM, n))
             cuts = [c.lo + n * i // parts for i in range(parts + 1)]
             slices[(c.plan, c.id)] = [dataclasses.replace(c, lo=a, hi=b, flag=flag + i)
                                       for i, (a, b) in enumerate(zip(cuts, cuts[1:]))]

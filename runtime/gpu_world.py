@@ -62,7 +62,7 @@ from syncopate.dialects.chunk import PlanOp
 from syncopate.ir import deps
 from syncopate.ir.deps import ConcreteChunk
 from syncopate.passes.chunk_dependency_analysis import CONSUMED
-from syncopate.runtime.abi import LaunchPlan, SyncState
+from syncopate.runtime.abi import COMM_PROGRAMS, LaunchPlan, SyncState
 from syncopate.runtime.fused import FusedProgram
 from syncopate.runtime.stream_wait import wait_flag
 from syncopate.runtime.world import rows
@@ -92,15 +92,16 @@ class GpuWorld:
     group: Any
     comm_stream: torch.cuda.Stream
     spin_limit: int = 0
-    comm_programs: int = 4
+    comm_programs: int = COMM_PROGRAMS
     lost: frozenset[tuple[str, int]] = frozenset()
+    comm_group: Any = None  # the nccl backend's process group (high-priority NCCL streams); None: ``group``
     handles: dict[int, Any] = field(default_factory=dict)
     staging: dict[tuple, torch.Tensor] = field(default_factory=dict)
     launches: dict[tuple, tuple] = field(default_factory=dict)  # key -> (LaunchPlan, ABI arguments, counts, SyncState)
     pads: dict[tuple, SyncState] = field(default_factory=dict)  # (program, grid, sizes) -> signal pad and epoch
 
     @classmethod
-    def from_torchrun(cls, spin_limit: int = 0, comm_programs: int = 4) -> GpuWorld:
+    def from_torchrun(cls, spin_limit: int = 0, comm_programs: int = COMM_PROGRAMS) -> GpuWorld:
         import torch.distributed as dist
 
         if "RANK" not in os.environ:
@@ -118,7 +119,17 @@ class GpuWorld:
                 raise GpuWorldError(
                     f"GPU {local} has no peer access to GPU {peer}; the ce and sm backends need it (use backend=nccl)"
                 )
-        return cls(rank, world, device, dist.group.WORLD, torch.cuda.Stream(device), spin_limit, comm_programs)
+        # Communication runs at high priority: when a tile finishes, a pending
+        # NCCL or stream-wait program gets its SM before the next tile does.
+        # Tiles that spin on nccl chunks hold SMs; only a local-first order
+        # (order=arrival) guarantees finishing tiles free SMs for NCCL.
+        comm_stream = torch.cuda.Stream(device, priority=torch.cuda.Stream.priority_range()[1])
+        return cls(rank, world, device, dist.group.WORLD, comm_stream, spin_limit, comm_programs,
+                   comm_group=_high_priority_group(dist))
+
+    @property
+    def nccl_group(self) -> Any:
+        return self.comm_group if self.comm_group is not None else self.group
 
     def symmetric(self, source: torch.Tensor) -> torch.Tensor:
         """A symmetric buffer shaped like ``source`` (contiguous, not filled)."""
@@ -170,6 +181,18 @@ class GpuWorld:
         """The launch context; ``sources`` maps an all-to-all parameter to this
         rank's symmetric send buffer."""
         return GpuRank(self, dict(sources or {}))
+
+
+def _high_priority_group(dist: Any) -> Any:
+    """A process group over every rank whose NCCL kernels run on
+    high-priority streams (collective: every rank calls it); the default
+    group when this torch cannot make one."""
+    try:
+        options = dist.ProcessGroupNCCL.Options()
+        options.is_high_priority_stream = True
+        return dist.new_group(backend="nccl", pg_options=options)
+    except (AttributeError, TypeError, RuntimeError, ValueError):
+        return None
 
 
 def _write_epoch(flags: torch.Tensor, index: int, epoch: torch.Tensor) -> None:
@@ -306,12 +329,12 @@ class GpuRank:
             if send is None:
                 raise GpuWorldError(f"all-to-all parameter '{param}' needs this rank's send buffer (context(sources=...))")
             split = deps.split_matrix(plan)
-            dist.all_to_all_single(recv, send, [split[s][w.rank] for s in range(w.world)], split[w.rank], group=w.group)
+            dist.all_to_all_single(recv, send, [split[s][w.rank] for s in range(w.world)], split[w.rank], group=w.nccl_group)
             return
         for region in _owner_regions(chunks):
             view = rows(params[region.param], region.dim, region.lo, region.hi)
             packed = view if view.is_contiguous() else view.contiguous()  # NCCL moves contiguous memory
-            dist.broadcast(packed, src=region.dst, group=w.group)
+            dist.broadcast(packed, src=region.dst, group=w.nccl_group)
             if packed is not view:
                 view.copy_(packed)
 
@@ -339,7 +362,7 @@ class GpuRank:
                 wait_tiles(region)
                 view = rows(params[region.param], region.dim, region.lo, region.hi)
                 packed = view if view.is_contiguous() else view.contiguous()
-                dist.reduce(packed, dst=region.dst, group=w.group)
+                dist.reduce(packed, dst=region.dst, group=w.nccl_group)
                 if packed is not view and region.dst == w.rank:
                     view.copy_(packed)
             return

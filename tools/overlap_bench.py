@@ -69,6 +69,8 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--spin-limit", type=int, default=0, metavar="N",
                         help="debug mode of the GPU world: a fused kernel's wait gives up after N polls and its row "
                         "reports n/a instead of hanging (slows the waits; default 0 = off)")
+    parser.add_argument("--sms", type=int, default=None, metavar="N",
+                        help="communication programs (SMs) of the sm backend's rows (default: GpuWorld's)")
     parser.add_argument("--autotune", action="store_true",
                         help="store the best syncopate (backend, order) per workload/shape/world/device in the cache")
     parser.add_argument("--cache", default=None, metavar="PATH",
@@ -84,6 +86,8 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         value = getattr(args, name)
         if value is not None and value < (1 if name == "iters" else 0):
             parser.error(f"--{name} must be >= {1 if name == 'iters' else 0}, got {value}")
+    if args.sms is not None and args.sms < 1:
+        parser.error(f"--sms must be >= 1, got {args.sms}")
     if args.spin_limit < 0:
         parser.error(f"--spin-limit must be >= 0, got {args.spin_limit}")
     if args.world is not None and args.world < 1:
@@ -140,7 +144,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     from syncopate.bench.context import BenchSetupError, BenchWorld
 
     try:
-        ctx = BenchWorld.cpu_single() if args.cpu else BenchWorld.from_torchrun(args.spin_limit)
+        ctx = BenchWorld.cpu_single() if args.cpu else BenchWorld.from_torchrun(args.spin_limit, args.sms)
     except BenchSetupError as err:
         return _error(str(err))
     try:
@@ -243,7 +247,7 @@ def _meta(args: argparse.Namespace, ctx: Any, started: float) -> dict[str, Any]:
         "seed": args.seed, "backends": args.backends, "orders": args.orders,
         "timing": "CUDA events per iteration, median, max over ranks" if not ctx.cpu else "perf_counter, median",
         "launches": "CUDA graph replays" if args.cuda_graph and not ctx.cpu else "eager",
-        "spin_limit": args.spin_limit,
+        "spin_limit": args.spin_limit, "sms": ctx.gpu.comm_programs if ctx.gpu is not None else None,
         "started": started, "seconds": time.time() - started,
     }
 

@@ -21,6 +21,7 @@ import sys
 import time
 from collections.abc import Sequence
 
+from syncopate.runtime.abi import COMM_PROGRAMS
 from syncopate.runtime.sim import DELIVERY_ORDERS
 
 EXIT_MISMATCH, EXIT_ERROR = 1, 2
@@ -49,8 +50,9 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
                         "(backends from the pipeline, e.g. -p 'overlap{backend=sm}')")
     parser.add_argument("--launches", type=int, default=3,
                         help="--gpu: checks per rank, each with fresh inputs (default 3)")
-    parser.add_argument("--sms", type=int, default=4,
-                        help="--gpu: communication programs (SMs) the SM backend takes from compute (default 4)")
+    parser.add_argument("--sms", type=int, default=COMM_PROGRAMS,
+                        help="--gpu: communication programs (SMs) the SM backend takes from compute while it copies "
+                        f"(default {COMM_PROGRAMS})")
     parser.add_argument("--spin-limit", type=int, default=0, metavar="POLLS",
                         help="debug: every flag spin gives up after POLLS polls and the run reports the rank, "
                         "program and chunk it waited for (default 0: unbounded)")

@@ -31,3 +31,4 @@ def gemm_kernel(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride_bk, s
         acc += tl.dot(a, b)
     tl.store(c_ptr + rows[:, None] * stride_cm + cols[None, :] * stride_cn, acc.to(c_ptr.dtype.element_ty),
              mask=(rows[:, None] < M) & (cols[None, :] < N))
+

@@ -37,7 +37,7 @@ def gemm(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_bk, stride_cm, BLOCK_M:
 # CHECK-NEXT:          # inserted by lower-chunk-to-tile
 # CHECK-NEXT:          if tl.program_id(axis=1) + tl.program_id(axis=2) == 0:
 # CHECK-NEXT:              # inserted by lower-chunk-to-tile
-# CHECK-NEXT:              syn_sm_pull(a_ptr, syn_flags, syn_sm_ag_a_ptr_tab, syn_sm_ag_a_ptr_n, syn_epoch, tl.program_id(axis=0), syn_comm_programs, 2048)
+# CHECK-NEXT:              syn_sm_pull(a_ptr, syn_flags, syn_sm_ag_a_ptr_tab, syn_sm_ag_a_ptr_n, syn_epoch, tl.program_id(axis=0), syn_comm_programs, 8192)
 # CHECK-NEXT:      else:
 # CHECK-NEXT:          pid_m = tl.program_id(axis=0)
 # CHECK-NEXT:          # inserted by lower-chunk-to-tile
@@ -47,7 +47,10 @@ def gemm(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_bk, stride_cm, BLOCK_M:
 # CHECK:               tl.store(c_ptr
 # CHECK-LABEL: def syn_sm_pull(base, flags, table, n, epoch_ptr, program, programs, BLOCK: tl.constexpr):
 # CHECK:           for i in range(program, n, programs):
-# CHECK:               peer = base + tmp
+# CHECK:               peer = tl.load(table + 6 * i + 3)
+# CHECK:               if aligned:
+# CHECK:                   tmp = tl.load(base + src)
+# CHECK-NEXT:              tl.store(base + dst, tmp)
 # CHECK:               tl.debug_barrier()
 # CHECK:               tl.atomic_max(flags + {{.*}}.to(tl.int32), target, sem='release', scope='sys')
 

@@ -89,11 +89,11 @@ def test_all_to_all_source_rows():
 
 @pytest.mark.parametrize("programs", [1, 3, 64])
 def test_sm_chunks_are_sliced_over_the_communication_programs(programs: int):
-    """Each SM chunk is cut into up to ``programs`` slices that tile its rows
-    exactly, each with a fresh flag after the plan's flags."""
+    """Each SM chunk is cut into up to ``programs * SLICES_PER_PROGRAM``
+    slices that tile its rows exactly, each with a fresh flag after the plan's flags."""
     import torch
 
-    from syncopate.runtime.abi import LaunchPlan
+    from syncopate.runtime.abi import SLICES_PER_PROGRAM, LaunchPlan
 
     workload = _workload("ag_gemm")
     program = compile_workload(workload, 3, "overlap{backend=sm}")
@@ -106,6 +106,6 @@ def test_sm_chunks_are_sliced_over_the_communication_programs(programs: int):
     assert len(set(flags)) == len(flags) and min(flags) == launch.flag_count
     for c in launch.sm_chunks():
         parts = slices[(c.plan, c.id)]
-        assert parts[0].lo == c.lo and parts[-1].hi == c.hi and len(parts) == min(programs, c.hi - c.lo)
+        assert parts[0].lo == c.lo and parts[-1].hi == c.hi and len(parts) == min(programs * SLICES_PER_PROGRAM, c.hi - c.lo)
         assert all(p.hi == q.lo and p.lo < p.hi for p, q in zip(parts, parts[1:]))
     assert launch.total_flags(programs) == launch.flag_count + len(flags)

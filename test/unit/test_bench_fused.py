@@ -6,10 +6,13 @@ very Variants ``fused_variants`` builds, with a real 2-rank all-gather plan,
 so their buffers, arguments and result views are checked end to end.
 """
 
+import dataclasses
+
+import pytest
 import torch
 
 from syncopate.bench.check import check_result
-from syncopate.bench.configs import CPU_DEFAULT
+from syncopate.bench.configs import CPU_DEFAULT, KERNELS
 from syncopate.bench.context import BenchWorld
 from syncopate.bench.fused import fused_variants, pipeline_spec, plan_spec, program_for
 from syncopate.bench.problem import BenchSpec, make_problem
@@ -40,13 +43,15 @@ def test_plan_and_pipeline_specs():
     assert pipeline_spec("ce", "rotate") == "overlap{order=rotate backend=ce}"
 
 
-def test_fused_ag_rows_compute_the_gathered_gemm_on_every_rank():
+@pytest.mark.parametrize("kernel", KERNELS)
+def test_fused_ag_rows_compute_the_gathered_gemm_on_every_rank(kernel: str):
     world, s = 2, shape(AG_GEMM)
+    config = dataclasses.replace(CPU_DEFAULT, kernel=kernel)
     for rank in range(world):
         problem = make_problem(s, world, rank, torch.device("cpu"), torch.float32, seed=5)
         ctx = BenchWorld(rank, world, torch.device("cpu"), None, torch.float32,
                          SimulatedGpu(world, rank, problem.a_full))
-        spec = BenchSpec(s, world, rank, torch.float32, CPU_DEFAULT, problem)
+        spec = BenchSpec(s, world, rank, torch.float32, config, problem)
         variants = fused_variants(spec, ctx, ["ce", "auto"], ["arrival", "rotate", "none"])
         assert [v.name for v in variants][:3] == ["syncopate ce/arrival", "syncopate ce/rotate", "syncopate ce/none"]
         for v in variants:
@@ -64,7 +69,7 @@ def test_fused_ag_rows_compute_the_gathered_gemm_on_every_rank():
 
 
 def test_rs_rows_compile_and_view_the_rank_rows():
-    program = program_for(GEMM_RS, 2, "ce", "arrival")
+    program = program_for(GEMM_RS, 2, "ce", "arrival", CPU_DEFAULT)
     assert "reduce-scatter" in [p.collective for p in program.plans]
     s = shape(GEMM_RS)
     problem = make_problem(s, 2, 1, torch.device("cpu"), torch.float32, seed=0)
@@ -87,3 +92,15 @@ def test_cpu_and_unsupported_workloads_are_na_rows():
     moe = next(x for x in SHAPES if x.workload == A2A_GEMM)
     rows = fused_variants(BenchSpec(moe, 2, 0, torch.float32, CPU_DEFAULT, None), cpu)
     assert len(rows) == 1 and "no fused benchmark kernel for a2a-gemm" in rows[0].na
+
+
+def test_ag_nccl_rows_run_only_local_first_on_gpus():
+    """On a full grid, tiles spinning on nccl chunks would starve NCCL of SMs
+    unless local tiles come first; those rows say so instead of hanging."""
+    s = shape(AG_GEMM)
+    problem = make_problem(s, 2, 0, torch.device("cpu"), torch.float32)
+    gpu = BenchWorld(0, 2, torch.device("cpu"), None, torch.float32, SimulatedGpu(2, 0, problem.a_full))
+    rows = fused_variants(BenchSpec(s, 2, 0, torch.float32, CPU_DEFAULT, problem), gpu, ["nccl"],
+                          ["arrival", "rotate", "none"])
+    assert [v.na is None for v in rows] == [True, False, False]
+    assert all("order=arrival" in v.na for v in rows[1:])
