@@ -71,6 +71,10 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
                         "reports n/a instead of hanging (slows the waits; default 0 = off)")
     parser.add_argument("--sms", type=int, default=None, metavar="N",
                         help="communication programs (SMs) of the sm backend's rows (default: GpuWorld's)")
+    parser.add_argument("--tune-gemm", action="store_true",
+                        help="before each GEMM shape, time every candidate Triton GEMM config (pointer and TMA kernels), "
+                        "checked first; the fastest is used for that shape's Triton and syncopate rows and cached "
+                        "(later runs use the cached config)")
     parser.add_argument("--autotune", action="store_true",
                         help="store the best syncopate (backend, order) per workload/shape/world/device in the cache")
     parser.add_argument("--cache", default=None, metavar="PATH",
@@ -183,6 +187,10 @@ def run(args: argparse.Namespace, ctx: Any, shapes: list[Any]) -> int:
         tag = f"[{index}/{len(shapes)}] {shape.workload} {shape.label(ctx.world)}"
         say(f"{tag}: inputs and references")
         spec = make_spec(shape, ctx, config_for(shape, cpu=ctx.cpu), args.seed)
+        try:
+            spec = _gemm_config(args, ctx, spec, say)
+        except autotune.AutotuneError as err:
+            return _error(str(err))
         variants = baseline_variants(spec, ctx)
         try:
             variants += fused_variants(spec, ctx, args.backends, args.orders)
@@ -218,6 +226,32 @@ def run(args: argparse.Namespace, ctx: Any, shapes: list[Any]) -> int:
     if wrong and lead:
         print("overlap-bench: some rows are WRONG (failed the reference check)", file=sys.stderr)
     return EXIT_WRONG if wrong else 0
+
+
+def _gemm_config(args: argparse.Namespace, ctx: Any, spec: Any, say: Any) -> Any:
+    """``spec`` with its Triton GEMM config: tuned now (--tune-gemm), else
+    the cached tuned one, else the default. Rank 0 decides, every rank follows."""
+    import dataclasses
+
+    from syncopate.bench import gemm_tune
+    from syncopate.bench.shapes import GEMM_WORKLOADS
+
+    if spec.workload not in GEMM_WORKLOADS:
+        return spec
+    if args.tune_gemm:
+        candidates = gemm_tune.CPU_CANDIDATES if ctx.cpu else gemm_tune.CANDIDATES
+        say(f"tuning the Triton GEMM over {len(candidates)} configs")
+        trials, cublas = gemm_tune.tune(spec, ctx, candidates, args.warmup, args.iters)
+        winner = gemm_tune.best(trials)
+        if ctx.rank == 0:
+            print(gemm_tune.format_trials(spec.shape, ctx.world, trials, cublas) + "\n", flush=True)
+            if winner is not None:
+                gemm_tune.record(spec.shape, ctx.world, ctx.device_name, winner, cublas, args.cache)
+        config = winner.config if winner is not None else spec.config
+    else:
+        config = gemm_tune.tuned_config(spec.shape, ctx.world, ctx.device_name, args.cache) or spec.config
+    config = ctx.gather_objects(config)[0]
+    return dataclasses.replace(spec, config=config)
 
 
 def _write_outputs(args: argparse.Namespace, ctx: Any, tables: list[Any], started: float) -> None:

@@ -2,6 +2,7 @@
 # GPU checks on a device machine, from the repo root (xdsl, filecheck, lit
 # wheels in .whl/):  bash test/e2e/run_on_device.sh [matrix|cli|pytest|all] [filter]
 # W = number of visible GPUs.
+#   bash test/e2e/run_on_device.sh bench SECONDS OVERLAP-BENCH-ARGS...   (one torchrun of overlap-bench, bounded)
 export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
 unset TRITON_INTERPRET
 [ -d /tmp/site ] || python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --target /tmp/site .whl/*.whl
@@ -31,4 +32,10 @@ fi
 if [ "$what" = pytest ] || [ "$what" = all ]; then
   echo "### python3 -m pytest -q -s test/e2e"
   python3 -m pytest -q -s -p no:cacheprovider test/e2e 2>&1 | grep -v "^W1\|OMP_NUM\|^\*\*\*\*" | tail -150
+fi
+if [ "$what" = bench ]; then
+  limit=$2; shift 2
+  echo "### torchrun --nproc-per-node=$W -m syncopate.tools.overlap_bench $*"
+  timeout "$limit" torchrun --master-port $((29800 + RANDOM % 100)) --nproc-per-node=$W -m syncopate.tools.overlap_bench "$@" 2>&1 | quiet
+  echo "rc=${PIPESTATUS[0]}"
 fi

@@ -83,3 +83,21 @@ def test_list_shapes():
     proc = bench("--list-shapes", "--world", "4")
     assert proc.returncode == 0
     assert "AG 8192x8192x7168" in proc.stdout and "RS 8192x2048x28672" in proc.stdout
+
+
+def test_tune_gemm_checks_times_caches_and_reuses_the_winner(tmp_path):
+    cache = tmp_path / "autotune.json"
+    common = ("--cpu", "--workload", "gemm-rs", "--iters", "1", "--warmup", "0", "--backends", "ce", "--orders",
+              "arrival", "--cache", str(cache))
+    tuned = bench(*common, "--tune-gemm", "--out", str(tmp_path / "a"))
+    assert tuned.returncode == 0, tuned.stderr
+    assert "-- Triton GEMM tuning: gemm-rs RS 64x48x40 (local 64x48x40) --" in tuned.stdout
+    trials = [line for line in tuned.stdout.splitlines() if line.startswith(("ptr ", "tma "))]
+    assert len(trials) == 2 and all(" ok" in line for line in trials)
+    winner = next(line for line in trials if line.endswith("<- best"))
+    entry = json.load(open(cache))["entries"]["gemm|gemm-rs|64x48x40|1|cpu"]
+    assert winner.startswith(entry["config"]["kernel"] + " ") and entry["ms"] > 0
+    again = bench(*common, "--out", str(tmp_path / "b"))  # no tuning: the cached winner is used
+    assert again.returncode == 0, again.stderr
+    assert "Triton GEMM tuning" not in again.stdout
+    assert f"Triton GEMM {entry['config']['kernel']} 16x16x16" in again.stdout

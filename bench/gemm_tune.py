@@ -1,0 +1,147 @@
+"""Autotuning the benchmark's local Triton GEMM (``overlap-bench --tune-gemm``).
+
+For one shape, every candidate :class:`GemmConfig` (pointer or TMA kernel,
+block sizes, warps, stages) runs the shape's local GEMM on every rank: the
+gathered ``M x K`` A times this rank's ``K x N/W`` B (ag-gemm), or
+``M x K/W`` times ``K/W x N`` (gemm-rs). A candidate is checked against the
+fp32 reference (output poisoned first) before it is timed; one that fails
+or does not compile on any rank is out. Time: the median of CUDA-event
+timed launches, maximum over ranks; cuBLAS (``torch.matmul``) is timed the
+same way so the table shows each candidate's share of cuBLAS throughput.
+
+The winner goes to the autotune cache (the file ``bench/autotune.py``
+keeps) under ``gemm|<workload>|<MxKxN>|<W>|<device>``; later runs of the
+same situation use it (:func:`tuned_config`) for the local Triton rows and
+every fused row alike, so the comparison still isolates the fusion.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import torch
+
+from syncopate.bench import autotune
+from syncopate.bench.check import check_result, poison
+from syncopate.bench.configs import CPU_DEFAULT, GPU_DEFAULT, GemmConfig
+from syncopate.bench.context import BenchWorld
+from syncopate.bench.gemm import gemm_kernel, launch_gemm
+from syncopate.bench.problem import OUT, PARTIAL, BenchSpec
+from syncopate.bench.shapes import AG_GEMM, Shape
+from syncopate.bench.timing import time_run
+
+
+def _hopper_candidates() -> tuple[GemmConfig, ...]:
+    tiles = [(128, 256, 64, 8, 3), (128, 256, 64, 8, 4), (256, 128, 64, 8, 3), (128, 128, 64, 4, 4),
+             (128, 128, 64, 8, 4)]
+    return tuple(GemmConfig(*t, kernel=k) for k in ("ptr", "tma") for t in tiles) + (
+        GemmConfig(128, 256, 128, 8, 2, kernel="tma"),)
+
+
+CANDIDATES: tuple[GemmConfig, ...] = _hopper_candidates()
+CPU_CANDIDATES: tuple[GemmConfig, ...] = (CPU_DEFAULT, dataclasses.replace(CPU_DEFAULT, kernel="tma"))
+
+
+@dataclass(frozen=True)
+class Trial:
+    config: GemmConfig
+    ms: float | None  # max over ranks; None when the candidate is out
+    status: str  # "ok" or why it is out
+
+
+def operands(spec: BenchSpec) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """(A, B, fp32 reference) of the shape's local GEMM on this rank."""
+    p = spec.problem
+    if p is None:
+        raise ValueError(f"workload '{spec.workload}' has no GEMM to tune")
+    if spec.workload == AG_GEMM:
+        assert p.a_full is not None
+        return p.a_full, p.b, p.references[OUT]
+    return p.a, p.b, p.references[PARTIAL]
+
+
+def tune(spec: BenchSpec, ctx: BenchWorld, candidates: Sequence[GemmConfig], warmup: int = 3,
+         iters: int = 20) -> tuple[list[Trial], float]:
+    """Every candidate's trial, and cuBLAS's time (ms, max over ranks)."""
+    a, b, ref = operands(spec)
+    c = torch.empty((a.shape[0], b.shape[1]), dtype=a.dtype, device=a.device)
+    trials = []
+    for config in candidates:
+        status = _check(config, a, b, c, ref, ctx)
+        statuses = ctx.gather_objects(status)
+        failed = next((s for s in statuses if s != "ok"), None)
+        if failed is not None:
+            trials.append(Trial(config, None, failed))
+            continue
+        kernel = gemm_kernel(config)
+        ms = time_run(lambda: launch_gemm(kernel, a, b, c, config), ctx.device, warmup, iters).median_ms
+        trials.append(Trial(config, max(x[0] for x in ctx.gather_floats([ms])), "ok"))
+    cublas = time_run(lambda: torch.matmul(a, b, out=c), ctx.device, warmup, iters).median_ms
+    return trials, max(x[0] for x in ctx.gather_floats([cublas]))
+
+
+def _check(config: GemmConfig, a: torch.Tensor, b: torch.Tensor, c: torch.Tensor, ref: torch.Tensor,
+           ctx: BenchWorld) -> str:
+    try:
+        poison(c)
+        launch_gemm(gemm_kernel(config), a, b, c, config)
+        ctx.sync()
+    except Exception as err:  # a config that does not compile or launch here (shared memory, TMA limits)
+        return f"n/a: {type(err).__name__}: {str(err).splitlines()[0][:120] if str(err) else ''}"
+    result = check_result(c, ref)
+    return "ok" if result.ok else f"WRONG: {result.reason}"
+
+
+def best(trials: Sequence[Trial]) -> Trial | None:
+    timed = [t for t in trials if t.ms is not None]
+    return min(timed, key=lambda t: t.ms or 0.0) if timed else None
+
+
+def format_trials(shape: Shape, world: int, trials: Sequence[Trial], cublas_ms: float) -> str:
+    m, k, n = _local_mkn(shape, world)
+    flops = 2.0 * m * k * n
+    lines = [f"-- Triton GEMM tuning: {shape.workload} {shape.label(world)} (local {m}x{k}x{n}) --",
+             f"{'config':<34}  {'ms':>8}  {'TFLOP/s':>8}  {'% cuBLAS':>8}  status"]
+    winner = best(trials)
+    for t in [*trials, Trial(GPU_DEFAULT, cublas_ms, "cuBLAS (torch.matmul)")]:
+        label = "cuBLAS" if t.status.startswith("cuBLAS") else t.config.text()
+        if t.ms is None:
+            lines.append(f"{label:<34}  {'-':>8}  {'-':>8}  {'-':>8}  {t.status}")
+            continue
+        mark = "  <- best" if t is winner else ""
+        lines.append(f"{label:<34}  {t.ms:8.3f}  {flops / t.ms / 1e9:8.1f}  {100 * cublas_ms / t.ms:7.1f}%  "
+                     f"{t.status}{mark}")
+    return "\n".join(lines)
+
+
+def _local_mkn(shape: Shape, world: int) -> tuple[int, int, int]:
+    d = shape.local(world)
+    if shape.workload == AG_GEMM:
+        return shape.M, d.b[0], d.b[1]
+    return d.a[0], d.a[1], d.b[1]
+
+
+def cache_key(shape: Shape, world: int, device: str) -> str:
+    return f"gemm|{shape.workload}|{shape.key}|{world}|{device}"
+
+
+def record(shape: Shape, world: int, device: str, trial: Trial, cublas_ms: float, path: str | None = None) -> str:
+    entries = autotune.load_cache(path)
+    entries[cache_key(shape, world, device)] = {
+        "config": dataclasses.asdict(trial.config), "ms": trial.ms, "cublas_ms": cublas_ms, "measured": time.time()}
+    return autotune.save_cache(entries, path)
+
+
+def tuned_config(shape: Shape, world: int, device: str, path: str | None = None) -> GemmConfig | None:
+    """The cached winner for this situation, or None."""
+    entry = autotune.load_cache(path).get(cache_key(shape, world, device))
+    if entry is None:
+        return None
+    try:
+        return GemmConfig(**entry["config"])
+    except (KeyError, TypeError, ValueError) as err:
+        raise autotune.AutotuneError(f"autotune cache entry {cache_key(shape, world, device)} is not a GEMM "
+                                     f"config: {err}") from err
