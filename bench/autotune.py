@@ -45,6 +45,7 @@ class Choice:
     order: str
     ms: float
     variant: str
+    chunks: int = 1  # the plan's chunks_per_rank
 
     @property
     def pipeline(self) -> str:
@@ -90,7 +91,7 @@ def best_of(table: Table) -> Choice | None:
         return None
     best = min(rows, key=lambda r: r.ms)
     assert best.ms is not None and best.backend is not None and best.order is not None
-    return Choice(best.backend, best.order, best.ms, best.variant)
+    return Choice(best.backend, best.order, best.ms, best.variant, best.chunks or 1)
 
 
 def key_of(table: Table) -> TuneKey:
@@ -108,7 +109,8 @@ def record(tables: Iterable[Table], path: str | None = None) -> list[tuple[TuneK
         key, choice = key_of(table), best_of(table)
         results.append((key, choice))
         if choice is not None:
-            entries[key.text()] = {"backend": choice.backend, "order": choice.order, "ms": choice.ms,
+            entries[key.text()] = {"backend": choice.backend, "order": choice.order, "chunks": choice.chunks,
+                                   "ms": choice.ms,
                                    "variant": choice.variant, "measured": time.time()}
     save_cache(entries, path)
     return results
@@ -119,4 +121,5 @@ def best_choice(key: TuneKey | tuple[str, str, int, str], path: str | None = Non
     entry = load_cache(path).get(TuneKey(*key).text())
     if entry is None:
         return None
-    return Choice(str(entry["backend"]), str(entry["order"]), float(entry["ms"]), str(entry.get("variant", "")))
+    return Choice(str(entry["backend"]), str(entry["order"]), float(entry["ms"]), str(entry.get("variant", "")),
+                  int(entry.get("chunks", 1)))

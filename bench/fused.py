@@ -41,20 +41,21 @@ BACKENDS: tuple[str, ...] = ("ce", "sm", "nccl", "auto")
 ORDERS: tuple[str, ...] = ("arrival", "rotate", "none")
 
 PLANS: dict[str, str] = {
-    AG_GEMM: "all-gather{{tensor=a_ptr dim=0 world={world}}}",
-    GEMM_RS: "reduce-scatter{{tensor=c_ptr dim=0 world={world}}}",
+    AG_GEMM: "all-gather{{tensor=a_ptr dim=0 world={world}{chunks}}}",
+    GEMM_RS: "reduce-scatter{{tensor=c_ptr dim=0 world={world}{chunks}}}",
 }
 
 # Tiles that spin hold their SMs, and NCCL's kernels need SMs: only a
 # local-first order lets finishing tiles hand SMs to NCCL on a full grid.
 NCCL_ORDER = "not run: nccl chunks need order=arrival on full grids (spinning tiles would starve NCCL of SMs)"
 
-_PROGRAMS: dict[tuple[str, int, str, str, str], Any] = {}
+_PROGRAMS: dict[tuple[str, int, str, str, str, int], Any] = {}
 
 
-def plan_spec(workload: str, world: int) -> str:
-    """The plan spec of ``workload`` at world size ``world``."""
-    return PLANS[workload].format(world=world)
+def plan_spec(workload: str, world: int, chunks: int = 1) -> str:
+    """The plan spec of ``workload`` at world size ``world``, each rank's
+    rows cut into ``chunks`` chunks (``chunks_per_rank``)."""
+    return PLANS[workload].format(world=world, chunks=f" chunks_per_rank={chunks}" if chunks > 1 else "")
 
 
 def pipeline_spec(backend: str, order: str) -> str:
@@ -62,32 +63,32 @@ def pipeline_spec(backend: str, order: str) -> str:
     return f"overlap{{order={order} backend={backend}}}"
 
 
-def program_for(workload: str, world: int, backend: str, order: str, config: GemmConfig) -> Any:
+def program_for(workload: str, world: int, backend: str, order: str, config: GemmConfig, chunks: int = 1) -> Any:
     """The compiled FusedProgram of ``config``'s kernel (cached per process)."""
-    key = (workload, world, backend, order, config.kernel)
+    key = (workload, world, backend, order, config.kernel, chunks)
     if key not in _PROGRAMS:
         from syncopate.runtime.fused import compile_fused
 
-        _PROGRAMS[key] = compile_fused(kernel_path(config), kernel_name(config), [plan_spec(workload, world)],
+        _PROGRAMS[key] = compile_fused(kernel_path(config), kernel_name(config), [plan_spec(workload, world, chunks)],
                                        pipeline_spec(backend, order))
     return _PROGRAMS[key]
 
 
 def fused_variants(spec: BenchSpec, world_ctx: BenchWorld, backends: Sequence[str] = BACKENDS,
-                   orders: Sequence[str] = ORDERS) -> list[Variant]:
-    """One Variant per (backend, order) for ``spec`` on this rank.
+                   orders: Sequence[str] = ORDERS, chunks: Sequence[int] = (1,)) -> list[Variant]:
+    """One Variant per (backend, order, chunks per rank) for ``spec`` on this rank.
 
     For a workload without a benchmark kernel: a single "n/a" row
     ``syncopate */*``, so its table says so instead of dropping it.
     """
-    rows = [(b, o) for b in backends for o in orders]
+    rows = [(b, o, c) for c in chunks for b in backends for o in orders]
     if spec.workload not in PLANS:  # one row stands for all of them
         return [unavailable(fused_name("*", "*"), f"no fused benchmark kernel for {spec.workload} yet")]
     if world_ctx.cpu:
-        return [unavailable(fused_name(b, o), "needs CUDA", backend=b, order=o) for b, o in rows]
+        return [unavailable(fused_name(b, o, c), "needs CUDA", backend=b, order=o, chunks=c) for b, o, c in rows]
     build = _ag_variant if spec.workload == AG_GEMM else _rs_variant
-    return [unavailable(fused_name(b, o), NCCL_ORDER, backend=b, order=o) if _starves_nccl(spec.workload, b, o)
-            else build(spec, world_ctx, b, o) for b, o in rows]
+    return [unavailable(fused_name(b, o, c), NCCL_ORDER, backend=b, order=o, chunks=c)
+            if _starves_nccl(spec.workload, b, o) else build(spec, world_ctx, b, o, c) for b, o, c in rows]
 
 
 def _starves_nccl(workload: str, backend: str, order: str) -> bool:
@@ -105,7 +106,7 @@ def _gathered_buffer(spec: BenchSpec, ctx: BenchWorld) -> torch.Tensor:
     return ctx.cache[key]
 
 
-def _ag_variant(spec: BenchSpec, ctx: BenchWorld, backend: str, order: str) -> Variant:
+def _ag_variant(spec: BenchSpec, ctx: BenchWorld, backend: str, order: str, chunks: int) -> Variant:
     from syncopate.runtime.fused import FusedKernel
 
     p, d, cfg = spec.problem, spec.dims, spec.config
@@ -117,7 +118,7 @@ def _ag_variant(spec: BenchSpec, ctx: BenchWorld, backend: str, order: str) -> V
         st["buf"][lo:hi].copy_(p.a)
 
     def setup() -> None:
-        program = program_for(spec.workload, spec.world, backend, order, cfg)
+        program = program_for(spec.workload, spec.world, backend, order, cfg, chunks)
         st["kernel"] = FusedKernel(program, gemm_kernel(cfg), ctx.gpu.context())
         st["buf"] = _gathered_buffer(spec, ctx)
         st["c"] = torch.empty(d.c, dtype=spec.dtype, device=ctx.device)
@@ -130,11 +131,11 @@ def _ag_variant(spec: BenchSpec, ctx: BenchWorld, backend: str, order: str) -> V
     def run() -> None:
         launch_gemm(st["kernel"], st["buf"], p.b, st["c"], cfg)
 
-    return Variant(fused_name(backend, order), run, lambda: st.get("c"), setup, poison_all, st.clear,
-                   FUSED, TRITON, OUT, meta={"backend": backend, "order": order})
+    return Variant(fused_name(backend, order, chunks), run, lambda: st.get("c"), setup, poison_all, st.clear,
+                   FUSED, TRITON, OUT, meta={"backend": backend, "order": order, "chunks": chunks})
 
 
-def _rs_variant(spec: BenchSpec, ctx: BenchWorld, backend: str, order: str) -> Variant:
+def _rs_variant(spec: BenchSpec, ctx: BenchWorld, backend: str, order: str, chunks: int) -> Variant:
     from syncopate.runtime.fused import FusedKernel
 
     p, d, cfg = spec.problem, spec.dims, spec.config
@@ -143,7 +144,7 @@ def _rs_variant(spec: BenchSpec, ctx: BenchWorld, backend: str, order: str) -> V
     st: dict[str, Any] = {}
 
     def setup() -> None:
-        program = program_for(spec.workload, spec.world, backend, order, cfg)
+        program = program_for(spec.workload, spec.world, backend, order, cfg, chunks)
         st["kernel"] = FusedKernel(program, gemm_kernel(cfg), ctx.gpu.context())
         st["c"] = torch.empty(d.c, dtype=spec.dtype, device=ctx.device)
 
@@ -153,5 +154,5 @@ def _rs_variant(spec: BenchSpec, ctx: BenchWorld, backend: str, order: str) -> V
     def result() -> torch.Tensor | None:
         return st["c"][lo:hi] if "c" in st else None
 
-    return Variant(fused_name(backend, order), run, result, setup, lambda: poison(st["c"]), st.clear,
-                   FUSED, TRITON, OUT, meta={"backend": backend, "order": order})
+    return Variant(fused_name(backend, order, chunks), run, result, setup, lambda: poison(st["c"]), st.clear,
+                   FUSED, TRITON, OUT, meta={"backend": backend, "order": order, "chunks": chunks})

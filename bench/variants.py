@@ -34,9 +34,10 @@ BOUND_OF = {CUBLAS: BOUND_CUBLAS, TRITON: BOUND_TRITON}  # compute engine -> its
 ALONE_OF = {CUBLAS: CUBLAS_ALONE, TRITON: TRITON_ALONE}
 
 
-def fused_name(backend: str, order: str) -> str:
-    """Row name of a syncopate variant: ``syncopate ce/arrival``."""
-    return f"syncopate {backend}/{order}"
+def fused_name(backend: str, order: str, chunks: int = 1) -> str:
+    """Row name of a syncopate variant: ``syncopate ce/arrival``, with
+    ``chunks_per_rank`` > 1 ``syncopate ce/arrival/c4``."""
+    return f"syncopate {backend}/{order}" + (f"/c{chunks}" if chunks > 1 else "")
 
 
 def _nothing() -> None:

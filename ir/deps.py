@@ -149,16 +149,28 @@ def arrival_rank(chunk: ConcreteChunk) -> tuple[int, int]:
     return (0, 0) if chunk.is_local else (1, chunk.step)
 
 
+def departure_rank(chunk: ConcreteChunk) -> tuple[int, int]:
+    """Sort key of when a produced chunk should be complete: chunks that go
+    to other ranks first, by step (the order the runtime sends them), the
+    rank's own rows last."""
+    return (1, 0) if chunk.is_local else (0, chunk.step)
+
+
 def tile_order(graph: nx.DiGraph, grid: tuple[int, ...], group: int = 1) -> list[int]:
-    """Linear program ids sorted by when the tiles' inputs arrive (stable),
-    grouped ``group`` rows of axis 0 at a time within one arrival step."""
+    """Linear program ids sorted by when the tiles' inputs arrive, then by
+    when the chunks they write must leave (stable), grouped ``group`` rows
+    of axis 0 at a time within one step."""
     g3 = tuple(grid) + (1,) * (3 - len(grid))
+    last = (2, 0)  # after every departure_rank: tiles that write no produced chunk
 
     def key(pid: tuple[int, int, int]) -> tuple:
-        preds = [graph.nodes[n]["chunk"] for n in graph.predecessors(("tile", pid))]
-        exact = all(graph.edges[(("chunk", c.plan, c.id), ("tile", pid))]["exact"] for c in preds)
+        node = ("tile", pid)
+        preds = [graph.nodes[n]["chunk"] for n in graph.predecessors(node)]
+        exact = all(graph.edges[(("chunk", c.plan, c.id), node)]["exact"] for c in preds)
         arrival = max((arrival_rank(c) for c in preds), default=(0, 0)) if exact else (0, 0)
-        return (arrival, pid[2], pid[0] // group, pid[1], pid[0] % group)
+        succs = [graph.nodes[n]["chunk"] for n in graph.successors(node)]
+        departure = min((departure_rank(c) for c in succs), default=last)
+        return (arrival, departure, pid[2], pid[0] // group, pid[1], pid[0] % group)
 
     tiles = grid_tiles(g3)
     ordered = sorted(tiles, key=key)

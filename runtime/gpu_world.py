@@ -98,7 +98,8 @@ class GpuWorld:
     handles: dict[int, Any] = field(default_factory=dict)
     staging: dict[tuple, torch.Tensor] = field(default_factory=dict)
     launches: dict[tuple, tuple] = field(default_factory=dict)  # key -> (LaunchPlan, ABI arguments, counts, SyncState)
-    pads: dict[tuple, SyncState] = field(default_factory=dict)  # (program, grid, sizes) -> signal pad and epoch
+    pads: dict[tuple, SyncState] = field(default_factory=dict)
+    peer_views: dict[tuple, torch.Tensor] = field(default_factory=dict)  # (address, peer, dtype) -> peer's buffer  # (program, grid, sizes) -> signal pad and epoch
 
     @classmethod
     def from_torchrun(cls, spin_limit: int = 0, comm_programs: int = COMM_PROGRAMS) -> GpuWorld:
@@ -137,6 +138,8 @@ class GpuWorld:
 
         buf = symm_mem.empty(tuple(source.shape), dtype=source.dtype, device=self.device)
         self.handles[buf.data_ptr()] = (symm_mem.rendezvous(buf, self.group.group_name), tuple(buf.shape))
+        for key in [k for k in self.peer_views if k[0] == buf.data_ptr()]:  # an earlier buffer at this address
+            del self.peer_views[key]
         return buf
 
     def peer_view(self, buf: torch.Tensor, peer: int, what: str = "tensor") -> torch.Tensor:
@@ -148,8 +151,12 @@ class GpuWorld:
                 f"'{what}' is not a symmetric buffer (allocate it with GpuWorld.symmetric); the ce and sm backends "
                 "read it from peers (backend=nccl does not need one)"
             )
-        handle, shape = entry
-        return handle.get_buffer(peer, shape, buf.dtype)
+        key = (buf.data_ptr(), peer, buf.dtype)
+        view = self.peer_views.get(key)
+        if view is None:
+            handle, shape = entry
+            view = self.peer_views[key] = handle.get_buffer(peer, shape, buf.dtype)
+        return view
 
     def barrier(self) -> None:
         import torch.distributed as dist
@@ -375,7 +382,12 @@ class GpuRank:
         widest = max(r.hi - r.lo for r in regions)
         staging = w.staging_for((w.world, widest, *out.shape[1:]), out.dtype)
         arrivals = FLAG_CAPACITY // 2
-        order = sorted(regions, key=lambda r: (r.dst - w.rank) % w.world)  # others first, own last
+
+        def departure(region: ConcreteChunk) -> tuple:  # the tile order's: others by step, own last
+            inside = [deps.departure_rank(c) for c in mine if region.lo <= c.lo and c.hi <= region.hi]
+            return (region.dst == w.rank, min(inside, default=(1, 0)), region.dst)
+
+        order = sorted(regions, key=departure)
         own = None
         for region in order:
             wait_tiles(region)

@@ -136,6 +136,23 @@ def test_dependency_graph_of_a_straddling_tile():
     assert [o % 4 for o in order] == [3, 3, 3, 2, 2, 2, 0, 0, 0, 1, 1, 1]
 
 
+@pytest.mark.parametrize("rank", [0, 2])
+def test_reduce_scatter_tiles_run_in_departure_order(rank: int):
+    """gemm_rs on 4 ranks (16 rows each, BLOCK_M=16): a rank computes the
+    rows it sends at ring step 0 first, then step 1, step 2, its own rows last."""
+    workload = _workload("gemm_rs")
+    program = compile_workload(workload, 4)
+    env = {"M": 64, "N": 40, "K": 24, "BLOCK_M": 16, "BLOCK_N": 16, "BLOCK_K": 16}
+    graph = deps.tile_chunk_graph(program.module, program.kernel, env, (4, 3), rank, {"rs": 0})
+    produced = sorted((graph.nodes[n]["chunk"] for n in graph.nodes if n[0] == "chunk" and graph.in_degree(n)),
+                      key=deps.departure_rank)  # chunks some tile of this rank writes
+    assert produced[-1].is_local and [c.step for c in produced[:-1]] == [0, 1, 2]
+    order = deps.tile_order(graph, (4, 3))
+    expected_rows = [c.lo // 16 for c in produced]
+    assert [o % 4 for o in order] == [r for r in expected_rows for _ in range(3)]
+    assert expected_rows[-1] == rank
+
+
 def test_check_reports_mismatch_shapes():
     assert check._error(torch.zeros(2), torch.zeros(3)) == math.inf
     assert math.isnan(check._error(torch.tensor([math.nan]), torch.zeros(1)))
