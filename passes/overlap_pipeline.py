@@ -25,13 +25,14 @@ class OverlapPipelinePass(ModulePass):
     and lower-chunk-to-tile, in that order; each option goes to the stage of
     the same name (see each pass's documentation for assumptions and
     guarantees). ``overlap`` alone equals
-    ``chunk-dependency-analysis,tile-reorder{order=arrival},insert-signals,select-backend,lower-chunk-to-tile``.
+    ``chunk-dependency-analysis,tile-reorder{order=arrival group=8},insert-signals,select-backend,lower-chunk-to-tile``
+    (group=8: L2-grouped tiles within an arrival step, as in Triton's grouped matmul).
     """
 
     name: ClassVar[str] = "overlap"
 
     order: str = "arrival"
-    group: int = 1
+    group: int = 8  # L2-grouped tile order within an arrival step (Triton's GROUP_M)
     axis: int = 0
     waits: bool = True
     signals: bool = True

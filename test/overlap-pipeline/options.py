@@ -30,7 +30,7 @@ def tile_copy(x_ptr, y_ptr, M, N, stride_xm, stride_ym, BLOCK_M: tl.constexpr, B
 # ROTATE:       chunk.chunk id 2 {{.*}} backend sm attributes {chunk.cost = {bytes = 4096 : i64,
 # ROTATE-NOT:   tile.func @syn_tile_
 # ROTATE:       tile.func @syn_wait_span(
-# ROTATE-ABI:   chunk.abi = {order = "rotate", group = 1 : i64, axis = 0 : i64, rotate = "syn_rotate", comm_programs = "syn_comm_programs", flags = "syn_flags", epoch = "syn_epoch", spin_limit = "syn_spin_limit", report = "syn_report", flag_bases = {ag = 0 : i64}, tables = [{param = "syn_wait_ag_x_ptr_tab", count = "syn_wait_ag_x_ptr_n", plan = "ag", tensor = "x_ptr", role = "wait"}, {param = "syn_sm_ag_x_ptr_tab", count = "syn_sm_ag_x_ptr_n", plan = "ag", tensor = "x_ptr", role = "sm"}]}
+# ROTATE-ABI:   chunk.abi = {order = "rotate", group = 8 : i64, axis = 0 : i64, rotate = "syn_rotate", comm_programs = "syn_comm_programs", flags = "syn_flags", epoch = "syn_epoch", spin_limit = "syn_spin_limit", report = "syn_report", flag_bases = {ag = 0 : i64}, tables = [{param = "syn_wait_ag_x_ptr_tab", count = "syn_wait_ag_x_ptr_n", plan = "ag", tensor = "x_ptr", role = "wait"}, {param = "syn_sm_ag_x_ptr_tab", count = "syn_sm_ag_x_ptr_n", plan = "ag", tensor = "x_ptr", role = "sm"}]}
 
 # NCCL:     chunk.chunk id 1 {{.*}} backend unset{{$}}
 # NCCL-NEXT: chunk.chunk id 2 {{.*}} backend nccl attributes {chunk.cost = {reason = "sizes unknown"}}
