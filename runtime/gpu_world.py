@@ -26,11 +26,13 @@ Consumed plans (all-gather, all-to-all, ring-exchange), per chunk backend:
   flag writes; an all-to-all is one ``all_to_all_single``. No symmetric
   memory needed: the portable fallback.
 
-Flags tiles spin on are raised by ``stream_write_value32`` (no SM needed;
-carries the host's count of eager launches) and, while a CUDA graph is
-captured, by a copy of the epoch word. So a configuration is launched either
-eagerly or through its graph, not both: after replays the host count lags the
-device epoch.
+Flags tiles spin on are raised by ``stream_write_value32``, a stream memory
+operation that needs no SM (spinning tiles may hold every SM). Eagerly it
+carries the host's count of launches (= the device epoch). Inside CUDA-graph
+capture it writes ``GRAPH_FLAG`` (>= every epoch) and the launch clears those
+flags after the kernel and its transfers, so each replay waits for its own
+writes. A configuration is launched either eagerly or through its graph, not
+both: after replays the host count lags the device epoch.
 
 Produced plans (reduce-scatter): the kernel raises a chunk's flag once per
 tile; the communication stream waits for ``epoch * tiles`` with a one-program
@@ -205,22 +207,33 @@ def _high_priority_group(dist: Any) -> Any:
 def _write_epoch(flags: torch.Tensor, index: int, epoch: torch.Tensor) -> None:
     """``flags[index] = epoch`` on the current stream, copied from the epoch
     word (a graph replay writes its own epoch). A same-device copy may run as
-    a driver kernel, which needs a free SM: used for reduce-scatter arrivals
-    (no tile waits on them) and inside CUDA-graph capture."""
+    a driver kernel, which needs a free SM: used only for reduce-scatter
+    arrivals, which no tile waits on."""
     flags[index:index + 1].copy_(epoch, non_blocking=True)
 
 
-def _raise_flag(flags: torch.Tensor, index: int, sync: SyncState) -> None:
-    """Raise a flag tiles spin on. Eagerly: a stream memory operation
-    (``stream_write_value32``), which takes no SM, so tiles that fill every
-    SM while spinning cannot starve it. While capturing a CUDA graph: the
-    epoch-word copy (a captured stream write would replay a constant)."""
-    if torch.cuda.is_current_stream_capturing():
-        _write_epoch(flags, index, sync.epoch)
-        return
+GRAPH_FLAG = 2**31 - 1  # what a flag raised inside CUDA-graph capture holds: at least every epoch
+
+
+def _write_value(flags: torch.Tensor, index: int, value: int) -> None:
+    """``flags[index] = value`` by a stream memory operation: no SM needed."""
     from torch.distributed._symmetric_memory import _SymmetricMemory
 
-    _SymmetricMemory.stream_write_value32(flags.view(torch.uint32), index, sync.host_epoch)
+    _SymmetricMemory.stream_write_value32(flags.view(torch.uint32), index, value)
+
+
+def _raise_flag(flags: torch.Tensor, index: int, sync: SyncState, captured: list[int]) -> None:
+    """Raise a flag tiles spin on with a stream memory operation, which takes
+    no SM, so tiles that fill every SM while spinning cannot starve it.
+    Eagerly it writes the host's launch count, which equals the epoch the
+    kernel reads. A captured write replays a constant, so inside CUDA-graph
+    capture it writes GRAPH_FLAG and records ``index`` in ``captured``; the
+    launch clears those flags again once the kernel and the transfers are
+    done (one more stream write each), so every replay waits for its own."""
+    capturing = torch.cuda.is_current_stream_capturing()
+    _write_value(flags, index, GRAPH_FLAG if capturing else sync.host_epoch)
+    if capturing:
+        captured.append(index)
 
 
 @dataclass
@@ -259,10 +272,11 @@ class GpuRank:
             sync.report.zero_()
         consumed = {n: p for n, p in plans.items() if p.collective in CONSUMED}
         produced = {n: p for n, p in plans.items() if p.collective not in CONSUMED}
+        captured: list[int] = []  # flags raised inside CUDA-graph capture, cleared after the launch
         for name in consumed:
             for c in chunks[name]:
                 if c.dst == w.rank and c.is_local:
-                    _raise_flag(sync.flags, c.flag, sync)
+                    _raise_flag(sync.flags, c.flag, sync, captured)
         if cached is None:
             extra = launch.arguments(program, sync, w.device, self._peer_offset(consumed, chunks), params)
             if len(w.launches) >= LAUNCH_CACHE:
@@ -275,13 +289,15 @@ class GpuRank:
         w.comm_stream.wait_stream(compute)
         with torch.cuda.stream(w.comm_stream):
             for name, plan in consumed.items():
-                self._deliver(plan, chunks[name], params, sync)
+                self._deliver(plan, chunks[name], params, sync, captured)
         run(extra, launch.launch_grid(program, sync.comm_programs))
         if produced:
             with torch.cuda.stream(w.comm_stream):
                 for name, plan in produced.items():
                     self._reduce(plan, chunks[name], params, sync, counts)
         compute.wait_stream(w.comm_stream)
+        for index in captured:
+            _write_value(sync.flags, index, 0)
         if sync.spin_limit and not torch.cuda.is_current_stream_capturing():  # a graph's replays report nothing
             torch.cuda.synchronize(w.device)
             message = sync.timeout(launch, w.rank)
@@ -315,16 +331,17 @@ class GpuRank:
                 and (c.plan, c.id) not in w.lost]
         return sorted(mine, key=lambda c: (deps.arrival_rank(c), c.id))
 
-    def _deliver(self, plan: PlanOp, chunks: list[ConcreteChunk], params: Mapping[str, Any], sync: SyncState) -> None:
+    def _deliver(self, plan: PlanOp, chunks: list[ConcreteChunk], params: Mapping[str, Any], sync: SyncState,
+                 captured: list[int]) -> None:
         """On the communication stream: the ce and nccl transfers of one plan."""
         for c in self._incoming(chunks, "ce"):
             target = params[c.param]
             rows(target, c.dim, c.lo, c.hi).copy_(self._source_rows(plan, chunks, c, target), non_blocking=True)
-            _raise_flag(sync.flags, c.flag, sync)
+            _raise_flag(sync.flags, c.flag, sync, captured)
         if any(c.backend == "nccl" for c in chunks):
             self._nccl_deliver(plan, chunks, params)
             for c in self._incoming(chunks, "nccl"):
-                _raise_flag(sync.flags, c.flag, sync)
+                _raise_flag(sync.flags, c.flag, sync, captured)
 
     def _nccl_deliver(self, plan: PlanOp, chunks: list[ConcreteChunk], params: Mapping[str, Any]) -> None:
         import torch.distributed as dist

@@ -177,6 +177,7 @@ def main() -> int:
         for backend in ("ce", "sm"):
             many_launches(world, backend)
             graph_replays(world, backend)
+        graph_replays(world, "nccl")  # NCCL collectives captured with the fused kernel
         debug_spin(world)
     torch.distributed.destroy_process_group()
     return 0
