@@ -1,0 +1,47 @@
+"""The Triton GEMM tuner's pieces that need no GPU: the candidate list,
+choosing the winner, the cache entry round trip and its errors."""
+
+import json
+
+import pytest
+
+from syncopate.bench import autotune, gemm_tune
+from syncopate.bench.configs import GemmConfig
+from syncopate.bench.shapes import SHAPES
+
+
+def shape(workload, name):
+    return next(s for s in SHAPES if s.workload == workload and s.name == name)
+
+
+def test_candidates_cover_both_kernels_and_are_valid_hopper_configs():
+    kernels = {c.kernel for c in gemm_tune.CANDIDATES}
+    assert kernels == {"ptr", "tma"}
+    assert len(set(gemm_tune.CANDIDATES)) == len(gemm_tune.CANDIDATES)
+    for c in gemm_tune.CANDIDATES:  # shared memory per stage must fit 227 KiB on Hopper
+        assert (c.block_m * c.block_k + c.block_k * c.block_n) * 2 * c.num_stages <= 227 * 1024, c
+
+
+def test_best_is_the_fastest_timed_trial():
+    a, b, c = GemmConfig(128, 256, 64, 8, 3), GemmConfig(128, 128, 64, 4, 4, kernel="tma"), GemmConfig(64, 64, 32, 4, 2)
+    trials = [gemm_tune.Trial(a, 0.9, "ok"), gemm_tune.Trial(b, 0.8, "ok"), gemm_tune.Trial(c, None, "WRONG: x")]
+    assert gemm_tune.best(trials).config == b
+    assert gemm_tune.best([gemm_tune.Trial(c, None, "n/a: OutOfResources")]) is None
+    text = gemm_tune.format_trials(shape("ag-gemm", "8192x8192x8192"), 2, trials, 0.72)
+    assert "(local 8192x8192x4096)" in text and "<- best" in text.splitlines()[3]
+    assert "WRONG: x" in text and "100.0%" in text
+
+
+def test_cache_round_trip_and_a_broken_entry(tmp_path):
+    path = str(tmp_path / "cache.json")
+    s = shape("gemm-rs", "8192x8192x8192")
+    winner = gemm_tune.Trial(GemmConfig(128, 256, 64, 8, 4, kernel="tma"), 0.86, "ok")
+    assert gemm_tune.tuned_config(s, 2, "H200", path) is None
+    gemm_tune.record(s, 2, "H200", winner, 0.73, path)
+    assert gemm_tune.tuned_config(s, 2, "H200", path) == winner.config
+    assert gemm_tune.tuned_config(s, 4, "H200", path) is None  # another world size is another situation
+    data = json.load(open(path))
+    data["entries"][gemm_tune.cache_key(s, 2, "H200")]["config"]["kernel"] = "wgmma"
+    json.dump(data, open(path, "w"))
+    with pytest.raises(autotune.AutotuneError, match="is not a GEMM config: GemmConfig.kernel must be one of ptr, tma"):
+        gemm_tune.tuned_config(s, 2, "H200", path)
