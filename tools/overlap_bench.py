@@ -290,6 +290,7 @@ def _meta(args: argparse.Namespace, ctx: Any, started: float) -> dict[str, Any]:
         "timing": "CUDA events per iteration, median, max over ranks" if not ctx.cpu else "perf_counter, median",
         "launches": "CUDA graph replays" if args.cuda_graph and not ctx.cpu else "eager",
         "spin_limit": args.spin_limit, "sms": ctx.gpu.comm_programs if ctx.gpu is not None else None,
+        "nccl_high_priority": ctx.gpu.comm_group is not None if ctx.gpu is not None else None,
         "started": started, "seconds": time.time() - started,
     }
 

@@ -49,6 +49,7 @@ def test_cpu_run_writes_csv_json_png(cpu_run):
     assert by[("a2a-gemm", SEQ_CUBLAS)]["status"].startswith("n/a: ")
     doc = json.load(open(out / "results.json"))
     assert doc["meta"]["cpu"] is True and doc["meta"]["iters"] == 2 and doc["meta"]["world"] == 1
+    assert doc["meta"]["sms"] is None and doc["meta"]["nccl_high_priority"] is None  # GPU-world facts; no GPU here
     assert [t["workload"] for t in doc["tables"]] == ["ag-gemm", "gemm-rs", "a2a-gemm"]
     assert len(rows) == sum(len(t["rows"]) for t in doc["tables"])
     assert (out / "results.png").read_bytes()[:4] == b"\x89PNG"
