@@ -100,8 +100,8 @@ class GpuWorld:
     handles: dict[int, Any] = field(default_factory=dict)
     staging: dict[tuple, torch.Tensor] = field(default_factory=dict)
     launches: dict[tuple, tuple] = field(default_factory=dict)  # key -> (LaunchPlan, ABI arguments, counts, SyncState)
-    pads: dict[tuple, SyncState] = field(default_factory=dict)
-    peer_views: dict[tuple, torch.Tensor] = field(default_factory=dict)  # (address, peer, dtype) -> peer's buffer  # (program, grid, sizes) -> signal pad and epoch
+    pads: dict[tuple, SyncState] = field(default_factory=dict)  # (program, grid, sizes) -> signal pad and epoch
+    peer_views: dict[tuple, torch.Tensor] = field(default_factory=dict)  # (address, peer, dtype) -> peer's buffer
 
     @classmethod
     def from_torchrun(cls, spin_limit: int = 0, comm_programs: int = COMM_PROGRAMS) -> GpuWorld:
@@ -353,7 +353,8 @@ class GpuRank:
             if send is None:
                 raise GpuWorldError(f"all-to-all parameter '{param}' needs this rank's send buffer (context(sources=...))")
             split = deps.split_matrix(plan)
-            dist.all_to_all_single(recv, send, [split[s][w.rank] for s in range(w.world)], split[w.rank], group=w.nccl_group)
+            dist.all_to_all_single(recv, send, [split[s][w.rank] for s in range(w.world)], split[w.rank],
+                                   group=w.nccl_group)
             return
         for region in _owner_regions(chunks):
             view = rows(params[region.param], region.dim, region.lo, region.hi)
