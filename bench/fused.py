@@ -24,7 +24,7 @@ pipeline error shows as "n/a: <error>" in that row only.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import torch
@@ -106,9 +106,22 @@ def _gathered_buffer(spec: BenchSpec, ctx: BenchWorld) -> torch.Tensor:
     return ctx.cache[key]
 
 
-def _ag_variant(spec: BenchSpec, ctx: BenchWorld, backend: str, order: str, chunks: int) -> Variant:
+def _fused_kernel(spec: BenchSpec, ctx: BenchWorld, backend: str, order: str, chunks: int) -> Any:
+    """The compiled fused kernel of one row, launched like the original GEMM."""
     from syncopate.runtime.fused import FusedKernel
 
+    program = program_for(spec.workload, spec.world, backend, order, spec.config, chunks)
+    return FusedKernel(program, gemm_kernel(spec.config), ctx.gpu.context())
+
+
+def _fused_row(backend: str, order: str, chunks: int, st: dict[str, Any], run: Callable[[], None],
+               result: Callable[[], torch.Tensor | None], setup: Callable[[], None],
+               poison_all: Callable[[], None]) -> Variant:
+    return Variant(fused_name(backend, order, chunks), run, result, setup, poison_all, st.clear,
+                   FUSED, TRITON, OUT, meta={"backend": backend, "order": order, "chunks": chunks})
+
+
+def _ag_variant(spec: BenchSpec, ctx: BenchWorld, backend: str, order: str, chunks: int) -> Variant:
     p, d, cfg = spec.problem, spec.dims, spec.config
     assert p is not None
     lo, hi = spec.own_rows
@@ -118,8 +131,7 @@ def _ag_variant(spec: BenchSpec, ctx: BenchWorld, backend: str, order: str, chun
         st["buf"][lo:hi].copy_(p.a)
 
     def setup() -> None:
-        program = program_for(spec.workload, spec.world, backend, order, cfg, chunks)
-        st["kernel"] = FusedKernel(program, gemm_kernel(cfg), ctx.gpu.context())
+        st["kernel"] = _fused_kernel(spec, ctx, backend, order, chunks)
         st["buf"] = _gathered_buffer(spec, ctx)
         st["c"] = torch.empty(d.c, dtype=spec.dtype, device=ctx.device)
         write_own_rows()  # the runner's barrier after setup publishes it
@@ -131,21 +143,17 @@ def _ag_variant(spec: BenchSpec, ctx: BenchWorld, backend: str, order: str, chun
     def run() -> None:
         launch_gemm(st["kernel"], st["buf"], p.b, st["c"], cfg)
 
-    return Variant(fused_name(backend, order, chunks), run, lambda: st.get("c"), setup, poison_all, st.clear,
-                   FUSED, TRITON, OUT, meta={"backend": backend, "order": order, "chunks": chunks})
+    return _fused_row(backend, order, chunks, st, run, lambda: st.get("c"), setup, poison_all)
 
 
 def _rs_variant(spec: BenchSpec, ctx: BenchWorld, backend: str, order: str, chunks: int) -> Variant:
-    from syncopate.runtime.fused import FusedKernel
-
     p, d, cfg = spec.problem, spec.dims, spec.config
     assert p is not None
     lo, hi = spec.own_rows
     st: dict[str, Any] = {}
 
     def setup() -> None:
-        program = program_for(spec.workload, spec.world, backend, order, cfg, chunks)
-        st["kernel"] = FusedKernel(program, gemm_kernel(cfg), ctx.gpu.context())
+        st["kernel"] = _fused_kernel(spec, ctx, backend, order, chunks)
         st["c"] = torch.empty(d.c, dtype=spec.dtype, device=ctx.device)
 
     def run() -> None:
@@ -154,5 +162,4 @@ def _rs_variant(spec: BenchSpec, ctx: BenchWorld, backend: str, order: str, chun
     def result() -> torch.Tensor | None:
         return st["c"][lo:hi] if "c" in st else None
 
-    return Variant(fused_name(backend, order, chunks), run, result, setup, lambda: poison(st["c"]), st.clear,
-                   FUSED, TRITON, OUT, meta={"backend": backend, "order": order, "chunks": chunks})
+    return _fused_row(backend, order, chunks, st, run, result, setup, lambda: poison(st["c"]))

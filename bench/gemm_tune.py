@@ -101,7 +101,7 @@ def best(trials: Sequence[Trial]) -> Trial | None:
 
 
 def format_trials(shape: Shape, world: int, trials: Sequence[Trial], cublas_ms: float) -> str:
-    m, k, n = _local_mkn(shape, world)
+    m, k, n = shape.local(world).gemm
     flops = 2.0 * m * k * n
     lines = [f"-- Triton GEMM tuning: {shape.workload} {shape.label(world)} (local {m}x{k}x{n}) --",
              f"{'config':<34}  {'ms':>8}  {'TFLOP/s':>8}  {'% cuBLAS':>8}  status"]
@@ -115,13 +115,6 @@ def format_trials(shape: Shape, world: int, trials: Sequence[Trial], cublas_ms: 
         lines.append(f"{label:<34}  {t.ms:8.3f}  {flops / t.ms / 1e9:8.1f}  {100 * cublas_ms / t.ms:7.1f}%  "
                      f"{t.status}{mark}")
     return "\n".join(lines)
-
-
-def _local_mkn(shape: Shape, world: int) -> tuple[int, int, int]:
-    d = shape.local(world)
-    if shape.workload == AG_GEMM:
-        return shape.M, d.b[0], d.b[1]
-    return d.a[0], d.a[1], d.b[1]
 
 
 def cache_key(shape: Shape, world: int, device: str) -> str:
