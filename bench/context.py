@@ -39,6 +39,11 @@ class BenchWorld:
         return self.gpu is None
 
     @property
+    def default_lanes(self) -> int:
+        """The runtime's default ce lanes (1 with --cpu, where nothing is copied)."""
+        return 1 if self.gpu is None else int(self.gpu.ce_lanes)
+
+    @property
     def group_name(self) -> str:
         return str(self.group.group_name)
 

@@ -1,4 +1,5 @@
-"""syncopate's rows: one fused kernel per (backend, tile order).
+"""syncopate's rows: one fused kernel per (backend, tile order, chunks per
+rank), and for the ce backend per number of ce lanes.
 
 :func:`fused_variants` is the extension point: it returns one
 :class:`Variant` per row, built only on the public runtime API
@@ -35,10 +36,11 @@ from syncopate.bench.configs import GemmConfig
 from syncopate.bench.gemm import gemm_kernel, kernel_name, kernel_path, launch_gemm
 from syncopate.bench.problem import OUT, BenchSpec
 from syncopate.bench.shapes import AG_GEMM, GEMM_RS
-from syncopate.bench.variants import FUSED, TRITON, Variant, fused_name, unavailable
+from syncopate.bench.variants import FUSED, TRITON, FusedOptions, Variant, fused_name, unavailable
 
 BACKENDS: tuple[str, ...] = ("ce", "sm", "nccl", "auto")
 ORDERS: tuple[str, ...] = ("arrival", "rotate", "none")
+LANE_BACKENDS: tuple[str, ...] = ("ce", "auto")  # backends whose transfers the ce lanes spread (auto compiles to ce here)
 
 PLANS: dict[str, str] = {
     AG_GEMM: "all-gather{{tensor=a_ptr dim=0 world={world}{chunks}}}",
@@ -74,21 +76,37 @@ def program_for(workload: str, world: int, backend: str, order: str, config: Gem
     return _PROGRAMS[key]
 
 
+def row_options(backends: Sequence[str] = BACKENDS, orders: Sequence[str] = ORDERS, chunks: Sequence[int] = (1,),
+                lanes: Sequence[int] = (1,)) -> list[FusedOptions]:
+    """The syncopate rows to run, in report order: every (chunks, backend,
+    order), and for the ce backends every lane count (others move no ce
+    chunk, so they get one row)."""
+    rows: list[FusedOptions] = []
+    for c in chunks:
+        for b in backends:
+            for o in orders:
+                for n in (lanes if b in LANE_BACKENDS else (1,)):
+                    if FusedOptions(b, o, c, n) not in rows:
+                        rows.append(FusedOptions(b, o, c, n))
+    return rows
+
+
 def fused_variants(spec: BenchSpec, world_ctx: BenchWorld, backends: Sequence[str] = BACKENDS,
-                   orders: Sequence[str] = ORDERS, chunks: Sequence[int] = (1,)) -> list[Variant]:
-    """One Variant per (backend, order, chunks per rank) for ``spec`` on this rank.
+                   orders: Sequence[str] = ORDERS, chunks: Sequence[int] = (1,),
+                   lanes: Sequence[int] = (1,)) -> list[Variant]:
+    """One Variant per :func:`row_options` entry for ``spec`` on this rank.
 
     For a workload without a benchmark kernel: a single "n/a" row
     ``syncopate */*``, so its table says so instead of dropping it.
     """
-    rows = [(b, o, c) for c in chunks for b in backends for o in orders]
+    rows = row_options(backends, orders, chunks, lanes)
     if spec.workload not in PLANS:  # one row stands for all of them
         return [unavailable(fused_name("*", "*"), f"no fused benchmark kernel for {spec.workload} yet")]
     if world_ctx.cpu:
-        return [unavailable(fused_name(b, o, c), "needs CUDA", backend=b, order=o, chunks=c) for b, o, c in rows]
+        return [unavailable(r.name, "needs CUDA", **r.meta) for r in rows]
     build = _ag_variant if spec.workload == AG_GEMM else _rs_variant
-    return [unavailable(fused_name(b, o, c), NCCL_ORDER, backend=b, order=o, chunks=c)
-            if _starves_nccl(spec.workload, b, o) else build(spec, world_ctx, b, o, c) for b, o, c in rows]
+    return [unavailable(r.name, NCCL_ORDER, **r.meta) if _starves_nccl(spec.workload, r.backend, r.order)
+            else build(spec, world_ctx, r) for r in rows]
 
 
 def _starves_nccl(workload: str, backend: str, order: str) -> bool:
@@ -106,22 +124,21 @@ def _gathered_buffer(spec: BenchSpec, ctx: BenchWorld) -> torch.Tensor:
     return ctx.cache[key]
 
 
-def _fused_kernel(spec: BenchSpec, ctx: BenchWorld, backend: str, order: str, chunks: int) -> Any:
+def _fused_kernel(spec: BenchSpec, ctx: BenchWorld, row: FusedOptions) -> Any:
     """The compiled fused kernel of one row, launched like the original GEMM."""
     from syncopate.runtime.fused import FusedKernel
 
-    program = program_for(spec.workload, spec.world, backend, order, spec.config, chunks)
-    return FusedKernel(program, gemm_kernel(spec.config), ctx.gpu.context())
+    program = program_for(spec.workload, spec.world, row.backend, row.order, spec.config, row.chunks)
+    return FusedKernel(program, gemm_kernel(spec.config), ctx.gpu.context(ce_lanes=row.lanes))
 
 
-def _fused_row(backend: str, order: str, chunks: int, st: dict[str, Any], run: Callable[[], None],
+def _fused_row(row: FusedOptions, st: dict[str, Any], run: Callable[[], None],
                result: Callable[[], torch.Tensor | None], setup: Callable[[], None],
                poison_all: Callable[[], None]) -> Variant:
-    return Variant(fused_name(backend, order, chunks), run, result, setup, poison_all, st.clear,
-                   FUSED, TRITON, OUT, meta={"backend": backend, "order": order, "chunks": chunks})
+    return Variant(row.name, run, result, setup, poison_all, st.clear, FUSED, TRITON, OUT, meta=row.meta)
 
 
-def _ag_variant(spec: BenchSpec, ctx: BenchWorld, backend: str, order: str, chunks: int) -> Variant:
+def _ag_variant(spec: BenchSpec, ctx: BenchWorld, row: FusedOptions) -> Variant:
     p, d, cfg = spec.problem, spec.dims, spec.config
     assert p is not None
     lo, hi = spec.own_rows
@@ -131,7 +148,7 @@ def _ag_variant(spec: BenchSpec, ctx: BenchWorld, backend: str, order: str, chun
         st["buf"][lo:hi].copy_(p.a)
 
     def setup() -> None:
-        st["kernel"] = _fused_kernel(spec, ctx, backend, order, chunks)
+        st["kernel"] = _fused_kernel(spec, ctx, row)
         st["buf"] = _gathered_buffer(spec, ctx)
         st["c"] = torch.empty(d.c, dtype=spec.dtype, device=ctx.device)
         write_own_rows()  # the runner's barrier after setup publishes it
@@ -143,17 +160,17 @@ def _ag_variant(spec: BenchSpec, ctx: BenchWorld, backend: str, order: str, chun
     def run() -> None:
         launch_gemm(st["kernel"], st["buf"], p.b, st["c"], cfg)
 
-    return _fused_row(backend, order, chunks, st, run, lambda: st.get("c"), setup, poison_all)
+    return _fused_row(row, st, run, lambda: st.get("c"), setup, poison_all)
 
 
-def _rs_variant(spec: BenchSpec, ctx: BenchWorld, backend: str, order: str, chunks: int) -> Variant:
+def _rs_variant(spec: BenchSpec, ctx: BenchWorld, row: FusedOptions) -> Variant:
     p, d, cfg = spec.problem, spec.dims, spec.config
     assert p is not None
     lo, hi = spec.own_rows
     st: dict[str, Any] = {}
 
     def setup() -> None:
-        st["kernel"] = _fused_kernel(spec, ctx, backend, order, chunks)
+        st["kernel"] = _fused_kernel(spec, ctx, row)
         st["c"] = torch.empty(d.c, dtype=spec.dtype, device=ctx.device)
 
     def run() -> None:
@@ -162,4 +179,4 @@ def _rs_variant(spec: BenchSpec, ctx: BenchWorld, backend: str, order: str, chun
     def result() -> torch.Tensor | None:
         return st["c"][lo:hi] if "c" in st else None
 
-    return _fused_row(backend, order, chunks, st, run, result, setup, lambda: poison(st["c"]))
+    return _fused_row(row, st, run, result, setup, lambda: poison(st["c"]))

@@ -13,11 +13,16 @@ correctly and nothing is ever reset (flags only grow).
 
 Consumed plans (all-gather, all-to-all, ring-exchange), per chunk backend:
 
-* ``ce``: on the communication stream, a peer copy from the chunk's source
-  (the owner's rows for a gather, the sender's rows for an all-to-all) into
-  this rank's buffer, then the flag write. Chunks go in this rank's arrival
-  order (local first, then by step); pulling from the owner makes ring and
-  direct plans the same transfers in a different order.
+* ``ce``: a peer copy from the chunk's source (the owner's rows for a
+  gather, the sender's rows for an all-to-all) into this rank's buffer, then
+  the flag write. Chunks go in this rank's arrival order (local first, then
+  by step), dealt round-robin over ``ce_lanes`` high-priority side streams
+  forked from the communication stream: with one lane the copies run one
+  after another; with L lanes chunks i, i+1, ..., i+L-1 of the arrival order move
+  at once, so several copy engines and NVLink paths work together. The
+  arrival order, and so the tile order, is the same for any L. Pulling from
+  the owner makes ring and direct plans the same transfers in a different
+  order.
 * ``sm``: the fused kernel's own communication programs pull the chunk
   through peer pointers (see passes/sm_comm_programs.py); the runtime only
   passes the chunk table and ``comm_programs`` (the SMs they take).
@@ -40,9 +45,13 @@ kernel (runtime/stream_wait.py), then
 
 * ``nccl``: ``reduce`` of the chunk's rows to their owner;
 * ``ce``: a peer copy of the partial rows into the owner's symmetric staging
-  slot and a flag write into the owner's pad; the owner waits for every
-  peer's flag, adds the staged partials into its rows, and all ranks meet at
-  a symmetric-memory barrier before the next launch may overwrite staging.
+  slot and a flag write into the owner's pad (regions in departure order,
+  round-robin over the ``ce_lanes`` side streams, each lane waiting for its
+  region's tiles). Meanwhile the communication stream of the owner sums the
+  staged partials as their flags arrive (in the order the peers send them),
+  so only one add into its own rows is left after its last tiles; all ranks
+  meet at a symmetric-memory barrier before the next launch may overwrite
+  staging.
 
 Rank r's result of a reduce-scatter is its own rows of the output tensor.
 
@@ -53,8 +62,10 @@ reach other nodes. Only single-node NVLink hosts have been run.
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -96,15 +107,19 @@ class GpuWorld:
     spin_limit: int = 0
     comm_programs: int = COMM_PROGRAMS
     lost: frozenset[tuple[str, int]] = frozenset()
+    ce_lanes: int = 1  # default concurrent ce copy streams of a launch context (see the module doc)
     comm_group: Any = None  # the nccl backend's process group (high-priority NCCL streams); None: ``group``
     handles: dict[int, Any] = field(default_factory=dict)
     staging: dict[tuple, torch.Tensor] = field(default_factory=dict)
     launches: dict[tuple, tuple] = field(default_factory=dict)  # key -> (LaunchPlan, ABI arguments, counts, SyncState)
     pads: dict[tuple, SyncState] = field(default_factory=dict)  # (program, grid, sizes) -> signal pad and epoch
     peer_views: dict[tuple, torch.Tensor] = field(default_factory=dict)  # (address, peer, dtype) -> peer's buffer
+    lane_streams: list[torch.cuda.Stream] = field(default_factory=list)  # the ce lanes (see lanes())
 
     @classmethod
-    def from_torchrun(cls, spin_limit: int = 0, comm_programs: int = COMM_PROGRAMS) -> GpuWorld:
+    def from_torchrun(cls, spin_limit: int = 0, comm_programs: int = COMM_PROGRAMS,
+                      ce_lanes: int | None = None) -> GpuWorld:
+        """The world of this torchrun process; ``ce_lanes`` None: :func:`default_ce_lanes`."""
         import torch.distributed as dist
 
         if "RANK" not in os.environ:
@@ -127,8 +142,11 @@ class GpuWorld:
         # Tiles that spin on nccl chunks hold SMs; only a local-first order
         # (order=arrival) guarantees finishing tiles free SMs for NCCL.
         comm_stream = torch.cuda.Stream(device, priority=torch.cuda.Stream.priority_range()[1])
+        lanes = default_ce_lanes(world) if ce_lanes is None else ce_lanes
+        if lanes < 1:
+            raise GpuWorldError(f"ce_lanes must be >= 1, got {lanes}")
         return cls(rank, world, device, dist.group.WORLD, comm_stream, spin_limit, comm_programs,
-                   comm_group=_high_priority_group(dist))
+                   ce_lanes=lanes, comm_group=_high_priority_group(dist))
 
     @property
     def nccl_group(self) -> Any:
@@ -186,10 +204,37 @@ class GpuWorld:
             self.staging[key] = self.symmetric(torch.empty(shape, dtype=dtype))
         return self.staging[key]
 
-    def context(self, sources: Mapping[str, torch.Tensor] | None = None) -> GpuRank:
+    def context(self, sources: Mapping[str, torch.Tensor] | None = None, ce_lanes: int | None = None) -> GpuRank:
         """The launch context; ``sources`` maps an all-to-all parameter to this
-        rank's symmetric send buffer."""
-        return GpuRank(self, dict(sources or {}))
+        rank's symmetric send buffer; ``ce_lanes`` (default the world's) is the
+        number of streams its ce transfers are dealt over."""
+        lanes = self.ce_lanes if ce_lanes is None else ce_lanes
+        if lanes < 1:
+            raise GpuWorldError(f"ce_lanes must be >= 1, got {lanes}")
+        return GpuRank(self, dict(sources or {}), ce_lanes=lanes)
+
+    @contextlib.contextmanager
+    def lanes(self, count: int) -> Iterator[list[torch.cuda.Stream]]:
+        """``max(count, 1)`` high-priority side streams for concurrent
+        transfers, inside the communication stream's order: they start after
+        everything queued on it so far, it waits for all of them on exit, and
+        in between it stays free for other work (a fork and a join, which
+        CUDA-graph capture records too)."""
+        while len(self.lane_streams) < max(count, 1):
+            self.lane_streams.append(torch.cuda.Stream(self.device, priority=torch.cuda.Stream.priority_range()[1]))
+        lanes = self.lane_streams[:max(count, 1)]
+        for s in lanes:
+            s.wait_stream(self.comm_stream)
+        try:
+            yield lanes
+        finally:
+            for s in lanes:
+                self.comm_stream.wait_stream(s)
+
+
+def default_ce_lanes(world: int) -> int:
+    """ce lanes when the user names none: one (copies one after another)."""
+    return 1
 
 
 def _high_priority_group(dist: Any) -> Any:
@@ -241,6 +286,7 @@ class GpuRank:
     world: GpuWorld
     sources: dict[str, torch.Tensor]
     last: LaunchPlan | None = None  # the latest launch's plans and chunks
+    ce_lanes: int = 1  # streams the ce transfers are dealt over (see the module doc)
 
     def launch(self, program: FusedProgram, grid: tuple[int, ...], params: Mapping[str, Any],
                run: Callable[..., None]) -> None:
@@ -334,10 +380,13 @@ class GpuRank:
     def _deliver(self, plan: PlanOp, chunks: list[ConcreteChunk], params: Mapping[str, Any], sync: SyncState,
                  captured: list[int]) -> None:
         """On the communication stream: the ce and nccl transfers of one plan."""
-        for c in self._incoming(chunks, "ce"):
-            target = params[c.param]
-            rows(target, c.dim, c.lo, c.hi).copy_(self._source_rows(plan, chunks, c, target), non_blocking=True)
-            _raise_flag(sync.flags, c.flag, sync, captured)
+        incoming = self._incoming(chunks, "ce")
+        with self.world.lanes(min(self.ce_lanes, len(incoming))) as lanes:
+            for i, c in enumerate(incoming):
+                with torch.cuda.stream(lanes[i % len(lanes)]):
+                    target = params[c.param]
+                    rows(target, c.dim, c.lo, c.hi).copy_(self._source_rows(plan, chunks, c, target), non_blocking=True)
+                    _raise_flag(sync.flags, c.flag, sync, captured)
         if any(c.backend == "nccl" for c in chunks):
             self._nccl_deliver(plan, chunks, params)
             for c in self._incoming(chunks, "nccl"):
@@ -397,33 +446,92 @@ class GpuRank:
                 "(dim 0) only: use backend=nccl"
             )
         out = params[plan.tensors[0].param.data]
-        widest = max(r.hi - r.lo for r in regions)
-        staging = w.staging_for((w.world, widest, *out.shape[1:]), out.dtype)
-        arrivals = FLAG_CAPACITY // 2
-
-        def departure(region: ConcreteChunk) -> tuple:  # the tile order's: others by step, own last
-            inside = [deps.departure_rank(c) for c in mine if region.lo <= c.lo and c.hi <= region.hi]
-            return (region.dst == w.rank, min(inside, default=(1, 0)), region.dst)
-
-        order = sorted(regions, key=departure)
-        own = None
-        for region in order:
-            wait_tiles(region)
-            if region.dst == w.rank:
-                own = region
-                continue
-            peer_staging = w.peer_view(staging, region.dst, "staging")[w.rank]
-            rows(peer_staging, 0, 0, region.hi - region.lo).copy_(rows(out, 0, region.lo, region.hi), non_blocking=True)
-            peer_flags = w.peer_view(sync.flags, region.dst, "signal pad")
-            _write_epoch(peer_flags, arrivals + region.dst * w.world + w.rank, sync.epoch)
-        if own is not None:
-            acc = rows(out, 0, own.lo, own.hi)
-            for src in range(w.world):
-                if src == w.rank:
-                    continue
-                wait_flag(sync.flags, arrivals + w.rank * w.world + src, 1, sync.epoch, sync.spin_limit, sync.report)
-                acc.add_(rows(staging[src], 0, 0, own.hi - own.lo))
+        layout, sends, arrivals = _ce_reduce_schedule(tuple(chunks), w.rank, w.world)
+        staging = w.staging_for((w.world, layout.widest, *out.shape[1:]), out.dtype)
+        with w.lanes(min(self.ce_lanes, len(sends))) as lanes:
+            for i, region in enumerate(sends):
+                with torch.cuda.stream(lanes[i % len(lanes)]):
+                    wait_tiles(region)
+                    at = layout.slot(region)
+                    peer_staging = w.peer_view(staging, region.dst, "staging")[w.rank]
+                    rows(peer_staging, 0, at, at + region.hi - region.lo).copy_(rows(out, 0, region.lo, region.hi),
+                                                                                non_blocking=True)
+                    peer_flags = w.peer_view(sync.flags, region.dst, "signal pad")
+                    _write_epoch(peer_flags, layout.flag(region, w.rank), sync.epoch)
+            # meanwhile, on the communication stream: sum the peers' partials of each own region as they arrive
+            for piece, sources in arrivals:
+                at, n = layout.slot(piece), piece.hi - piece.lo
+                total = None
+                for src in sources:
+                    wait_flag(sync.flags, layout.flag(piece, src), 1, sync.epoch, sync.spin_limit, sync.report)
+                    if total is None:
+                        total = rows(staging[src], 0, at, at + n)
+                    else:
+                        total.add_(rows(staging[src], 0, at, at + n))
+                wait_tiles(piece)
+                if total is not None:
+                    rows(out, 0, piece.lo, piece.hi).add_(total)
         w.handles[staging.data_ptr()][0].barrier(channel=0)
+
+
+@functools.lru_cache(maxsize=64)
+def _ce_reduce_schedule(chunks: tuple[ConcreteChunk, ...], rank: int, world: int) -> tuple[
+        _StagingLayout, list[ConcreteChunk], list[tuple[ConcreteChunk, list[int]]]]:
+    """(staging layout, the regions ``rank`` sends in order, each own region
+    with the peers in the order their partials arrive), computed once per
+    plan evaluation (no host work per launch)."""
+    regions = _owner_regions(list(chunks))
+    own = [(piece, _arrival_order(list(chunks), regions, piece, world)) for piece in regions if piece.dst == rank]
+    return _StagingLayout(regions, world), _send_order(list(chunks), regions, rank), own
+
+
+class _StagingLayout:
+    """Where the ce reduce-scatter stages partials: owner d's staging buffer
+    has one slot per source rank, as wide as the widest owner's rows; a
+    region (one local chunk; an owner has several with chunks_per_rank > 1)
+    sits at its offset within its owner's rows, and has one arrival flag per
+    source in the upper half of d's signal pad."""
+
+    def __init__(self, regions: list[ConcreteChunk], world: int):
+        self.world = world
+        self.start = {d: min(r.lo for r in regions if r.dst == d) for d in {r.dst for r in regions}}
+        self.widest = max(r.hi - self.start[r.dst] for r in regions)
+        self.index = {(r.dst, r.lo): sum(1 for o in regions if o.dst == r.dst and o.lo < r.lo) for r in regions}
+        self.pieces = max(self.index.values()) + 1
+        if FLAG_CAPACITY // 2 + world * world * self.pieces > FLAG_CAPACITY:
+            raise GpuWorldError(f"the ce reduce-scatter needs {world * world * self.pieces} arrival flags; "
+                                f"the signal pad holds {FLAG_CAPACITY // 2}: use fewer chunks per rank")
+
+    def slot(self, region: ConcreteChunk) -> int:
+        """First row of ``region`` in a staging slot."""
+        return region.lo - self.start[region.dst]
+
+    def flag(self, region: ConcreteChunk, src: int) -> int:
+        """The owner's pad word that says ``src``'s partial of ``region`` arrived."""
+        return FLAG_CAPACITY // 2 + (region.dst * self.world + src) * self.pieces + self.index[(region.dst, region.lo)]
+
+
+def _send_order(chunks: list[ConcreteChunk], regions: list[ConcreteChunk], rank: int) -> list[ConcreteChunk]:
+    """The peers' regions in the order ``rank`` sends its partials of them:
+    the tile order's departure order (chunks to other ranks by step; see
+    deps.departure_rank)."""
+    mine = [c for c in chunks if c.src == rank]
+
+    def departure(region: ConcreteChunk) -> tuple:
+        inside = [deps.departure_rank(c) for c in mine if region.lo <= c.lo and c.hi <= region.hi]
+        return (min(inside, default=(1, 0)), region.dst, region.lo)
+
+    return sorted((r for r in regions if r.dst != rank), key=departure)
+
+
+def _arrival_order(chunks: list[ConcreteChunk], regions: list[ConcreteChunk], piece: ConcreteChunk,
+                   world: int) -> list[int]:
+    """The peers in the order their partials of ``piece`` (a region of its
+    owner) should arrive: by its position in each peer's send order."""
+    def position(peer: int) -> int:
+        return [(r.dst, r.lo) for r in _send_order(chunks, regions, peer)].index((piece.dst, piece.lo))
+
+    return sorted((p for p in range(world) if p != piece.dst), key=lambda p: (position(p), p))
 
 
 def _config_key(program: FusedProgram, grid: tuple[int, ...], params: Mapping[str, Any]) -> tuple:

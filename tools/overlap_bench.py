@@ -63,6 +63,9 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
                         help=f"syncopate tile orders to run (default {','.join(ORDERS)})")
     parser.add_argument("--chunks", default="1", metavar="LIST",
                         help="syncopate rows per chunks_per_rank of the plan (chunk granularity), e.g. 1,2,4 (default 1)")
+    parser.add_argument("--lanes", default=None, metavar="LIST",
+                        help="ce backend rows per number of ce lanes (concurrent copy streams of the runtime), "
+                        "e.g. 1,2,3 (default: GpuWorld's default at this W)")
     parser.add_argument("--flush-l2", action="store_true",
                         help="zero a 256 MiB buffer before every timed iteration (cold L2; default warm)")
     parser.add_argument("--cuda-graph", action="store_true",
@@ -98,6 +101,12 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         parser.error(f"--chunks: not a list of integers: '{args.chunks}'")
     if not args.chunks or min(args.chunks) < 1:
         parser.error(f"--chunks: every value must be >= 1, got '{args.chunks}'")
+    try:
+        args.lanes = [int(n) for n in _csv(args.lanes)] or None
+    except ValueError:
+        parser.error(f"--lanes: not a list of integers: '{args.lanes}'")
+    if args.lanes is not None and min(args.lanes) < 1:
+        parser.error(f"--lanes: every value must be >= 1, got '{args.lanes}'")
     if args.sms is not None and args.sms < 1:
         parser.error(f"--sms must be >= 1, got {args.sms}")
     if args.spin_limit < 0:
@@ -201,7 +210,8 @@ def run(args: argparse.Namespace, ctx: Any, shapes: list[Any]) -> int:
             return _error(str(err))
         variants = baseline_variants(spec, ctx)
         try:
-            variants += fused_variants(spec, ctx, args.backends, args.orders, args.chunks)
+            variants += fused_variants(spec, ctx, args.backends, args.orders, args.chunks,
+                                       args.lanes or [ctx.default_lanes])
         except Exception as err:  # a broken extension must not take the baselines down
             variants.append(unavailable("syncopate", f"fused_variants failed: {short_reason(err)}"))
 
@@ -287,6 +297,7 @@ def _meta(args: argparse.Namespace, ctx: Any, started: float) -> dict[str, Any]:
         "torch": torch.__version__, "triton": triton.__version__, "cuda": torch.version.cuda,
         "warmup": args.warmup, "iters": args.iters, "l2": "flushed" if args.flush_l2 else "warm",
         "seed": args.seed, "backends": args.backends, "orders": args.orders, "chunks": args.chunks,
+        "lanes": args.lanes,
         "timing": "CUDA events per iteration, median, max over ranks" if not ctx.cpu else "perf_counter, median",
         "launches": "CUDA graph replays" if args.cuda_graph and not ctx.cpu else "eager",
         "spin_limit": args.spin_limit, "sms": ctx.gpu.comm_programs if ctx.gpu is not None else None,

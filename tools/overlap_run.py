@@ -53,12 +53,17 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--sms", type=int, default=COMM_PROGRAMS,
                         help="--gpu: communication programs (SMs) the SM backend takes from compute while it copies "
                         f"(default {COMM_PROGRAMS})")
+    parser.add_argument("--ce-lanes", type=int, default=None, metavar="N",
+                        help="--gpu: streams the ce backend's copies are dealt over (concurrent transfers; "
+                        "default: the GPU world's choice for W)")
     parser.add_argument("--spin-limit", type=int, default=0, metavar="POLLS",
                         help="debug: every flag spin gives up after POLLS polls and the run reports the rank, "
                         "program and chunk it waited for (default 0: unbounded)")
     args = parser.parse_args(argv)
     if args.world < 1:
         parser.error(f"--world must be >= 1, got {args.world}")
+    if args.ce_lanes is not None and args.ce_lanes < 1:
+        parser.error(f"--ce-lanes must be >= 1, got {args.ce_lanes}")
     for name in ("launches", "sms", "spin_limit"):
         if getattr(args, name) < (1 if name == "launches" else 0):
             parser.error(f"--{name.replace('_', '-')} must be >= {1 if name == 'launches' else 0}, got {getattr(args, name)}")
@@ -137,7 +142,7 @@ def main_gpu(args: argparse.Namespace) -> int:
     from syncopate.runtime.workload import WorkloadError, load_workload
 
     try:
-        world = GpuWorld.from_torchrun(spin_limit=args.spin_limit, comm_programs=args.sms)
+        world = GpuWorld.from_torchrun(spin_limit=args.spin_limit, comm_programs=args.sms, ce_lanes=args.ce_lanes)
         workload = load_workload(args.workload)
         program = compile_workload(workload, world.world, args.pipeline, args.plan)
         result = run_gpu(workload, world, args.seed, program, args.launches)

@@ -4,6 +4,8 @@ stress checks of issue 5:
 
 * ``launches``: 2000 back-to-back fused launches with no host sync or flag
   reset between them, then a check (epoch-numbered flags never read stale);
+* ``lanes``: ce transfers dealt over 3 streams (GpuWorld.ce_lanes), with
+  plans cut into 2 chunks per rank so even W = 2 has concurrent copies;
 * ``graph``: one fused launch (kernel + communication stream) captured in a
   CUDA graph and replayed 50 times, the gathered buffer poisoned before each
   replay and every result checked;
@@ -33,6 +35,13 @@ CASES = (
     + [("ag_gemm.py", f"overlap{{backend={b} order=rotate}}") for b in ("ce", "sm", "nccl")]
     + [("gemm_rs.py", f"overlap{{backend={b} order={o}}}") for b in ("ce", "nccl") for o in ("arrival", "none")]
 )
+LANES = 3
+# (example, pipeline, plan specs) run with ce_lanes=LANES
+LANE_CASES = [
+    ("ag_gemm.py", "overlap{backend=ce order=arrival}", ["all-gather{tensor=a_ptr dim=0 chunks_per_rank=2}"]),
+    ("gemm_rs.py", "overlap{backend=ce order=arrival}", ["reduce-scatter{tensor=c_ptr dim=0 chunks_per_rank=2}"]),
+    ("a2a_grouped_gemm.py", "overlap{backend=ce order=arrival}", None),
+]
 
 
 def say(world, case: str, ok: bool, why: str = "") -> None:
@@ -44,29 +53,35 @@ def matrix(world, only: str | None) -> None:
     from syncopate.runtime.check_gpu import run_gpu
     from syncopate.runtime.workload import load_workload
 
-    for example, pipeline in CASES:
-        case = f"{example} {pipeline}"
+    cases = [(ex, pipe, None, 1) for ex, pipe in CASES] + [(ex, pipe, plans, LANES) for ex, pipe, plans in LANE_CASES]
+    for example, pipeline, plans, lanes in cases:
+        case = f"{example} {pipeline}" + (f" {plans[0]}" if plans else "") + (f" lanes={lanes}" if lanes > 1 else "")
         if only and only not in case:
             continue
+        saved, world.ce_lanes = world.ce_lanes, lanes
         try:
             workload = load_workload(str(EXAMPLES / example))
-            program = compile_workload(workload, world.world, pipeline)
+            program = compile_workload(workload, world.world, pipeline, plans)
             result = run_gpu(workload, world, seed=7, program=program, launches=2)
             say(world, case, result.ok, f"max error {result.max_error}")
         except Exception as err:  # report and go on: one case must not hide the others
             say(world, case, False, f"{type(err).__name__}: {str(err).splitlines()[0] if str(err) else ''}")
             traceback.print_exc()
+        finally:
+            world.ce_lanes = saved
         world.barrier()
 
 
-def _ag_setup(world, backend: str):
-    """ag_gemm fused with ``backend``: (launch callable, gathered buffer, own rows, reference)."""
+def _ag_setup(world, backend: str, lanes: int = 1):
+    """ag_gemm fused with ``backend`` (4 chunks per rank, ``lanes`` ce lanes):
+    (launch callable, gathered buffer, own rows, reference)."""
     from syncopate.runtime.check import compile_workload
     from syncopate.runtime.fused import FusedKernel
     from syncopate.runtime.workload import load_workload, shard_bounds
 
     workload = load_workload(str(EXAMPLES / "ag_gemm.py"))
-    program = compile_workload(workload, world.world, f"overlap{{backend={backend}}}")
+    plans = ["all-gather{tensor=a_ptr dim=0 chunks_per_rank=4}"] if lanes > 1 else None
+    program = compile_workload(workload, world.world, f"overlap{{backend={backend}}}", plans)
     shards = [{k: v.cuda() for k, v in workload.make_inputs(s, world.world, 11).items()} for s in range(world.world)]
     full = torch.cat([s["a"] for s in shards]).contiguous()
     reference = workload.launch(workload.kernel, full, shards[world.rank]["b"])
@@ -76,7 +91,7 @@ def _ag_setup(world, backend: str):
     buf[start:start + size].copy_(shards[world.rank]["a"])
     torch.cuda.synchronize()
     world.barrier()
-    fused = FusedKernel(program, workload.kernel, world.context())
+    fused = FusedKernel(program, workload.kernel, world.context(ce_lanes=lanes))
     world.last_program = program
     return (lambda: workload.launch(fused, buf, shards[world.rank]["b"])), buf, (start, size), reference
 
@@ -98,10 +113,10 @@ def many_launches(world, backend: str, count: int = 2000) -> None:
     world.barrier()
 
 
-def graph_replays(world, backend: str, replays: int = 50) -> None:
-    case = f"graph x{replays} ag_gemm backend={backend}"
+def graph_replays(world, backend: str, replays: int = 50, lanes: int = 1) -> None:
+    case = f"graph x{replays} ag_gemm backend={backend}" + (f" chunks_per_rank=4 lanes={lanes}" if lanes > 1 else "")
     try:
-        run, buf, (start, size), reference = _ag_setup(world, backend)
+        run, buf, (start, size), reference = _ag_setup(world, backend, lanes)
         own = buf[start:start + size].clone()
         run()  # warm-up: compiles and builds the launch tables outside the capture
         torch.cuda.synchronize()
@@ -178,6 +193,7 @@ def main() -> int:
             many_launches(world, backend)
             graph_replays(world, backend)
         graph_replays(world, "nccl")  # NCCL collectives captured with the fused kernel
+        graph_replays(world, "ce", lanes=LANES)  # forked and joined lane streams inside the capture
         debug_spin(world)
     torch.distributed.destroy_process_group()
     return 0

@@ -56,3 +56,14 @@ def test_missing_and_corrupt_caches(tmp_path):
     bad.write_text('{"version": 99, "entries": {}}')
     with pytest.raises(AutotuneError, match="not a version-1"):
         load_cache(str(bad))
+
+
+def test_chunks_and_lanes_are_part_of_the_choice(tmp_path):
+    path = str(tmp_path / "autotune.json")
+    rows = [Row("syncopate ce/arrival", FUSED, "ok", 1.0, compute=TRITON, backend="ce", order="arrival", chunks=1,
+                lanes=1),
+            Row("syncopate ce/arrival/c2/l3", FUSED, "ok", 0.8, compute=TRITON, backend="ce", order="arrival",
+                chunks=2, lanes=3)]
+    record([table(rows=rows)], path)
+    got = best_choice(("ag-gemm", "8192x8192x8192", 2, "NVIDIA H200"), path)
+    assert (got.chunks, got.lanes, got.variant) == (2, 3, "syncopate ce/arrival/c2/l3")

@@ -14,7 +14,7 @@ import torch
 from syncopate.bench.check import check_result
 from syncopate.bench.configs import CPU_DEFAULT, KERNELS
 from syncopate.bench.context import BenchWorld
-from syncopate.bench.fused import fused_variants, pipeline_spec, plan_spec, program_for
+from syncopate.bench.fused import fused_variants, pipeline_spec, plan_spec, program_for, row_options
 from syncopate.bench.problem import BenchSpec, make_problem
 from syncopate.bench.shapes import A2A_GEMM, AG_GEMM, GEMM_RS, SHAPES
 from syncopate.runtime.world import SimWorld
@@ -29,7 +29,8 @@ class SimulatedGpu:
     def symmetric(self, like: torch.Tensor) -> torch.Tensor:
         return torch.empty_like(like)
 
-    def context(self):
+    def context(self, ce_lanes: int = 1):
+        self.lanes = ce_lanes  # the simulator copies at once: lanes change nothing here
         return self.sim.rank(self.rank, self.sources)
 
 
@@ -104,3 +105,23 @@ def test_ag_nccl_rows_run_only_local_first_on_gpus():
                           ["arrival", "rotate", "none"])
     assert [v.na is None for v in rows] == [True, False, False]
     assert all("order=arrival" in v.na for v in rows[1:])
+
+
+def test_lanes_multiply_only_the_ce_rows():
+    rows = row_options(["ce", "sm", "auto"], ["arrival"], [1, 2], [1, 3, 3])
+    assert [r.name for r in rows] == [
+        "syncopate ce/arrival", "syncopate ce/arrival/l3", "syncopate sm/arrival", "syncopate auto/arrival",
+        "syncopate auto/arrival/l3", "syncopate ce/arrival/c2", "syncopate ce/arrival/c2/l3", "syncopate sm/arrival/c2",
+        "syncopate auto/arrival/c2", "syncopate auto/arrival/c2/l3"]
+    assert rows[1].meta == {"backend": "ce", "order": "arrival", "chunks": 1, "lanes": 3}
+
+
+def test_a_lane_row_launches_through_a_context_with_its_lanes():
+    s = shape(GEMM_RS)
+    problem = make_problem(s, 2, 0, torch.device("cpu"), torch.float32, seed=0)
+    gpu = SimulatedGpu(2, 0, problem.a)
+    ctx = BenchWorld(0, 2, torch.device("cpu"), None, torch.float32, gpu)
+    v = fused_variants(BenchSpec(s, 2, 0, torch.float32, CPU_DEFAULT, problem), ctx, ["ce"], ["arrival"], lanes=[2])[0]
+    assert v.name == "syncopate ce/arrival/l2" and v.meta["lanes"] == 2
+    v.setup()
+    assert gpu.lanes == 2

@@ -1,0 +1,59 @@
+"""The ce reduce-scatter's schedule in the GPU World (pure functions, no
+GPU): each rank sends its partial rows in departure order, and the owner
+sums the staged partials in the order they are sent to it."""
+
+import pytest
+
+from syncopate.ir import deps
+from syncopate.ir.context import make_context
+from syncopate.ir.plans.cli import load_plans
+from syncopate.runtime.gpu_world import _arrival_order, _owner_regions, _send_order, _StagingLayout
+
+
+def chunks(order: str, world: int = 4, per_rank: int = 1):
+    spec = f"reduce-scatter{{tensor=c_ptr dim=0 world={world} order={order} chunks_per_rank={per_rank}}}"
+    plan = load_plans([spec], make_context())[0]
+    return deps.concrete_chunks(plan, {"M": 16 * world * per_rank}, 0)
+
+
+@pytest.mark.parametrize("order, first_peer", [("ring", -1), ("direct", +1)])
+def test_every_rank_sends_to_a_different_peer_at_each_step(order: str, first_peer: int):
+    cs = chunks(order)
+    regions = _owner_regions(cs)
+    sends = {r: [x.dst for x in _send_order(cs, regions, r)] for r in range(4)}
+    for r in range(4):
+        assert sorted(sends[r]) == [p for p in range(4) if p != r]  # every peer once, never itself
+        assert sends[r][0] == (r + first_peer) % 4
+    for step in range(3):  # a permutation at every step: no peer gets two partials at once
+        assert sorted(sends[r][step] for r in range(4)) == list(range(4))
+
+
+@pytest.mark.parametrize("order", ["ring", "direct"])
+@pytest.mark.parametrize("per_rank", [1, 2])
+def test_the_owner_sums_partials_in_the_order_peers_send_them(order: str, per_rank: int):
+    cs = chunks(order, per_rank=per_rank)
+    regions = _owner_regions(cs)
+    assert len(regions) == 4 * per_rank
+    for piece in regions:
+        expected = _arrival_order(cs, regions, piece, 4)
+        assert sorted(expected) == [p for p in range(4) if p != piece.dst]
+        sends = {p: [(x.dst, x.lo) for x in _send_order(cs, regions, p)] for p in expected}
+        position = [sends[p].index((piece.dst, piece.lo)) for p in expected]
+        assert position == sorted(position)
+        if per_rank == 1:
+            assert position == [0, 1, 2]
+
+
+def test_staging_slots_and_arrival_flags_of_pieces_never_collide():
+    """With 2 chunks per rank an owner has two regions: they sit at different
+    rows of a staging slot and have different arrival flags per source."""
+    cs = chunks("direct", per_rank=2)
+    regions = _owner_regions(cs)
+    layout = _StagingLayout(regions, 4)
+    assert layout.widest == 32 and layout.pieces == 2
+    for d in range(4):
+        mine = [r for r in regions if r.dst == d]
+        assert [(layout.slot(r), layout.slot(r) + r.hi - r.lo) for r in mine] == [(0, 16), (16, 32)]
+    flags = [layout.flag(r, src) for r in regions for src in range(4) if src != r.dst]
+    assert len(set(flags)) == len(flags) == 4 * 2 * 3
+    assert min(flags) >= 1 << 13 and max(flags) < 1 << 14  # the upper half of the pad
