@@ -30,8 +30,11 @@ Options (``-`` and ``_`` are interchangeable in keys):
 =================  ===========================================================
 
 A size that does not divide by ``W*chunks_per_rank`` still tiles exactly
-(see :mod:`syncopate.ir.plans.tiling`). Chunks of shard block ``b``, piece
-``c`` forwarded at ring step ``k`` get logical step ``k*chunks_per_rank + c``.
+(see :mod:`syncopate.ir.plans.tiling`): the size is cut into W shards, one
+per rank (as the workloads' ``shard_bounds`` cut it), and each shard into
+``chunks_per_rank`` pieces, so a rank's pieces cover exactly its shard.
+Chunks of shard block ``b``, piece ``c`` forwarded at ring step ``k`` get
+logical step ``k*chunks_per_rank + c``.
 """
 
 from __future__ import annotations
@@ -110,10 +113,16 @@ _Move = tuple[int, int, int, Extent, Extent]
 
 
 def _shards(o: TemplateOptions) -> list[list[tuple[Extent, Extent]]]:
-    """shards[r] = the chunks_per_rank (offset, size) pieces of rank r's shard."""
+    """shards[r] = the chunks_per_rank (offset, size) pieces of rank r's shard.
+
+    The extent is tiled into W shards first and each shard into its pieces,
+    so a rank's pieces always cover exactly its shard (the rows the
+    workload's ``shard_bounds`` gives it), even when the extent does not
+    divide by ``W * chunks_per_rank``."""
     c = o.chunks_per_rank
-    pieces = tile(o.size, o.world * c)
-    return [pieces[r * c:(r + 1) * c] for r in range(o.world)]
+    if c == 1:
+        return [[shard] for shard in tile(o.size, o.world)]
+    return [shift(tile(size, c), off) for off, size in tile(o.size, o.world)]
 
 
 def _local(o: TemplateOptions) -> Iterator[_Move]:

@@ -29,7 +29,9 @@
 // W4:      id 31 "a"
 // W4-NOT:  chunk.chunk
 
-// W8:      id 23 "a" dim 0 offset "23*(M/24)" size "M - 23*(M/24)" src 7 dst 7 step 0
+// Symbolic M: rank 7's shard [7*(M/8), M) cut into 3 pieces that end exactly at M.
+// W8:      id 21 "a" dim 0 offset "7*(M/8)" size "(M - 7*(M/8))/3" src 7 dst 7 step 0
+// W8:      id 23 "a" dim 0 offset "7*(M/8) + 2*((M - 7*(M/8))/3)" size "M - 7*(M/8) - 2*((M - 7*(M/8))/3)" src 7 dst 7 step 0
 // W8:      src 0 dst 1 step 0
 // W8:      id 191 "a"
 // W8-NOT:  chunk.chunk

@@ -81,3 +81,27 @@ def test_placements_and_pairs() -> None:
     assert collective_for(Partial(), Replicate()) == ("all-reduce", 0)
     assert collective_for(Shard(0), Shard(1)) == ("all-to-all", 0)
     assert port(Shard(1), Replicate(), world=2, tensor="b").chunks[0].dim == 1
+
+
+@pytest.mark.parametrize("collective", ["all-gather", "reduce-scatter"])
+@pytest.mark.parametrize("world", [2, 3, 4])
+@pytest.mark.parametrize("per_rank", [1, 2, 3])
+def test_a_ranks_pieces_cover_exactly_its_workload_shard(collective: str, world: int, per_rank: int):
+    """With a symbolic size that does not divide by W * chunks_per_rank
+    (M = 50 at W = 2 and 2 chunks per rank: shards 25 + 25, not 12 + 12 +
+    12 + 14), rank r's own pieces are exactly the rows shard_bounds gives it,
+    which is where the workloads put rank r's data."""
+    from syncopate.ir import deps
+    from syncopate.ir.context import make_context
+    from syncopate.ir.plans.cli import load_plans
+    from syncopate.runtime.workload import shard_bounds
+
+    plan = load_plans([f"{collective}{{tensor=a_ptr dim=0 world={world} chunks_per_rank={per_rank}}}"],
+                      make_context())[0]
+    for m in (50, 61, 64, 7 * world * per_rank + 5):
+        local = deps.concrete_chunks(plan, {"M": m}, 0)
+        for r in range(world):
+            mine = sorted((c.lo, c.hi) for c in local if c.is_local and c.dst == r)
+            start, size = shard_bounds(m, world, r)
+            assert mine[0][0] == start and mine[-1][1] == start + size, (m, r, mine)
+            assert all(a[1] == b[0] for a, b in zip(mine, mine[1:]))  # contiguous pieces
