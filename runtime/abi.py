@@ -161,6 +161,7 @@ class SyncState:
     spin_limit: int = 0
     comm_programs: int = 0
     host_epoch: int = 0  # launches issued eagerly (stream writes carry it; see GpuWorld)
+    captured: bool = False  # a launch on this pad was captured in a CUDA graph (GpuWorld re-reads the epoch)
 
     @classmethod
     def allocate(cls, size: int, device: Any = None, spin_limit: int = 0, comm_programs: int = 0) -> SyncState:

@@ -36,8 +36,10 @@ operation that needs no SM (spinning tiles may hold every SM). Eagerly it
 carries the host's count of launches (= the device epoch). Inside CUDA-graph
 capture it writes ``GRAPH_FLAG`` (>= every epoch) and the launch clears those
 flags after the kernel and its transfers, so each replay waits for its own
-writes. A configuration is launched either eagerly or through its graph, not
-both: after replays the host count lags the device epoch.
+writes. Replays advance the device epoch without the host, so once a
+configuration has been captured, each eager launch of it first reads the
+device epoch back (one device synchronization) before it counts on: a
+configuration may mix eager launches and graph replays.
 
 Produced plans (reduce-scatter): the kernel raises a chunk's flag once per
 tile; the communication stream waits for ``epoch * tiles`` with a one-program
@@ -267,6 +269,20 @@ def _write_value(flags: torch.Tensor, index: int, value: int) -> None:
     _SymmetricMemory.stream_write_value32(flags.view(torch.uint32), index, value)
 
 
+def _count_launch(sync: SyncState, device: torch.device) -> None:
+    """One more launch on ``sync``'s pad: the device epoch word (on the
+    stream) and the host's count. Inside capture the pad is marked captured;
+    an eager launch of a captured pad first reads the device epoch back, since
+    replays moved it on without the host."""
+    if torch.cuda.is_current_stream_capturing():
+        sync.captured = True
+    elif sync.captured:
+        torch.cuda.synchronize(device)
+        sync.host_epoch = int(sync.epoch.item())
+    sync.host_epoch += 1
+    sync.epoch.add_(1)
+
+
 def _raise_flag(flags: torch.Tensor, index: int, sync: SyncState, captured: list[int]) -> None:
     """Raise a flag tiles spin on with a stream memory operation, which takes
     no SM, so tiles that fill every SM while spinning cannot starve it.
@@ -312,8 +328,7 @@ class GpuRank:
         sync = w.pads[config]
         sync.spin_limit = w.spin_limit
         compute = torch.cuda.current_stream(w.device)
-        sync.host_epoch += 1
-        sync.epoch.add_(1)
+        _count_launch(sync, w.device)
         if sync.spin_limit:
             sync.report.zero_()
         consumed = {n: p for n, p in plans.items() if p.collective in CONSUMED}

@@ -8,7 +8,8 @@ stress checks of issue 5:
   plans cut into 2 chunks per rank so even W = 2 has concurrent copies;
 * ``graph``: one fused launch (kernel + communication stream) captured in a
   CUDA graph and replayed 50 times, the gathered buffer poisoned before each
-  replay and every result checked;
+  replay and every result checked, then one eager launch of the same
+  configuration;
 * ``debug``: a chunk whose transfer is dropped with the spin limit set: the
   launch must end and name the rank, program and chunk.
 
@@ -140,6 +141,15 @@ def graph_replays(world, backend: str, replays: int = 50, lanes: int = 1) -> Non
             if not torch.allclose(out, reference, atol=2e-2, rtol=2e-2):
                 bad.append(i)
             world.barrier()
+        # the same configuration eagerly after the replays (the host epoch must catch up)
+        buf.fill_(float("nan"))
+        buf[start:start + size].copy_(own)
+        torch.cuda.synchronize()
+        world.barrier()
+        eager = run()
+        torch.cuda.synchronize()
+        if not torch.allclose(eager, reference, atol=2e-2, rtol=2e-2):
+            bad.append("eager after replays")
         say(world, case, not bad, f"replays {bad[:5]} differ")
     except Exception as err:
         say(world, case, False, f"{type(err).__name__}: {err}")

@@ -38,3 +38,22 @@ def test_captured_flags_exceed_every_epoch_and_are_listed_for_clearing(writes, m
     assert writes == [(0, gpu_world.GRAPH_FLAG), (5, gpu_world.GRAPH_FLAG)]
     assert captured == [0, 5]
     assert gpu_world.GRAPH_FLAG == torch.iinfo(torch.int32).max  # the kernels compare int32 flags
+
+
+def test_an_eager_launch_after_replays_catches_up_with_the_device_epoch(monkeypatch):
+    """Replays of a captured launch advance the device epoch without the
+    host; the next eager launch of the same pad must raise flags to the
+    device's count, or its tiles would wait for an epoch nobody writes."""
+    capturing = [False]
+    monkeypatch.setattr(torch.cuda, "is_current_stream_capturing", lambda: capturing[0])
+    monkeypatch.setattr(torch.cuda, "synchronize", lambda device=None: None)
+    sync = state(0)
+    gpu_world._count_launch(sync, torch.device("cpu"))  # eager
+    assert (sync.host_epoch, int(sync.epoch)) == (1, 1) and not sync.captured
+    capturing[0] = True
+    gpu_world._count_launch(sync, torch.device("cpu"))  # the captured launch
+    capturing[0] = False
+    assert sync.captured
+    sync.epoch.add_(5)  # five more replays on the device
+    gpu_world._count_launch(sync, torch.device("cpu"))  # eager again
+    assert sync.host_epoch == int(sync.epoch) == 8
