@@ -1,4 +1,4 @@
-"""The non-syncopate rows of a table.
+"""The non-syncopate rows of a table (ag-attn's are in :mod:`syncopate.bench.attention`).
 
 For ag-gemm (see :mod:`syncopate.bench.shapes` for the layouts):
 
@@ -31,7 +31,7 @@ from syncopate.bench.check import poison, poison_allocator
 from syncopate.bench.context import BenchWorld
 from syncopate.bench.gemm import gemm_kernel, launch_gemm
 from syncopate.bench.problem import GATHERED, OUT, PARTIAL, BenchSpec
-from syncopate.bench.shapes import AG_GEMM, GEMM_RS
+from syncopate.bench.shapes import AG_ATTN, AG_GEMM, GEMM_RS
 from syncopate.bench.variants import (
     ALONE,
     ASYNC_TP,
@@ -63,6 +63,10 @@ def baseline_variants(spec: BenchSpec, ctx: BenchWorld) -> list[Variant]:
         return _ag_gemm(spec, ctx)
     if spec.workload == GEMM_RS:
         return _gemm_rs(spec, ctx)
+    if spec.workload == AG_ATTN:
+        from syncopate.bench import attention
+
+        return attention.baseline_variants(spec, ctx)
     reason = f"no bf16 benchmark kernel for {spec.workload} in overlap-bench yet"
     return [unavailable(name, reason, group, compute) for name, group, compute in ROWS]
 

@@ -35,7 +35,7 @@ from syncopate.bench.context import BenchWorld
 from syncopate.bench.configs import GemmConfig
 from syncopate.bench.gemm import gemm_kernel, kernel_name, kernel_path, launch_gemm
 from syncopate.bench.problem import OUT, BenchSpec
-from syncopate.bench.shapes import AG_GEMM, GEMM_RS
+from syncopate.bench.shapes import AG_ATTN, AG_GEMM, GEMM_RS
 from syncopate.bench.variants import FUSED, TRITON, FusedOptions, Variant, fused_name, unavailable
 
 BACKENDS: tuple[str, ...] = ("ce", "sm", "nccl", "auto")
@@ -100,18 +100,25 @@ def fused_variants(spec: BenchSpec, world_ctx: BenchWorld, backends: Sequence[st
     ``syncopate */*``, so its table says so instead of dropping it.
     """
     rows = row_options(backends, orders, chunks, lanes)
-    if spec.workload not in PLANS:  # one row stands for all of them
+    if spec.workload not in (*PLANS, AG_ATTN):  # one row stands for all of them
         return [unavailable(fused_name("*", "*"), f"no fused benchmark kernel for {spec.workload} yet")]
     if world_ctx.cpu:
         return [unavailable(r.name, "needs CUDA", **r.meta) for r in rows]
-    build = _ag_variant if spec.workload == AG_GEMM else _rs_variant
     return [unavailable(r.name, NCCL_ORDER, **r.meta) if _starves_nccl(spec.workload, r.backend, r.order)
-            else build(spec, world_ctx, r) for r in rows]
+            else _build(spec, world_ctx, r) for r in rows]
+
+
+def _build(spec: BenchSpec, ctx: BenchWorld, row: FusedOptions) -> Variant:
+    if spec.workload == AG_ATTN:
+        from syncopate.bench import attention
+
+        return attention.fused_variants(spec, ctx, [row])[0]
+    return (_ag_variant if spec.workload == AG_GEMM else _rs_variant)(spec, ctx, row)
 
 
 def _starves_nccl(workload: str, backend: str, order: str) -> bool:
     """Tiles spin on nccl chunks (a consumed plan) in an order that is not local-first."""
-    return workload == AG_GEMM and backend == "nccl" and order != "arrival"
+    return workload in (AG_GEMM, AG_ATTN) and backend == "nccl" and order != "arrival"
 
 
 def _gathered_buffer(spec: BenchSpec, ctx: BenchWorld) -> torch.Tensor:

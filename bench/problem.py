@@ -9,12 +9,13 @@ normal, never zeros.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 import torch
 
 from syncopate.bench.configs import GemmConfig
 from syncopate.bench.context import BenchWorld
-from syncopate.bench.shapes import AG_GEMM, GEMM_RS, GEMM_WORKLOADS, LocalDims, Shape
+from syncopate.bench.shapes import AG_ATTN, AG_GEMM, GEMM_RS, GEMM_WORKLOADS, LocalDims, Shape
 
 # keys of Problem.references that a Variant's ``expect`` may name
 OUT, GATHERED, PARTIAL = "out", "gathered", "partial"
@@ -48,8 +49,8 @@ class BenchSpec:
     world: int
     rank: int
     dtype: torch.dtype
-    config: GemmConfig
-    problem: Problem | None  # None for workloads without a benchmark kernel
+    config: Any  # GemmConfig (GEMM workloads) or attention.AttnConfig (ag-attn)
+    problem: Any  # Problem (GEMM workloads), attention.AttnProblem (ag-attn), None without a benchmark kernel
 
     @property
     def workload(self) -> str:
@@ -70,18 +71,24 @@ class BenchSpec:
         return self.rank * per, (self.rank + 1) * per
 
 
-def _randn(shape: tuple[int, int], seed: int, device: torch.device, dtype: torch.dtype) -> torch.Tensor:
+def randn(shape: tuple[int, ...], seed: int, device: torch.device, dtype: torch.dtype) -> torch.Tensor:
     g = torch.Generator(device=device)
     g.manual_seed(seed)
     return torch.randn(shape, generator=g, device=device, dtype=torch.float32).to(dtype)
 
 
-def _seed(base: int, source: int, tensor: int) -> int:
+def seed_of(base: int, source: int, tensor: int) -> int:
     return base * 1_000_003 + source * 101 + tensor
 
 
 def make_spec(shape: Shape, ctx: BenchWorld, config: GemmConfig, seed: int = 0) -> BenchSpec:
-    """The spec of ``shape`` on this rank, with fresh inputs and references."""
+    """The spec of ``shape`` on this rank, with fresh inputs and references
+    (``config`` is the GEMM configuration; ag-attn uses its own)."""
+    if shape.workload == AG_ATTN:
+        from syncopate.bench.attention import CPU_ATTN, GPU_ATTN, make_attn_problem
+
+        problem = make_attn_problem(shape, ctx.world, ctx.rank, ctx.device, ctx.dtype, seed)
+        return BenchSpec(shape, ctx.world, ctx.rank, ctx.dtype, CPU_ATTN if ctx.cpu else GPU_ATTN, problem)
     problem = make_problem(shape, ctx.world, ctx.rank, ctx.device, ctx.dtype, seed) \
         if shape.workload in GEMM_WORKLOADS else None
     return BenchSpec(shape, ctx.world, ctx.rank, ctx.dtype, config, problem)
@@ -94,8 +101,8 @@ def make_problem(shape: Shape, world: int, rank: int, device: torch.device, dtyp
     per = shape.M // world
     lo, hi = rank * per, (rank + 1) * per
     if shape.workload == AG_GEMM:
-        shards = [_randn(d.a, _seed(seed, s, 0), device, dtype) for s in range(world)]
-        b = _randn(d.b, _seed(seed, rank, 1), device, dtype)
+        shards = [randn(d.a, seed_of(seed, s, 0), device, dtype) for s in range(world)]
+        b = randn(d.b, seed_of(seed, rank, 1), device, dtype)
         a_full = torch.cat(shards, dim=0).contiguous()
         out = a_full.float() @ b.float()
         return Problem(a=shards[rank].contiguous(), b=b, a_full=a_full,
@@ -104,8 +111,8 @@ def make_problem(shape: Shape, world: int, rank: int, device: torch.device, dtyp
         reduced = torch.zeros(d.out, dtype=torch.float32, device=device)
         a = b = None
         for s in range(world):
-            a_s = _randn(d.a, _seed(seed, s, 0), device, dtype)
-            b_s = _randn(d.b, _seed(seed, s, 1), device, dtype)
+            a_s = randn(d.a, seed_of(seed, s, 0), device, dtype)
+            b_s = randn(d.b, seed_of(seed, s, 1), device, dtype)
             reduced += a_s[lo:hi].float() @ b_s.float()
             if s == rank:
                 a, b = a_s, b_s

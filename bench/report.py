@@ -86,7 +86,7 @@ class Table:
     device: str
     rows: list[Row] = field(default_factory=list)
     note: str = ""
-    config: str = ""  # the Triton GEMM's block sizes and launch options
+    config: str = ""  # the Triton kernel's block sizes and launch options
 
     def row(self, variant: str) -> Row | None:
         return next((r for r in self.rows if r.variant == variant), None)
@@ -144,7 +144,7 @@ def format_table(table: Table, anchors: dict[str, tuple[float, float, float, flo
     width = max([len(cols[0])] + [len(r.variant) for r in table.rows])
     lines = [head]
     if table.note or table.config:
-        parts = (table.note, f"Triton GEMM {table.config}" if table.config else "")
+        parts = (table.note, f"Triton kernel {table.config}" if table.config else "")
         lines.append("   " + "; ".join(x for x in parts if x))
     lines.append(f"{cols[0]:<{width}}  {cols[1]:>8}  {cols[2]:>14}  {cols[3]:>11}  {cols[4]:>14}  "
                  f"{cols[5]:>5}  {cols[6]:>7}  {cols[7]}")

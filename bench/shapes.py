@@ -19,10 +19,11 @@ So the same global (M, K, N) appears in both workloads; at W = 2 the
 anchors measured earlier on nvidia-h200-x2 are
 ``AG 8192x8192x14336`` / ``RS 8192x4096x28672`` for (8192, 8192, 28672), etc.
 
-``a2a-gemm`` (MoE all-to-all dispatch + grouped GEMM) and ``ag-attn``
-(context-parallel attention with all-gathered K/V) are in the table so the
-report shows them; no bf16 benchmark kernel exists for them yet and their
-rows are reported as "n/a" (see :mod:`syncopate.bench.baselines`).
+``ag-attn`` (context-parallel attention with all-gathered K/V) has its own
+layout and rows (:mod:`syncopate.bench.attention`). ``a2a-gemm`` (MoE
+all-to-all dispatch + grouped GEMM) is in the table so the report shows it;
+no bf16 benchmark kernel exists for it yet and its rows are reported as
+"n/a" (see :mod:`syncopate.bench.baselines`).
 """
 
 from __future__ import annotations
@@ -81,7 +82,8 @@ class Shape:
         """Raise :class:`ShapeError` if W ranks cannot split this shape evenly."""
         if world < 1:
             raise ShapeError(f"world size must be >= 1, got {world}")
-        split = {AG_GEMM: ("M", self.M, "N", self.N), GEMM_RS: ("M", self.M, "K", self.K)}.get(self.workload)
+        split = {AG_GEMM: ("M", self.M, "N", self.N), GEMM_RS: ("M", self.M, "K", self.K),
+                 AG_ATTN: ("seq", self.M, "seq", self.M)}.get(self.workload)
         if split is None:
             return
         for dim_name, value in (split[:2], split[2:]):
@@ -135,16 +137,30 @@ def _gemm_shapes(workload: str) -> list[Shape]:
 def _pending_shapes() -> list[Shape]:
     reason = "no bf16 benchmark kernel yet: reported as n/a"
     moe = (("tokens", 4096), ("hidden", 4096), ("ffn", 14336), ("experts", 8), ("topk", 2))
-    attn = (("seq", 16384), ("heads", 64), ("kv_heads", 8), ("head_dim", 128))
     return [
         Shape(A2A_GEMM, "mixtral-8x7b-4k", 4096, 4096, 14336, (PENDING, QUICK, CPU),
               f"MoE dispatch (tokens per rank, hidden, expert FFN, experts, top-k); {reason}", moe),
-        Shape(AG_ATTN, "llama70b-cp-16k", 16384, 128, 16384, (PENDING, QUICK, CPU),
-              f"context-parallel attention, K/V gathered along the sequence; {reason}", attn),
     ]
 
 
-SHAPES: tuple[Shape, ...] = tuple(_gemm_shapes(AG_GEMM) + _gemm_shapes(GEMM_RS) + _pending_shapes())
+def _attention_shapes() -> list[Shape]:
+    """Llama-3-70B attention (64 query heads, 8 K/V heads of 128), context
+    parallel: M = N = the whole sequence, K = head_dim (see bench/attention.py)."""
+    note = "context-parallel attention, K/V gathered along the sequence; 'cuBLAS' rows run torch SDPA"
+
+    def attn(name: str, seq: int, heads: int, kv: int, dim: int, groups: tuple[str, ...], text: str) -> Shape:
+        params = (("seq", seq), ("heads", heads), ("kv_heads", kv), ("head_dim", dim))
+        return Shape(AG_ATTN, name, seq, dim, seq, groups, text, params)
+
+    return [
+        attn("llama70b-cp-8k", 8192, 64, 8, 128, (ANCHOR, QUICK), f"{note}, 8k tokens"),
+        attn("llama70b-cp-16k", 16384, 64, 8, 128, (ANCHOR,), f"{note}, 16k tokens"),
+        attn("cpu-tiny", 64, 4, 2, 16, (CPU,), "overlap-bench --cpu (fp32, Triton interpreter)"),
+    ]
+
+
+SHAPES: tuple[Shape, ...] = tuple(_gemm_shapes(AG_GEMM) + _gemm_shapes(GEMM_RS) + _pending_shapes()
+                                  + _attention_shapes())
 
 # Measured earlier on nvidia-h200-x2 with torch 2.11 (ms): cuBLAS GEMM, NCCL
 # collective, cuBLAS+NCCL sequential, async-TP. Keyed by label at W = 2.

@@ -3,7 +3,8 @@
 For a ``tile.load`` / ``tile.store`` / ``tile.atomic_*`` whose pointer is
 ``param + idx_0[:, None] * s_0 + idx_1[None, :] * s_1 + ...`` (any order and
 nesting of ``+``, unit strides allowed, ``tile.broadcast`` / ``tile.retype``
-looked through), and for ``tile.desc_load`` / ``tile.desc_store`` on a
+looked through; scalar terms ``x * s`` that move the whole tile, e.g. a
+head offset ``head * stride_h``, are kept as :class:`Offset`), and for ``tile.desc_load`` / ``tile.desc_store`` on a
 descriptor made from ``param``, :func:`access_of` finds the base parameter and,
 per block axis, the index and its stride. :func:`span_of` turns an index of
 the form ``scalar + ... + tl.arange(0, B)`` into the half-open range
@@ -41,6 +42,16 @@ class Term:
 
 
 @dataclass(frozen=True)
+class Offset:
+    """A scalar term added to every element's address: ``left * right``
+    (either may be the stride), or ``left`` alone (``right`` None: unit
+    stride). It moves the whole tile along the dim whose stride it holds."""
+
+    left: SSAValue
+    right: SSAValue | None
+
+
+@dataclass(frozen=True)
 class Access:
     """A memory access of kernel parameter ``param``."""
 
@@ -49,6 +60,7 @@ class Access:
     role: str  # "read" or "write"
     terms: tuple[Term, ...]  # empty for descriptor accesses (see ``desc_spans``)
     desc_spans: tuple[tuple[SSAValue, SSAValue], ...] = ()  # (offset, block size) per dim
+    offsets: tuple[Offset, ...] = ()  # scalar terms (whole-tile shifts)
 
 
 @dataclass(frozen=True)
@@ -202,11 +214,19 @@ def access_of(op: Operation, params: set[str] | None = None) -> Access | None:
     if param is None or (params is not None and param not in params):
         return None
     rank = _rank(op.ptr)
+    scalars = tuple(_offset(v) for v in offsets if _rank(v) == 0)
     try:
-        terms = tuple(_term(v, rank) for v in offsets)
+        terms = tuple(_term(v, rank) for v in offsets if _rank(v) != 0)
     except Unbounded as err:
         raise Unbounded(f"access of '{param}': {err}") from None
-    return Access(op, param, role, terms)
+    return Access(op, param, role, terms, offsets=scalars)
+
+
+def _offset(value: SSAValue) -> Offset:
+    value = _strip(value)
+    if isinstance(value, OpResult) and isinstance(value.op, tile.MulOp):
+        return Offset(value.op.lhs, value.op.rhs)
+    return Offset(value, None)
 
 
 def span_of(index: SSAValue) -> Span:

@@ -7,7 +7,7 @@ from typing import ClassVar
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, IntegerAttr, ModuleOp, StringAttr, SymbolRefAttr, i64
-from xdsl.ir import Operation
+from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import PassFailedException
 
@@ -135,9 +135,39 @@ def _span_along(acc: Access, tensor: TensorOp, dim: int, kernel: tile.FuncOp) ->
             f"(terms with strides: {found}); give the plan option stride=<the stride parameter of dim {dim}>"
         )
     try:
-        return footprint.span_of(term.index), _stride_name(term)
+        span = footprint.span_of(term.index)
     except Unbounded as err:
         raise fail(f"{where}: cannot bound the access of '{acc.param}' along dim {dim}: {err}") from None
+    stride = _stride_name(term)
+    shifts = [_shift_along(o, stride, where, acc.param, dim) for o in acc.offsets]
+    return Span((*span.lo_terms, *(v for v in shifts if v is not None)), span.extent), stride
+
+
+def _shift_along(offset: footprint.Offset, stride: str | int, where: str, param: str, dim: int) -> SSAValue | None:
+    """The scalar ``offset`` moves the tile along ``dim`` (whose stride is
+    ``stride``) by the returned value, or along another dim (None).
+
+    ``x * s`` with ``s`` the dim's stride parameter shifts along the dim; with
+    ``s`` another runtime (not constexpr) kernel parameter while the dim's
+    stride is itself a parameter, it moves along the dim ``s`` is the stride
+    of (e.g. ``head * stride_h``); a bare scalar shifts a unit-stride dim.
+    Anything else (a product of computed values, a constexpr factor, any
+    product when the dim has unit stride) is an error, not a guess."""
+    if offset.right is None:
+        if stride == 1:
+            return offset.left
+        raise fail(f"{where}: the access of '{param}' adds a scalar offset with no stride; cannot tell whether it "
+                   f"moves along dim {dim}")
+    factors = (offset.left, offset.right)
+    names = [footprint.param_name(f) for f in factors]
+    for i, name in enumerate(names):
+        if name is not None and name == stride:
+            return factors[1 - i]
+    runtime = [n for f, n in zip(factors, names) if n is not None and not isinstance(f.type, tile.ConstexprType)]
+    if isinstance(stride, str) and runtime:
+        return None  # times another dim's stride parameter: a shift along that dim
+    raise fail(f"{where}: the access of '{param}' adds a scalar product with no stride parameter of its own; "
+               f"cannot tell which dim it moves along (write it as index * <stride parameter>)")
 
 
 def _invariant_depth(span: Span, loops: tuple[Operation, ...]) -> int:

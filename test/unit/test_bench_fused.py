@@ -17,21 +17,7 @@ from syncopate.bench.context import BenchWorld
 from syncopate.bench.fused import fused_variants, pipeline_spec, plan_spec, program_for, row_options
 from syncopate.bench.problem import BenchSpec, make_problem
 from syncopate.bench.shapes import A2A_GEMM, AG_GEMM, GEMM_RS, SHAPES
-from syncopate.runtime.world import SimWorld
-
-
-class SimulatedGpu:
-    """What fused.py uses of GpuWorld, over simulated ranks."""
-
-    def __init__(self, world: int, rank: int, gathered: torch.Tensor):
-        self.sim, self.rank, self.sources = SimWorld(world), rank, {"a_ptr": gathered}
-
-    def symmetric(self, like: torch.Tensor) -> torch.Tensor:
-        return torch.empty_like(like)
-
-    def context(self, ce_lanes: int = 1):
-        self.lanes = ce_lanes  # the simulator copies at once: lanes change nothing here
-        return self.sim.rank(self.rank, self.sources)
+from sim_gpu import SimulatedGpu
 
 
 def shape(workload):
@@ -51,7 +37,7 @@ def test_fused_ag_rows_compute_the_gathered_gemm_on_every_rank(kernel: str):
     for rank in range(world):
         problem = make_problem(s, world, rank, torch.device("cpu"), torch.float32, seed=5)
         ctx = BenchWorld(rank, world, torch.device("cpu"), None, torch.float32,
-                         SimulatedGpu(world, rank, problem.a_full))
+                         SimulatedGpu(world, rank, {"a_ptr": problem.a_full}))
         spec = BenchSpec(s, world, rank, torch.float32, config, problem)
         variants = fused_variants(spec, ctx, ["ce", "auto"], ["arrival", "rotate", "none"])
         assert [v.name for v in variants][:3] == ["syncopate ce/arrival", "syncopate ce/rotate", "syncopate ce/none"]
@@ -74,7 +60,7 @@ def test_rs_rows_compile_and_view_the_rank_rows():
     assert "reduce-scatter" in [p.collective for p in program.plans]
     s = shape(GEMM_RS)
     problem = make_problem(s, 2, 1, torch.device("cpu"), torch.float32, seed=0)
-    ctx = BenchWorld(1, 2, torch.device("cpu"), None, torch.float32, SimulatedGpu(2, 1, problem.a))
+    ctx = BenchWorld(1, 2, torch.device("cpu"), None, torch.float32, SimulatedGpu(2, 1, {"a_ptr": problem.a}))
     v = fused_variants(BenchSpec(s, 2, 1, torch.float32, CPU_DEFAULT, problem), ctx, ["ce"], ["arrival"])[0]
     v.setup()
     v.poison()
@@ -100,7 +86,7 @@ def test_ag_nccl_rows_run_only_local_first_on_gpus():
     unless local tiles come first; those rows say so instead of hanging."""
     s = shape(AG_GEMM)
     problem = make_problem(s, 2, 0, torch.device("cpu"), torch.float32)
-    gpu = BenchWorld(0, 2, torch.device("cpu"), None, torch.float32, SimulatedGpu(2, 0, problem.a_full))
+    gpu = BenchWorld(0, 2, torch.device("cpu"), None, torch.float32, SimulatedGpu(2, 0, {"a_ptr": problem.a_full}))
     rows = fused_variants(BenchSpec(s, 2, 0, torch.float32, CPU_DEFAULT, problem), gpu, ["nccl"],
                           ["arrival", "rotate", "none"])
     assert [v.na is None for v in rows] == [True, False, False]
@@ -119,7 +105,7 @@ def test_lanes_multiply_only_the_ce_rows():
 def test_a_lane_row_launches_through_a_context_with_its_lanes():
     s = shape(GEMM_RS)
     problem = make_problem(s, 2, 0, torch.device("cpu"), torch.float32, seed=0)
-    gpu = SimulatedGpu(2, 0, problem.a)
+    gpu = SimulatedGpu(2, 0, {"a_ptr": problem.a})
     ctx = BenchWorld(0, 2, torch.device("cpu"), None, torch.float32, gpu)
     v = fused_variants(BenchSpec(s, 2, 0, torch.float32, CPU_DEFAULT, problem), ctx, ["ce"], ["arrival"], lanes=[2])[0]
     assert v.name == "syncopate ce/arrival/l2" and v.meta["lanes"] == 2

@@ -1,0 +1,295 @@
+"""The ``ag-attn`` workload: context-parallel attention with K/V all-gathered
+along the sequence.
+
+Rank r holds queries ``q`` (S/W x H x D) of its part of the sequence and
+rows ``[r*S/W, (r+1)*S/W)`` of the keys and values (S/W x KV x D each); its
+output is ``softmax(q K^T / sqrt(D)) V`` over the whole sequence (non-causal,
+query head h reads key/value head h // (H/KV)), S/W x H x D.
+
+Rows (the report keeps the GEMM tables' row names; for this workload the
+"cuBLAS" engine is torch's ``scaled_dot_product_attention``):
+
+``cuBLAS+NCCL``   all_gather_into_tensor of K and of V, then SDPA (flash, enable_gqa)
+``async-TP``      n/a: torch has no fused all-gather attention
+``Triton+NCCL``   the two all-gathers, then the Triton kernel (``kernels/attn_bf16.py``)
+``cuBLAS alone``  SDPA on the already gathered K/V
+``Triton alone``  the Triton kernel on the already gathered K/V
+``NCCL alone``    the two all-gathers (checked as the stacked gathered K and V)
+syncopate         ``attn_kernel`` fused with ``all-gather{tensor=k_ptr dim=0 size=N_KV}``
+                  and the same for ``v_ptr``; K and V live in symmetric buffers
+
+The fp32 reference is computed one query head at a time (an S/W x S score
+matrix each), so the GPU never holds all heads' scores at once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import torch
+
+from syncopate.bench import comm
+from syncopate.bench.check import poison, poison_allocator
+from syncopate.bench.context import BenchWorld
+from syncopate.bench.problem import GATHERED, OUT, BenchSpec, randn, seed_of
+from syncopate.bench.shapes import Shape
+from syncopate.bench.variants import (
+    ALONE,
+    ASYNC_TP,
+    BASELINE,
+    COMM_ALONE,
+    CUBLAS,
+    CUBLAS_ALONE,
+    FUSED,
+    SEQ_CUBLAS,
+    SEQ_TRITON,
+    TRITON,
+    TRITON_ALONE,
+    FusedOptions,
+    Variant,
+    unavailable,
+)
+
+PLANS = ("all-gather{{tensor=k_ptr dim=0 world={world} name=agk size=N_KV{chunks}}}",
+         "all-gather{{tensor=v_ptr dim=0 world={world} name=agv size=N_KV{chunks}}}")
+KERNEL_FILE, KERNEL_NAME = "attn_bf16.py", "attn_kernel"
+
+
+@dataclass(frozen=True)
+class AttnConfig:
+    """Block sizes and launch options of the Triton attention kernel."""
+
+    block_m: int = 128
+    block_n: int = 64
+    num_warps: int = 8
+    num_stages: int = 3
+
+    def __post_init__(self) -> None:
+        for name, value in asdict(self).items():
+            if not isinstance(value, int) or value < 1:
+                raise ValueError(f"AttnConfig.{name} must be a positive int, got {value!r}")
+
+    def text(self) -> str:
+        return f"attn {self.block_m}x{self.block_n} warps={self.num_warps} stages={self.num_stages}"
+
+
+GPU_ATTN = AttnConfig()
+CPU_ATTN = AttnConfig(block_m=16, block_n=16, num_warps=1, num_stages=1)
+
+
+@dataclass(frozen=True)
+class AttnDims:
+    """The sizes of one ag-attn shape at world size W."""
+
+    seq: int
+    heads: int
+    kv_heads: int
+    head_dim: int
+    world: int
+
+    @classmethod
+    def of(cls, shape: Shape, world: int) -> AttnDims:
+        p = dict(shape.params)
+        dims = cls(p["seq"], p["heads"], p["kv_heads"], p["head_dim"], world)
+        if dims.seq % world:
+            raise ValueError(f"ag-attn shape '{shape.name}': seq={dims.seq} is not divisible by W={world}")
+        if dims.heads % dims.kv_heads:
+            raise ValueError(f"ag-attn shape '{shape.name}': heads={dims.heads} is not a multiple of "
+                             f"kv_heads={dims.kv_heads}")
+        return dims
+
+    @property
+    def local(self) -> int:
+        return self.seq // self.world
+
+    @property
+    def group(self) -> int:
+        return self.heads // self.kv_heads
+
+
+@dataclass
+class AttnProblem:
+    """This rank's queries, K/V shards, the gathered K/V and the references."""
+
+    dims: AttnDims
+    q: torch.Tensor
+    k: torch.Tensor
+    v: torch.Tensor
+    k_full: torch.Tensor
+    v_full: torch.Tensor
+    references: dict[str, torch.Tensor] = field(default_factory=dict)
+
+
+def make_attn_problem(shape: Shape, world: int, rank: int, device: torch.device, dtype: torch.dtype,
+                      seed: int = 0) -> AttnProblem:
+    """Rank ``rank``'s inputs and references (every rank draws every rank's K/V)."""
+    d = AttnDims.of(shape, world)
+    q = randn((d.local, d.heads, d.head_dim), seed_of(seed, rank, 0), device, dtype)
+    ks = [randn((d.local, d.kv_heads, d.head_dim), seed_of(seed, s, 1), device, dtype) for s in range(world)]
+    vs = [randn((d.local, d.kv_heads, d.head_dim), seed_of(seed, s, 2), device, dtype) for s in range(world)]
+    k_full, v_full = torch.cat(ks).contiguous(), torch.cat(vs).contiguous()
+    out = reference_attention(q, k_full, v_full)
+    return AttnProblem(d, q, ks[rank], vs[rank], k_full, v_full,
+                       references={OUT: out, GATHERED: torch.stack([k_full, v_full])})
+
+
+def reference_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
+    """fp32 ``softmax(q k^T / sqrt(D)) v`` per query head (grouped K/V heads)."""
+    group = q.shape[1] // k.shape[1]
+    out = torch.empty(q.shape, dtype=torch.float32, device=q.device)
+    scale = q.shape[2] ** -0.5
+    for h in range(q.shape[1]):
+        kh, vh = k[:, h // group].float(), v[:, h // group].float()
+        scores = (q[:, h].float() @ kh.T) * scale
+        out[:, h] = torch.softmax(scores, dim=-1) @ vh
+    return out
+
+
+def launch_attention(kernel: Any, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, o: torch.Tensor,
+                     config: AttnConfig) -> None:
+    """``o = attention(q, k, v)`` with ``kernel`` (the original or a fused one)."""
+    s_q, heads, dim = q.shape
+    n_kv, kv_heads, _ = k.shape
+    grid = (-(-s_q // config.block_m), heads)
+    kernel[grid](q, k, v, o, s_q, n_kv, dim ** -0.5, *q.stride(), *k.stride(), *v.stride(), *o.stride(),
+                 GROUP=heads // kv_heads, BLOCK_M=config.block_m, BLOCK_N=config.block_n, BLOCK_D=dim,
+                 num_warps=config.num_warps, num_stages=config.num_stages)
+
+
+def attn_kernel() -> Any:
+    from syncopate.bench.kernels.attn_bf16 import attn_kernel as kernel
+
+    return kernel
+
+
+def kernel_path() -> str:
+    import os
+
+    return os.path.join(os.path.dirname(os.path.abspath(__file__)), "kernels", KERNEL_FILE)
+
+
+def sdpa(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
+    """torch's attention on the (S, heads, D) layout; returns S_q x H x D."""
+    out = torch.nn.functional.scaled_dot_product_attention(
+        q.unsqueeze(0).transpose(1, 2), k.unsqueeze(0).transpose(1, 2), v.unsqueeze(0).transpose(1, 2),
+        enable_gqa=True)
+    return out.transpose(1, 2).squeeze(0)
+
+
+# -- baselines ------------------------------------------------------------------
+
+def baseline_variants(spec: BenchSpec, ctx: BenchWorld) -> list[Variant]:
+    p, cfg, group = spec.problem, spec.config, ctx.group
+    assert isinstance(p, AttnProblem)
+    d = p.dims
+    st: dict[str, Any] = {}
+    kv_shape = (d.seq, d.kv_heads, d.head_dim)
+
+    def alloc(*names: str) -> None:
+        for name in names:
+            if name == "kv":
+                st["kv"] = torch.empty((2, *kv_shape), dtype=ctx.dtype, device=ctx.device)
+            else:
+                st["o"] = torch.empty(p.q.shape, dtype=ctx.dtype, device=ctx.device)
+
+    def gather() -> None:
+        comm.all_gather_rows(st["kv"][0], p.k, group)
+        comm.all_gather_rows(st["kv"][1], p.v, group)
+
+    def seq_sdpa() -> None:
+        gather()
+        st["o"] = sdpa(p.q, st["kv"][0], st["kv"][1])
+
+    def seq_triton() -> None:
+        gather()
+        launch_attention(attn_kernel(), p.q, st["kv"][0], st["kv"][1], st["o"], cfg)
+
+    def sdpa_alone() -> None:
+        st["o"] = sdpa(p.q, p.k_full, p.v_full)
+
+    def triton_alone() -> None:
+        launch_attention(attn_kernel(), p.q, p.k_full, p.v_full, st["o"], cfg)
+
+    def out() -> torch.Tensor | None:
+        return st.get("o")
+
+    def poison_sdpa_output() -> None:
+        poison(st.get("kv"))
+        poison_allocator(tuple(p.q.shape), ctx.dtype, ctx.device)
+
+    return [
+        Variant(SEQ_CUBLAS, seq_sdpa, out, lambda: alloc("kv"), poison_sdpa_output, st.clear, BASELINE, CUBLAS, OUT),
+        unavailable(ASYNC_TP, "torch has no fused all-gather attention", BASELINE, CUBLAS),
+        Variant(SEQ_TRITON, seq_triton, out, lambda: alloc("kv", "o"), lambda: poison(st["kv"], st["o"]), st.clear,
+                BASELINE, TRITON, OUT),
+        Variant(CUBLAS_ALONE, sdpa_alone, out, lambda: None, poison_sdpa_output, st.clear, ALONE, None, OUT),
+        Variant(TRITON_ALONE, triton_alone, out, lambda: alloc("o"), lambda: poison(st["o"]), st.clear,
+                ALONE, None, OUT),
+        Variant(COMM_ALONE, gather, lambda: st.get("kv"), lambda: alloc("kv"), lambda: poison(st["kv"]), st.clear,
+                ALONE, None, GATHERED),
+    ]
+
+
+# -- syncopate rows -------------------------------------------------------------
+
+_PROGRAMS: dict[tuple[int, str, str, int], Any] = {}
+
+
+def plan_specs(world: int, chunks: int = 1) -> list[str]:
+    extra = f" chunks_per_rank={chunks}" if chunks > 1 else ""
+    return [p.format(world=world, chunks=extra) for p in PLANS]
+
+
+def program_for(world: int, backend: str, order: str, chunks: int = 1) -> Any:
+    """The compiled FusedProgram of the attention kernel (cached per process)."""
+    key = (world, backend, order, chunks)
+    if key not in _PROGRAMS:
+        from syncopate.runtime.fused import compile_fused
+
+        _PROGRAMS[key] = compile_fused(kernel_path(), KERNEL_NAME, plan_specs(world, chunks),
+                                       f"overlap{{order={order} backend={backend}}}")
+    return _PROGRAMS[key]
+
+
+def fused_variants(spec: BenchSpec, ctx: BenchWorld, rows: Sequence[FusedOptions]) -> list[Variant]:
+    """One fused row per option set; K and V are gathered into symmetric buffers."""
+    return [_fused(spec, ctx, row) for row in rows]
+
+
+def _fused(spec: BenchSpec, ctx: BenchWorld, row: FusedOptions) -> Variant:
+    p, cfg = spec.problem, spec.config
+    assert isinstance(p, AttnProblem)
+    lo, hi = spec.own_rows
+    st: dict[str, Any] = {}
+
+    def write_own_rows() -> None:
+        st["k"][lo:hi].copy_(p.k)
+        st["v"][lo:hi].copy_(p.v)
+
+    def setup() -> None:
+        from syncopate.runtime.fused import FusedKernel
+
+        program = program_for(spec.world, row.backend, row.order, row.chunks)
+        st["kernel"] = FusedKernel(program, attn_kernel(), ctx.gpu.context(ce_lanes=row.lanes))
+        st["k"], st["v"] = (_symmetric(ctx, name, p.k_full) for name in ("k", "v"))
+        st["o"] = torch.empty(p.q.shape, dtype=ctx.dtype, device=ctx.device)
+        write_own_rows()  # the runner's barrier after setup publishes them
+
+    def poison_all() -> None:  # the runner barriers before and after: no peer is reading the buffers
+        poison(st["o"], st["k"], st["v"])
+        write_own_rows()
+
+    def run() -> None:
+        launch_attention(st["kernel"], p.q, st["k"], st["v"], st["o"], cfg)
+
+    return Variant(row.name, run, lambda: st.get("o"), setup, poison_all, st.clear, FUSED, TRITON, OUT, meta=row.meta)
+
+
+def _symmetric(ctx: BenchWorld, name: str, like: torch.Tensor) -> torch.Tensor:
+    """A symmetric buffer shaped like the gathered ``like``, shared by the fused rows of a shape."""
+    key = ("attn-symmetric", name, tuple(like.shape), like.dtype)
+    if key not in ctx.cache:
+        ctx.cache[key] = ctx.gpu.symmetric(torch.empty(like.shape, dtype=like.dtype, device=ctx.device))
+    return ctx.cache[key]

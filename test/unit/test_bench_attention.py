@@ -1,0 +1,84 @@
+"""overlap-bench's ag-attn workload (context-parallel attention with K/V
+all-gathered along the sequence): the shapes, the fp32 reference, the
+Triton kernel against it, and the fused rows on simulated ranks in the
+Triton interpreter (the GPU World cannot run here)."""
+
+import pytest
+import torch
+
+from sim_gpu import SimulatedGpu
+from syncopate.bench.attention import (
+    CPU_ATTN,
+    AttnDims,
+    attn_kernel,
+    launch_attention,
+    make_attn_problem,
+    plan_specs,
+    program_for,
+    reference_attention,
+    sdpa,
+)
+from syncopate.bench.check import check_result
+from syncopate.bench.context import BenchWorld
+from syncopate.bench.fused import fused_variants
+from syncopate.bench.problem import GATHERED, OUT, BenchSpec
+from syncopate.bench.shapes import AG_ATTN, SHAPES, ShapeError, select_shapes
+
+TINY = next(s for s in SHAPES if s.workload == AG_ATTN and s.name == "cpu-tiny")
+
+
+def test_llama_shapes_and_their_split():
+    names = [s.name for s in select_shapes([AG_ATTN], "anchor", 2)]
+    assert names == ["llama70b-cp-8k", "llama70b-cp-16k"]
+    d = AttnDims.of(select_shapes([AG_ATTN], "llama70b-cp-16k", 4)[0], 4)
+    assert (d.local, d.group, d.head_dim) == (4096, 8, 128)
+    with pytest.raises(ShapeError, match="seq=64 is not divisible by W=3"):
+        TINY.check_world(3)
+
+
+def test_reference_is_softmax_attention_with_grouped_heads():
+    g = torch.Generator().manual_seed(0)
+    q, k, v = (torch.randn(shape, generator=g) for shape in ((5, 4, 8), (7, 2, 8), (7, 2, 8)))
+    ref = reference_attention(q, k, v)
+    head3 = torch.softmax(q[:, 3] @ k[:, 1].T / 8 ** 0.5, dim=-1) @ v[:, 1]  # heads 2, 3 read K/V head 1
+    assert torch.allclose(ref[:, 3], head3, atol=1e-5)
+    assert torch.allclose(sdpa(q, k, v), ref, atol=1e-5)
+
+
+def test_triton_kernel_matches_the_reference_in_the_interpreter():
+    p = make_attn_problem(TINY, 2, 1, torch.device("cpu"), torch.float32, seed=3)
+    out = torch.full(p.q.shape, float("nan"))
+    launch_attention(attn_kernel(), p.q, p.k_full, p.v_full, out, CPU_ATTN)
+    assert check_result(out, p.references[OUT]).ok
+    assert torch.equal(p.references[GATHERED][1][32:], p.v)  # rank 1's rows of V in the gathered pair
+
+
+def test_plans_gather_k_and_v_along_the_sequence():
+    assert plan_specs(2, 2) == ["all-gather{tensor=k_ptr dim=0 world=2 name=agk size=N_KV chunks_per_rank=2}",
+                                "all-gather{tensor=v_ptr dim=0 world=2 name=agv size=N_KV chunks_per_rank=2}"]
+    program = program_for(2, "ce", "arrival")
+    assert [p.sym_name.data for p in program.plans] == ["agk", "agv"]
+    # the loop waits for each K/V block's chunk right before loading it
+    loop = program.source[program.source.index("for start_n"):]
+    assert loop.index("syn_wait_span(syn_flags, syn_wait_agk") < loop.index("tl.load")
+
+
+@pytest.mark.parametrize("rank", [0, 1])
+def test_fused_rows_compute_attention_over_the_gathered_sequence(rank: int):
+    p = make_attn_problem(TINY, 2, rank, torch.device("cpu"), torch.float32, seed=5)
+    gpu = SimulatedGpu(2, rank, {"k_ptr": p.k_full, "v_ptr": p.v_full})
+    ctx = BenchWorld(rank, 2, torch.device("cpu"), None, torch.float32, gpu)
+    spec = BenchSpec(TINY, 2, rank, torch.float32, CPU_ATTN, p)
+    rows = fused_variants(spec, ctx, ["ce"], ["arrival", "none"], chunks=[1, 2])
+    assert [v.name for v in rows] == ["syncopate ce/arrival", "syncopate ce/none", "syncopate ce/arrival/c2",
+                                      "syncopate ce/none/c2"]
+    for v in rows:
+        v.setup()
+        v.poison()
+        k = ctx.cache[("attn-symmetric", "k", (64, 2, 16), torch.float32)]
+        lo, hi = spec.own_rows
+        assert torch.isnan(k[:lo]).all() and torch.isnan(k[hi:]).all() and torch.equal(k[lo:hi], p.k)
+        v.run()
+        result = check_result(v.result(), p.references[OUT])
+        assert result.ok, f"rank {rank} {v.name}: {result.reason}"
+        v.teardown()
