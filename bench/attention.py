@@ -16,7 +16,8 @@ Rows (the report keeps the GEMM tables' row names; for this workload the
 ``Triton alone``  the Triton kernel on the already gathered K/V
 ``NCCL alone``    the two all-gathers (checked as the stacked gathered K and V)
 syncopate         ``attn_kernel`` fused with ``all-gather{tensor=k_ptr dim=0 size=N_KV}``
-                  and the same for ``v_ptr``; K and V live in symmetric buffers
+                  and the same for ``v_ptr`` by ``overlap{... hoist_loops=true}``;
+                  K and V live in symmetric buffers; no nccl rows (see fused.NCCL_ATTN)
 
 The fp32 reference is computed one query head at a time (an S/W x S score
 matrix each), so the GPU never holds all heads' scores at once.
@@ -242,14 +243,21 @@ def plan_specs(world: int, chunks: int = 1) -> list[str]:
     return [p.format(world=world, chunks=extra) for p in PLANS]
 
 
+def pipeline_spec(backend: str, order: str) -> str:
+    """The rows' pipeline: the K/V waits are hoisted above the loop over the
+    sequence (``hoist_loops``): a wait per loop iteration costs system-scope
+    atomics every BLOCK_N keys, which made the fused kernel 2.5x slower than
+    the plain one (run 9, docs/performance.md)."""
+    return f"overlap{{order={order} backend={backend} hoist_loops=true}}"
+
+
 def program_for(world: int, backend: str, order: str, chunks: int = 1) -> Any:
     """The compiled FusedProgram of the attention kernel (cached per process)."""
     key = (world, backend, order, chunks)
     if key not in _PROGRAMS:
         from syncopate.runtime.fused import compile_fused
 
-        _PROGRAMS[key] = compile_fused(kernel_path(), KERNEL_NAME, plan_specs(world, chunks),
-                                       f"overlap{{order={order} backend={backend}}}")
+        _PROGRAMS[key] = compile_fused(kernel_path(), KERNEL_NAME, plan_specs(world, chunks), pipeline_spec(backend, order))
     return _PROGRAMS[key]
 
 

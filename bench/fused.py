@@ -51,6 +51,9 @@ PLANS: dict[str, str] = {
 # local-first order lets finishing tiles hand SMs to NCCL on a full grid.
 NCCL_ORDER = "not run: nccl chunks need order=arrival on full grids (spinning tiles would starve NCCL of SMs)"
 
+NCCL_ATTN = ("not run: every attention tile waits for every K/V chunk, so on a full grid all SMs spin "
+             "while NCCL's kernels need one (it hung in run 9)")
+
 _PROGRAMS: dict[tuple[str, int, str, str, str, int], Any] = {}
 
 
@@ -104,8 +107,8 @@ def fused_variants(spec: BenchSpec, world_ctx: BenchWorld, backends: Sequence[st
         return [unavailable(fused_name("*", "*"), f"no fused benchmark kernel for {spec.workload} yet")]
     if world_ctx.cpu:
         return [unavailable(r.name, "needs CUDA", **r.meta) for r in rows]
-    return [unavailable(r.name, NCCL_ORDER, **r.meta) if _starves_nccl(spec.workload, r.backend, r.order)
-            else _build(spec, world_ctx, r) for r in rows]
+    refusals = [_starves_nccl(spec.workload, r.backend, r.order) for r in rows]
+    return [unavailable(r.name, why, **r.meta) if why else _build(spec, world_ctx, r) for r, why in zip(rows, refusals)]
 
 
 def _build(spec: BenchSpec, ctx: BenchWorld, row: FusedOptions) -> Variant:
@@ -116,9 +119,15 @@ def _build(spec: BenchSpec, ctx: BenchWorld, row: FusedOptions) -> Variant:
     return (_ag_variant if spec.workload == AG_GEMM else _rs_variant)(spec, ctx, row)
 
 
-def _starves_nccl(workload: str, backend: str, order: str) -> bool:
-    """Tiles spin on nccl chunks (a consumed plan) in an order that is not local-first."""
-    return workload in (AG_GEMM, AG_ATTN) and backend == "nccl" and order != "arrival"
+def _starves_nccl(workload: str, backend: str, order: str) -> str | None:
+    """Why a row whose tiles would spin on nccl chunks while NCCL needs their
+    SMs is not run: a gather in an order that is not local-first, or
+    attention, where every tile waits for every K/V chunk (no order helps)."""
+    if backend != "nccl":
+        return None
+    if workload == AG_ATTN:
+        return NCCL_ATTN
+    return NCCL_ORDER if workload == AG_GEMM and order != "arrival" else None
 
 
 def _gathered_buffer(spec: BenchSpec, ctx: BenchWorld) -> torch.Tensor:

@@ -7,7 +7,8 @@ from typing import ClassVar
 
 from xdsl.builder import Builder, InsertPoint
 from xdsl.context import Context
-from xdsl.dialects.builtin import ModuleOp, StringAttr
+from xdsl.dialects import arith
+from xdsl.dialects.builtin import IntegerAttr, ModuleOp, StringAttr, i32
 from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import PassFailedException
@@ -18,6 +19,7 @@ from syncopate.ir import footprint
 from syncopate.passes.chunk_dependency_analysis import BoundAccess, analyze
 
 ORIGIN = StringAttr("insert-signals")
+WHOLE_DIM = 2**31 - 1  # extent of a hoisted wait: every chunk of the tensor (lo 0)
 
 
 def _top_level_ancestor(op: Operation, func: tile.FuncOp) -> Operation:
@@ -63,12 +65,20 @@ class InsertSignalsPass(ModulePass):
     back-to-back launches need no reset and never read a stale flag.
     ``waits=false`` / ``signals=false`` skip one side (for experiments and the
     negative tests that prove a missing wait is caught).
+
+    ``hoist_loops=true``: a wait whose range depends on a loop variable (a
+    loop that walks the gathered dim, like attention's loop over K/V blocks)
+    becomes one wait for every chunk of that tensor, before the outermost
+    loop around the access. Each wait inside a loop costs system-scope
+    atomics per iteration; hoisted, the tile pays once, but waits for the
+    whole tensor before its first iteration (no overlap inside a tile).
     """
 
     name: ClassVar[str] = "insert-signals"
 
     waits: bool = True
     signals: bool = True
+    hoist_loops: bool = False
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         deps = analyze(op)
@@ -86,6 +96,9 @@ class InsertSignalsPass(ModulePass):
                 self._insert_signal(b, deps.kernel)
 
     def _insert_wait(self, b: BoundAccess, key: tuple, seen: set[tuple]) -> None:
+        if self.hoist_loops and b.invariant < len(b.loops):
+            self._insert_whole_wait(b, seen)
+            return
         anchor = b.loops[len(b.loops) - b.invariant] if b.invariant else b.access.op
         # an earlier wait for the same range in the same block dominates this access
         key = (*key, id(anchor.parent_block()))
@@ -96,6 +109,19 @@ class InsertSignalsPass(ModulePass):
         lo = _lo_value(b, builder)
         wait = builder.insert(WaitSpanOp(lo, b.span.extent, b.plan.sym_name.data, b.tensor.tensor.data))
         wait.attributes["tile.origin"] = ORIGIN
+
+    def _insert_whole_wait(self, b: BoundAccess, seen: set[tuple]) -> None:
+        """One wait for every chunk of the tensor, before the outermost loop around ``b``."""
+        anchor = b.loops[0]
+        key = (b.plan.sym_name.data, b.tensor.tensor.data, "whole", id(anchor.parent_block()))
+        if key in seen:
+            return
+        seen.add(key)
+        builder = Builder(InsertPoint.before(anchor))
+        lo, extent = (builder.insert(arith.ConstantOp(IntegerAttr(v, i32))) for v in (0, WHOLE_DIM))
+        wait = builder.insert(WaitSpanOp(lo.results[0], extent.results[0], b.plan.sym_name.data, b.tensor.tensor.data))
+        for new in (lo, extent, wait):
+            new.attributes["tile.origin"] = ORIGIN
 
     def _insert_signal(self, b: BoundAccess, kernel: tile.FuncOp) -> None:
         if b.loops:

@@ -21,7 +21,7 @@ class OverlapPipelinePass(ModulePass):
     """Fuse the module's chunk plans into its kernel (the whole pipeline).
 
     Runs chunk-dependency-analysis, tile-reorder{order group axis},
-    insert-signals{waits signals}, select-backend{backend sizes elem_bytes}
+    insert-signals{waits signals hoist_loops}, select-backend{backend sizes elem_bytes}
     and lower-chunk-to-tile, in that order; each option goes to the stage of
     the same name (see each pass's documentation for assumptions and
     guarantees). ``overlap`` alone equals
@@ -36,6 +36,7 @@ class OverlapPipelinePass(ModulePass):
     axis: int = 0
     waits: bool = True
     signals: bool = True
+    hoist_loops: bool = False
     backend: str = "auto"
     sizes: str = ""
     elem_bytes: int = 2
@@ -44,7 +45,7 @@ class OverlapPipelinePass(ModulePass):
         return [
             ChunkDependencyAnalysisPass(),
             TileReorderPass(order=self.order, group=self.group, axis=self.axis),
-            InsertSignalsPass(waits=self.waits, signals=self.signals),
+            InsertSignalsPass(waits=self.waits, signals=self.signals, hoist_loops=self.hoist_loops),
             SelectBackendPass(backend=self.backend, sizes=self.sizes, elem_bytes=self.elem_bytes),
             LowerChunkToTilePass(),
         ]

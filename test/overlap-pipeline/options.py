@@ -3,6 +3,8 @@
 # RUN: overlap-opt %s --plan 'all-gather{tensor=x_ptr world=2}' -p 'overlap{order=rotate sizes="M=64,D1=64"}' --print-op-generic | filecheck %s --check-prefix=ROTATE-ABI
 # RUN: overlap-opt %s --plan 'all-gather{tensor=x_ptr world=2}' -p 'overlap{backend=nccl}' | filecheck %s --check-prefix=NCCL
 # RUN: overlap-opt %s --plan 'all-gather{tensor=x_ptr world=2}' -p 'overlap{group=4}' --print-op-generic | filecheck %s --check-prefix=GROUP
+# hoist_loops goes to insert-signals: the K/V waits of a loop over the gathered dim move above the loops.
+# RUN: overlap-opt %S/../insert-signals/hoist-loops.py --plan 'all-gather{tensor=k_ptr world=2 size=N name=agk}' --plan 'all-gather{tensor=v_ptr world=2 size=N name=agv}' -p 'overlap{hoist_loops=true}' -t triton | filecheck %s --check-prefix=HOIST
 # waits=false: nothing to lower, so no sync parameters (the negative control).
 # RUN: overlap-opt %s --plan 'all-gather{tensor=x_ptr world=2}' -p 'overlap{waits=false order=none}' -t triton | filecheck %s --check-prefix=NOWAIT
 import triton
@@ -41,3 +43,9 @@ def tile_copy(x_ptr, y_ptr, M, N, stride_xm, stride_ym, BLOCK_M: tl.constexpr, B
 # NOWAIT:      def tile_copy(x_ptr, y_ptr, M, N, stride_xm, stride_ym, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):
 # NOWAIT-NEXT:     pid_m = tl.program_id(axis=0)
 # NOWAIT-NOT:  syn_
+
+# HOIST:      syn_wait_span(syn_flags, syn_wait_agk_k_ptr_tab, syn_wait_agk_k_ptr_n, 0, 0 + 2147483647,
+# HOIST:      syn_wait_span(syn_flags, syn_wait_agv_v_ptr_tab, syn_wait_agv_v_ptr_n, 0, 0 + 2147483647,
+# HOIST-NEXT: for outer in range(2):
+# HOIST-NOT:  syn_wait_span(syn_flags
+# HOIST:      def syn_wait_span(

@@ -58,9 +58,17 @@ def test_plans_gather_k_and_v_along_the_sequence():
                                 "all-gather{tensor=v_ptr dim=0 world=2 name=agv size=N_KV chunks_per_rank=2}"]
     program = program_for(2, "ce", "arrival")
     assert [p.sym_name.data for p in program.plans] == ["agk", "agv"]
-    # the loop waits for each K/V block's chunk right before loading it
-    loop = program.source[program.source.index("for start_n"):]
-    assert loop.index("syn_wait_span(syn_flags, syn_wait_agk") < loop.index("tl.load")
+    # the K/V waits are hoisted above the loop over the sequence (one per tile, not one per block)
+    kernel = program.source[:program.source.index("def syn_")]
+    before, loop = kernel.split("for start_n", 1)
+    assert before.count("syn_wait_span(") == 2 and "syn_wait_span(" not in loop
+
+
+def test_nccl_rows_are_refused_for_attention():
+    p = make_attn_problem(TINY, 2, 0, torch.device("cpu"), torch.float32)
+    ctx = BenchWorld(0, 2, torch.device("cpu"), None, torch.float32, SimulatedGpu(2, 0, {}))
+    rows = fused_variants(BenchSpec(TINY, 2, 0, torch.float32, CPU_ATTN, p), ctx, ["nccl"], ["arrival", "none"])
+    assert len(rows) == 2 and all("every attention tile waits for every K/V chunk" in v.na for v in rows)
 
 
 @pytest.mark.parametrize("rank", [0, 1])
