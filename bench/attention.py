@@ -26,13 +26,14 @@ matrix each), so the GPU never holds all heads' scores at once.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import Any
 
 import torch
 
 from syncopate.bench import comm
 from syncopate.bench.check import poison, poison_allocator
+from syncopate.bench.configs import check_positive_ints
 from syncopate.bench.context import BenchWorld
 from syncopate.bench.problem import GATHERED, OUT, BenchSpec, randn, seed_of
 from syncopate.bench.shapes import Shape
@@ -68,9 +69,7 @@ class AttnConfig:
     num_stages: int = 3
 
     def __post_init__(self) -> None:
-        for name, value in asdict(self).items():
-            if not isinstance(value, int) or value < 1:
-                raise ValueError(f"AttnConfig.{name} must be a positive int, got {value!r}")
+        check_positive_ints(self)
 
     def text(self) -> str:
         return f"attn {self.block_m}x{self.block_n} warps={self.num_warps} stages={self.num_stages}"

@@ -17,6 +17,13 @@ from syncopate.bench.shapes import Shape
 KERNELS = ("ptr", "tma")
 
 
+def check_positive_ints(config: object, skip: tuple[str, ...] = ()) -> None:
+    """Every field of the dataclass ``config`` (but ``skip``) is a positive int."""
+    for name, value in asdict(config).items():  # type: ignore[call-overload]
+        if name not in skip and (not isinstance(value, int) or value < 1):
+            raise ValueError(f"{type(config).__name__}.{name} must be a positive int, got {value!r}")
+
+
 @dataclass(frozen=True)
 class GemmConfig:
     """Constexpr block sizes plus Triton launch options."""
@@ -31,11 +38,7 @@ class GemmConfig:
     def __post_init__(self) -> None:
         if self.kernel not in KERNELS:
             raise ValueError(f"GemmConfig.kernel must be one of {', '.join(KERNELS)}, got {self.kernel!r}")
-        for name, value in asdict(self).items():
-            if name == "kernel":
-                continue
-            if not isinstance(value, int) or value < 1:
-                raise ValueError(f"GemmConfig.{name} must be a positive int, got {value!r}")
+        check_positive_ints(self, skip=("kernel",))
         for name in ("block_m", "block_n", "block_k"):
             value = getattr(self, name)
             if value & (value - 1):

@@ -90,3 +90,11 @@ def test_fused_rows_compute_attention_over_the_gathered_sequence(rank: int):
         result = check_result(v.result(), p.references[OUT])
         assert result.ok, f"rank {rank} {v.name}: {result.reason}"
         v.teardown()
+
+
+def test_attention_config_rejects_non_positive_sizes():
+    from syncopate.bench.attention import AttnConfig
+
+    with pytest.raises(ValueError, match="AttnConfig.block_n must be a positive int, got 0"):
+        AttnConfig(block_n=0)
+    assert CPU_ATTN.text() == "attn 16x16 warps=1 stages=1"
