@@ -1,4 +1,5 @@
-"""The non-syncopate rows of a table (ag-attn's are in :mod:`syncopate.bench.attention`).
+"""The non-syncopate rows of a table (ag-attn's are in :mod:`syncopate.bench.attention`,
+a2a-gemm's in :mod:`syncopate.bench.moe`).
 
 For ag-gemm (see :mod:`syncopate.bench.shapes` for the layouts):
 
@@ -31,7 +32,7 @@ from syncopate.bench.check import poison, poison_allocator
 from syncopate.bench.context import BenchWorld
 from syncopate.bench.gemm import gemm_kernel, launch_gemm
 from syncopate.bench.problem import GATHERED, OUT, PARTIAL, BenchSpec
-from syncopate.bench.shapes import AG_ATTN, AG_GEMM, GEMM_RS
+from syncopate.bench.shapes import A2A_GEMM, AG_ATTN, AG_GEMM, GEMM_RS
 from syncopate.bench.variants import (
     ALONE,
     ASYNC_TP,
@@ -67,6 +68,10 @@ def baseline_variants(spec: BenchSpec, ctx: BenchWorld) -> list[Variant]:
         from syncopate.bench import attention
 
         return attention.baseline_variants(spec, ctx)
+    if spec.workload == A2A_GEMM:
+        from syncopate.bench import moe
+
+        return moe.baseline_variants(spec, ctx)
     reason = f"no bf16 benchmark kernel for {spec.workload} in overlap-bench yet"
     return [unavailable(name, reason, group, compute) for name, group, compute in ROWS]
 

@@ -35,7 +35,7 @@ from syncopate.bench.context import BenchWorld
 from syncopate.bench.configs import GemmConfig
 from syncopate.bench.gemm import gemm_kernel, kernel_name, kernel_path, launch_gemm
 from syncopate.bench.problem import OUT, BenchSpec
-from syncopate.bench.shapes import AG_ATTN, AG_GEMM, GEMM_RS
+from syncopate.bench.shapes import A2A_GEMM, AG_ATTN, AG_GEMM, GEMM_RS
 from syncopate.bench.variants import FUSED, TRITON, FusedOptions, Variant, fused_name, unavailable
 
 BACKENDS: tuple[str, ...] = ("ce", "sm", "nccl", "auto")
@@ -53,6 +53,9 @@ NCCL_ORDER = "not run: nccl chunks need order=arrival on full grids (spinning ti
 
 NCCL_ATTN = ("not run: every attention tile waits for every K/V chunk, so on a full grid all SMs spin "
              "while NCCL's kernels need one (it hung in run 9)")
+
+NCCL_A2A = ("not run: tiles find their rows through a loaded table, so no tile order puts local rows first; "
+            "on a full grid spinning tiles would starve NCCL's kernels of SMs")
 
 _PROGRAMS: dict[tuple[str, int, str, str, str, int], Any] = {}
 
@@ -103,7 +106,7 @@ def fused_variants(spec: BenchSpec, world_ctx: BenchWorld, backends: Sequence[st
     ``syncopate */*``, so its table says so instead of dropping it.
     """
     rows = row_options(backends, orders, chunks, lanes)
-    if spec.workload not in (*PLANS, AG_ATTN):  # one row stands for all of them
+    if spec.workload not in (*PLANS, AG_ATTN, A2A_GEMM):  # one row stands for all of them
         return [unavailable(fused_name("*", "*"), f"no fused benchmark kernel for {spec.workload} yet")]
     if world_ctx.cpu:
         return [unavailable(r.name, "needs CUDA", **r.meta) for r in rows]
@@ -116,6 +119,10 @@ def _build(spec: BenchSpec, ctx: BenchWorld, row: FusedOptions) -> Variant:
         from syncopate.bench import attention
 
         return attention.fused_variants(spec, ctx, [row])[0]
+    if spec.workload == A2A_GEMM:
+        from syncopate.bench import moe
+
+        return moe.fused_row(spec, ctx, row)
     return (_ag_variant if spec.workload == AG_GEMM else _rs_variant)(spec, ctx, row)
 
 
@@ -127,6 +134,8 @@ def _starves_nccl(workload: str, backend: str, order: str) -> str | None:
         return None
     if workload == AG_ATTN:
         return NCCL_ATTN
+    if workload == A2A_GEMM:
+        return NCCL_A2A
     return NCCL_ORDER if workload == AG_GEMM and order != "arrival" else None
 
 

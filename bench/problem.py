@@ -15,7 +15,7 @@ import torch
 
 from syncopate.bench.configs import GemmConfig
 from syncopate.bench.context import BenchWorld
-from syncopate.bench.shapes import AG_ATTN, AG_GEMM, GEMM_RS, GEMM_WORKLOADS, LocalDims, Shape
+from syncopate.bench.shapes import A2A_GEMM, AG_ATTN, AG_GEMM, GEMM_RS, GEMM_WORKLOADS, LocalDims, Shape
 
 # keys of Problem.references that a Variant's ``expect`` may name
 OUT, GATHERED, PARTIAL = "out", "gathered", "partial"
@@ -50,7 +50,7 @@ class BenchSpec:
     rank: int
     dtype: torch.dtype
     config: Any  # GemmConfig (GEMM workloads) or attention.AttnConfig (ag-attn)
-    problem: Any  # Problem (GEMM workloads), attention.AttnProblem (ag-attn), None without a benchmark kernel
+    problem: Any  # Problem (GEMM workloads), attention.AttnProblem (ag-attn), moe.MoeProblem (a2a-gemm)
 
     @property
     def workload(self) -> str:
@@ -89,6 +89,11 @@ def make_spec(shape: Shape, ctx: BenchWorld, config: GemmConfig, seed: int = 0) 
 
         problem = make_attn_problem(shape, ctx.world, ctx.rank, ctx.device, ctx.dtype, seed)
         return BenchSpec(shape, ctx.world, ctx.rank, ctx.dtype, CPU_ATTN if ctx.cpu else GPU_ATTN, problem)
+    if shape.workload == A2A_GEMM:
+        from syncopate.bench.moe import make_moe_problem
+
+        problem = make_moe_problem(shape, ctx.world, ctx.rank, ctx.device, ctx.dtype, seed)
+        return BenchSpec(shape, ctx.world, ctx.rank, ctx.dtype, config, problem)
     problem = make_problem(shape, ctx.world, ctx.rank, ctx.device, ctx.dtype, seed) \
         if shape.workload in GEMM_WORKLOADS else None
     return BenchSpec(shape, ctx.world, ctx.rank, ctx.dtype, config, problem)

@@ -19,11 +19,9 @@ So the same global (M, K, N) appears in both workloads; at W = 2 the
 anchors measured earlier on nvidia-h200-x2 are
 ``AG 8192x8192x14336`` / ``RS 8192x4096x28672`` for (8192, 8192, 28672), etc.
 
-``ag-attn`` (context-parallel attention with all-gathered K/V) has its own
-layout and rows (:mod:`syncopate.bench.attention`). ``a2a-gemm`` (MoE
-all-to-all dispatch + grouped GEMM) is in the table so the report shows it;
-no bf16 benchmark kernel exists for it yet and its rows are reported as
-"n/a" (see :mod:`syncopate.bench.baselines`).
+``ag-attn`` (context-parallel attention with all-gathered K/V) and
+``a2a-gemm`` (MoE all-to-all dispatch + grouped GEMM) have their own layouts
+and rows (:mod:`syncopate.bench.attention`, :mod:`syncopate.bench.moe`).
 """
 
 from __future__ import annotations
@@ -36,8 +34,8 @@ WORKLOADS: tuple[str, ...] = (AG_GEMM, GEMM_RS, A2A_GEMM, AG_ATTN)
 GEMM_WORKLOADS: tuple[str, ...] = (AG_GEMM, GEMM_RS)
 
 # groups a shape can belong to; also accepted by --shapes
-ANCHOR, LLAMA, QUICK, CPU, PENDING = "anchor", "llama", "quick", "cpu", "pending"
-GROUPS: tuple[str, ...] = (ANCHOR, LLAMA, QUICK, CPU, PENDING)
+ANCHOR, LLAMA, QUICK, CPU = "anchor", "llama", "quick", "cpu"
+GROUPS: tuple[str, ...] = (ANCHOR, LLAMA, QUICK, CPU)
 
 
 class ShapeError(ValueError):
@@ -83,7 +81,9 @@ class Shape:
         if world < 1:
             raise ShapeError(f"world size must be >= 1, got {world}")
         split = {AG_GEMM: ("M", self.M, "N", self.N), GEMM_RS: ("M", self.M, "K", self.K),
-                 AG_ATTN: ("seq", self.M, "seq", self.M)}.get(self.workload)
+                 AG_ATTN: ("seq", self.M, "seq", self.M),
+                 A2A_GEMM: ("experts", dict(self.params).get("experts", 1), "experts",
+                            dict(self.params).get("experts", 1))}.get(self.workload)
         if split is None:
             return
         for dim_name, value in (split[:2], split[2:]):
@@ -134,12 +134,20 @@ def _gemm_shapes(workload: str) -> list[Shape]:
     return shapes
 
 
-def _pending_shapes() -> list[Shape]:
-    reason = "no bf16 benchmark kernel yet: reported as n/a"
-    moe = (("tokens", 4096), ("hidden", 4096), ("ffn", 14336), ("experts", 8), ("topk", 2))
+def _moe_shapes() -> list[Shape]:
+    """Mixtral-8x7B-like MoE up projection (hidden 4096, expert FFN 14336, 8
+    experts, top-2), expert parallel: M = tokens per rank, K = hidden, N =
+    FFN (see bench/moe.py)."""
+    note = "MoE dispatch + grouped GEMM (expert parallel, uniform routing); 'cuBLAS' rows: one matmul per segment"
+
+    def moe(name: str, tokens: int, hidden: int, ffn: int, experts: int, topk: int, groups: tuple[str, ...],
+            text: str) -> Shape:
+        params = (("tokens", tokens), ("hidden", hidden), ("ffn", ffn), ("experts", experts), ("topk", topk))
+        return Shape(A2A_GEMM, name, tokens, hidden, ffn, groups, text, params)
+
     return [
-        Shape(A2A_GEMM, "mixtral-8x7b-4k", 4096, 4096, 14336, (PENDING, QUICK, CPU),
-              f"MoE dispatch (tokens per rank, hidden, expert FFN, experts, top-k); {reason}", moe),
+        moe("mixtral-8x7b-4k", 4096, 4096, 14336, 8, 2, (ANCHOR, QUICK), f"{note}, 4k tokens per rank"),
+        moe("cpu-tiny", 32, 32, 48, 2, 1, (CPU,), "overlap-bench --cpu (fp32, Triton interpreter)"),
     ]
 
 
@@ -159,7 +167,7 @@ def _attention_shapes() -> list[Shape]:
     ]
 
 
-SHAPES: tuple[Shape, ...] = tuple(_gemm_shapes(AG_GEMM) + _gemm_shapes(GEMM_RS) + _pending_shapes()
+SHAPES: tuple[Shape, ...] = tuple(_gemm_shapes(AG_GEMM) + _gemm_shapes(GEMM_RS) + _moe_shapes()
                                   + _attention_shapes())
 
 # Measured earlier on nvidia-h200-x2 with torch 2.11 (ms): cuBLAS GEMM, NCCL
@@ -198,7 +206,7 @@ def select_shapes(workloads: Sequence[str], tokens: str | None, world: int, quic
     ``tokens`` is ``--shapes``: a comma list of shape names
     (``8192x8192x28672``, ``llama70b-o-4k``), labels at this W
     (``AG 8192x8192x14336``, also written ``AG-8192x8192x14336``) or groups
-    (``anchor``, ``llama``, ``quick``, ``pending``, ``all``). Without it:
+    (``anchor``, ``llama``, ``quick``, ``all``). Without it:
     the ``cpu`` group with ``cpu``, the ``quick`` group with ``quick``, else
     every GPU shape. Shapes that W does not divide raise :class:`ShapeError`.
     """

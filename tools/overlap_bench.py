@@ -49,7 +49,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
                         help=f"comma list of workloads (default all: {','.join(WORKLOADS)})")
     parser.add_argument("--shapes", default=None, metavar="LIST",
                         help="comma list of shape names, labels at this W (AG-8192x8192x14336) or groups "
-                        "(anchor, llama, quick, pending, all); default all, or the quick group with --quick")
+                        "(anchor, llama, quick, all); default all, or the quick group with --quick")
     parser.add_argument("--quick", action="store_true",
                         help="the quick shape subset and fewer iterations (warm-up 3, 10 timed) unless given")
     parser.add_argument("--out", default="bench-results", metavar="DIR",

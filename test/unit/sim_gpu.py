@@ -1,7 +1,8 @@
 """A stand-in for the GPU World in overlap-bench tests: the two calls the
 bench's syncopate rows make (``symmetric``, ``context``), backed by
-syncopate's simulated ranks. ``sources`` maps each gathered kernel parameter
-to the whole gathered tensor, which the simulator delivers chunk by chunk."""
+syncopate's simulated ranks. ``sources`` maps each gathered (or all-to-all
+received) kernel parameter to the whole tensor the rank ends up with, which
+the simulator delivers chunk by chunk."""
 
 import torch
 
@@ -16,6 +17,9 @@ class SimulatedGpu:
     def symmetric(self, like: torch.Tensor) -> torch.Tensor:
         return torch.empty_like(like)
 
-    def context(self, ce_lanes: int = 1):
-        self.lanes = ce_lanes  # the simulator copies at once: lanes change nothing here
+    def context(self, sources: dict[str, torch.Tensor] | None = None, ce_lanes: int = 1):
+        """The GPU World's ``sources`` (an all-to-all's send buffers) are
+        recorded, not used: the simulator delivers from the whole received
+        tensor given at construction."""
+        self.lanes, self.send_buffers = ce_lanes, sources  # the simulator copies at once: lanes change nothing
         return self.sim.rank(self.rank, self.sources)

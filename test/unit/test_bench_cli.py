@@ -21,7 +21,7 @@ def bench(*args, env=None):
 def cpu_run(tmp_path_factory):
     out = tmp_path_factory.mktemp("bench")
     cache = out / "autotune.json"
-    proc = bench("--cpu", "--out", str(out), "--workload", "ag-gemm,gemm-rs,a2a-gemm", "--iters", "2",
+    proc = bench("--cpu", "--out", str(out), "--workload", "ag-gemm,gemm-rs,a2a-gemm,ag-attn", "--iters", "2",
                  "--warmup", "0", "--autotune", "--cache", str(cache))
     return proc, out, cache
 
@@ -30,8 +30,8 @@ def test_cpu_run_exits_0_and_prints_tables_and_progress(cpu_run):
     proc, _, _ = cpu_run
     assert proc.returncode == 0, proc.stderr
     assert "== ag-gemm  AG 64x48x40" in proc.stdout and "== gemm-rs  RS 64x48x40" in proc.stdout
-    assert "== a2a-gemm" in proc.stdout and "no bf16 benchmark kernel for a2a-gemm" in proc.stdout
-    progress = [line for line in proc.stderr.splitlines() if line.startswith("[1/3] ag-gemm")]
+    assert "== a2a-gemm  A2A+GG tokens=32" in proc.stdout and "== ag-attn  AG-KV attn seq=64" in proc.stdout
+    progress = [line for line in proc.stderr.splitlines() if line.startswith("[1/4] ag-gemm")]
     assert any("Triton+NCCL" in line and line.rstrip().endswith("s)") for line in progress)
 
 
@@ -46,11 +46,14 @@ def test_cpu_run_writes_csv_json_png(cpu_run):
         assert by[(workload, "syncopate ce/arrival")]["status"] == "n/a: needs CUDA"
         assert float(by[(workload, "bound max(Triton, NCCL)")]["ms"]) == max(
             float(by[(workload, TRITON_ALONE)]["ms"]), float(by[(workload, COMM_ALONE)]["ms"]))
-    assert by[("a2a-gemm", SEQ_CUBLAS)]["status"].startswith("n/a: ")
+    for workload, why in (("a2a-gemm", "all-to-all GEMM"), ("ag-attn", "all-gather attention")):
+        for name in (SEQ_CUBLAS, SEQ_TRITON, TRITON_ALONE, COMM_ALONE):  # SDPA / per-segment matmuls for "cuBLAS"
+            assert by[(workload, name)]["status"] == "ok", (workload, name)
+        assert by[(workload, ASYNC_TP)]["status"] == f"n/a: torch has no fused {why}"
     doc = json.load(open(out / "results.json"))
     assert doc["meta"]["cpu"] is True and doc["meta"]["iters"] == 2 and doc["meta"]["world"] == 1
     assert doc["meta"]["sms"] is None and doc["meta"]["nccl_high_priority"] is None  # GPU-world facts; no GPU here
-    assert [t["workload"] for t in doc["tables"]] == ["ag-gemm", "gemm-rs", "a2a-gemm"]
+    assert [t["workload"] for t in doc["tables"]] == ["ag-gemm", "gemm-rs", "a2a-gemm", "ag-attn"]
     assert len(rows) == sum(len(t["rows"]) for t in doc["tables"])
     assert (out / "results.png").read_bytes()[:4] == b"\x89PNG"
 

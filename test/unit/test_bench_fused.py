@@ -78,7 +78,10 @@ def test_cpu_and_unsupported_workloads_are_na_rows():
         (b, o) for b in ("ce", "sm", "nccl", "auto") for o in ("arrival", "rotate", "none")}
     moe = next(x for x in SHAPES if x.workload == A2A_GEMM)
     rows = fused_variants(BenchSpec(moe, 2, 0, torch.float32, CPU_DEFAULT, None), cpu)
-    assert len(rows) == 1 and "no fused benchmark kernel for a2a-gemm" in rows[0].na
+    assert len(rows) == 12 and {v.na for v in rows} == {"needs CUDA"}  # every workload has a fused kernel now
+    unknown = dataclasses.replace(moe, workload="moe-v2")
+    rows = fused_variants(BenchSpec(unknown, 2, 0, torch.float32, CPU_DEFAULT, None), cpu)
+    assert len(rows) == 1 and "no fused benchmark kernel for moe-v2" in rows[0].na
 
 
 def test_ag_nccl_rows_run_only_local_first_on_gpus():

@@ -84,7 +84,7 @@ def test_selection_by_label_name_group_and_errors():
     assert parse_workloads(None) == [AG_GEMM, GEMM_RS, A2A_GEMM, AG_ATTN]
 
 
-def test_default_quick_and_cpu_sets_keep_the_pending_workloads():
+def test_default_quick_and_cpu_sets_cover_every_workload():
     everything = select_shapes(parse_workloads(None), None, 2)
     assert {s.workload for s in everything} == {AG_GEMM, GEMM_RS, A2A_GEMM, AG_ATTN}
     assert all(s.name != "cpu-tiny" for s in everything)
