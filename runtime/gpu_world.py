@@ -67,6 +67,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import os
+import warnings
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -117,6 +118,7 @@ class GpuWorld:
     pads: dict[tuple, SyncState] = field(default_factory=dict)  # (program, grid, sizes) -> signal pad and epoch
     peer_views: dict[tuple, torch.Tensor] = field(default_factory=dict)  # (address, peer, dtype) -> peer's buffer
     lane_streams: list[torch.cuda.Stream] = field(default_factory=list)  # the ce lanes (see lanes())
+    warned: set[tuple] = field(default_factory=set)  # configurations already warned about (NCCL starvation)
 
     @classmethod
     def from_torchrun(cls, spin_limit: int = 0, comm_programs: int = COMM_PROGRAMS,
@@ -234,6 +236,41 @@ class GpuWorld:
                 self.comm_stream.wait_stream(s)
 
 
+NCCL_STARVATION = (
+    "rank {rank}: the first tile this launch runs waits for a chunk that NCCL delivers ({chunk}); tiles that spin "
+    "on NCCL chunks hold their SMs while NCCL's kernels need one, so on a grid larger than the GPU this launch "
+    "can hang. Use backend=ce or sm, or a local-first tile order (order=arrival) with footprints the analysis "
+    "can bound."
+)
+
+
+def first_tile(launch: LaunchPlan, program: FusedProgram) -> tuple[int, int, int]:
+    """The program id whose work runs first: program 0 after tile-reorder's
+    mapping (``arrival``: the lookup table; ``rotate``: the shift)."""
+    abi = program.abi
+    if "tile_order" in abi:
+        tiles = deps.grid_tiles(tuple(launch.grid))
+        return tiles[deps.tile_order(launch.graph, launch.grid, abi["group"].value.data)[0]]
+    if "rotate" in abi:
+        first = [0, 0, 0]
+        first[abi["axis"].value.data] = deps.rotation(launch.graph, abi["axis"].value.data)
+        return (first[0], first[1], first[2])
+    return (0, 0, 0)
+
+
+def nccl_starvation_risk(launch: LaunchPlan, first: tuple[int, int, int], rank: int) -> str | None:
+    """Why a launch whose first tile (``first``) spins on an NCCL chunk may
+    hang, or None. A tile whose footprint the host cannot evaluate
+    (``exact=False``) counts as waiting on every chunk of its tensor."""
+    if ("tile", first) not in launch.graph:
+        return None
+    for node in launch.graph.predecessors(("tile", first)):
+        c = launch.graph.nodes[node]["chunk"]
+        if c.backend == "nccl" and not c.is_local and c.dst == rank:
+            return NCCL_STARVATION.format(rank=rank, chunk=f"chunk {c.id} of @{c.plan}")
+    return None
+
+
 def default_ce_lanes(world: int) -> int:
     """ce lanes when the user names none: one (copies one after another)."""
     return 1
@@ -319,6 +356,11 @@ class GpuRank:
                 for tensor in plan.tensors:
                     _check_tensor(params.get(tensor.param.data), tensor.param.data)
                 _check_backends(plan, launch.chunks[name])
+            risk = nccl_starvation_risk(launch, first_tile(launch, program), w.rank) \
+                if any(c.backend == "nccl" for cs in launch.chunks.values() for c in cs) else None
+            if risk and config not in w.warned:
+                w.warned.add(config)
+                warnings.warn(risk, RuntimeWarning, stacklevel=3)
         else:
             launch = cached[0]
         self.last = launch
