@@ -29,7 +29,9 @@ Consumed plans (all-gather, all-to-all, ring-exchange), per chunk backend:
 * ``nccl``: per owner's shard, one ``broadcast`` from the owner on the
   communication stream (all ranks issue them in the same order), then the
   flag writes; an all-to-all is one ``all_to_all_single``. No symmetric
-  memory needed: the portable fallback.
+  memory needed: the portable fallback. NCCL's kernels need an SM, so the
+  first launch of a configuration whose first tile waits for an NCCL chunk
+  warns (:func:`nccl_starvation_risk`): on a full grid it can hang.
 
 Flags tiles spin on are raised by ``stream_write_value32``, a stream memory
 operation that needs no SM (spinning tiles may hold every SM). Eagerly it
@@ -146,9 +148,7 @@ class GpuWorld:
         # Tiles that spin on nccl chunks hold SMs; only a local-first order
         # (order=arrival) guarantees finishing tiles free SMs for NCCL.
         comm_stream = torch.cuda.Stream(device, priority=torch.cuda.Stream.priority_range()[1])
-        lanes = default_ce_lanes(world) if ce_lanes is None else ce_lanes
-        if lanes < 1:
-            raise GpuWorldError(f"ce_lanes must be >= 1, got {lanes}")
+        lanes = _checked_lanes(default_ce_lanes(world) if ce_lanes is None else ce_lanes)
         return cls(rank, world, device, dist.group.WORLD, comm_stream, spin_limit, comm_programs,
                    ce_lanes=lanes, comm_group=_high_priority_group(dist))
 
@@ -212,10 +212,7 @@ class GpuWorld:
         """The launch context; ``sources`` maps an all-to-all parameter to this
         rank's symmetric send buffer; ``ce_lanes`` (default the world's) is the
         number of streams its ce transfers are dealt over."""
-        lanes = self.ce_lanes if ce_lanes is None else ce_lanes
-        if lanes < 1:
-            raise GpuWorldError(f"ce_lanes must be >= 1, got {lanes}")
-        return GpuRank(self, dict(sources or {}), ce_lanes=lanes)
+        return GpuRank(self, dict(sources or {}), ce_lanes=_checked_lanes(self.ce_lanes if ce_lanes is None else ce_lanes))
 
     @contextlib.contextmanager
     def lanes(self, count: int) -> Iterator[list[torch.cuda.Stream]]:
@@ -274,6 +271,12 @@ def nccl_starvation_risk(launch: LaunchPlan, first: tuple[int, int, int], rank: 
 def default_ce_lanes(world: int) -> int:
     """ce lanes when the user names none: one (copies one after another)."""
     return 1
+
+
+def _checked_lanes(lanes: int) -> int:
+    if lanes < 1:
+        raise GpuWorldError(f"ce_lanes must be >= 1, got {lanes}")
+    return lanes
 
 
 def _high_priority_group(dist: Any) -> Any:
