@@ -5,7 +5,10 @@ so the fused kernel's file is self-contained. Flags are int32 words of this
 rank's signal pad, one per chunk (index = the plan's flag base + chunk id).
 A chunk table holds rows ``(lo, hi, flag index)``: the chunks of one plan
 tensor that this rank receives (waits) or produces (signals), as half-open
-ranges along the plan's dim. Flags only grow: a delivered chunk's flag is
+ranges along the plan's dim; wait tables are sorted by ``lo`` without
+overlaps, so a wait finds its chunks by binary search (log n loads, not a
+scan of the table: SM slices make tables long, and waits inside loops run
+every iteration). Flags only grow: a delivered chunk's flag is
 set to the launch's epoch; a produced chunk's flag gets one increment per
 tile, so it is complete at ``epoch * tiles``.
 
@@ -44,11 +47,24 @@ def syn_spin(flags, index, target, spin_limit, report):
 @triton.jit
 def syn_wait_span(flags, table, n, lo, hi, epoch_ptr, spin_limit, report):
     target = tl.load(epoch_ptr)
-    for i in range(0, n):
-        chunk_lo = tl.load(table + 3 * i)
-        chunk_hi = tl.load(table + 3 * i + 1)
-        if (chunk_lo < hi) & (chunk_hi > lo):
+    # wait tables are sorted by lo and do not overlap (abi.LaunchPlan.arguments checks it), so their ends
+    # are sorted too: a binary search finds the first chunk ending after lo, then the chunks up to hi follow
+    first = 0
+    last = n
+    while first < last:
+        mid = (first + last) // 2
+        if tl.load(table + 3 * mid + 1) <= lo:
+            first = mid + 1
+        else:
+            last = mid
+    i = first
+    more = i < n
+    while more:
+        more = tl.load(table + 3 * i) < hi
+        if more:
             syn_spin(flags, tl.load(table + 3 * i + 2), target, spin_limit, report)
+        i += 1
+        more = more & (i < n)
     tl.debug_barrier()
 
 

@@ -102,6 +102,8 @@ class LaunchPlan:
                 continue
             mine = [s for c in deps.rank_chunks(self.chunks[e["plan"]], self.rank, e["role"]) if c.tensor == e["tensor"]
                     for s in slices.get((c.plan, c.id), [c])]
+            if e["role"] == "wait":
+                _check_disjoint(mine, self.rank)
             rows_ = [[c.lo, c.hi, c.flag] for c in mine] or [[0, 0, 0]]
             extra[e["param"]] = torch.tensor(rows_, dtype=torch.int32, device=device)
             extra[e["count"]] = len(mine)
@@ -145,6 +147,17 @@ class LaunchPlan:
 
 class AbiError(Exception):
     """Launch arguments the fused kernel cannot take."""
+
+
+def _check_disjoint(chunks: list[ConcreteChunk], rank: int) -> None:
+    """A wait table (sorted by lo) must not overlap: syn_wait_span finds a
+    span's chunks by binary search over their ends."""
+    for a, b in zip(chunks, chunks[1:]):
+        if a.hi > b.lo:
+            raise AbiError(
+                f"plan @{a.plan}: rank {rank} receives rows [{b.lo}, {min(a.hi, b.hi)}) of '{a.tensor}' in two chunks "
+                f"({a.id} and {b.id}); a rank must receive each row once"
+            )
 
 
 @dataclass

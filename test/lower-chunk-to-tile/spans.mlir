@@ -60,10 +60,16 @@ builtin.module {
 // PY-LABEL: def syn_signal_span(flags, table, n, lo, hi):
 // PY-NEXT:      tl.debug_barrier()
 // PY:           tl.atomic_add(flags + tmp, 1, sem='release', scope='sys')
+// The wait finds its chunks by binary search over the (sorted, disjoint) table, then walks them up to hi.
 // PY-LABEL: def syn_wait_span(flags, table, n, lo, hi, epoch_ptr, spin_limit, report):
 // PY-NEXT:      target = tl.load(epoch_ptr)
-// PY:           if (chunk_lo < hi) & (chunk_hi > lo):
-// PY:               syn_spin(flags, tmp, target, spin_limit, report)
+// PY:           while first < last:
+// PY:               tmp = tl.load(table + 3 * mid + 1)
+// PY-NEXT:          if tmp <= lo:
+// PY:           while more:
+// PY-NEXT:          tmp_1 = tl.load(table + 3 * i)
+// PY-NEXT:          more = tmp_1 < hi
+// PY:                   syn_spin(flags, tmp_2, target, spin_limit, report)
 // PY:           tl.debug_barrier()
 
 // Flag bases: plan @ag has chunks 0..3, so @rs starts at 4.

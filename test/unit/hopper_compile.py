@@ -1,0 +1,77 @@
+"""Compile fused kernels for Hopper (sm_90) with this machine's Triton and
+print one JSON line per case: ``{"case": ..., "ok": ..., "error": ...}``.
+Run as a script with the interpreter off (test_hopper_compile.py does);
+Triton lowers to a cubin without a GPU."""
+
+import json
+import sys
+import traceback
+
+import triton
+from triton.backends.compiler import GPUTarget
+
+from syncopate.bench import attention, moe
+from syncopate.bench.configs import GemmConfig
+from syncopate.bench.fused import program_for
+from syncopate.bench.shapes import A2A_GEMM, AG_GEMM, GEMM_RS, SHAPES
+from syncopate.dialects import tile
+
+HOPPER = GPUTarget("cuda", 90, 32)
+BF16 = ("a_ptr", "b_ptr", "c_ptr", "q_ptr", "k_ptr", "v_ptr", "o_ptr", "x_ptr", "w_ptr", "out_ptr")
+
+
+def compile_for_hopper(program, constexprs: dict, scalars: dict | None = None, **options):
+    """The compiled fused kernel: bf16 data pointers, int32 tables and
+    scalars (int64 for the SM backend's copy table)."""
+    func = program.kernel
+    signature = {}
+    for name, arg in zip(func.arg_names, func.body.block.args):
+        if name in constexprs:
+            signature[name] = "constexpr"
+        elif isinstance(arg.type, tile.PointerType):
+            signature[name] = "*bf16" if name in BF16 else "*i64" if name.startswith("syn_sm_") else "*i32"
+        else:
+            signature[name] = (scalars or {}).get(name, "i32")
+    index = {name: i for i, name in enumerate(func.arg_names)}
+    source = triton.compiler.ASTSource(fn=program.jit, signature=signature,
+                                       constexprs={(index[k],): v for k, v in constexprs.items()})
+    return triton.compile(source, target=HOPPER, options=options)
+
+
+def cases():
+    for workload in (AG_GEMM, GEMM_RS):
+        for kernel, backend in (("ptr", "ce"), ("tma", "ce"), ("ptr", "sm"), ("ptr", "nccl")):
+            if workload == GEMM_RS and backend == "sm":
+                continue  # the SM backend does not reduce-scatter
+            config = GemmConfig(kernel=kernel)
+            yield (f"{workload} {kernel} {backend}",
+                   lambda w=workload, c=config, b=backend: compile_for_hopper(
+                       program_for(w, 2, b, "arrival", c, chunks=2), c.constexprs(), **c.launch_options()))
+    cfg = attention.GPU_ATTN
+    for backend in ("ce", "sm"):
+        yield (f"ag-attn {backend}", lambda b=backend: compile_for_hopper(
+            attention.program_for(2, b, "arrival"),
+            {"GROUP": 8, "BLOCK_M": cfg.block_m, "BLOCK_N": cfg.block_n, "BLOCK_D": 128}, {"sm_scale": "fp32"},
+            num_warps=cfg.num_warps, num_stages=cfg.num_stages))
+    shape = next(s for s in SHAPES if s.workload == A2A_GEMM and s.name == "mixtral-8x7b-4k")
+    config = GemmConfig()
+    for backend in ("ce", "sm"):
+        yield (f"a2a-gemm {backend}", lambda b=backend: compile_for_hopper(
+            moe.program_for(moe.MoeDims.of(shape, 2), b, "arrival", config), config.constexprs(),
+            **config.launch_options()))
+
+
+def main() -> int:
+    for name, build in cases():
+        try:
+            compiled = build()
+            ok = bool(compiled.asm.get("cubin")) and "syn_" in compiled.asm["ttir"]
+            print(json.dumps({"case": name, "ok": ok, "error": "" if ok else "no cubin or no syn_ helper"}), flush=True)
+        except Exception as err:  # report every case
+            print(json.dumps({"case": name, "ok": False, "error": f"{type(err).__name__}: {err}"[:2000]}), flush=True)
+            traceback.print_exc(file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

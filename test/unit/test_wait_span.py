@@ -1,0 +1,60 @@
+"""The wait helper (``syn_wait_span``) on its own, in the Triton
+interpreter: it must spin on exactly the chunks of its sorted, disjoint
+table with ``lo < hi_span`` and ``hi > lo_span`` (found by binary search),
+the rule of the linear scan it replaced: an empty chunk strictly inside the
+span counts (its flag is raised like any other), chunks that only touch the
+span's ends do not. A span whose chunks are all ready returns at once; one
+that touches an unready chunk runs out of its spin limit and reports the
+first such chunk's flag."""
+
+import pytest
+import torch
+import triton
+
+from syncopate.ir.deps import ConcreteChunk
+from syncopate.lowering.sync_helpers import syn_wait_span
+from syncopate.runtime.abi import AbiError, _check_disjoint
+
+
+@triton.jit
+def _wait(flags, table, n, lo, hi, epoch_ptr, spin_limit, report):
+    syn_wait_span(flags, table, n, lo, hi, epoch_ptr, spin_limit, report)
+
+
+# (lo, hi, flag): rows sorted by lo and disjoint, with an empty chunk at 10
+TABLE = [(0, 10, 0), (10, 10, 1), (10, 25, 2), (25, 40, 3), (40, 64, 4)]
+READY = {0: True, 1: False, 2: False, 3: True, 4: True}
+
+
+def blocked_flag(lo: int, hi: int) -> int | None:
+    """The flag the helper reported as never raised, or None if it returned without timing out."""
+    epoch = torch.tensor([5], dtype=torch.int32)
+    flags = torch.tensor([5 if READY[f] else 4 for _, _, f in TABLE], dtype=torch.int32)
+    table = torch.tensor(TABLE, dtype=torch.int32)
+    report = torch.zeros(4, dtype=torch.int32)
+    _wait[(1,)](flags, table, len(TABLE), lo, hi, epoch, 3, report)
+    return int(report[2]) if int(report[0]) else None
+
+
+@pytest.mark.parametrize("lo, hi, expected", [
+    (0, 10, None),  # only chunk 0: the empty chunk at 10 and chunk 2 start where the span ends
+    (30, 64, None),  # chunks 3 and 4
+    (5, 12, 1),  # chunk 0, the empty chunk inside the span (first unready), the first rows of chunk 2
+    (11, 12, 2),  # inside chunk 2 only
+    (24, 26, 2),  # the last row of chunk 2 and the first of chunk 3
+    (25, 26, None),  # starts exactly where chunk 2 ends
+    (63, 64, None),  # the last row
+    (0, 64, 1),  # everything: the first unready chunk in table order
+])
+def test_the_wait_spins_on_exactly_the_overlapping_chunks(lo: int, hi: int, expected: int | None):
+    assert blocked_flag(lo, hi) == expected
+
+
+def chunk(cid: int, lo: int, hi: int) -> ConcreteChunk:
+    return ConcreteChunk("ag", cid, cid, "a", "a_ptr", 0, lo, hi, 1, 0, 0, "ce")
+
+
+def test_wait_tables_with_overlapping_rows_are_refused():
+    _check_disjoint([chunk(0, 0, 10), chunk(1, 10, 10), chunk(2, 10, 20)], 0)  # touching and empty: fine
+    with pytest.raises(AbiError, match=r"plan @ag: rank 0 receives rows \[15, 20\) of 'a' in two chunks \(1 and 2\)"):
+        _check_disjoint([chunk(0, 0, 10), chunk(1, 10, 20), chunk(2, 15, 30)], 0)
