@@ -675,6 +675,39 @@ class WaitSpanOp(_SpanSyncOp):
 
 
 @irdl_op_definition
+class WaitSpanLoopOp(IRDLOperation):
+    """``chunk.wait_span`` at the top of a loop body whose iteration ``i``
+    waits for ``[first + i*step, first + i*step + extent)``: a chunk that
+    also overlapped the previous iteration's range was present then and
+    stays present, so only chunks starting at or after that range's end are
+    checked. The first iteration (``lo == first``), and every iteration of a
+    loop with ``step <= 0``, checks every chunk of its range."""
+
+    name = "chunk.wait_span_loop"
+
+    lo = operand_def()
+    extent = operand_def()
+    first = operand_def()
+    step = operand_def()
+    plan = prop_def(SymbolRefAttr)
+    tensor = prop_def(StringAttr)
+
+    assembly_format = (
+        "$lo `,` $extent `first` $first `step` $step `plan` $plan `tensor` $tensor attr-dict `:` "
+        "type($lo) `,` type($extent) `,` type($first) `,` type($step)"
+    )
+
+    def __init__(self, lo: SSAValue, extent: SSAValue, first: SSAValue, step: SSAValue, plan: str | SymbolRefAttr,
+                 tensor: str):
+        super().__init__(
+            operands=[lo, extent, first, step],
+            properties={"plan": _plan_ref(plan), "tensor": StringAttr(tensor)},
+        )
+
+    verify_ = _SpanSyncOp.verify_
+
+
+@irdl_op_definition
 class SignalSpanOp(_SpanSyncOp):
     """This tile has written its part ``[lo, lo+extent)`` of ``tensor``: add one
     to the counter of every chunk of this rank that overlaps the range. The
@@ -684,4 +717,4 @@ class SignalSpanOp(_SpanSyncOp):
     name = "chunk.signal_span"
 
 
-Chunk = Dialect("chunk", [PlanOp, TensorOp, ChunkOp, WaitOp, SignalOp, WaitSpanOp, SignalSpanOp], [])
+Chunk = Dialect("chunk", [PlanOp, TensorOp, ChunkOp, WaitOp, SignalOp, WaitSpanOp, WaitSpanLoopOp, SignalSpanOp], [])

@@ -78,7 +78,7 @@ class Span:
         return None if None in parts else " + ".join(parts)  # type: ignore[arg-type]
 
 
-def _strip(value: SSAValue) -> SSAValue:
+def strip(value: SSAValue) -> SSAValue:
     """Look through value-preserving ops."""
     while isinstance(value, OpResult) and isinstance(value.op, (tile.RetypeOp, tile.BroadcastOp)):
         value = value.op.src
@@ -87,7 +87,7 @@ def _strip(value: SSAValue) -> SSAValue:
 
 def param_name(value: SSAValue) -> str | None:
     """The kernel parameter ``value`` is, if it is one."""
-    value = _strip(value)
+    value = strip(value)
     if isinstance(value, BlockArgument) and isinstance(value.owner.parent_op(), tile.FuncOp):
         func = value.owner.parent_op()
         assert isinstance(func, tile.FuncOp)
@@ -120,7 +120,7 @@ def _rank(value: SSAValue) -> int:
 
 
 def _is_pointer(value: SSAValue) -> bool:
-    value = _strip(value)
+    value = strip(value)
     if isinstance(value.type, tile.PointerType):
         return True
     if isinstance(value.type, tile.BlockType) and isinstance(value.type.element_type, tile.PointerType):
@@ -136,7 +136,7 @@ def _sum_terms(value: SSAValue) -> list[SSAValue]:
     """Split an offset into its ``index * stride`` terms: a sum of two blocks
     is split, a block plus a scalar (``pid * B + tl.arange(0, B)``) is one
     unit-stride index."""
-    value = _strip(value)
+    value = strip(value)
     if isinstance(value, OpResult) and isinstance(value.op, tile.AddOp):
         if _rank(value.op.lhs) >= 1 and _rank(value.op.rhs) >= 1:
             return _sum_terms(value.op.lhs) + _sum_terms(value.op.rhs)
@@ -145,16 +145,16 @@ def _sum_terms(value: SSAValue) -> list[SSAValue]:
 
 def _axis_of(index: SSAValue, rank: int) -> tuple[int, SSAValue]:
     """(block axis, 1-D index) of an index broadcast into a rank-``rank`` block."""
-    index = _strip(index)
+    index = strip(index)
     if rank <= 1:
         return 0, index
     if isinstance(index, OpResult) and isinstance(index.op, tile.ExpandDimsOp) and _rank(index.op.src) == 1 and rank == 2:
-        return 1 - index.op.axis.value.data, _strip(index.op.src)
+        return 1 - index.op.axis.value.data, strip(index.op.src)
     raise Unbounded("an index of a 2-D access is not a 1-D index expanded with [:, None] or [None, :]")
 
 
 def _term(value: SSAValue, rank: int) -> Term:
-    value = _strip(value)
+    value = strip(value)
     if isinstance(value, OpResult) and isinstance(value.op, tile.MulOp):
         lhs, rhs = value.op.lhs, value.op.rhs
         if _rank(lhs) >= 1 and _rank(rhs) == 0:
@@ -172,7 +172,7 @@ def _term(value: SSAValue, rank: int) -> Term:
 
 
 def _pointer_terms(ptr: SSAValue) -> tuple[str | None, list[SSAValue]]:
-    ptr = _strip(ptr)
+    ptr = strip(ptr)
     if isinstance(ptr, OpResult) and isinstance(ptr.op, tile.AddPtrOp):
         base, offsets = _pointer_terms(ptr.op.ptr)
         return base, offsets + _sum_terms(ptr.op.offset)
@@ -193,7 +193,7 @@ def access_of(op: Operation, params: set[str] | None = None) -> Access | None:
     :class:`Unbounded` for an access rooted at such a parameter whose address
     has another form."""
     if isinstance(op, (tile.DescriptorLoadOp, tile.DescriptorStoreOp)):
-        desc = _strip(op.desc)
+        desc = strip(op.desc)
         if not (isinstance(desc, OpResult) and isinstance(desc.op, tile.MakeTensorDescriptorOp)):
             return None
         param = param_name(desc.op.base)
@@ -223,7 +223,7 @@ def access_of(op: Operation, params: set[str] | None = None) -> Access | None:
 
 
 def _offset(value: SSAValue) -> Offset:
-    value = _strip(value)
+    value = strip(value)
     if isinstance(value, OpResult) and isinstance(value.op, tile.MulOp):
         return Offset(value.op.lhs, value.op.rhs)
     return Offset(value, None)
@@ -231,7 +231,7 @@ def _offset(value: SSAValue) -> Offset:
 
 def span_of(index: SSAValue) -> Span:
     """``[lo, lo + B)`` of an index ``scalar + ... + tl.arange(0, B)``."""
-    index = _strip(index)
+    index = strip(index)
     scalars: list[SSAValue] = []
     while True:
         if isinstance(index, OpResult) and isinstance(index.op, tile.ArangeOp):
@@ -243,18 +243,18 @@ def span_of(index: SSAValue) -> Span:
             lhs, rhs = index.op.lhs, index.op.rhs
             if _rank(lhs) == 0 and _rank(rhs) >= 1:
                 scalars.append(lhs)
-                index = _strip(rhs)
+                index = strip(rhs)
                 continue
             if _rank(rhs) == 0 and _rank(lhs) >= 1:
                 scalars.append(rhs)
-                index = _strip(lhs)
+                index = strip(lhs)
                 continue
         what = index.op.name if isinstance(index, OpResult) else "a block argument"
         raise Unbounded(f"the index is not 'scalar + tl.arange(0, BLOCK)' (found {what})")
 
 
 def _const(value: SSAValue) -> int | None:
-    value = _strip(value)
+    value = strip(value)
     if isinstance(value, OpResult) and isinstance(value.op, arith.ConstantOp):
         attr = value.op.value
         if isinstance(attr, IntegerAttr):
@@ -269,7 +269,7 @@ def host_expr(value: SSAValue) -> str | None:
     """A Python expression of ``value`` over ``pid0..2``, ``num_programs0..2``,
     kernel parameters and ints; None when it depends on loaded data, a loop
     variable or an op outside this small affine-like language."""
-    value = _strip(value)
+    value = strip(value)
     if (name := param_name(value)) is not None:
         return name
     const = _const(value)

@@ -45,10 +45,9 @@ def syn_spin(flags, index, target, spin_limit, report):
 
 
 @triton.jit
-def syn_wait_span(flags, table, n, lo, hi, epoch_ptr, spin_limit, report):
-    target = tl.load(epoch_ptr)
-    # wait tables are sorted by lo and do not overlap (abi.LaunchPlan.arguments checks it), so their ends
-    # are sorted too: a binary search finds the first chunk ending after lo, then the chunks up to hi follow
+def syn_first_chunk(table, n, lo):
+    """Index of the first row of a wait table (sorted by lo, disjoint, so its
+    ends are sorted too) that ends after ``lo``; ``n`` if none."""
     first = 0
     last = n
     while first < last:
@@ -57,11 +56,41 @@ def syn_wait_span(flags, table, n, lo, hi, epoch_ptr, spin_limit, report):
             first = mid + 1
         else:
             last = mid
-    i = first
+    return first
+
+
+@triton.jit
+def syn_wait_span(flags, table, n, lo, hi, epoch_ptr, spin_limit, report):
+    target = tl.load(epoch_ptr)
+    # wait tables are sorted by lo and do not overlap (abi.LaunchPlan.arguments checks it): a binary search
+    # finds the first chunk ending after lo, then the chunks up to hi follow
+    i = syn_first_chunk(table, n, lo)
     more = i < n
     while more:
         more = tl.load(table + 3 * i) < hi
         if more:
+            syn_spin(flags, tl.load(table + 3 * i + 2), target, spin_limit, report)
+        i += 1
+        more = more & (i < n)
+    tl.debug_barrier()
+
+
+@triton.jit
+def syn_wait_span_loop(flags, table, n, lo, hi, first, step, epoch_ptr, spin_limit, report):
+    """syn_wait_span in a loop whose iterations wait for ranges ``step``
+    apart, starting at ``first``: a chunk starting before ``hi - step`` (the
+    previous iteration's end) overlapped that iteration's range and was
+    checked then, so only later chunks are; the first iteration, and every
+    iteration of a loop with ``step <= 0``, checks them all."""
+    target = tl.load(epoch_ptr)
+    seen_hi = hi - step
+    check_all = (lo == first) | (step <= 0)
+    i = syn_first_chunk(table, n, lo)
+    more = i < n
+    while more:
+        chunk_lo = tl.load(table + 3 * i)
+        more = chunk_lo < hi
+        if more & (check_all | (chunk_lo >= seen_hi)):
             syn_spin(flags, tl.load(table + 3 * i + 2), target, spin_limit, report)
         i += 1
         more = more & (i < n)

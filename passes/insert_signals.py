@@ -7,14 +7,14 @@ from typing import ClassVar
 
 from xdsl.builder import Builder, InsertPoint
 from xdsl.context import Context
-from xdsl.dialects import arith
+from xdsl.dialects import arith, scf
 from xdsl.dialects.builtin import IntegerAttr, ModuleOp, StringAttr, i32
 from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import PassFailedException
 
 from syncopate.dialects import tile
-from syncopate.dialects.chunk import SignalSpanOp, WaitSpanOp
+from syncopate.dialects.chunk import SignalSpanOp, WaitSpanLoopOp, WaitSpanOp
 from syncopate.ir import footprint
 from syncopate.passes.chunk_dependency_analysis import BoundAccess, analyze
 
@@ -41,6 +41,32 @@ def _lo_value(b: BoundAccess, builder: Builder) -> SSAValue:
     return lo
 
 
+def _loop_walk(b: BoundAccess, anchor: Operation) -> tuple[scf.ForOp, SSAValue] | None:
+    """(loop, the range's lo in its first iteration) when the wait placed at
+    ``anchor`` walks a loop: it sits directly in the body of the innermost
+    loop that moves its range (so it runs once per iteration), its lo is
+    that loop's induction variable plus terms defined outside the loop, and
+    its extent is defined outside too. ``first`` is built before the loop."""
+    varying = len(b.loops) - b.invariant
+    if varying == 0:
+        return None
+    loop = b.loops[varying - 1]
+    if not isinstance(loop, scf.ForOp) or anchor.parent_op() is not loop:
+        return None
+    iv = loop.body.block.args[0]
+    terms = [footprint.strip(t) for t in b.span.lo_terms]
+    rest = [t for t, s in zip(b.span.lo_terms, terms) if s is not iv]
+    if len(rest) != len(terms) - 1 or any(footprint.is_defined_inside(v, loop) for v in (*rest, b.span.extent)):
+        return None
+    builder = Builder(InsertPoint.before(loop))
+    first = loop.lb
+    for term in rest:
+        add = builder.insert(tile.AddOp(first, term, tile.AnyValueType()))
+        add.attributes["tile.origin"] = ORIGIN
+        first = add.results[0]
+    return loop, first
+
+
 @dataclass(frozen=True)
 class InsertSignalsPass(ModulePass):
     """Insert the synchronisation each tile needs, and nothing more.
@@ -55,6 +81,12 @@ class InsertSignalsPass(ModulePass):
     hoisted above the loops its range does not depend on (one wait per tile
     for a gather along M, one per k-block for a gather along K), and
     deduplicated when several loads at one point read the same range;
+    A wait that a loop walks (directly in the body of the innermost loop that
+    moves it, ``lo`` = the induction variable plus loop-invariant terms)
+    becomes ``chunk.wait_span_loop``: it skips the chunks the previous
+    iteration already waited for, so a tile checks each chunk's flag once
+    (one system-scope atomic per chunk, not per iteration) and still starts
+    before the later chunks arrive.
     ``chunk.signal_span lo, extent`` once per tile after its last store of a
     range (after the ``scf.if`` that holds the store, so it runs exactly once
     per tile whether or not the store is predicated off). The runtime
@@ -107,7 +139,13 @@ class InsertSignalsPass(ModulePass):
         seen.add(key)
         builder = Builder(InsertPoint.before(anchor))
         lo = _lo_value(b, builder)
-        wait = builder.insert(WaitSpanOp(lo, b.span.extent, b.plan.sym_name.data, b.tensor.tensor.data))
+        plan, tensor = b.plan.sym_name.data, b.tensor.tensor.data
+        walk = _loop_walk(b, anchor)
+        if walk is None:
+            wait = builder.insert(WaitSpanOp(lo, b.span.extent, plan, tensor))
+        else:
+            loop, first = walk
+            wait = builder.insert(WaitSpanLoopOp(lo, b.span.extent, first, loop.step, plan, tensor))
         wait.attributes["tile.origin"] = ORIGIN
 
     def _insert_whole_wait(self, b: BoundAccess, seen: set[tuple]) -> None:

@@ -14,7 +14,7 @@ from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import PassFailedException
 
 from syncopate.dialects import tile
-from syncopate.dialects.chunk import PlanOp, SignalOp, SignalSpanOp, WaitOp, WaitSpanOp
+from syncopate.dialects.chunk import PlanOp, SignalOp, SignalSpanOp, WaitOp, WaitSpanLoopOp, WaitSpanOp
 from syncopate.ir.kernel_params import import_helpers, kernel_param
 from syncopate.passes.chunk_dependency_analysis import CONSUMED
 from syncopate.passes.sm_comm_programs import COMM_PROGRAMS, add_comm_programs
@@ -73,7 +73,8 @@ class LowerChunkToTilePass(ModulePass):
     with ``..._n`` rows of ``(lo, hi, flag index)``. A wait becomes
     ``syn_wait_span``: for each overlapping chunk, spin on
     ``atomic_add(flag, 0, sem=acquire, scope=sys) < epoch``, then a CTA
-    barrier; a signal becomes a barrier then ``atomic_add(flag, 1,
+    barrier (``chunk.wait_span_loop`` becomes ``syn_wait_span_loop``, which
+    skips the chunks the loop's previous iteration already waited for); a signal becomes a barrier then ``atomic_add(flag, 1,
     sem=release, scope=sys)`` per overlapping chunk. The helpers are appended
     to the module as jit functions, so the emitted file is self-contained. The
     kernel's ``chunk.abi`` attribute lists the added parameters for the
@@ -83,7 +84,7 @@ class LowerChunkToTilePass(ModulePass):
     name: ClassVar[str] = "lower-chunk-to-tile"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        sync_ops = [o for o in op.walk() if isinstance(o, (WaitOp, SignalOp, WaitSpanOp, SignalSpanOp))]
+        sync_ops = [o for o in op.walk() if isinstance(o, (WaitOp, SignalOp, WaitSpanOp, WaitSpanLoopOp, SignalSpanOp))]
         if not sync_ops:
             return
         kernels = {id(_kernel_of(o)): _kernel_of(o) for o in sync_ops}
@@ -100,8 +101,8 @@ class LowerChunkToTilePass(ModulePass):
         for sync in sync_ops:
             builder = Builder(InsertPoint.before(sync))
             plan = sync.plan.string_value()
-            if isinstance(sync, (WaitSpanOp, SignalSpanOp)):
-                role = "wait" if isinstance(sync, WaitSpanOp) else "signal"
+            if isinstance(sync, (WaitSpanOp, WaitSpanLoopOp, SignalSpanOp)):
+                role = "signal" if isinstance(sync, SignalSpanOp) else "wait"
                 tab_name, n_name = table_param(plan, sync.tensor.data, role)
                 tables[tab_name] = {"param": tab_name, "count": n_name, "plan": plan, "tensor": sync.tensor.data, "role": role}
                 tab = kernel_param(kernel, tab_name, tile.PointerType())
@@ -109,6 +110,9 @@ class LowerChunkToTilePass(ModulePass):
                 hi = self._emit(builder, tile.AddOp(sync.lo, sync.extent, tile.AnyValueType())).results[0]
                 args: list[SSAValue] = [flags, tab, n, sync.lo, hi]
                 callee = "syn_wait_span" if role == "wait" else "syn_signal_span"
+                if isinstance(sync, WaitSpanLoopOp):
+                    callee = "syn_wait_span_loop"
+                    args += [sync.first, sync.step]
                 if role == "wait":
                     args += [epoch, spin_limit, report]
             else:

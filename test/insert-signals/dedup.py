@@ -29,10 +29,13 @@ def two_halves(x_ptr, y_ptr, M, K, stride_xm, stride_ym, BLOCK_M: tl.constexpr, 
 # CHECK:      tile.return
 
 # Gathered along K, two different column ranges per iteration, each waited for
-# inside the loop right before its load.
-# K:          scf.for %k0
+# inside the loop right before its load. The first range is the loop variable
+# itself, so it walks the loop (wait_span_loop: from the loop's lower bound,
+# by its step, skipping the chunks the previous iteration waited for); the
+# second is a computed value, so it is a plain wait.
+# K:          scf.for %k0 = %[[LB:[0-9]+]] to %{{[0-9]+}} step %[[STEP:[0-9]+]]
 # K:          %[[HI:[0-9]+]] = tile.add %k0, %BLOCK_K
-# K:          chunk.wait_span %k0, %BLOCK_K plan @ag tensor "x_ptr"
+# K:          chunk.wait_span_loop %k0, %BLOCK_K first %[[LB]] step %[[STEP]] plan @ag tensor "x_ptr"
 # K-NEXT:     %lo = tile.load
 # K:          chunk.wait_span %[[HI]], %BLOCK_K plan @ag tensor "x_ptr"
 # K-NEXT:     %hi = tile.load

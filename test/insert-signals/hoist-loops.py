@@ -25,9 +25,9 @@ def scores(q_ptr, k_ptr, v_ptr, o_ptr, N, stride_n, BLOCK: tl.constexpr, D: tl.c
 
 # EACH:      scf.for
 # EACH:      scf.for
-# EACH:      chunk.wait_span {{.*}} plan @agk tensor "k_ptr"
+# EACH:      chunk.wait_span_loop %start, %BLOCK first {{.*}} plan @agk tensor "k_ptr"
 # EACH:      tile.load
-# EACH:      chunk.wait_span {{.*}} plan @agv tensor "v_ptr"
+# EACH:      chunk.wait_span_loop %start, %BLOCK first {{.*}} plan @agv tensor "v_ptr"
 
 # HOIST:      %[[LO:.*]] = arith.constant {tile.origin = "insert-signals"} 0 : i32
 # HOIST-NEXT: %[[ALL:.*]] = arith.constant {tile.origin = "insert-signals"} 2147483647 : i32

@@ -57,19 +57,21 @@ builtin.module {
 // PY-NEXT:      tl.store(c_ptr, v)
 // PY-NEXT:      # inserted by lower-chunk-to-tile
 // PY-NEXT:      syn_signal_span(syn_flags, syn_signal_rs_c_tab, syn_signal_rs_c_n, lo, lo + BLOCK)
+// PY-LABEL: def syn_first_chunk(table, n, lo):
+// PY:           while first < last:
+// PY:               tmp = tl.load(table + 3 * mid + 1)
+// PY-NEXT:          if tmp <= lo:
 // PY-LABEL: def syn_signal_span(flags, table, n, lo, hi):
 // PY-NEXT:      tl.debug_barrier()
 // PY:           tl.atomic_add(flags + tmp, 1, sem='release', scope='sys')
 // The wait finds its chunks by binary search over the (sorted, disjoint) table, then walks them up to hi.
 // PY-LABEL: def syn_wait_span(flags, table, n, lo, hi, epoch_ptr, spin_limit, report):
 // PY-NEXT:      target = tl.load(epoch_ptr)
-// PY:           while first < last:
-// PY:               tmp = tl.load(table + 3 * mid + 1)
-// PY-NEXT:          if tmp <= lo:
+// PY-NEXT:      i = syn_first_chunk(table, n, lo)
 // PY:           while more:
-// PY-NEXT:          tmp_1 = tl.load(table + 3 * i)
-// PY-NEXT:          more = tmp_1 < hi
-// PY:                   syn_spin(flags, tmp_2, target, spin_limit, report)
+// PY-NEXT:          tmp = tl.load(table + 3 * i)
+// PY-NEXT:          more = tmp < hi
+// PY:                   syn_spin(flags, tmp_1, target, spin_limit, report)
 // PY:           tl.debug_barrier()
 
 // Flag bases: plan @ag has chunks 0..3, so @rs starts at 4.

@@ -25,13 +25,13 @@ def gemm_k(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride_bk, stride
 # CHECK:           for k0 in range(0, K, BLOCK_K):
 # CHECK-NEXT:          ks = k0 + tl.arange(0, BLOCK_K)
 # CHECK-NEXT:          # inserted by lower-chunk-to-tile
-# CHECK-NEXT:          syn_wait_span(syn_flags, syn_wait_ag_a_ptr_tab, syn_wait_ag_a_ptr_n, k0, k0 + BLOCK_K, syn_epoch, syn_spin_limit, syn_report)
+# CHECK-NEXT:          syn_wait_span_loop(syn_flags, syn_wait_ag_a_ptr_tab, syn_wait_ag_a_ptr_n, k0, k0 + BLOCK_K, 0, BLOCK_K, syn_epoch, syn_spin_limit, syn_report)
 # CHECK-NEXT:          a = tl.load(a_ptr
 # CHECK:           tl.store(c_ptr
 # CHECK-NEXT:      # inserted by lower-chunk-to-tile
 # CHECK-NEXT:      syn_signal_span(syn_flags, syn_signal_rs_c_ptr_tab, syn_signal_rs_c_ptr_n, {{.*}} + BLOCK_M)
 # CHECK-DAG:   def syn_signal_span(flags, table, n, lo, hi):
-# CHECK-DAG:   def syn_wait_span(flags, table, n, lo, hi, epoch_ptr, spin_limit, report):
+# CHECK-DAG:   def syn_wait_span_loop(flags, table, n, lo, hi, first, step, epoch_ptr, spin_limit, report):
 
 # With order=none the ABI has no tile-order entry.
 # ABI: chunk.abi = {flags = "syn_flags", epoch = "syn_epoch", spin_limit = "syn_spin_limit", report = "syn_report", flag_bases = {ag = 0 : i64, rs = 4 : i64}, tables = [{param = "syn_wait_ag_a_ptr_tab", {{.*}}role = "wait"}, {param = "syn_signal_rs_c_ptr_tab", count = "syn_signal_rs_c_ptr_n", plan = "rs", tensor = "c_ptr", role = "signal"}]}

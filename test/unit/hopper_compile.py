@@ -15,6 +15,7 @@ from syncopate.bench.configs import GemmConfig
 from syncopate.bench.fused import program_for
 from syncopate.bench.shapes import A2A_GEMM, AG_GEMM, GEMM_RS, SHAPES
 from syncopate.dialects import tile
+from syncopate.runtime.fused import compile_fused
 
 HOPPER = GPUTarget("cuda", 90, 32)
 BF16 = ("a_ptr", "b_ptr", "c_ptr", "q_ptr", "k_ptr", "v_ptr", "o_ptr", "x_ptr", "w_ptr", "out_ptr")
@@ -53,6 +54,12 @@ def cases():
             attention.program_for(2, b, "arrival"),
             {"GROUP": 8, "BLOCK_M": cfg.block_m, "BLOCK_N": cfg.block_n, "BLOCK_D": 128}, {"sm_scale": "fp32"},
             num_warps=cfg.num_warps, num_stages=cfg.num_stages))
+    # without hoist_loops the K/V waits walk the loop (syn_wait_span_loop)
+    yield ("ag-attn ce per-iteration", lambda: compile_for_hopper(
+        compile_fused(attention.kernel_path(), attention.KERNEL_NAME, attention.plan_specs(2),
+                      "overlap{order=arrival backend=ce}"),
+        {"GROUP": 8, "BLOCK_M": cfg.block_m, "BLOCK_N": cfg.block_n, "BLOCK_D": 128}, {"sm_scale": "fp32"},
+        num_warps=cfg.num_warps, num_stages=cfg.num_stages))
     shape = next(s for s in SHAPES if s.workload == A2A_GEMM and s.name == "mixtral-8x7b-4k")
     config = GemmConfig()
     for backend in ("ce", "sm"):

@@ -12,7 +12,7 @@ import torch
 import triton
 
 from syncopate.ir.deps import ConcreteChunk
-from syncopate.lowering.sync_helpers import syn_wait_span
+from syncopate.lowering.sync_helpers import syn_wait_span, syn_wait_span_loop
 from syncopate.runtime.abi import AbiError, _check_disjoint
 
 
@@ -58,3 +58,27 @@ def test_wait_tables_with_overlapping_rows_are_refused():
     _check_disjoint([chunk(0, 0, 10), chunk(1, 10, 10), chunk(2, 10, 20)], 0)  # touching and empty: fine
     with pytest.raises(AbiError, match=r"plan @ag: rank 0 receives rows \[15, 20\) of 'a' in two chunks \(1 and 2\)"):
         _check_disjoint([chunk(0, 0, 10), chunk(1, 10, 20), chunk(2, 15, 30)], 0)
+
+
+@triton.jit
+def _wait_loop(flags, table, n, lo, hi, first, step, epoch_ptr, spin_limit, report):
+    syn_wait_span_loop(flags, table, n, lo, hi, first, step, epoch_ptr, spin_limit, report)
+
+
+def blocked_flag_in_loop(lo: int, hi: int, first: int, step: int) -> int | None:
+    epoch = torch.tensor([5], dtype=torch.int32)
+    flags = torch.tensor([5 if READY[f] else 4 for _, _, f in TABLE], dtype=torch.int32)
+    report = torch.zeros(4, dtype=torch.int32)
+    _wait_loop[(1,)](flags, torch.tensor(TABLE, dtype=torch.int32), len(TABLE), lo, hi, first, step, epoch, 3, report)
+    return int(report[2]) if int(report[0]) else None
+
+
+@pytest.mark.parametrize("lo, hi, first, step, expected", [
+    (15, 20, 0, 5, None),  # chunk 2 also overlapped the previous iteration [10, 15): not checked again
+    (15, 20, 15, 5, 2),  # the first iteration checks every chunk of its range
+    (15, 20, 0, -5, 2),  # a descending loop's previous range is not below: check everything
+    (20, 30, 0, 10, None),  # chunk 2 was seen by [10, 20); chunk 3 starts at 25 >= 20 and is checked (ready)
+    (5, 12, 0, 7, 1),  # after [-2, 5): chunk 0 was seen; the empty chunk at 10 is new and unready
+])
+def test_a_loop_wait_checks_only_chunks_the_previous_iteration_did_not(lo, hi, first, step, expected):
+    assert blocked_flag_in_loop(lo, hi, first, step) == expected
