@@ -16,7 +16,8 @@ Rows (the report keeps the GEMM tables' row names; for this workload the
 ``Triton alone``  the Triton kernel on the already gathered K/V
 ``NCCL alone``    the two all-gathers (checked as the stacked gathered K and V)
 syncopate         ``attn_kernel`` fused with ``all-gather{tensor=k_ptr dim=0 size=N_KV}``
-                  and the same for ``v_ptr`` by ``overlap{... hoist_loops=true}``;
+                  and the same for ``v_ptr`` by ``overlap{... hoist_loops=true}`` (or, for
+                  ``--attn-waits walk`` rows, with per-iteration ``wait_span_loop``);
                   K and V live in symmetric buffers; no nccl rows (see fused.NCCL_ATTN)
 
 The fp32 reference is computed one query head at a time (an S/W x S score
@@ -242,30 +243,41 @@ def plan_specs(world: int, chunks: int = 1) -> list[str]:
     return [p.format(world=world, chunks=extra) for p in PLANS]
 
 
-def pipeline_spec(backend: str, order: str) -> str:
-    """The rows' pipeline: the K/V waits are hoisted above the loop over the
-    sequence (``hoist_loops``): a wait per loop iteration costs system-scope
-    atomics every BLOCK_N keys, which made the fused kernel 2.5x slower than
-    the plain one (run 9, docs/performance.md)."""
-    return f"overlap{{order={order} backend={backend} hoist_loops=true}}"
+WAITS = ("hoist", "walk")  # how the K/V waits of the loop over the sequence are placed (see pipeline_spec)
 
 
-def program_for(world: int, backend: str, order: str, chunks: int = 1) -> Any:
+def pipeline_spec(backend: str, order: str, waits: str = "hoist") -> str:
+    """The rows' pipeline. ``hoist``: one wait per tile and tensor above the
+    loop over the sequence (``hoist_loops``); ``walk``: a
+    ``chunk.wait_span_loop`` per iteration that checks only chunks the
+    previous iteration did not. Waits that checked every chunk on every
+    iteration made the fused kernel 2.5x slower than the plain one (run 9,
+    docs/performance.md); neither fix has been measured yet."""
+    if waits not in WAITS:
+        raise ValueError(f"attention waits must be one of {', '.join(WAITS)}, got {waits!r}")
+    hoist = " hoist_loops=true" if waits == "hoist" else ""
+    return f"overlap{{order={order} backend={backend}{hoist}}}"
+
+
+def program_for(world: int, backend: str, order: str, chunks: int = 1, waits: str = "hoist") -> Any:
     """The compiled FusedProgram of the attention kernel (cached per process)."""
-    key = (world, backend, order, chunks)
+    key = (world, backend, order, chunks, waits)
     if key not in _PROGRAMS:
         from syncopate.runtime.fused import compile_fused
 
-        _PROGRAMS[key] = compile_fused(kernel_path(), KERNEL_NAME, plan_specs(world, chunks), pipeline_spec(backend, order))
+        _PROGRAMS[key] = compile_fused(kernel_path(), KERNEL_NAME, plan_specs(world, chunks),
+                                       pipeline_spec(backend, order, waits))
     return _PROGRAMS[key]
 
 
-def fused_variants(spec: BenchSpec, ctx: BenchWorld, rows: Sequence[FusedOptions]) -> list[Variant]:
-    """One fused row per option set; K and V are gathered into symmetric buffers."""
-    return [_fused(spec, ctx, row) for row in rows]
+def fused_variants(spec: BenchSpec, ctx: BenchWorld, rows: Sequence[FusedOptions],
+                   waits: Sequence[str] = ("hoist",)) -> list[Variant]:
+    """One fused row per option set and wait placement (``walk`` rows are
+    named ``.../walk``); K and V are gathered into symmetric buffers."""
+    return [fused_row(spec, ctx, row, w) for row in rows for w in waits]
 
 
-def _fused(spec: BenchSpec, ctx: BenchWorld, row: FusedOptions) -> Variant:
+def fused_row(spec: BenchSpec, ctx: BenchWorld, row: FusedOptions, waits: str = "hoist") -> Variant:
     p, cfg = spec.problem, spec.config
     assert isinstance(p, AttnProblem)
     lo, hi = spec.own_rows
@@ -278,7 +290,7 @@ def _fused(spec: BenchSpec, ctx: BenchWorld, row: FusedOptions) -> Variant:
     def setup() -> None:
         from syncopate.runtime.fused import FusedKernel
 
-        program = program_for(spec.world, row.backend, row.order, row.chunks)
+        program = program_for(spec.world, row.backend, row.order, row.chunks, waits)
         st["kernel"] = FusedKernel(program, attn_kernel(), ctx.gpu.context(ce_lanes=row.lanes))
         st["k"], st["v"] = (_symmetric(ctx, name, p.k_full) for name in ("k", "v"))
         st["o"] = torch.empty(p.q.shape, dtype=ctx.dtype, device=ctx.device)
@@ -291,7 +303,9 @@ def _fused(spec: BenchSpec, ctx: BenchWorld, row: FusedOptions) -> Variant:
     def run() -> None:
         launch_attention(st["kernel"], p.q, st["k"], st["v"], st["o"], cfg)
 
-    return Variant(row.name, run, lambda: st.get("o"), setup, poison_all, st.clear, FUSED, TRITON, OUT, meta=row.meta)
+    name = row.name + ("/walk" if waits == "walk" else "")
+    return Variant(name, run, lambda: st.get("o"), setup, poison_all, st.clear, FUSED, TRITON, OUT,
+                   meta={**row.meta, "waits": waits})
 
 
 def _symmetric(ctx: BenchWorld, name: str, like: torch.Tensor) -> torch.Tensor:

@@ -99,8 +99,9 @@ def row_options(backends: Sequence[str] = BACKENDS, orders: Sequence[str] = ORDE
 
 def fused_variants(spec: BenchSpec, world_ctx: BenchWorld, backends: Sequence[str] = BACKENDS,
                    orders: Sequence[str] = ORDERS, chunks: Sequence[int] = (1,),
-                   lanes: Sequence[int] = (1,)) -> list[Variant]:
-    """One Variant per :func:`row_options` entry for ``spec`` on this rank.
+                   lanes: Sequence[int] = (1,), attn_waits: Sequence[str] = ("hoist",)) -> list[Variant]:
+    """One Variant per :func:`row_options` entry for ``spec`` on this rank
+    (ag-attn: per entry and K/V wait placement ``attn_waits``).
 
     For a workload without a benchmark kernel: a single "n/a" row
     ``syncopate */*``, so its table says so instead of dropping it.
@@ -110,15 +111,21 @@ def fused_variants(spec: BenchSpec, world_ctx: BenchWorld, backends: Sequence[st
         return [unavailable(fused_name("*", "*"), f"no fused benchmark kernel for {spec.workload} yet")]
     if world_ctx.cpu:
         return [unavailable(r.name, "needs CUDA", **r.meta) for r in rows]
-    refusals = [_starves_nccl(spec.workload, r.backend, r.order) for r in rows]
-    return [unavailable(r.name, why, **r.meta) if why else _build(spec, world_ctx, r) for r, why in zip(rows, refusals)]
+    out: list[Variant] = []
+    for row in rows:
+        why = _starves_nccl(spec.workload, row.backend, row.order)
+        if why:
+            out.append(unavailable(row.name, why, **row.meta))
+        elif spec.workload == AG_ATTN:
+            from syncopate.bench import attention
+
+            out += attention.fused_variants(spec, world_ctx, [row], attn_waits)
+        else:
+            out.append(_build(spec, world_ctx, row))
+    return out
 
 
 def _build(spec: BenchSpec, ctx: BenchWorld, row: FusedOptions) -> Variant:
-    if spec.workload == AG_ATTN:
-        from syncopate.bench import attention
-
-        return attention.fused_variants(spec, ctx, [row])[0]
     if spec.workload == A2A_GEMM:
         from syncopate.bench import moe
 

@@ -66,6 +66,10 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--lanes", default=None, metavar="LIST",
                         help="ce backend rows per number of ce lanes (concurrent copy streams of the runtime), "
                         "e.g. 1,2,3 (default: GpuWorld's default at this W)")
+    parser.add_argument("--attn-waits", default="hoist", metavar="LIST",
+                        help="ag-attn rows per placement of the K/V waits: hoist (one wait per tile above the loop "
+                        "over the sequence) and/or walk (a wait per iteration that skips chunks already seen; "
+                        "rows .../walk); default hoist")
     parser.add_argument("--flush-l2", action="store_true",
                         help="zero a 256 MiB buffer before every timed iteration (cold L2; default warm)")
     parser.add_argument("--cuda-graph", action="store_true",
@@ -107,6 +111,10 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         parser.error(f"--lanes: not a list of integers: '{args.lanes}'")
     if args.lanes is not None and min(args.lanes) < 1:
         parser.error(f"--lanes: every value must be >= 1, got '{args.lanes}'")
+    args.attn_waits = _csv(args.attn_waits)
+    bad_waits = [w for w in args.attn_waits if w not in ("hoist", "walk")]
+    if bad_waits or not args.attn_waits:
+        parser.error(f"--attn-waits: unknown value '{bad_waits[0] if bad_waits else ''}' (choose from hoist, walk)")
     if args.sms is not None and args.sms < 1:
         parser.error(f"--sms must be >= 1, got {args.sms}")
     if args.spin_limit < 0:
@@ -211,7 +219,7 @@ def run(args: argparse.Namespace, ctx: Any, shapes: list[Any]) -> int:
         variants = baseline_variants(spec, ctx)
         try:
             variants += fused_variants(spec, ctx, args.backends, args.orders, args.chunks,
-                                       args.lanes or [ctx.default_lanes])
+                                       args.lanes or [ctx.default_lanes], args.attn_waits)
         except Exception as err:  # a broken extension must not take the baselines down
             variants.append(unavailable("syncopate", f"fused_variants failed: {short_reason(err)}"))
 
@@ -297,7 +305,7 @@ def _meta(args: argparse.Namespace, ctx: Any, started: float) -> dict[str, Any]:
         "torch": torch.__version__, "triton": triton.__version__, "cuda": torch.version.cuda,
         "warmup": args.warmup, "iters": args.iters, "l2": "flushed" if args.flush_l2 else "warm",
         "seed": args.seed, "backends": args.backends, "orders": args.orders, "chunks": args.chunks,
-        "lanes": args.lanes,
+        "lanes": args.lanes, "attn_waits": args.attn_waits,
         "timing": "CUDA events per iteration, median, max over ranks" if not ctx.cpu else "perf_counter, median",
         "launches": "CUDA graph replays" if args.cuda_graph and not ctx.cpu else "eager",
         "spin_limit": args.spin_limit, "sms": ctx.gpu.comm_programs if ctx.gpu is not None else None,

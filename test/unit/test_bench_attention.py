@@ -77,9 +77,11 @@ def test_fused_rows_compute_attention_over_the_gathered_sequence(rank: int):
     gpu = SimulatedGpu(2, rank, {"k_ptr": p.k_full, "v_ptr": p.v_full})
     ctx = BenchWorld(rank, 2, torch.device("cpu"), None, torch.float32, gpu)
     spec = BenchSpec(TINY, 2, rank, torch.float32, CPU_ATTN, p)
-    rows = fused_variants(spec, ctx, ["ce"], ["arrival", "none"], chunks=[1, 2])
-    assert [v.name for v in rows] == ["syncopate ce/arrival", "syncopate ce/none", "syncopate ce/arrival/c2",
-                                      "syncopate ce/none/c2"]
+    rows = fused_variants(spec, ctx, ["ce"], ["arrival", "none"], chunks=[1, 2], attn_waits=["hoist", "walk"])
+    assert [v.name for v in rows] == [
+        "syncopate ce/arrival", "syncopate ce/arrival/walk", "syncopate ce/none", "syncopate ce/none/walk",
+        "syncopate ce/arrival/c2", "syncopate ce/arrival/c2/walk", "syncopate ce/none/c2", "syncopate ce/none/c2/walk"]
+    assert [v.meta["waits"] for v in rows[:2]] == ["hoist", "walk"]
     for v in rows:
         v.setup()
         v.poison()
@@ -98,3 +100,12 @@ def test_attention_config_rejects_non_positive_sizes():
     with pytest.raises(ValueError, match="AttnConfig.block_n must be a positive int, got 0"):
         AttnConfig(block_n=0)
     assert CPU_ATTN.text() == "attn 16x16 warps=1 stages=1"
+
+
+def test_walk_rows_wait_per_iteration_for_new_chunks_only():
+    program = program_for(2, "ce", "arrival", waits="walk")
+    kernel = program.source[:program.source.index("def syn_")]
+    before, loop = kernel.split("for start_n", 1)
+    assert "syn_wait_span" not in before and loop.count("syn_wait_span_loop(") == 2
+    with pytest.raises(ValueError, match="attention waits must be one of hoist, walk"):
+        program_for(2, "ce", "arrival", waits="late")
