@@ -36,6 +36,7 @@ from syncopate.bench import comm
 from syncopate.bench.check import poison, poison_allocator
 from syncopate.bench.configs import check_positive_ints
 from syncopate.bench.context import BenchWorld
+from syncopate.bench.kernels import source_path
 from syncopate.bench.problem import GATHERED, OUT, BenchSpec, randn, seed_of
 from syncopate.bench.shapes import Shape
 from syncopate.bench.variants import (
@@ -166,9 +167,7 @@ def attn_kernel() -> Any:
 
 
 def kernel_path() -> str:
-    import os
-
-    return os.path.join(os.path.dirname(os.path.abspath(__file__)), "kernels", KERNEL_FILE)
+    return source_path(KERNEL_FILE)
 
 
 def sdpa(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.Tensor:

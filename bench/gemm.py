@@ -9,12 +9,12 @@ Triton is imported lazily: ``--cpu`` must set TRITON_INTERPRET first.
 from __future__ import annotations
 
 import importlib
-import os
 from typing import Any
 
 import torch
 
 from syncopate.bench.configs import GemmConfig
+from syncopate.bench.kernels import source_path
 
 _KERNELS = {"ptr": ("gemm_bf16", "gemm_kernel"), "tma": ("gemm_bf16_tma", "gemm_tma_kernel")}
 
@@ -25,7 +25,7 @@ def kernel_name(config: GemmConfig) -> str:
 
 def kernel_path(config: GemmConfig) -> str:
     """The kernel's source file (what ``compile_fused`` reads)."""
-    return os.path.join(os.path.dirname(os.path.abspath(__file__)), "kernels", _KERNELS[config.kernel][0] + ".py")
+    return source_path(_KERNELS[config.kernel][0] + ".py")
 
 
 def gemm_kernel(config: GemmConfig) -> Any:

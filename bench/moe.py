@@ -24,7 +24,6 @@ syncopate         the grouped GEMM fused with ``all-to-all{tensor=x_ptr dim=0 sp
 
 from __future__ import annotations
 
-import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -35,6 +34,7 @@ from syncopate.bench import comm
 from syncopate.bench.check import poison
 from syncopate.bench.configs import GemmConfig
 from syncopate.bench.context import BenchWorld
+from syncopate.bench.kernels import source_path
 from syncopate.bench.problem import GATHERED, OUT, BenchSpec, randn, seed_of
 from syncopate.bench.shapes import Shape
 from syncopate.bench.variants import (
@@ -160,7 +160,7 @@ def grouped_kernel() -> Any:
 
 
 def kernel_path() -> str:
-    return os.path.join(os.path.dirname(os.path.abspath(__file__)), "kernels", KERNEL_FILE)
+    return source_path(KERNEL_FILE)
 
 
 def _all_to_all(recv: torch.Tensor, send: torch.Tensor, d: MoeDims, group: Any) -> None:

@@ -5,3 +5,10 @@ frontend accepts (no autotune decorator, no early return, no ternaries), so
 the very same source is both the unfused baseline and the input of
 ``compile_fused``.
 """
+
+import os
+
+
+def source_path(file: str) -> str:
+    """The path of kernel source ``file`` of this folder (what ``compile_fused`` reads)."""
+    return os.path.join(os.path.dirname(os.path.abspath(__file__)), file)
