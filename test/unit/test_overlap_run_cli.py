@@ -1,0 +1,26 @@
+"""overlap-run's usage errors: exit 2 with the option named, before any
+world is set up (no GPU or torchrun needed)."""
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--gpu", "--ce-lanes", "0"], "--ce-lanes must be >= 1, got 0"),
+    (["--gpu", "--launches", "0"], "--launches must be >= 1, got 0"),
+    (["--gpu", "--spin-limit", "-1"], "--spin-limit must be >= 0, got -1"),
+])
+def test_usage_errors_exit_2_naming_the_option(args, message):
+    done = subprocess.run([sys.executable, "-m", "syncopate.tools.overlap_run", "examples/ag_gemm.py", *args],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2 and message in done.stderr, done.stderr
+
+
+def test_gpu_runs_outside_torchrun_say_how_to_launch():
+    env = {k: v for k, v in os.environ.items() if k not in ("RANK", "WORLD_SIZE", "TRITON_INTERPRET")}
+    done = subprocess.run([sys.executable, "-m", "syncopate.tools.overlap_run", "examples/ag_gemm.py", "--gpu",
+                           "--ce-lanes", "2"], capture_output=True, text=True, timeout=120, env=env)
+    assert done.returncode != 0 and "torchrun --nproc-per-node=W overlap-run" in done.stderr, done.stderr
