@@ -291,7 +291,9 @@ def fused_row(spec: BenchSpec, ctx: BenchWorld, row: FusedOptions, waits: str = 
 
         program = program_for(spec.world, row.backend, row.order, row.chunks, waits)
         st["kernel"] = FusedKernel(program, attn_kernel(), ctx.gpu.context(ce_lanes=row.lanes))
-        st["k"], st["v"] = (_symmetric(ctx, name, p.k_full) for name in ("k", "v"))
+        shape = tuple(p.k_full.shape)
+        st["k"], st["v"] = (ctx.shared_symmetric(("attn-symmetric", name, shape, p.k_full.dtype), shape, p.k_full.dtype)
+                            for name in ("k", "v"))
         st["o"] = torch.empty(p.q.shape, dtype=ctx.dtype, device=ctx.device)
         write_own_rows()  # the runner's barrier after setup publishes them
 
@@ -305,11 +307,3 @@ def fused_row(spec: BenchSpec, ctx: BenchWorld, row: FusedOptions, waits: str = 
     name = row.name + ("/walk" if waits == "walk" else "")
     return Variant(name, run, lambda: st.get("o"), setup, poison_all, st.clear, FUSED, TRITON, OUT,
                    meta={**row.meta, "waits": waits})
-
-
-def _symmetric(ctx: BenchWorld, name: str, like: torch.Tensor) -> torch.Tensor:
-    """A symmetric buffer shaped like the gathered ``like``, shared by the fused rows of a shape."""
-    key = ("attn-symmetric", name, tuple(like.shape), like.dtype)
-    if key not in ctx.cache:
-        ctx.cache[key] = ctx.gpu.symmetric(torch.empty(like.shape, dtype=like.dtype, device=ctx.device))
-    return ctx.cache[key]

@@ -28,6 +28,13 @@ def reduce_scatter_rows(out: torch.Tensor, full: torch.Tensor, group: Any) -> No
     dist.reduce_scatter_tensor(out, full, op=dist.ReduceOp.SUM, group=group)
 
 
+def all_to_all_rows(out: torch.Tensor, send: torch.Tensor, block: int, group: Any) -> None:
+    """Every rank sends ``block`` rows of ``send`` to each rank, in rank order;
+    ``out`` holds the blocks received, by source rank."""
+    sizes = [block] * dist.get_world_size(group)
+    dist.all_to_all_single(out, send, sizes, sizes, group=group)
+
+
 def enable_symmetric_memory(group_name: str) -> None:
     """``enable_symm_mem_for_group`` where this torch needs it (2.11); a no-op where it is gone."""
     import torch.distributed._symmetric_memory as symm_mem

@@ -84,6 +84,13 @@ class BenchWorld:
             dist.init_process_group("gloo", store=dist.HashStore(), rank=0, world_size=1)
         return cls(dist.get_rank(), dist.get_world_size(), torch.device("cpu"), dist.group.WORLD, torch.float32)
 
+    def shared_symmetric(self, key: tuple, shape: tuple[int, ...], dtype: torch.dtype) -> torch.Tensor:
+        """The symmetric buffer cached under ``key`` (allocated on first use,
+        collectively): buffers peers read, shared by the fused rows of a shape."""
+        if key not in self.cache:
+            self.cache[key] = self.gpu.symmetric(torch.empty(shape, dtype=dtype, device=self.device))
+        return self.cache[key]
+
     def sync(self) -> None:
         """Wait for this rank's device work."""
         if not self.cpu:

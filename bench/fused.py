@@ -113,7 +113,7 @@ def fused_variants(spec: BenchSpec, world_ctx: BenchWorld, backends: Sequence[st
         return [unavailable(r.name, "needs CUDA", **r.meta) for r in rows]
     out: list[Variant] = []
     for row in rows:
-        why = _starves_nccl(spec.workload, row.backend, row.order)
+        why = _nccl_refusal(spec.workload, row.backend, row.order)
         if why:
             out.append(unavailable(row.name, why, **row.meta))
         elif spec.workload == AG_ATTN:
@@ -133,7 +133,7 @@ def _build(spec: BenchSpec, ctx: BenchWorld, row: FusedOptions) -> Variant:
     return (_ag_variant if spec.workload == AG_GEMM else _rs_variant)(spec, ctx, row)
 
 
-def _starves_nccl(workload: str, backend: str, order: str) -> str | None:
+def _nccl_refusal(workload: str, backend: str, order: str) -> str | None:
     """Why a row whose tiles would spin on nccl chunks while NCCL needs their
     SMs is not run: a gather in an order that is not local-first, or
     attention, where every tile waits for every K/V chunk (no order helps)."""
@@ -150,10 +150,7 @@ def _gathered_buffer(spec: BenchSpec, ctx: BenchWorld) -> torch.Tensor:
     """The symmetric M x K buffer of the gathered A, shared by the fused rows of a shape."""
     d = spec.dims
     assert d.gathered is not None
-    key = ("ag-symmetric", d.gathered, spec.dtype)
-    if key not in ctx.cache:
-        ctx.cache[key] = ctx.gpu.symmetric(torch.empty(d.gathered, dtype=spec.dtype, device=ctx.device))
-    return ctx.cache[key]
+    return ctx.shared_symmetric(("ag-symmetric", d.gathered, spec.dtype), d.gathered, spec.dtype)
 
 
 def _fused_kernel(spec: BenchSpec, ctx: BenchWorld, row: FusedOptions) -> Any:

@@ -24,7 +24,6 @@ syncopate         the grouped GEMM fused with ``all-to-all{tensor=x_ptr dim=0 sp
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -140,7 +139,8 @@ def tile_tables(d: MoeDims, block_m: int, device: torch.device) -> tuple[torch.T
             starts.append(t0)
             sizes.append(min(block_m, hi - t0))
             experts.append(e)
-    return tuple(torch.tensor(v, dtype=torch.int32, device=device) for v in (starts, sizes, experts))  # type: ignore[return-value]
+    tables = [torch.tensor(v, dtype=torch.int32, device=device) for v in (starts, sizes, experts)]
+    return tables[0], tables[1], tables[2]
 
 
 def launch_grouped_gemm(kernel: Any, x: torch.Tensor, w: torch.Tensor, out: torch.Tensor,
@@ -161,13 +161,6 @@ def grouped_kernel() -> Any:
 
 def kernel_path() -> str:
     return source_path(KERNEL_FILE)
-
-
-def _all_to_all(recv: torch.Tensor, send: torch.Tensor, d: MoeDims, group: Any) -> None:
-    import torch.distributed as dist
-
-    sizes = [d.block] * d.world
-    dist.all_to_all_single(recv, send, sizes, sizes, group=group)
 
 
 # -- baselines ------------------------------------------------------------------
@@ -193,7 +186,7 @@ def baseline_variants(spec: BenchSpec, ctx: BenchWorld) -> list[Variant]:
 
     def seq(gemm: Any) -> Any:
         def run() -> None:
-            _all_to_all(st["recv"], p.send, d, group)
+            comm.all_to_all_rows(st["recv"], p.send, d.block, group)
             gemm(st["recv"])
         return run
 
@@ -211,7 +204,7 @@ def baseline_variants(spec: BenchSpec, ctx: BenchWorld) -> list[Variant]:
                 ALONE, None, OUT),
         Variant(TRITON_ALONE, lambda: triton(p.recv), out, lambda: alloc("out"), lambda: poison(st["out"]),
                 st.clear, ALONE, None, OUT),
-        Variant(COMM_ALONE, lambda: _all_to_all(st["recv"], p.send, d, group), lambda: st.get("recv"),
+        Variant(COMM_ALONE, lambda: comm.all_to_all_rows(st["recv"], p.send, d.block, group), lambda: st.get("recv"),
                 lambda: alloc("recv"), lambda: poison(st["recv"]), st.clear, ALONE, None, GATHERED),
     ]
 
@@ -252,10 +245,7 @@ def fused_row(spec: BenchSpec, ctx: BenchWorld, row: FusedOptions) -> Variant:
     def setup() -> None:
         from syncopate.runtime.fused import FusedKernel
 
-        key = ("moe-send", tuple(p.send.shape), p.send.dtype)
-        if key not in ctx.cache:
-            ctx.cache[key] = ctx.gpu.symmetric(torch.empty(p.send.shape, dtype=p.send.dtype, device=ctx.device))
-        send = ctx.cache[key]
+        send = ctx.shared_symmetric(("moe-send", tuple(p.send.shape), p.send.dtype), tuple(p.send.shape), p.send.dtype)
         send.copy_(p.send)  # the runner's barrier after setup publishes it
         context = ctx.gpu.context(sources={"x_ptr": send}, ce_lanes=row.lanes)
         st["kernel"] = FusedKernel(program_for(d, row.backend, row.order, cfg), grouped_kernel(), context)
@@ -273,7 +263,3 @@ def fused_row(spec: BenchSpec, ctx: BenchWorld, row: FusedOptions) -> Variant:
 
     return Variant(row.name, run, lambda: st.get("out"), setup, poison_all, st.clear, FUSED, TRITON, OUT,
                    meta=row.meta)
-
-
-def fused_variants(spec: BenchSpec, ctx: BenchWorld, rows: Sequence[FusedOptions]) -> list[Variant]:
-    return [fused_row(spec, ctx, row) for row in rows]

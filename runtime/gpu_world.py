@@ -212,7 +212,8 @@ class GpuWorld:
         """The launch context; ``sources`` maps an all-to-all parameter to this
         rank's symmetric send buffer; ``ce_lanes`` (default the world's) is the
         number of streams its ce transfers are dealt over."""
-        return GpuRank(self, dict(sources or {}), ce_lanes=_checked_lanes(self.ce_lanes if ce_lanes is None else ce_lanes))
+        lanes = _checked_lanes(self.ce_lanes if ce_lanes is None else ce_lanes)
+        return GpuRank(self, dict(sources or {}), ce_lanes=lanes)
 
     @contextlib.contextmanager
     def lanes(self, count: int) -> Iterator[list[torch.cuda.Stream]]:
