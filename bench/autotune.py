@@ -1,5 +1,5 @@
 """The autotune cache: the best measured (backend, tile order, chunks per
-rank, ce lanes) per situation.
+rank, ce lanes, GEMM tile) per situation.
 
 Keyed by (workload, global shape ``MxKxN``, world size, device name); the
 value is the fastest syncopate row that passed its check. ``overlap-bench
@@ -8,7 +8,7 @@ value is the fastest syncopate row that passed its check. ``overlap-bench
 picks ``overlap{order=... backend=...}`` before compiling.
 
 File format (JSON): ``{"version": 1, "entries": {"<workload>|<MxKxN>|<W>|<device>":
-{"backend": ..., "order": ..., "chunks": ..., "lanes": ..., "ms": ..., "variant": ..., "measured": <unix time>}}}``.
+{"backend": ..., "order": ..., "chunks": ..., "lanes": ..., "tile": ..., "ms": ..., "variant": ..., "measured": <unix time>}}}``.
 """
 
 from __future__ import annotations
@@ -48,6 +48,7 @@ class Choice:
     variant: str
     chunks: int = 1  # the plan's chunks_per_rank
     lanes: int = 1  # the runtime's ce lanes (GpuWorld.context(ce_lanes=...))
+    tile: str = ""  # the fused GEMM's tile "BMxBN[xBK]" ("" = the shape's Triton configuration)
 
     @property
     def pipeline(self) -> str:
@@ -93,7 +94,7 @@ def best_of(table: Table) -> Choice | None:
         return None
     best = min(rows, key=lambda r: r.ms)
     assert best.ms is not None and best.backend is not None and best.order is not None
-    return Choice(best.backend, best.order, best.ms, best.variant, best.chunks or 1, best.lanes or 1)
+    return Choice(best.backend, best.order, best.ms, best.variant, best.chunks or 1, best.lanes or 1, best.tile or "")
 
 
 def key_of(table: Table) -> TuneKey:
@@ -112,16 +113,16 @@ def record(tables: Iterable[Table], path: str | None = None) -> list[tuple[TuneK
         results.append((key, choice))
         if choice is not None:
             entries[key.text()] = {"backend": choice.backend, "order": choice.order, "chunks": choice.chunks,
-                                   "lanes": choice.lanes, "ms": choice.ms, "variant": choice.variant,
+                                   "lanes": choice.lanes, "tile": choice.tile, "ms": choice.ms, "variant": choice.variant,
                                    "measured": time.time()}
     save_cache(entries, path)
     return results
 
 
 def best_choice(key: TuneKey | tuple[str, str, int, str], path: str | None = None) -> Choice | None:
-    """The cached best (backend, order) for ``key``, or None if never measured."""
+    """The cached best row options for ``key``, or None if never measured."""
     entry = load_cache(path).get(TuneKey(*key).text())
     if entry is None:
         return None
     return Choice(str(entry["backend"]), str(entry["order"]), float(entry["ms"]), str(entry.get("variant", "")),
-                  int(entry.get("chunks", 1)), int(entry.get("lanes", 1)))
+                  int(entry.get("chunks", 1)), int(entry.get("lanes", 1)), str(entry.get("tile", "")))

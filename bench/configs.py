@@ -9,7 +9,7 @@ share a configuration, so the comparison isolates the fusion).
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 
 from syncopate.bench.shapes import Shape
 
@@ -54,6 +54,35 @@ class GemmConfig:
     def text(self) -> str:
         return (f"{self.kernel} {self.block_m}x{self.block_n}x{self.block_k} "
                 f"warps={self.num_warps} stages={self.num_stages}")
+
+
+SHAPE_TILE = "shape"  # --tiles keyword: the shape's own configuration (tuned or default)
+
+
+def parse_tile(text: str) -> tuple[int, ...]:
+    """``"128x128"`` -> (128, 128); ``"64x256x64"`` -> (64, 256, 64): a fused
+    row's GEMM tile (block_m, block_n[, block_k]). ValueError names the text."""
+    try:
+        sizes = tuple(int(part) for part in text.split("x"))
+    except ValueError:
+        sizes = ()
+    if len(sizes) not in (2, 3) or any(s < 16 or s & (s - 1) for s in sizes):
+        raise ValueError(f"tile '{text}' is not BMxBN or BMxBNxBK with powers of two >= 16 (e.g. 128x128)")
+    return sizes
+
+
+def with_tile(config: GemmConfig, tile: str) -> GemmConfig:
+    """``config`` with the block sizes of ``tile`` (see :func:`parse_tile`;
+    ``""`` keeps it); kernel, warps, stages and an unnamed block_k stay.
+
+    Why fused rows take their own tile: in an all-gather GEMM the tiles of
+    the last chunk start only when it arrives, and then take one tile's
+    whole K loop, so the time after the last byte is one tile's latency;
+    smaller tiles shorten it at some cost in GEMM throughput."""
+    if not tile:
+        return config
+    sizes = parse_tile(tile)
+    return replace(config, block_m=sizes[0], block_n=sizes[1], block_k=sizes[2] if len(sizes) > 2 else config.block_k)
 
 
 GPU_DEFAULT = GemmConfig(block_m=128, block_n=256, block_k=64, num_warps=8, num_stages=3)

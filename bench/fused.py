@@ -1,5 +1,5 @@
 """syncopate's rows: one fused kernel per (backend, tile order, chunks per
-rank), and for the ce backend per number of ce lanes.
+rank, GEMM tile), and for the ce backend per number of ce lanes.
 
 :func:`fused_variants` is the extension point: it returns one
 :class:`Variant` per row, built only on the public runtime API
@@ -32,7 +32,7 @@ import torch
 
 from syncopate.bench.check import poison
 from syncopate.bench.context import BenchWorld
-from syncopate.bench.configs import GemmConfig
+from syncopate.bench.configs import GemmConfig, with_tile
 from syncopate.bench.gemm import gemm_kernel, kernel_name, kernel_path, launch_gemm
 from syncopate.bench.problem import OUT, BenchSpec
 from syncopate.bench.shapes import A2A_GEMM, AG_ATTN, AG_GEMM, GEMM_RS
@@ -83,37 +83,39 @@ def program_for(workload: str, world: int, backend: str, order: str, config: Gem
 
 
 def row_options(backends: Sequence[str] = BACKENDS, orders: Sequence[str] = ORDERS, chunks: Sequence[int] = (1,),
-                lanes: Sequence[int] = (1,)) -> list[FusedOptions]:
-    """The syncopate rows to run, in report order: every (chunks, backend,
-    order), and for the ce backends every lane count (others move no ce
-    chunk, so they get one row)."""
+                lanes: Sequence[int] = (1,), tiles: Sequence[str] = ("",)) -> list[FusedOptions]:
+    """The syncopate rows to run, in report order: every (tile, chunks,
+    backend, order), and for the ce backends every lane count (others move
+    no ce chunk, so they get one row)."""
     rows: list[FusedOptions] = []
-    for c in chunks:
-        for b in backends:
-            for o in orders:
-                for n in (lanes if b in LANE_BACKENDS else (1,)):
-                    if FusedOptions(b, o, c, n) not in rows:
-                        rows.append(FusedOptions(b, o, c, n))
+    for t in tiles:
+        for c in chunks:
+            for b in backends:
+                for o in orders:
+                    for n in (lanes if b in LANE_BACKENDS else (1,)):
+                        if FusedOptions(b, o, c, n, t) not in rows:
+                            rows.append(FusedOptions(b, o, c, n, t))
     return rows
 
 
 def fused_variants(spec: BenchSpec, world_ctx: BenchWorld, backends: Sequence[str] = BACKENDS,
                    orders: Sequence[str] = ORDERS, chunks: Sequence[int] = (1,),
-                   lanes: Sequence[int] = (1,), attn_waits: Sequence[str] = ("hoist",)) -> list[Variant]:
+                   lanes: Sequence[int] = (1,), attn_waits: Sequence[str] = ("hoist",),
+                   tiles: Sequence[str] = ("",)) -> list[Variant]:
     """One Variant per :func:`row_options` entry for ``spec`` on this rank
     (ag-attn: per entry and K/V wait placement ``attn_waits``).
 
     For a workload without a benchmark kernel: a single "n/a" row
     ``syncopate */*``, so its table says so instead of dropping it.
     """
-    rows = row_options(backends, orders, chunks, lanes)
+    rows = row_options(backends, orders, chunks, lanes, tiles)
     if spec.workload not in (*PLANS, AG_ATTN, A2A_GEMM):  # one row stands for all of them
         return [unavailable(fused_name("*", "*"), f"no fused benchmark kernel for {spec.workload} yet")]
     if world_ctx.cpu:
         return [unavailable(r.name, "needs CUDA", **r.meta) for r in rows]
     out: list[Variant] = []
     for row in rows:
-        why = _nccl_refusal(spec.workload, row.backend, row.order)
+        why = _nccl_refusal(spec.workload, row.backend, row.order) or _tile_refusal(spec.workload, row.tile)
         if why:
             out.append(unavailable(row.name, why, **row.meta))
         elif spec.workload == AG_ATTN:
@@ -146,6 +148,13 @@ def _nccl_refusal(workload: str, backend: str, order: str) -> str | None:
     return NCCL_ORDER if workload == AG_GEMM and order != "arrival" else None
 
 
+def _tile_refusal(workload: str, tile: str) -> str | None:
+    """Own-tile rows exist for the plain GEMM workloads only."""
+    if tile and workload not in PLANS:
+        return f"not run: a fused row's own GEMM tile applies to {' and '.join(PLANS)} only"
+    return None
+
+
 def _gathered_buffer(spec: BenchSpec, ctx: BenchWorld) -> torch.Tensor:
     """The symmetric M x K buffer of the gathered A, shared by the fused rows of a shape."""
     d = spec.dims
@@ -168,7 +177,7 @@ def _fused_row(row: FusedOptions, st: dict[str, Any], run: Callable[[], None],
 
 
 def _ag_variant(spec: BenchSpec, ctx: BenchWorld, row: FusedOptions) -> Variant:
-    p, d, cfg = spec.problem, spec.dims, spec.config
+    p, d, cfg = spec.problem, spec.dims, with_tile(spec.config, row.tile)
     assert p is not None
     lo, hi = spec.own_rows
     st: dict[str, Any] = {}
@@ -193,7 +202,7 @@ def _ag_variant(spec: BenchSpec, ctx: BenchWorld, row: FusedOptions) -> Variant:
 
 
 def _rs_variant(spec: BenchSpec, ctx: BenchWorld, row: FusedOptions) -> Variant:
-    p, d, cfg = spec.problem, spec.dims, spec.config
+    p, d, cfg = spec.problem, spec.dims, with_tile(spec.config, row.tile)
     assert p is not None
     lo, hi = spec.own_rows
     st: dict[str, Any] = {}

@@ -40,7 +40,7 @@ OK, WRONG, NA = "ok", "WRONG", "n/a"
 SPEEDUP_REFS: tuple[str, ...] = (SEQ_CUBLAS, ASYNC_TP, SEQ_TRITON)
 CSV_COLUMNS: tuple[str, ...] = (
     "workload", "shape", "label", "M", "K", "N", "world", "dtype", "device", "variant", "group", "compute",
-    "backend", "order", "chunks", "lanes", "status", "ms", "min_ms", "host_ms", "ms_ranks", "error",
+    "backend", "order", "chunks", "lanes", "tile", "status", "ms", "min_ms", "host_ms", "ms_ranks", "error",
     "speedup_vs_cublas_nccl", "speedup_vs_async_tp", "speedup_vs_triton_nccl", "bound_ms", "efficiency",
     "timing", "note",
 )
@@ -59,6 +59,7 @@ class Row:
     order: str | None = None
     chunks: int | None = None  # the plan's chunks_per_rank (syncopate rows)
     lanes: int | None = None  # the runtime's ce lanes (syncopate rows)
+    tile: str | None = None  # the fused GEMM's own tile, "" = the shape's configuration (syncopate rows)
     min_ms: float | None = None
     host_ms: float | None = None
     ms_ranks: list[float] = field(default_factory=list)
@@ -171,7 +172,7 @@ def table_records(table: Table) -> list[dict[str, Any]]:
             "workload": table.workload, "shape": table.shape, "label": table.label, "M": table.M, "K": table.K,
             "N": table.N, "world": table.world, "dtype": table.dtype, "device": table.device,
             "variant": r.variant, "group": r.group, "compute": r.compute, "backend": r.backend, "order": r.order,
-            "chunks": r.chunks, "lanes": r.lanes,
+            "chunks": r.chunks, "lanes": r.lanes, "tile": r.tile,
             "status": r.status, "ms": r.ms, "min_ms": r.min_ms, "host_ms": r.host_ms,
             "ms_ranks": ";".join(f"{x:.6f}" for x in r.ms_ranks), "error": r.error,
             "speedup_vs_cublas_nccl": sp[0], "speedup_vs_async_tp": sp[1], "speedup_vs_triton_nccl": sp[2],

@@ -138,7 +138,8 @@ def measure(variant: Variant, spec: BenchSpec, ctx: BenchWorld, options: RunOpti
     """One row: check, then time, then check again (see the module doc)."""
     meta = variant.meta
     row = Row(variant.name, variant.group, OK, compute=variant.compute, backend=meta.get("backend"),
-              order=meta.get("order"), chunks=meta.get("chunks"), lanes=meta.get("lanes"))
+              order=meta.get("order"), chunks=meta.get("chunks"), lanes=meta.get("lanes"),
+              tile=meta.get("tile"))
     if variant.na is not None:
         row.status = f"{NA}: {variant.na}"
         return row

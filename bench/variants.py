@@ -34,31 +34,37 @@ BOUND_OF = {CUBLAS: BOUND_CUBLAS, TRITON: BOUND_TRITON}  # compute engine -> its
 ALONE_OF = {CUBLAS: CUBLAS_ALONE, TRITON: TRITON_ALONE}
 
 
-def fused_name(backend: str, order: str, chunks: int = 1, lanes: int = 1) -> str:
+def fused_name(backend: str, order: str, chunks: int = 1, lanes: int = 1, tile: str = "") -> str:
     """Row name of a syncopate variant: ``syncopate ce/arrival``, with
     ``chunks_per_rank`` > 1 ``syncopate ce/arrival/c4``, with more than one
-    ce lane ``syncopate ce/arrival/l3`` (or ``.../c2/l3``)."""
-    return f"syncopate {backend}/{order}" + (f"/c{chunks}" if chunks > 1 else "") + (f"/l{lanes}" if lanes > 1 else "")
+    ce lane ``syncopate ce/arrival/l3`` (or ``.../c2/l3``), with its own GEMM
+    tile ``syncopate ce/arrival/t128x128``."""
+    return (f"syncopate {backend}/{order}" + (f"/c{chunks}" if chunks > 1 else "")
+            + (f"/l{lanes}" if lanes > 1 else "") + (f"/t{tile}" if tile else ""))
 
 
 @dataclass(frozen=True)
 class FusedOptions:
     """What distinguishes one syncopate row: the pipeline's backend and tile
-    order, the plan's ``chunks_per_rank`` and the runtime's ce lanes
-    (concurrent copy streams, see runtime/gpu_world.py)."""
+    order, the plan's ``chunks_per_rank``, the runtime's ce lanes
+    (concurrent copy streams, see runtime/gpu_world.py) and the GEMM tile
+    (``"BMxBN"`` or ``"BMxBNxBK"``, see ``configs.with_tile``; ``""``: the
+    shape's Triton configuration, the one the "Triton alone" row runs)."""
 
     backend: str
     order: str
     chunks: int = 1
     lanes: int = 1
+    tile: str = ""
 
     @property
     def name(self) -> str:
-        return fused_name(self.backend, self.order, self.chunks, self.lanes)
+        return fused_name(self.backend, self.order, self.chunks, self.lanes, self.tile)
 
     @property
     def meta(self) -> dict[str, Any]:
-        return {"backend": self.backend, "order": self.order, "chunks": self.chunks, "lanes": self.lanes}
+        return {"backend": self.backend, "order": self.order, "chunks": self.chunks, "lanes": self.lanes,
+                "tile": self.tile}
 
 
 def _nothing() -> None:

@@ -34,6 +34,7 @@ def _csv(text: str | None) -> list[str]:
 
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
+    from syncopate.bench.configs import SHAPE_TILE, parse_tile
     from syncopate.bench.fused import BACKENDS, ORDERS
     from syncopate.bench.shapes import WORKLOADS
 
@@ -66,6 +67,10 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--lanes", default=None, metavar="LIST",
                         help="ce backend rows per number of ce lanes (concurrent copy streams of the runtime), "
                         "e.g. 1,2,3 (default: GpuWorld's default at this W)")
+    parser.add_argument("--tiles", default=SHAPE_TILE, metavar="LIST",
+                        help="ag-gemm and gemm-rs syncopate rows per GEMM tile BMxBN or BMxBNxBK (rows .../t128x128), "
+                        f"'{SHAPE_TILE}' for the shape's Triton configuration (the 'Triton alone' row's); smaller tiles "
+                        f"shorten the wait after the last chunk; default {SHAPE_TILE}")
     parser.add_argument("--attn-waits", default="hoist", metavar="LIST",
                         help="ag-attn rows per placement of the K/V waits: hoist (one wait per tile above the loop "
                         "over the sequence) and/or walk (a wait per iteration that skips chunks already seen; "
@@ -85,7 +90,8 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
                         "checked first; the fastest is used for that shape's Triton and syncopate rows and cached "
                         "(later runs use the cached config)")
     parser.add_argument("--autotune", action="store_true",
-                        help="store the best syncopate (backend, order) per workload/shape/world/device in the cache")
+                        help="store the best syncopate row (backend, order, chunks, lanes, tile) per "
+                        "workload/shape/world/device in the cache")
     parser.add_argument("--cache", default=None, metavar="PATH",
                         help="autotune cache file (default ~/.cache/syncopate/autotune.json)")
     parser.add_argument("--cpu", action="store_true",
@@ -111,6 +117,15 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         parser.error(f"--lanes: not a list of integers: '{args.lanes}'")
     if args.lanes is not None and min(args.lanes) < 1:
         parser.error(f"--lanes: every value must be >= 1, got '{args.lanes}'")
+    args.tiles = ["" if t == SHAPE_TILE else t for t in _csv(args.tiles)]
+    for tile in args.tiles:
+        try:
+            if tile:
+                parse_tile(tile)
+        except ValueError as err:
+            parser.error(f"--tiles: {err}")
+    if not args.tiles:
+        parser.error(f"--tiles: give at least one tile or '{SHAPE_TILE}'")
     args.attn_waits = _csv(args.attn_waits)
     bad_waits = [w for w in args.attn_waits if w not in ("hoist", "walk")]
     if bad_waits or not args.attn_waits:
@@ -219,7 +234,7 @@ def run(args: argparse.Namespace, ctx: Any, shapes: list[Any]) -> int:
         variants = baseline_variants(spec, ctx)
         try:
             variants += fused_variants(spec, ctx, args.backends, args.orders, args.chunks,
-                                       args.lanes or [ctx.default_lanes], args.attn_waits)
+                                       args.lanes or [ctx.default_lanes], args.attn_waits, args.tiles)
         except Exception as err:  # a broken extension must not take the baselines down
             variants.append(unavailable("syncopate", f"fused_variants failed: {short_reason(err)}"))
 
@@ -305,7 +320,7 @@ def _meta(args: argparse.Namespace, ctx: Any, started: float) -> dict[str, Any]:
         "torch": torch.__version__, "triton": triton.__version__, "cuda": torch.version.cuda,
         "warmup": args.warmup, "iters": args.iters, "l2": "flushed" if args.flush_l2 else "warm",
         "seed": args.seed, "backends": args.backends, "orders": args.orders, "chunks": args.chunks,
-        "lanes": args.lanes, "attn_waits": args.attn_waits,
+        "lanes": args.lanes, "tiles": args.tiles, "attn_waits": args.attn_waits,
         "timing": "CUDA events per iteration, median, max over ranks" if not ctx.cpu else "perf_counter, median",
         "launches": "CUDA graph replays" if args.cuda_graph and not ctx.cpu else "eager",
         "spin_limit": args.spin_limit, "sms": ctx.gpu.comm_programs if ctx.gpu is not None else None,

@@ -31,7 +31,7 @@ if [ "$what" = cli ] || [ "$what" = all ]; then
 fi
 if [ "$what" = pytest ] || [ "$what" = all ]; then
   echo "### python3 -m pytest -q -s test/e2e"
-  python3 -m pytest -q -s -p no:cacheprovider test/e2e 2>&1 | grep -v "^W1\|OMP_NUM\|^\*\*\*\*" | tail -150
+  python3 -m pytest -q -s -p no:cacheprovider test/e2e 2>&1 | grep --line-buffered -v "^W1\|OMP_NUM\|^\*\*\*\*" | tee "${OUT:-/tmp}/pytest-full.log" | tail -150
 fi
 if [ "$what" = bench ]; then
   limit=$2; shift 2

@@ -67,3 +67,14 @@ def test_chunks_and_lanes_are_part_of_the_choice(tmp_path):
     record([table(rows=rows)], path)
     got = best_choice(("ag-gemm", "8192x8192x8192", 2, "NVIDIA H200"), path)
     assert (got.chunks, got.lanes, got.variant) == (2, 3, "syncopate ce/arrival/c2/l3")
+    assert got.tile == ""
+
+
+def test_the_tile_is_part_of_the_choice(tmp_path):
+    path = str(tmp_path / "autotune.json")
+    rows = [Row("syncopate ce/arrival", FUSED, "ok", 1.0, compute=TRITON, backend="ce", order="arrival", tile=""),
+            Row("syncopate ce/arrival/t128x128", FUSED, "ok", 0.9, compute=TRITON, backend="ce", order="arrival",
+                tile="128x128")]
+    record([table(rows=rows)], path)
+    got = best_choice(("ag-gemm", "8192x8192x8192", 2, "NVIDIA H200"), path)
+    assert (got.tile, got.variant) == ("128x128", "syncopate ce/arrival/t128x128")

@@ -74,6 +74,9 @@ def test_cpu_run_autotune_leaves_na_tables_unchanged(cpu_run):
     (["--cpu", "--sms", "0"], "--sms must be >= 1, got 0"),
     (["--cpu", "--lanes", "1,x"], "--lanes: not a list of integers: '1,x'"),
     (["--cpu", "--lanes", "2,0"], "--lanes: every value must be >= 1"),
+    (["--cpu", "--tiles", "shape,128x96"], "--tiles: tile '128x96' is not BMxBN or BMxBNxBK"),
+    (["--cpu", "--tiles", "128"], "--tiles: tile '128' is not BMxBN"),
+    (["--cpu", "--tiles", ","], "--tiles: give at least one tile or 'shape'"),
     (["--cpu", "--attn-waits", "hoist,late"], "--attn-waits: unknown value 'late' (choose from hoist, walk)"),
     (["--list-shapes", "--world", "3", "--shapes", "anchor"], "is not divisible by W=3"),
 ])

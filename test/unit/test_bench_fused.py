@@ -12,7 +12,7 @@ import pytest
 import torch
 
 from syncopate.bench.check import check_result
-from syncopate.bench.configs import CPU_DEFAULT, KERNELS
+from syncopate.bench.configs import CPU_DEFAULT, KERNELS, parse_tile, with_tile
 from syncopate.bench.context import BenchWorld
 from syncopate.bench.fused import fused_variants, pipeline_spec, plan_spec, program_for, row_options
 from syncopate.bench.problem import BenchSpec, make_problem
@@ -102,7 +102,7 @@ def test_lanes_multiply_only_the_ce_rows():
         "syncopate ce/arrival", "syncopate ce/arrival/l3", "syncopate sm/arrival", "syncopate auto/arrival",
         "syncopate auto/arrival/l3", "syncopate ce/arrival/c2", "syncopate ce/arrival/c2/l3", "syncopate sm/arrival/c2",
         "syncopate auto/arrival/c2", "syncopate auto/arrival/c2/l3"]
-    assert rows[1].meta == {"backend": "ce", "order": "arrival", "chunks": 1, "lanes": 3}
+    assert rows[1].meta == {"backend": "ce", "order": "arrival", "chunks": 1, "lanes": 3, "tile": ""}
 
 
 def test_a_lane_row_launches_through_a_context_with_its_lanes():
@@ -114,3 +114,54 @@ def test_a_lane_row_launches_through_a_context_with_its_lanes():
     assert v.name == "syncopate ce/arrival/l2" and v.meta["lanes"] == 2
     v.setup()
     assert gpu.lanes == 2
+
+
+def test_tiles_parse_and_replace_only_the_block_sizes():
+    assert parse_tile("128x128") == (128, 128) and parse_tile("64x256x32") == (64, 256, 32)
+    for bad in ("128", "128x96", "8x16", "axb", "16x16x16x16", ""):
+        with pytest.raises(ValueError, match=f"tile '{bad}' is not BMxBN"):
+            parse_tile(bad)
+    tuned = dataclasses.replace(CPU_DEFAULT, kernel="tma", num_stages=2)
+    assert with_tile(tuned, "") is tuned
+    got = with_tile(tuned, "32x16")
+    assert (got.block_m, got.block_n, got.block_k, got.kernel, got.num_stages) == (32, 16, 16, "tma", 2)
+    assert with_tile(tuned, "32x16x32").block_k == 32
+
+
+def test_tile_rows_multiply_the_rows_and_run_their_own_block_sizes(monkeypatch):
+    import syncopate.bench.fused as fused
+
+    configs = []
+
+    def recording_launch(kernel, a, b, c, config):
+        configs.append(config)
+        launch_gemm(kernel, a, b, c, config)
+
+    launch_gemm = fused.launch_gemm
+    monkeypatch.setattr(fused, "launch_gemm", recording_launch)
+    rows = row_options(["ce"], ["arrival"], [1], [1], ["", "32x16"])
+    assert [r.name for r in rows] == ["syncopate ce/arrival", "syncopate ce/arrival/t32x16"]
+    assert rows[1].meta["tile"] == "32x16"
+    world, s = 2, shape(AG_GEMM)
+    for rank in range(world):
+        problem = make_problem(s, world, rank, torch.device("cpu"), torch.float32, seed=3)
+        ctx = BenchWorld(rank, world, torch.device("cpu"), None, torch.float32,
+                         SimulatedGpu(world, rank, {"a_ptr": problem.a_full}))
+        spec = BenchSpec(s, world, rank, torch.float32, CPU_DEFAULT, problem)
+        v = fused_variants(spec, ctx, ["ce"], ["arrival"], tiles=["32x16"])[0]
+        assert v.name == "syncopate ce/arrival/t32x16"
+        v.setup()
+        v.poison()
+        v.run()
+        result = check_result(v.result(), problem.references[v.expect])
+        assert result.ok, f"rank {rank} {v.name}: {result.reason}"
+        assert (configs[-1].block_m, configs[-1].block_n) == (32, 16)
+
+
+def test_tile_rows_of_other_workloads_say_why_they_do_not_run():
+    cpu = BenchWorld(0, 2, torch.device("cpu"), None, torch.float32, SimulatedGpu(2, 0, {}))
+    moe = next(x for x in SHAPES if x.workload == A2A_GEMM and x.name == "cpu-tiny")
+    rows = fused_variants(BenchSpec(moe, 2, 0, torch.float32, CPU_DEFAULT, None), cpu, ["ce"], ["arrival"],
+                          tiles=["32x16"])
+    assert [r.name for r in rows] == ["syncopate ce/arrival/t32x16"]
+    assert "own GEMM tile applies to ag-gemm and gemm-rs only" in rows[0].na
