@@ -7,7 +7,7 @@ from typing import ClassVar
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, IntegerAttr, ModuleOp, StringAttr, SymbolRefAttr, i64
-from xdsl.ir import Operation, SSAValue
+from xdsl.ir import BlockArgument, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import PassFailedException
 
@@ -112,6 +112,28 @@ def _stride_name(term: footprint.Term) -> str | int:
     return int(const) if const is not None and const.lstrip("-").isdigit() else "?"
 
 
+def _in_dim_order(terms: tuple[footprint.Term, ...]) -> list[footprint.Term]:
+    """The terms of one address in the order of the tensor's dims, when the
+    plan names no stride: terms whose stride is a kernel parameter in the
+    order the kernel declares those parameters (Triton kernels take
+    ``*x.stride()``, outermost dim first), then constant strides from the
+    largest down to the unit stride (row-major: the innermost dim has the
+    smallest), then any other stride; ties keep block-axis order.
+
+    Not the block-axis order alone: a transposed load such as
+    ``k_ptr + kv[None, :] * stride_ks + ds[:, None] * stride_kd`` puts the
+    sequence (dim 0) on block axis 1."""
+
+    def key(term: footprint.Term) -> tuple[int, int, int]:
+        stride = footprint.strip(term.stride) if term.stride is not None else None
+        if isinstance(stride, BlockArgument) and footprint.param_name(stride) is not None:
+            return (0, stride.index, term.axis)
+        name = _stride_name(term)
+        return (1, -name, term.axis) if isinstance(name, int) else (2, 0, term.axis)
+
+    return sorted(terms, key=key)
+
+
 def _span_along(acc: Access, tensor: TensorOp, dim: int, kernel: tile.FuncOp) -> tuple[Span, str | int | None]:
     """The footprint of ``acc`` along logical ``dim`` of ``tensor``, and the
     stride of that dim found in the address."""
@@ -127,7 +149,7 @@ def _span_along(acc: Access, tensor: TensorOp, dim: int, kernel: tile.FuncOp) ->
     if len(named) == 1:
         term = named[0]
     elif len(acc.terms) == rank and sorted(t.axis for t in acc.terms) == list(range(rank)):
-        term = next(t for t in acc.terms if t.axis == dim)
+        term = _in_dim_order(acc.terms)[dim]
     else:
         found = ", ".join(f"{_stride_name(t)} (block axis {t.axis})" for t in acc.terms) or "none"
         raise fail(
@@ -277,6 +299,11 @@ class ChunkDependencyAnalysisPass(ModulePass):
     strides, any order) or a tensor-descriptor load/store, and its index along
     the plan's dim is ``scalar + tl.arange(0, BLOCK)``. The scalar may be
     anything the kernel computes (program ids, loop variables, loaded values).
+    The term of the plan's dim is the one whose stride is the dim's stride
+    (the plan's ``stride=`` or its default name); failing that, terms are
+    taken in the order the kernel declares their stride parameters, then
+    constant strides largest first (row-major), never by block axis alone,
+    so transposed loads work.
 
     Guarantees: each such access gets ``chunk.access = {plan, tensor, dim,
     role, lo, extent, loops, invariant}``: ``lo``/``extent`` are host
