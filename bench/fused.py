@@ -98,17 +98,31 @@ def row_options(backends: Sequence[str] = BACKENDS, orders: Sequence[str] = ORDE
     return rows
 
 
+def auto_rows(rows: list[FusedOptions], choice: Any | None) -> list[FusedOptions]:
+    """``rows`` with the ``auto`` rows replaced by one row that runs the
+    autotune cache's ``choice`` for this shape (an ``autotune.Choice``:
+    backend, order, chunks, lanes, tile), named ``syncopate
+    auto=ce/arrival/c2``; without a cached choice the ``auto`` rows stay
+    (select-backend's own pick, ce when sizes are unknown at compile time)."""
+    if choice is None or not any(r.backend == "auto" for r in rows):
+        return rows
+    picked = FusedOptions(choice.backend, choice.order, choice.chunks, choice.lanes, choice.tile, cached=True)
+    return [r for r in rows if r.backend != "auto"] + [picked]
+
+
 def fused_variants(spec: BenchSpec, world_ctx: BenchWorld, backends: Sequence[str] = BACKENDS,
                    orders: Sequence[str] = ORDERS, chunks: Sequence[int] = (1,),
                    lanes: Sequence[int] = (1,), attn_waits: Sequence[str] = ("hoist",),
-                   tiles: Sequence[str] = ("",)) -> list[Variant]:
+                   tiles: Sequence[str] = ("",), auto: Any | None = None) -> list[Variant]:
     """One Variant per :func:`row_options` entry for ``spec`` on this rank
-    (ag-attn: per entry and K/V wait placement ``attn_waits``).
+    (ag-attn: per entry and K/V wait placement ``attn_waits``); ``auto``, the
+    autotune cache's choice for this shape, replaces the ``auto`` rows
+    (:func:`auto_rows`).
 
     For a workload without a benchmark kernel: a single "n/a" row
     ``syncopate */*``, so its table says so instead of dropping it.
     """
-    rows = row_options(backends, orders, chunks, lanes, tiles)
+    rows = auto_rows(row_options(backends, orders, chunks, lanes, tiles), auto)
     if spec.workload not in (*PLANS, AG_ATTN, A2A_GEMM):  # one row stands for all of them
         return [unavailable(fused_name("*", "*"), f"no fused benchmark kernel for {spec.workload} yet")]
     if world_ctx.cpu:

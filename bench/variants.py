@@ -56,10 +56,12 @@ class FusedOptions:
     chunks: int = 1
     lanes: int = 1
     tile: str = ""
+    cached: bool = False  # the ``auto`` row resolved from the autotune cache (see fused.auto_row)
 
     @property
     def name(self) -> str:
-        return fused_name(self.backend, self.order, self.chunks, self.lanes, self.tile)
+        name = fused_name(self.backend, self.order, self.chunks, self.lanes, self.tile)
+        return name.replace("syncopate ", "syncopate auto=", 1) if self.cached else name
 
     @property
     def meta(self) -> dict[str, Any]:

@@ -59,7 +59,9 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--warmup", type=int, default=None, help="warm-up iterations per variant (default 10)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the random inputs (default 0)")
     parser.add_argument("--backends", default=",".join(BACKENDS), metavar="LIST",
-                        help=f"syncopate backends to run (default {','.join(BACKENDS)})")
+                        help=f"syncopate backends to run (default {','.join(BACKENDS)}); 'auto' runs the autotune "
+                        "cache's best row for the shape (one row, 'syncopate auto=ce/arrival/c2') when it has one, "
+                        "else select-backend's own pick")
     parser.add_argument("--orders", default=",".join(ORDERS), metavar="LIST",
                         help=f"syncopate tile orders to run (default {','.join(ORDERS)})")
     parser.add_argument("--chunks", default="1", metavar="LIST",
@@ -234,7 +236,8 @@ def run(args: argparse.Namespace, ctx: Any, shapes: list[Any]) -> int:
         variants = baseline_variants(spec, ctx)
         try:
             variants += fused_variants(spec, ctx, args.backends, args.orders, args.chunks,
-                                       args.lanes or [ctx.default_lanes], args.attn_waits, args.tiles)
+                                       args.lanes or [ctx.default_lanes], args.attn_waits, args.tiles,
+                                       _auto_choice(args, ctx, shape))
         except Exception as err:  # a broken extension must not take the baselines down
             variants.append(unavailable("syncopate", f"fused_variants failed: {short_reason(err)}"))
 
@@ -267,6 +270,24 @@ def run(args: argparse.Namespace, ctx: Any, shapes: list[Any]) -> int:
     if wrong and lead:
         print("overlap-bench: some rows are WRONG (failed the reference check)", file=sys.stderr)
     return EXIT_WRONG if wrong else 0
+
+
+def _auto_choice(args: argparse.Namespace, ctx: Any, shape: Any) -> Any:
+    """The autotune cache's best row for this shape at this W on this device
+    (None: not measured, or no ``auto`` row asked for). Rank 0 reads the
+    cache, every rank follows."""
+    from syncopate.bench import autotune
+
+    choice: Any = None
+    if "auto" in args.backends and ctx.rank == 0:
+        try:
+            choice = autotune.best_choice((shape.workload, shape.key, ctx.world, ctx.device_name), args.cache)
+        except autotune.AutotuneError as err:  # every rank raises it below, so none waits for the others
+            choice = err
+    choice = ctx.gather_objects(choice)[0]
+    if isinstance(choice, Exception):
+        raise choice
+    return choice
 
 
 def _gemm_config(args: argparse.Namespace, ctx: Any, spec: Any, say: Any) -> Any:

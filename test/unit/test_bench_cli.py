@@ -58,6 +58,23 @@ def test_cpu_run_writes_csv_json_png(cpu_run):
     assert (out / "results.png").read_bytes()[:4] == b"\x89PNG"
 
 
+def test_auto_rows_run_the_cached_choice(tmp_path):
+    cache = tmp_path / "autotune.json"
+    entry = {"backend": "sm", "order": "rotate", "chunks": 2, "lanes": 1, "tile": "32x16", "ms": 1.0,
+             "variant": "syncopate sm/rotate/c2/t32x16", "measured": 0}
+    cache.write_text(json.dumps({"version": 1, "entries": {"ag-gemm|64x48x40|1|cpu": entry}}))
+    proc = bench("--cpu", "--out", str(tmp_path), "--workload", "ag-gemm,gemm-rs", "--backends", "ce,auto",
+                 "--orders", "arrival,none", "--iters", "1", "--warmup", "0", "--cache", str(cache))
+    assert proc.returncode == 0, proc.stderr
+    names = [r["variant"] for r in csv.DictReader(open(tmp_path / "results.csv")) if r["group"] == "fused"]
+    assert names == ["syncopate ce/arrival", "syncopate ce/none", "syncopate auto=sm/rotate/c2/t32x16",  # cached
+                     "syncopate ce/arrival", "syncopate ce/none", "syncopate auto/arrival", "syncopate auto/none"]
+    cache.write_text("{broken")
+    proc = bench("--cpu", "--out", str(tmp_path), "--workload", "ag-gemm", "--backends", "auto", "--iters", "1",
+                 "--warmup", "0", "--cache", str(cache))
+    assert proc.returncode == 2 and f"autotune cache {cache} is unreadable" in proc.stderr, proc.stderr
+
+
 def test_cpu_run_autotune_leaves_na_tables_unchanged(cpu_run):
     proc, _, cache = cpu_run
     assert "autotune ag-gemm|64x48x40|1|cpu: no checked syncopate row: unchanged" in proc.stdout
