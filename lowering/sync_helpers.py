@@ -28,11 +28,19 @@ import triton.language as tl
 
 @triton.jit
 def syn_spin(flags, index, target, spin_limit, report):
+    """Poll ``flags[index]`` until it reaches ``target``. Between polls the
+    program passes SYN_BACKOFF barriers (a few hundred cycles, no memory
+    traffic): a full grid of tiles polling back to back slowed the copy
+    engines' peer reads by a third in a 4-GPU all-gather on H200s (run 11 in
+    docs/performance.md); nanosleep would do the same but Triton's
+    interpreter cannot run inline PTX."""
     flag = flags + index
     seen = tl.atomic_add(flag, 0, sem="acquire", scope="sys")
     spins = 0
     while (seen < target) & ((spin_limit == 0) | (spins < spin_limit)):
         spins += 1
+        for _ in range(0, 16):  # SYN_BACKOFF
+            tl.debug_barrier()
         seen = tl.atomic_add(flag, 0, sem="acquire", scope="sys")
     if seen < target:
         n0 = tl.num_programs(0)
