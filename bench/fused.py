@@ -162,10 +162,13 @@ def _nccl_refusal(workload: str, backend: str, order: str) -> str | None:
     return NCCL_ORDER if workload == AG_GEMM and order != "arrival" else None
 
 
+TILED = (*PLANS, A2A_GEMM)  # workloads whose fused rows take their own GEMM tile (--tiles)
+
+
 def _tile_refusal(workload: str, tile: str) -> str | None:
-    """Own-tile rows exist for the plain GEMM workloads only."""
-    if tile and workload not in PLANS:
-        return f"not run: a fused row's own GEMM tile applies to {' and '.join(PLANS)} only"
+    """Own-tile rows exist for the GEMM workloads only."""
+    if tile and workload not in TILED:
+        return f"not run: a fused row's own GEMM tile applies to {', '.join(TILED)} only"
     return None
 
 

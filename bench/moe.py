@@ -31,7 +31,7 @@ import torch
 
 from syncopate.bench import comm
 from syncopate.bench.check import poison
-from syncopate.bench.configs import GemmConfig
+from syncopate.bench.configs import GemmConfig, with_tile
 from syncopate.bench.context import BenchWorld
 from syncopate.bench.kernels import source_path
 from syncopate.bench.problem import GATHERED, OUT, BenchSpec, randn, seed_of
@@ -230,8 +230,9 @@ def program_for(d: MoeDims, backend: str, order: str, config: GemmConfig) -> Any
 
 
 def fused_row(spec: BenchSpec, ctx: BenchWorld, row: FusedOptions) -> Variant:
-    """One fused row: the grouped GEMM reads the receive buffer the all-to-all fills."""
-    p, cfg = spec.problem, spec.config
+    """One fused row: the grouped GEMM reads the receive buffer the all-to-all
+    fills, launched with the row's own tile if it has one."""
+    p, cfg = spec.problem, with_tile(spec.config, row.tile)
     assert isinstance(p, MoeProblem)
     d = p.dims
     if row.chunks > 1:

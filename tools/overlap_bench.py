@@ -70,7 +70,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
                         help="ce backend rows per number of ce lanes (concurrent copy streams of the runtime), "
                         "e.g. 1,2,3 (default: GpuWorld's default at this W)")
     parser.add_argument("--tiles", default=SHAPE_TILE, metavar="LIST",
-                        help="ag-gemm and gemm-rs syncopate rows per GEMM tile BMxBN or BMxBNxBK (rows .../t128x128), "
+                        help="ag-gemm, gemm-rs and a2a-gemm syncopate rows per GEMM tile BMxBN or BMxBNxBK (rows .../t128x128), "
                         f"'{SHAPE_TILE}' for the shape's Triton configuration (the 'Triton alone' row's); smaller tiles "
                         f"shorten the wait after the last chunk; default {SHAPE_TILE}")
     parser.add_argument("--attn-waits", default="hoist", metavar="LIST",

@@ -159,9 +159,11 @@ def test_tile_rows_multiply_the_rows_and_run_their_own_block_sizes(monkeypatch):
 
 
 def test_tile_rows_of_other_workloads_say_why_they_do_not_run():
+    from syncopate.bench.attention import CPU_ATTN, make_attn_problem
+
+    attn = next(x for x in SHAPES if x.workload == "ag-attn" and x.name == "cpu-tiny")
+    p = make_attn_problem(attn, 2, 0, torch.device("cpu"), torch.float32)
     cpu = BenchWorld(0, 2, torch.device("cpu"), None, torch.float32, SimulatedGpu(2, 0, {}))
-    moe = next(x for x in SHAPES if x.workload == A2A_GEMM and x.name == "cpu-tiny")
-    rows = fused_variants(BenchSpec(moe, 2, 0, torch.float32, CPU_DEFAULT, None), cpu, ["ce"], ["arrival"],
-                          tiles=["32x16"])
+    rows = fused_variants(BenchSpec(attn, 2, 0, torch.float32, CPU_ATTN, p), cpu, ["ce"], ["arrival"], tiles=["32x16"])
     assert [r.name for r in rows] == ["syncopate ce/arrival/t32x16"]
-    assert "own GEMM tile applies to ag-gemm and gemm-rs only" in rows[0].na
+    assert "own GEMM tile applies to ag-gemm, gemm-rs, a2a-gemm only" in rows[0].na

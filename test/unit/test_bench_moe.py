@@ -67,3 +67,16 @@ def test_fused_rows_multiply_the_delivered_rows(rank: int):
     v.run()
     result = check_result(v.result(), p.references[OUT])
     assert result.ok, result.reason
+
+
+def test_a_tile_row_runs_the_grouped_gemm_with_its_own_tile():
+    p = make_moe_problem(TINY, 2, 1, torch.device("cpu"), torch.float32, seed=7)
+    ctx = BenchWorld(1, 2, torch.device("cpu"), None, torch.float32, SimulatedGpu(2, 1, {"x_ptr": p.recv}))
+    spec = BenchSpec(TINY, 2, 1, torch.float32, CPU_DEFAULT, p)
+    v = fused_variants(spec, ctx, ["ce"], ["arrival"], tiles=["32x32"])[0]
+    assert v.name == "syncopate ce/arrival/t32x32" and v.na is None
+    v.setup()
+    v.poison()
+    v.run()
+    result = check_result(v.result(), p.references[OUT])
+    assert result.ok, result.reason
