@@ -77,7 +77,7 @@ class AttnConfig:
         return f"attn {self.block_m}x{self.block_n} warps={self.num_warps} stages={self.num_stages}"
 
 
-# Fastest of 8 configurations timed on an H200 with the unmasked kernel (run 11 in docs/performance.md):
+# Fastest of 8 configurations timed on an H200 with the unmasked kernel (docs/performance.md, run 13):
 # 256x64 2.066 ms, 128x64 2.129, 64x64 2.167 at S_q = 4096, N_KV = 8192, 64 heads (SDPA: 1.698).
 GPU_ATTN = AttnConfig(block_m=256, block_n=64, num_warps=8, num_stages=3)
 CPU_ATTN = AttnConfig(block_m=16, block_n=16, num_warps=1, num_stages=1)

@@ -28,18 +28,19 @@ import triton.language as tl
 
 @triton.jit
 def syn_spin(flags, index, target, spin_limit, report):
-    """Poll ``flags[index]`` until it reaches ``target``. Between polls the
-    program passes SYN_BACKOFF barriers (a few hundred cycles, no memory
-    traffic): a full grid of tiles polling back to back slowed the copy
-    engines' peer reads by a third in a 4-GPU all-gather on H200s (run 11 in
-    docs/performance.md); nanosleep would do the same but Triton's
-    interpreter cannot run inline PTX."""
+    """Poll ``flags[index]`` until it reaches ``target``, passing 16 barriers
+    between polls (a few hundred cycles, no memory traffic). A full grid of
+    programs polling back to back slowed the copy engines' peer reads of a
+    4-GPU all-gather by a third on H200s (test/e2e/probes/copy_contention.py,
+    docs/performance.md, third session); a nanosleep between polls removed
+    most of it, but Triton's interpreter cannot run inline PTX. Measured
+    neutral at W = 2; its effect at W = 4 is not measured yet."""
     flag = flags + index
     seen = tl.atomic_add(flag, 0, sem="acquire", scope="sys")
     spins = 0
     while (seen < target) & ((spin_limit == 0) | (spins < spin_limit)):
         spins += 1
-        for _ in range(0, 16):  # SYN_BACKOFF
+        for _ in range(0, 16):  # back off between polls (see the docstring)
             tl.debug_barrier()
         seen = tl.atomic_add(flag, 0, sem="acquire", scope="sys")
     if seen < target:

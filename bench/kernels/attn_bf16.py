@@ -12,7 +12,7 @@ each K/V block's chunk just before it loads it.
 No masks: the launcher (``bench.attention.launch_attention``) requires
 S_Q % BLOCK_M == 0 and N_KV % BLOCK_N == 0, and K is loaded as a
 BLOCK_D x BLOCK_N tile (no transpose in the loop). Both measured on an
-H200 (run 11 in docs/performance.md): 2.517 -> 2.129 ms at 128x64 for
+H200 (docs/performance.md, third session): 2.517 -> 2.129 ms at 128x64 for
 S_q = 4096, N_KV = 8192, 64 heads.
 """
 
