@@ -202,8 +202,9 @@ def _clean(value: Any) -> Any:
     return value
 
 
-def json_document(tables: list[Table], meta: dict[str, Any]) -> dict[str, Any]:
-    """``{"meta": ..., "tables": [{..., "rows": [...]}]}`` with the derived columns per row."""
+def json_document(tables: list[Table], meta: dict[str, Any], summary: dict[str, Any] | None = None) -> dict[str, Any]:
+    """``{"meta": ..., "tables": [{..., "rows": [...]}]}`` with the derived columns per row, and
+    ``"summary"`` (``bench.summary.summary_record``) when given."""
     out = []
     for t in tables:
         body = {k: v for k, v in asdict(t).items() if k != "rows"}
@@ -211,11 +212,14 @@ def json_document(tables: list[Table], meta: dict[str, Any]) -> dict[str, Any]:
         for rec, row in zip(body["rows"], t.rows):
             rec["ms_ranks"] = list(row.ms_ranks)
         out.append(body)
-    return _clean({"meta": meta, "tables": out})
+    doc: dict[str, Any] = {"meta": meta, "tables": out}
+    if summary is not None:
+        doc["summary"] = summary
+    return _clean(doc)
 
 
-def json_text(tables: list[Table], meta: dict[str, Any]) -> str:
-    return json.dumps(json_document(tables, meta), indent=2, allow_nan=False) + "\n"
+def json_text(tables: list[Table], meta: dict[str, Any], summary: dict[str, Any] | None = None) -> str:
+    return json.dumps(json_document(tables, meta, summary), indent=2, allow_nan=False) + "\n"
 
 
 def any_wrong(tables: list[Table]) -> bool:

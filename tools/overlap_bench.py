@@ -9,8 +9,10 @@
 One process per GPU, one process group, one run: for every workload and
 shape it checks each variant against an fp32 reference, then times it
 (CUDA events, median after warm-up, max over ranks), and rank 0 prints a
-table per workload and shape and writes CSV, JSON and a bar chart to
-``--out``. See docs/performance.md for the protocol.
+table per workload and shape, then a summary against the targets (best
+row per shape, geometric means, the shapes that miss; bench/summary.py),
+and writes CSV, JSON and a bar chart to ``--out``. See docs/performance.md
+for the protocol.
 
 Exit status: 0 when every row is ok or n/a, 1 when any row is WRONG, 2 on a
 usage or setup error.
@@ -203,7 +205,7 @@ def run(args: argparse.Namespace, ctx: Any, shapes: list[Any]) -> int:
     """Measure every shape on this rank; rank 0 reports."""
     import torch
 
-    from syncopate.bench import autotune, report
+    from syncopate.bench import autotune, report, summary
     from syncopate.bench.baselines import baseline_variants
     from syncopate.bench.configs import config_for
     from syncopate.bench.fused import fused_variants
@@ -254,6 +256,7 @@ def run(args: argparse.Namespace, ctx: Any, shapes: list[Any]) -> int:
             torch.cuda.empty_cache()
 
     if lead:
+        print(summary.format_summary(tables) + "\n", flush=True)
         _write_outputs(args, ctx, tables, started)
         if args.autotune:
             try:
@@ -317,7 +320,7 @@ def _gemm_config(args: argparse.Namespace, ctx: Any, spec: Any, say: Any) -> Any
 
 
 def _write_outputs(args: argparse.Namespace, ctx: Any, tables: list[Any], started: float) -> None:
-    from syncopate.bench import report
+    from syncopate.bench import report, summary
     from syncopate.bench.plot import write_png
 
     os.makedirs(args.out, exist_ok=True)
@@ -325,7 +328,7 @@ def _write_outputs(args: argparse.Namespace, ctx: Any, tables: list[Any], starte
     with open(csv_path, "w") as f:
         f.write(report.csv_text(tables))
     with open(json_path, "w") as f:
-        f.write(report.json_text(tables, _meta(args, ctx, started)))
+        f.write(report.json_text(tables, _meta(args, ctx, started), summary.summary_record(tables)))
     skipped = write_png(tables, png_path)
     print(f"wrote {csv_path}, {json_path}" + (f", {png_path}" if skipped is None else ""))
     if skipped is not None:

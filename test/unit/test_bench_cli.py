@@ -31,6 +31,8 @@ def test_cpu_run_exits_0_and_prints_tables_and_progress(cpu_run):
     assert proc.returncode == 0, proc.stderr
     assert "== ag-gemm  AG 64x48x40" in proc.stdout and "== gemm-rs  RS 64x48x40" in proc.stdout
     assert "== a2a-gemm  A2A+GG tokens=32" in proc.stdout and "== ag-attn  AG-KV attn seq=64" in proc.stdout
+    assert "== summary: best checked syncopate row per shape" in proc.stdout
+    assert "no checked syncopate row in this run" in proc.stdout  # the fused rows need CUDA
     progress = [line for line in proc.stderr.splitlines() if line.startswith("[1/4] ag-gemm")]
     assert any("Triton+NCCL" in line and line.rstrip().endswith("s)") for line in progress)
 
@@ -52,6 +54,7 @@ def test_cpu_run_writes_csv_json_png(cpu_run):
         assert by[(workload, ASYNC_TP)]["status"] == f"n/a: torch has no fused {why}"
     doc = json.load(open(out / "results.json"))
     assert doc["meta"]["cpu"] is True and doc["meta"]["iters"] == 2 and doc["meta"]["world"] == 1
+    assert doc["summary"]["best"] == [] and len(doc["summary"]["without_fused_row"]) == 4
     assert doc["meta"]["sms"] is None and doc["meta"]["nccl_high_priority"] is None  # GPU-world facts; no GPU here
     assert [t["workload"] for t in doc["tables"]] == ["ag-gemm", "gemm-rs", "a2a-gemm", "ag-attn"]
     assert len(rows) == sum(len(t["rows"]) for t in doc["tables"])

@@ -1,0 +1,126 @@
+"""The run's verdict across shapes: the best checked syncopate row of each
+table against that table's own baselines, geometric means, and the targets
+of the benchmark protocol (docs/performance.md):
+
+* faster than cuBLAS+NCCL (sequential) and than async-TP on every shape;
+* geometric-mean speedup over sequential >= :data:`TARGET_GEOMEAN` (the
+  paper's 1.3x average);
+* efficiency (the Triton bound / fused time) >= :data:`TARGET_EFFICIENCY`,
+  i.e. within 10% of max(local Triton kernel alone, communication alone).
+
+"Best" is the fastest row that passed its check, as ``--autotune`` picks it;
+a table without one (all n/a, as in ``--cpu`` runs) is listed as such and
+left out of the means. Speedups are taken within one table only: the same
+process group, the same GPUs, back to back.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from syncopate.bench.report import Row, Table
+from syncopate.bench.variants import ASYNC_TP, FUSED, SEQ_CUBLAS, SEQ_TRITON
+
+TARGET_GEOMEAN = 1.3
+TARGET_EFFICIENCY = 0.9
+
+
+@dataclass(frozen=True)
+class Best:
+    """The best checked syncopate row of one table and how it compares."""
+
+    table: Table
+    row: Row
+    vs_sequential: float | None  # cuBLAS+NCCL ms / row ms
+    vs_async_tp: float | None  # None where the table has no async-TP time (attention, MoE)
+    vs_triton_sequential: float | None
+    efficiency: float | None
+
+    @property
+    def name(self) -> str:
+        return self.row.variant.removeprefix("syncopate ")
+
+
+def best_rows(tables: Iterable[Table]) -> tuple[list[Best], list[Table]]:
+    """(the best row of every table that has a checked syncopate row, the tables without one)."""
+    found, without = [], []
+    for t in tables:
+        rows = [r for r in t.rows if r.group == FUSED and r.ok]
+        if not rows:
+            without.append(t)
+            continue
+        r = min(rows, key=lambda x: x.ms or math.inf)
+        found.append(Best(t, r, t.speedup(r, SEQ_CUBLAS), t.speedup(r, ASYNC_TP), t.speedup(r, SEQ_TRITON),
+                          t.efficiency(r)))
+    return found, without
+
+
+def geomean(values: Sequence[float]) -> float | None:
+    return math.exp(sum(math.log(v) for v in values) / len(values)) if values else None
+
+
+def _x(value: float | None) -> str:
+    return "-" if value is None else f"{value:.2f}x"
+
+
+def _count(best: list[Best], value: str, passes: Any, what: str) -> str:
+    """``faster than X on 3/4 shapes (missed: A, B)`` over the shapes that have ``value``."""
+    measured = [b for b in best if getattr(b, value) is not None]
+    missed = [b.table.label for b in measured if not passes(getattr(b, value))]
+    text = f"{what} on {len(measured) - len(missed)}/{len(measured)} shapes"
+    return text + (f" (missed: {', '.join(missed)})" if missed else "")
+
+
+def format_summary(tables: Iterable[Table]) -> str:
+    """The verdict as text: one line per shape, then the means and the targets."""
+    best, without = best_rows(tables)
+    lines = ["== summary: best checked syncopate row per shape, against the same table's baselines =="]
+    if not best:
+        return "\n".join(lines + ["no checked syncopate row in this run (nothing to compare)"])
+    label_w = max(len(f"{b.table.workload} {b.table.label}") for b in best)
+    name_w = max(len("best row"), *(len(b.name) for b in best))
+    lines.append(f"{'shape':<{label_w}}  W  {'best row':<{name_w}}  {'ms':>8}  {'vs cuBLAS+NCCL':>14}  "
+                 f"{'vs async-TP':>11}  {'vs Triton+NCCL':>14}  {'eff':>5}")
+    for b in best:
+        eff = "-" if b.efficiency is None else f"{b.efficiency:.2f}"
+        lines.append(f"{b.table.workload + ' ' + b.table.label:<{label_w}}  {b.table.world}  {b.name:<{name_w}}  "
+                     f"{b.row.ms:8.3f}  {_x(b.vs_sequential):>14}  {_x(b.vs_async_tp):>11}  "
+                     f"{_x(b.vs_triton_sequential):>14}  {eff:>5}")
+    for t in without:
+        lines.append(f"{t.workload + ' ' + t.label:<{label_w}}  {t.world}  (no checked syncopate row)")
+    seq = [b.vs_sequential for b in best if b.vs_sequential is not None]
+    atp = [b.vs_async_tp for b in best if b.vs_async_tp is not None]
+    g_seq, g_atp = geomean(seq), geomean(atp)
+    if g_seq is not None:
+        verdict = "met" if g_seq >= TARGET_GEOMEAN else "missed"
+        lines.append(f"geometric mean vs cuBLAS+NCCL: {g_seq:.2f}x over {len(seq)} shapes "
+                     f"(target {TARGET_GEOMEAN}x: {verdict})")
+    if g_atp is not None:
+        lines.append(f"geometric mean vs async-TP: {g_atp:.2f}x over {len(atp)} shapes")
+    lines.append(_count(best, "vs_sequential", lambda v: v > 1.0, "faster than cuBLAS+NCCL"))
+    if atp:
+        lines.append(_count(best, "vs_async_tp", lambda v: v > 1.0, "faster than async-TP"))
+    lines.append(_count(best, "efficiency", lambda v: v >= TARGET_EFFICIENCY,
+                        f"efficiency >= {TARGET_EFFICIENCY}"))
+    return "\n".join(lines)
+
+
+def summary_record(tables: Iterable[Table]) -> dict[str, Any]:
+    """The verdict for results.json: the best row per shape and the means."""
+    best, without = best_rows(tables)
+    seq = [b.vs_sequential for b in best if b.vs_sequential is not None]
+    atp = [b.vs_async_tp for b in best if b.vs_async_tp is not None]
+    return {
+        "best": [{"workload": b.table.workload, "shape": b.table.shape, "label": b.table.label,
+                  "world": b.table.world, "variant": b.row.variant, "ms": b.row.ms,
+                  "speedup_vs_cublas_nccl": b.vs_sequential, "speedup_vs_async_tp": b.vs_async_tp,
+                  "speedup_vs_triton_nccl": b.vs_triton_sequential, "efficiency": b.efficiency} for b in best],
+        "without_fused_row": [{"workload": t.workload, "shape": t.shape} for t in without],
+        "geomean_vs_cublas_nccl": geomean(seq),
+        "geomean_vs_async_tp": geomean(atp),
+        "target_geomean": TARGET_GEOMEAN,
+        "target_efficiency": TARGET_EFFICIENCY,
+    }

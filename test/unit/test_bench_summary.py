@@ -1,0 +1,85 @@
+"""overlap-bench's closing summary: the best checked row per shape, the means and the targets."""
+
+import json
+import math
+
+import pytest
+
+from syncopate.bench.report import Row, Table, add_bounds, json_text
+from syncopate.bench.summary import best_rows, format_summary, geomean, summary_record
+from syncopate.bench.variants import (
+    ALONE,
+    ASYNC_TP,
+    BASELINE,
+    COMM_ALONE,
+    FUSED,
+    SEQ_CUBLAS,
+    SEQ_TRITON,
+    TRITON,
+    TRITON_ALONE,
+)
+
+
+def table(label, seq, atp, fused, triton_alone=1.0, comm=0.5, workload="ag-gemm"):
+    """A table with cuBLAS+NCCL ``seq``, async-TP ``atp`` (None: n/a) and fused rows {name: ms or status}."""
+    t = Table(workload, label.replace(" ", "-"), label, 64, 64, 64, 2, "bfloat16", "NVIDIA H200")
+    t.rows = [Row(SEQ_CUBLAS, BASELINE, "ok", seq),
+              Row(ASYNC_TP, BASELINE, "ok", atp) if atp is not None else Row(ASYNC_TP, BASELINE, "n/a: none"),
+              Row(SEQ_TRITON, BASELINE, "ok", seq * 1.1, compute=TRITON),
+              Row(TRITON_ALONE, ALONE, "ok", triton_alone), Row(COMM_ALONE, ALONE, "ok", comm)]
+    for name, value in fused.items():
+        ok = isinstance(value, float)
+        t.rows.append(Row(name, FUSED, "ok" if ok else value, value if ok else None, compute=TRITON))
+    add_bounds(t)
+    return t
+
+
+def run():
+    return [
+        table("AG a", 2.0, 1.5, {"syncopate ce/arrival": 1.25, "syncopate ce/none": 1.0,
+                                 "syncopate sm/arrival": "WRONG"}),  # best: ce/none, 1.0 ms
+        table("AG b", 1.0, 0.8, {"syncopate ce/arrival": 1.25}, triton_alone=1.2),  # slower than both baselines
+        table("attn", 3.0, None, {"syncopate ce/arrival": 2.0}, triton_alone=1.9, workload="ag-attn"),
+        table("RS c", 1.0, 0.9, {"syncopate ce/arrival": "n/a: needs CUDA"}),  # no checked fused row
+    ]
+
+
+def test_the_best_row_is_the_fastest_checked_fused_row():
+    best, without = best_rows(run())
+    assert [(b.table.label, b.name, b.row.ms) for b in best] == [
+        ("AG a", "ce/none", 1.0), ("AG b", "ce/arrival", 1.25), ("attn", "ce/arrival", 2.0)]
+    assert [t.label for t in without] == ["RS c"]
+    a, b, attn = best
+    assert (a.vs_sequential, a.vs_async_tp, a.efficiency) == (pytest.approx(2.0), pytest.approx(1.5), pytest.approx(1.0))
+    assert (b.vs_sequential, b.vs_async_tp, b.efficiency) == (0.8, pytest.approx(0.64), pytest.approx(0.96))
+    assert attn.vs_async_tp is None and attn.vs_sequential == 1.5
+
+
+def test_summary_text_states_means_and_targets():
+    text = format_summary(run())
+    lines = text.splitlines()
+    assert lines[0].startswith("== summary")
+    assert any(line.startswith("ag-gemm AG a") and "ce/none" in line and "2.00x" in line for line in lines)
+    assert "RS c  2  (no checked syncopate row)" in text
+    g_seq = (2.0 * 0.8 * 1.5) ** (1 / 3)
+    assert f"geometric mean vs cuBLAS+NCCL: {g_seq:.2f}x over 3 shapes (target 1.3x: met)" in text
+    assert f"geometric mean vs async-TP: {math.sqrt(1.5 * 0.64):.2f}x over 2 shapes" in text
+    assert "faster than cuBLAS+NCCL on 2/3 shapes (missed: AG b)" in text
+    assert "faster than async-TP on 1/2 shapes (missed: AG b)" in text
+    assert "efficiency >= 0.9 on 3/3 shapes" in text
+
+
+def test_a_run_without_fused_rows_says_so():
+    text = format_summary([table("RS c", 1.0, 0.9, {"syncopate ce/arrival": "n/a: needs CUDA"})])
+    assert text.splitlines()[1] == "no checked syncopate row in this run (nothing to compare)"
+    assert geomean([]) is None
+
+
+def test_summary_goes_into_the_json_document():
+    doc = json.loads(json_text(run(), {"world": 2}, summary_record(run())))
+    s = doc["summary"]
+    assert [b["variant"] for b in s["best"]] == ["syncopate ce/none", "syncopate ce/arrival", "syncopate ce/arrival"]
+    assert s["best"][2]["speedup_vs_async_tp"] is None
+    assert s["without_fused_row"] == [{"workload": "ag-gemm", "shape": "RS-c"}]
+    assert s["geomean_vs_cublas_nccl"] == pytest.approx((2.0 * 0.8 * 1.5) ** (1 / 3))
+    assert s["target_geomean"] == 1.3 and s["target_efficiency"] == 0.9
