@@ -6,6 +6,7 @@ Triton lowers to a cubin without a GPU."""
 import json
 import sys
 import traceback
+from pathlib import Path
 
 import triton
 from triton.backends.compiler import GPUTarget
@@ -18,6 +19,7 @@ from syncopate.dialects import tile
 from syncopate.runtime.fused import compile_fused
 
 HOPPER = GPUTarget("cuda", 90, 32)
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 BF16 = ("a_ptr", "b_ptr", "c_ptr", "q_ptr", "k_ptr", "v_ptr", "o_ptr", "x_ptr", "w_ptr", "out_ptr")
 
 
@@ -60,6 +62,10 @@ def cases():
                       "overlap{order=arrival backend=ce}"),
         {"GROUP": 8, "BLOCK_M": cfg.block_m, "BLOCK_N": cfg.block_n, "BLOCK_D": 128}, {"sm_scale": "fp32"},
         num_warps=cfg.num_warps, num_stages=cfg.num_stages))
+    persistent = compile_fused(str(EXAMPLES / "ag_gemm_persistent.py"), "gemm_persistent_kernel",
+                               ["all-gather{tensor=a_ptr dim=0 world=2}"], "overlap{order=arrival backend=ce}")
+    yield ("persistent gemm ce", lambda: compile_for_hopper(
+        persistent, {"BLOCK_M": 128, "BLOCK_N": 256, "BLOCK_K": 64, "PROGRAMS": 132}, num_warps=8, num_stages=3))
     shape = next(s for s in SHAPES if s.workload == A2A_GEMM and s.name == "mixtral-8x7b-4k")
     config = GemmConfig()
     for backend in ("ce", "sm"):

@@ -27,7 +27,8 @@ def _workload(name: str):
 
 
 # rotate is the closed form for ring/direct templates, not for an uneven all-to-all
-CASES = [(n, o) for n in ["ag_gemm", "ag_gemm_k", "a2a_grouped_gemm", "attention_ag_kv"] for o in ["arrival", "rotate", "none"]
+CASES = [(n, o) for n in ["ag_gemm", "ag_gemm_k", "a2a_grouped_gemm", "attention_ag_kv", "ag_gemm_persistent"]
+         for o in ["arrival", "rotate", "none"]
          if (n, o) != ("a2a_grouped_gemm", "rotate")]
 
 

@@ -29,8 +29,8 @@ from syncopate.ir.plans.cli import load_plans
 from syncopate.ir.context import make_context
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
-WORKLOADS = ["ag_gemm", "gemm_rs", "ag_gemm_k", "a2a_grouped_gemm", "attention_ag_kv"]
-GATHERS = ["ag_gemm", "ag_gemm_k", "a2a_grouped_gemm", "attention_ag_kv"]
+WORKLOADS = ["ag_gemm", "gemm_rs", "ag_gemm_k", "a2a_grouped_gemm", "attention_ag_kv", "ag_gemm_persistent"]
+GATHERS = ["ag_gemm", "ag_gemm_k", "a2a_grouped_gemm", "attention_ag_kv", "ag_gemm_persistent"]
 
 
 def _workload(name: str):
