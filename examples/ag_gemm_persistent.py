@@ -3,14 +3,13 @@ output tiles, ``tile = program, program + PROGRAMS, ...`` (the shape of
 Hopper's persistent GEMMs, which launch one program per SM).
 
 What syncopate does with it (``overlap-run examples/ag_gemm_persistent.py``):
-chunk-dependency-analysis bounds the A rows of each tile from the loop
-variable (``pid_m = tile // num_n``), insert-signals puts the wait inside
-the tile loop, before the K loop, and the fused kernel waits per tile for
-exactly the chunks that tile reads, so it is correct under every delivery
-order. What it does not do yet: tile-reorder remaps program ids, so it only
-permutes which tile each program starts at; the tiles still run in the
-kernel's own loop order, not in chunk-arrival order (that needs the loop
-variable treated as the tile index; see docs/performance.md).
+chunk-dependency-analysis recognizes the tile loop and treats its variable
+as the tile index of a 1-D grid of ``tiles`` tiles, so it bounds the A rows
+of each tile (``pid_m = tile // num_n``); tile-reorder remaps the loop
+variable through the order table (each program's k-th iteration runs the
+tile at position ``program + k * PROGRAMS`` of the arrival order: local rows
+first); insert-signals puts the wait inside the tile loop, before the K
+loop, so each tile waits for exactly the chunks it reads.
 
 Inputs, shapes and the reference are ag_gemm.py's.
 """

@@ -20,6 +20,8 @@ from syncopate.dialects import tile
 from syncopate.dialects.chunk import PlanOp, extent_value
 from syncopate.ir.plans.expr import evaluate
 
+TILE_LOOP_ATTR = "chunk.tile_loop"  # on a kernel: the tile count of its persistent tile loop (footprint.tile_loop)
+
 
 @dataclass(frozen=True)
 class ConcreteChunk:

@@ -265,10 +265,48 @@ def _const(value: SSAValue) -> int | None:
 _HOST_OPS = {tile.AddOp: "+", tile.SubOp: "-", tile.MulOp: "*", tile.FloorDivOp: "//", tile.ModOp: "%"}
 
 
+def tile_loop(kernel: tile.FuncOp) -> scf.ForOp | None:
+    """The persistent tile loop of ``kernel``, if it has one: a top-level
+    ``for tile in range(tl.program_id(0), count, step)`` whose step is
+    ``tl.num_programs(0)`` or a kernel parameter (the program count the
+    launcher passes, e.g. the number of SMs), whose count is a host
+    expression, and whose lower bound is the kernel's only program id. Each
+    iteration computes the tile ``tile`` of a logical 1-D grid of ``count``
+    tiles, so the analysis treats the loop variable as that grid's ``pid0``
+    (see :func:`host_expr`) and the runtime orders tiles over that grid."""
+    pids = [o for o in kernel.walk() if isinstance(o, tile.ProgramIdOp)]
+    if len(pids) != 1 or pids[0].axis.value.data != 0:
+        return None
+    for op in kernel.body.block.ops:
+        if not isinstance(op, scf.ForOp) or _host(op.lb) != "pid0":
+            continue
+        step = _host(op.step)
+        if (step == "num_programs0" or param_name(op.step) is not None) and _host(op.ub) is not None:
+            return op
+    return None
+
+
+def _tile_loop_variable(value: SSAValue) -> bool:
+    """``value`` is the induction variable of its kernel's tile loop."""
+    if not isinstance(value, BlockArgument) or value.index != 0:
+        return False
+    loop = value.owner.parent_op()
+    func = loop.parent_op() if isinstance(loop, scf.ForOp) else None
+    return isinstance(func, tile.FuncOp) and tile_loop(func) is loop
+
+
 def host_expr(value: SSAValue) -> str | None:
     """A Python expression of ``value`` over ``pid0..2``, ``num_programs0..2``,
     kernel parameters and ints; None when it depends on loaded data, a loop
-    variable or an op outside this small affine-like language."""
+    variable or an op outside this small affine-like language. The
+    induction variable of a persistent tile loop (:func:`tile_loop`) is
+    ``pid0``: the tile's id in the loop's logical grid."""
+    if _tile_loop_variable(strip(value)):
+        return "pid0"
+    return _host(value)
+
+
+def _host(value: SSAValue) -> str | None:
     value = strip(value)
     if (name := param_name(value)) is not None:
         return name

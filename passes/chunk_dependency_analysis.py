@@ -14,6 +14,7 @@ from xdsl.utils.exceptions import PassFailedException
 from syncopate.dialects import tile
 from syncopate.dialects.chunk import PlanOp, TensorOp, extent_attr
 from syncopate.ir import footprint
+from syncopate.ir.deps import TILE_LOOP_ATTR
 from syncopate.ir.footprint import Access, Span, Unbounded
 from syncopate.ir.plans.expr import symbols
 
@@ -299,6 +300,10 @@ class ChunkDependencyAnalysisPass(ModulePass):
     strides, any order) or a tensor-descriptor load/store, and its index along
     the plan's dim is ``scalar + tl.arange(0, BLOCK)``. The scalar may be
     anything the kernel computes (program ids, loop variables, loaded values).
+    A persistent kernel's tile loop (``for tile in range(tl.program_id(0),
+    count, step)``, see ``footprint.tile_loop``) counts as a 1-D grid of
+    ``count`` tiles: its loop variable is ``pid0`` in the host expressions,
+    and the kernel gets ``chunk.tile_loop = "<count>"``.
     The term of the plan's dim is the one whose stride is the dim's stride
     (the plan's ``stride=`` or its default name); failing that, terms are
     taken in the order the kernel declares their stride parameters, then
@@ -324,3 +329,8 @@ class ChunkDependencyAnalysisPass(ModulePass):
         deps = analyze(op)
         for b in deps.accesses:
             b.access.op.attributes[ACCESS_ATTR] = _access_attr(b)
+        loop = footprint.tile_loop(deps.kernel)
+        if loop is not None:
+            deps.kernel.attributes[TILE_LOOP_ATTR] = StringAttr(footprint.host_expr(loop.ub) or "?")
+        else:
+            deps.kernel.attributes.pop(TILE_LOOP_ATTR, None)

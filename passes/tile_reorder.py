@@ -7,11 +7,13 @@ from typing import ClassVar
 
 from xdsl.builder import Builder, InsertPoint
 from xdsl.context import Context
+from xdsl.dialects import arith, scf
 from xdsl.dialects.builtin import DictionaryAttr, IntegerAttr, ModuleOp, StringAttr, i32, i64
 from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import PassFailedException
 
 from syncopate.dialects import tile
+from syncopate.ir.footprint import tile_loop
 from syncopate.ir.kernel_params import import_helpers, kernel_param
 from syncopate.passes.chunk_dependency_analysis import analyze
 from syncopate.passes.lower_chunk_to_tile import ABI_ATTR
@@ -50,6 +52,14 @@ class TileReorderPass(ModulePass):
       first tile of this rank's own shard, so each rank starts on local data
       and meets the others' in ring order.
 
+    A persistent kernel (a tile loop ``for tile in range(tl.program_id(0),
+    count, step)``, see ``footprint.tile_loop``) keeps its program ids; the
+    loop variable is remapped instead, at the top of the loop body: ``tile``
+    becomes ``syn_tile_order[tile]`` (``arrival``, a permutation of the
+    ``count`` tiles, so each program's k-th iteration runs the tile at
+    position ``program + k * step`` of the order) or ``(tile + syn_rotate) %
+    count`` (``rotate``; the runtime orders tiles over the loop's 1-D grid).
+
     The kernel's ``chunk.abi`` records the order and the added parameter.
     """
 
@@ -76,7 +86,10 @@ class TileReorderPass(ModulePass):
         abi["order"] = StringAttr(self.order)
         abi["group"] = IntegerAttr(self.group, i64)
         abi["axis"] = IntegerAttr(self.axis, i64)
-        if self.order == "arrival":
+        loop = tile_loop(kernel)
+        if loop is not None:
+            self._remap_tile_loop(op, kernel, loop, abi)
+        elif self.order == "arrival":
             order = kernel_param(kernel, TILE_ORDER, tile.PointerType())
             entry = Builder(InsertPoint.at_start(kernel.body.block))
             coords = [self._emit(entry, tile.ProgramIdOp(a)).results[0] for a in (0, 1, 2)]
@@ -98,6 +111,29 @@ class TileReorderPass(ModulePass):
                 pid.res.replace_uses_with_if(wrapped.results[0], lambda use: use.operation is not shifted)
             abi["rotate"] = StringAttr(ROTATE)
         kernel.attributes[ABI_ATTR] = DictionaryAttr(abi)
+
+    def _remap_tile_loop(self, op: ModuleOp, kernel: tile.FuncOp, loop: scf.ForOp, abi: dict) -> None:
+        """Run a persistent kernel's tiles in order: remap its loop variable."""
+        if self.axis != 0:
+            raise PassFailedException(f"tile-reorder: @{kernel.sym_name.data} walks a 1-D grid of tiles in a loop; "
+                                      f"axis={self.axis} does not exist there")
+        iv = loop.body.block.args[0]
+        uses = [u for u in iv.uses]
+        builder = Builder(InsertPoint.at_start(loop.body.block))
+        if self.order == "arrival":
+            order = kernel_param(kernel, TILE_ORDER, tile.PointerType())
+            zero = self._emit(builder, arith.ConstantOp(IntegerAttr(0, i32))).results[0]
+            one = self._emit(builder, arith.ConstantOp(IntegerAttr(1, i32))).results[0]
+            mapped = self._emit(builder, tile.CallJitOp("syn_tile_pid0", [order, iv, zero, zero, loop.ub, one], [i32]))
+            import_helpers(op, {"syn_tile_pid0"})
+            abi["tile_order"] = StringAttr(TILE_ORDER)
+        else:
+            rotate = kernel_param(kernel, ROTATE, tile.ScalarType())
+            shifted = self._emit(builder, tile.AddOp(iv, rotate, i32))
+            mapped = self._emit(builder, tile.ModOp(shifted.results[0], loop.ub, i32))
+            abi["rotate"] = StringAttr(ROTATE)
+        for use in uses:
+            use.operation.operands[use.index] = mapped.results[0]
 
     @staticmethod
     def _emit(builder: Builder, new):

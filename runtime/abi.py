@@ -19,7 +19,7 @@ import torch
 
 from syncopate.dialects.chunk import PlanOp
 from syncopate.ir import deps
-from syncopate.ir.deps import ConcreteChunk
+from syncopate.ir.deps import TILE_LOOP_ATTR, ConcreteChunk
 from syncopate.runtime.fused import FusedProgram
 
 
@@ -39,8 +39,9 @@ class LaunchPlan:
     plans: dict[str, PlanOp]
     chunks: dict[str, list[ConcreteChunk]]
     graph: nx.DiGraph
-    grid: tuple[int, ...]
+    grid: tuple[int, ...]  # the launch grid
     rank: int
+    tiles: tuple[int, ...] = ()  # the grid of tiles the graph and the order cover ((count,) for a tile loop)
 
     @classmethod
     def build(cls, program: FusedProgram, params: Mapping[str, Any], grid: tuple[int, ...], rank: int) -> LaunchPlan:
@@ -49,8 +50,9 @@ class LaunchPlan:
         bases = {k: v.value.data for k, v in abi["flag_bases"].data.items()} if "flag_bases" in abi else {}
         plans = {p.sym_name.data: p for p in program.plans}
         chunks = {name: deps.concrete_chunks(p, env, bases.get(name, 0)) for name, p in plans.items()}
-        graph = deps.tile_chunk_graph(program.module, program.kernel, env, grid, rank, bases)
-        return cls(plans, chunks, graph, grid, rank)
+        tiles = tile_grid(program, env, grid)
+        graph = deps.tile_chunk_graph(program.module, program.kernel, env, tiles, rank, bases)
+        return cls(plans, chunks, graph, grid, rank, tiles)
 
     @property
     def flag_count(self) -> int:
@@ -108,7 +110,7 @@ class LaunchPlan:
             extra[e["param"]] = torch.tensor(rows_, dtype=torch.int32, device=device)
             extra[e["count"]] = len(mine)
         if "tile_order" in abi:
-            order = deps.tile_order(self.graph, self.grid, abi["group"].value.data)
+            order = deps.tile_order(self.graph, self.tiles or self.grid, abi["group"].value.data)
             extra[abi["tile_order"].data] = torch.tensor(order, dtype=torch.int32, device=device)
         if "rotate" in abi:
             extra[abi["rotate"].data] = deps.rotation(self.graph, abi["axis"].value.data)
@@ -147,6 +149,25 @@ class LaunchPlan:
 
 class AbiError(Exception):
     """Launch arguments the fused kernel cannot take."""
+
+
+def tile_grid(program: FusedProgram, env: Mapping[str, int], grid: tuple[int, ...]) -> tuple[int, ...]:
+    """The grid of tiles: the launch grid, or for a persistent kernel
+    (``chunk.tile_loop`` on the kernel, see chunk-dependency-analysis) the
+    1-D grid of its tile loop's ``count`` tiles, launched on a 1-D grid."""
+    attr = program.kernel.attributes.get(TILE_LOOP_ATTR)
+    if attr is None:
+        return tuple(grid)
+    if len(grid) > 1 and any(g != 1 for g in grid[1:]):
+        raise AbiError(f"@{program.kernel.sym_name.data} walks its tiles in a loop over program ids of axis 0; "
+                       f"launch it on a 1-D grid, not {tuple(grid)}")
+    scope = {**env, "num_programs0": grid[0], "num_programs1": 1, "num_programs2": 1}
+    try:
+        count = int(eval(attr.data, {"__builtins__": {}}, scope))  # a host expression from our own analysis
+    except (NameError, ZeroDivisionError) as err:
+        raise AbiError(f"@{program.kernel.sym_name.data}: the tile count '{attr.data}' of its tile loop cannot be "
+                       f"evaluated at this launch: {err}") from None
+    return (max(count, 0),)
 
 
 def _check_disjoint(chunks: list[ConcreteChunk], rank: int) -> None:

@@ -1,0 +1,53 @@
+"""Persistent kernels: the tile loop is a 1-D grid of tiles the runtime orders.
+
+``examples/ag_gemm_persistent.py`` launches 3 programs over the 12 tiles of
+a 50 x 36 output (16 x 16 tiles); its tile loop's variable is remapped
+through the order table, and the table covers the 12 tiles, not the 3
+programs."""
+
+import pytest
+import torch
+
+from syncopate.ir import deps
+from syncopate.runtime.abi import AbiError, LaunchPlan, tile_grid
+from syncopate.runtime.check import compile_workload
+from syncopate.runtime.workload import load_workload
+
+PARAMS = {"M": 50, "N": 36, "K": 40, "BLOCK_M": 16, "BLOCK_N": 16, "BLOCK_K": 16, "PROGRAMS": 3, "stride_am": 40,
+          "stride_ak": 1, "stride_bk": 36, "stride_bn": 1, "stride_cm": 36, "stride_cn": 1}
+
+
+@pytest.fixture(scope="module")
+def program():
+    return compile_workload(load_workload("examples/ag_gemm_persistent.py"), 2)
+
+
+def test_the_order_covers_the_tiles_with_local_rows_first(program):
+    assert "tile_order" in program.abi
+    for rank, local in ((0, range(0, 6)), (1, range(6, 12))):
+        launch = LaunchPlan.build(program, PARAMS, (3,), rank)
+        assert launch.grid == (3,) and launch.tiles == (12,)
+        order = deps.tile_order(launch.graph, launch.tiles, 8)
+        assert sorted(order) == list(range(12))
+        # rank 1's rows [25, 50) are whole row blocks 2 and 3 (tiles 6..11): they run first;
+        # rank 0's block 1 (rows 16..31) straddles its shard, so its tiles arrive with block 2's
+        assert order[:3] == list(local)[:3]
+        extra = launch.arguments(program, _sync())
+        assert extra["syn_tile_order"].tolist() == order
+
+
+def test_a_persistent_kernel_needs_a_1d_launch(program):
+    with pytest.raises(AbiError, match=r"walks its tiles in a loop over program ids of axis 0; launch it on a 1-D grid"):
+        tile_grid(program, PARAMS, (3, 2))
+    assert tile_grid(program, PARAMS, (3, 1)) == (12,)
+
+
+def test_an_ordinary_kernel_orders_its_launch_grid():
+    program = compile_workload(load_workload("examples/ag_gemm.py"), 2)
+    assert tile_grid(program, PARAMS, (4, 3)) == (4, 3)
+
+
+def _sync():
+    from syncopate.runtime.abi import SyncState
+
+    return SyncState.allocate(64, torch.device("cpu"))
