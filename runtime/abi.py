@@ -42,6 +42,7 @@ class LaunchPlan:
     grid: tuple[int, ...]  # the launch grid
     rank: int
     tiles: tuple[int, ...] = ()  # the grid of tiles the graph and the order cover ((count,) for a tile loop)
+    persistent: bool = False  # the kernel walks its tiles in a loop (its programs run until every tile is done)
 
     @classmethod
     def build(cls, program: FusedProgram, params: Mapping[str, Any], grid: tuple[int, ...], rank: int) -> LaunchPlan:
@@ -52,7 +53,7 @@ class LaunchPlan:
         chunks = {name: deps.concrete_chunks(p, env, bases.get(name, 0)) for name, p in plans.items()}
         tiles = tile_grid(program, env, grid)
         graph = deps.tile_chunk_graph(program.module, program.kernel, env, tiles, rank, bases)
-        return cls(plans, chunks, graph, grid, rank, tiles)
+        return cls(plans, chunks, graph, grid, rank, tiles, TILE_LOOP_ATTR in program.kernel.attributes)
 
     @property
     def flag_count(self) -> int:

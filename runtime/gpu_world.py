@@ -242,6 +242,13 @@ NCCL_STARVATION = (
 )
 
 
+NCCL_PERSISTENT = (
+    "rank {rank}: this persistent kernel's programs run until every tile is done and spin on chunks NCCL "
+    "delivers ({chunk}); NCCL's kernels need an SM, so a grid that fills the GPU can hang in any tile order. "
+    "Use backend=ce or sm for persistent kernels."
+)
+
+
 def first_tile(launch: LaunchPlan, program: FusedProgram) -> tuple[int, int, int]:
     """The program id whose work runs first: program 0 after tile-reorder's
     mapping (``arrival``: the lookup table; ``rotate``: the shift)."""
@@ -260,7 +267,14 @@ def first_tile(launch: LaunchPlan, program: FusedProgram) -> tuple[int, int, int
 def nccl_starvation_risk(launch: LaunchPlan, first: tuple[int, int, int], rank: int) -> str | None:
     """Why a launch whose first tile (``first``) spins on an NCCL chunk may
     hang, or None. A tile whose footprint the host cannot evaluate
-    (``exact=False``) counts as waiting on every chunk of its tensor."""
+    (``exact=False``) counts as waiting on every chunk of its tensor. A
+    persistent kernel that waits on any NCCL chunk is always at risk: its
+    programs never hand their SMs back between tiles."""
+    if launch.persistent:
+        remote = [c for cs in launch.chunks.values() for c in cs
+                  if c.backend == "nccl" and not c.is_local and c.dst == rank]
+        if remote:
+            return NCCL_PERSISTENT.format(rank=rank, chunk=f"chunk {remote[0].id} of @{remote[0].plan}")
     if ("tile", first) not in launch.graph:
         return None
     for node in launch.graph.predecessors(("tile", first)):

@@ -44,3 +44,17 @@ def test_attention_waits_on_every_chunk_so_any_order_is_flagged():
     for rank in (0, 1):
         launch = LaunchPlan.build(program, params, (2,), rank)
         assert nccl_starvation_risk(launch, first_tile(launch, program), rank) is not None
+
+
+@pytest.mark.parametrize("order", ["arrival", "rotate", "none"])
+def test_a_persistent_kernel_on_nccl_chunks_is_flagged_in_any_order(order):
+    """Its programs hold their SMs until every tile is done, even when the first tile is local."""
+    params = {**AG_PARAMS, "PROGRAMS": 3}
+    program = compile_workload(load_workload("examples/ag_gemm_persistent.py"), 2, f"overlap{{backend=nccl order={order}}}")
+    launch = LaunchPlan.build(program, params, (3,), 1)
+    assert launch.persistent and launch.tiles == (12,)
+    risk = nccl_starvation_risk(launch, first_tile(launch, program), 1)
+    assert risk is not None and "this persistent kernel's programs run until every tile is done" in risk
+    ce = compile_workload(load_workload("examples/ag_gemm_persistent.py"), 2, f"overlap{{backend=ce order={order}}}")
+    ce_launch = LaunchPlan.build(ce, params, (3,), 1)
+    assert nccl_starvation_risk(ce_launch, first_tile(ce_launch, ce), 1) is None
