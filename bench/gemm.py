@@ -1,4 +1,7 @@
-"""Launching the benchmark's Triton GEMM (``kernels/gemm_bf16.py``).
+"""Launching the benchmark's Triton GEMMs (``kernels/gemm_bf16*.py``).
+
+The persistent kernel launches min(tiles, SMs) programs (4 in the
+interpreter) and gets that count as its ``PROGRAMS`` constexpr.
 
 :func:`launch_gemm` takes the kernel as an argument so the same launch code
 runs the original ``@triton.jit`` kernel (local Triton baseline) and a
@@ -16,7 +19,10 @@ import torch
 from syncopate.bench.configs import GemmConfig
 from syncopate.bench.kernels import source_path
 
-_KERNELS = {"ptr": ("gemm_bf16", "gemm_kernel"), "tma": ("gemm_bf16_tma", "gemm_tma_kernel")}
+_KERNELS = {"ptr": ("gemm_bf16", "gemm_kernel"), "tma": ("gemm_bf16_tma", "gemm_tma_kernel"),
+            "persistent": ("gemm_bf16_persistent", "gemm_persistent_kernel")}
+DESCRIPTOR_KERNELS = ("tma", "persistent")  # kernels that build device-side tensor descriptors
+INTERPRETER_PROGRAMS = 4  # the persistent kernel's program count without a GPU
 
 
 def kernel_name(config: GemmConfig) -> str:
@@ -31,7 +37,7 @@ def kernel_path(config: GemmConfig) -> str:
 def gemm_kernel(config: GemmConfig) -> Any:
     """The original ``@triton.jit`` GEMM of ``config``."""
     module = importlib.import_module(f"syncopate.bench.kernels.{_KERNELS[config.kernel][0]}")
-    if config.kernel == "tma":
+    if config.kernel in DESCRIPTOR_KERNELS:
         _scratch_allocator()
     return getattr(module, kernel_name(config))
 
@@ -46,8 +52,18 @@ def _scratch_allocator() -> None:
     triton.set_allocator(alloc)
 
 
-def grid(m: int, n: int, config: GemmConfig) -> tuple[int, int]:
-    return (-(-m // config.block_m), -(-n // config.block_n))
+def grid(m: int, n: int, config: GemmConfig, device: torch.device | None = None) -> tuple[int, ...]:
+    """One program per tile, or for the persistent kernel min(tiles, SMs) programs."""
+    tiles = (-(-m // config.block_m), -(-n // config.block_n))
+    if config.kernel != "persistent":
+        return tiles
+    return (max(1, min(tiles[0] * tiles[1], _programs(device))),)
+
+
+def _programs(device: torch.device | None) -> int:
+    if device is not None and device.type == "cuda":
+        return torch.cuda.get_device_properties(device).multi_processor_count
+    return INTERPRETER_PROGRAMS
 
 
 def launch_gemm(kernel: Any, a: torch.Tensor, b: torch.Tensor, c: torch.Tensor, config: GemmConfig) -> None:
@@ -56,5 +72,7 @@ def launch_gemm(kernel: Any, a: torch.Tensor, b: torch.Tensor, c: torch.Tensor, 
     k2, n = b.shape
     if k != k2 or tuple(c.shape) != (m, n):
         raise ValueError(f"launch_gemm: shapes a {tuple(a.shape)}, b {tuple(b.shape)}, c {tuple(c.shape)} do not match")
-    kernel[grid(m, n, config)](a, b, c, m, n, k, a.stride(0), a.stride(1), b.stride(0), b.stride(1),
-                               c.stride(0), c.stride(1), **config.constexprs(), **config.launch_options())
+    g = grid(m, n, config, a.device)
+    extra = {"PROGRAMS": g[0]} if config.kernel == "persistent" else {}
+    kernel[g](a, b, c, m, n, k, a.stride(0), a.stride(1), b.stride(0), b.stride(1), c.stride(0), c.stride(1),
+              **config.constexprs(), **extra, **config.launch_options())

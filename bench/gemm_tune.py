@@ -43,6 +43,19 @@ def _hopper_candidates() -> tuple[GemmConfig, ...]:
 
 CANDIDATES: tuple[GemmConfig, ...] = _hopper_candidates()
 CPU_CANDIDATES: tuple[GemmConfig, ...] = (CPU_DEFAULT, dataclasses.replace(CPU_DEFAULT, kernel="tma"))
+# the persistent kernel's best-known Hopper tiles; all-gather GEMMs only (a reduce-scatter cannot signal from a loop)
+PERSISTENT: tuple[GemmConfig, ...] = (GemmConfig(128, 256, 64, 8, 3, kernel="persistent"),
+                                      GemmConfig(128, 128, 64, 8, 4, kernel="persistent"))
+
+
+def candidates_for(workload: str, cpu: bool = False) -> tuple[GemmConfig, ...]:
+    """The configs ``--tune-gemm`` tries for ``workload``: pointer and TMA
+    kernels, plus the persistent kernel for all-gather GEMMs, whose fused
+    rows can run it."""
+    base = CPU_CANDIDATES if cpu else CANDIDATES
+    if workload != AG_GEMM:
+        return base
+    return base + ((dataclasses.replace(CPU_DEFAULT, kernel="persistent"),) if cpu else PERSISTENT)
 
 
 @dataclass(frozen=True)

@@ -90,7 +90,8 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--sms", type=int, default=None, metavar="N",
                         help="communication programs (SMs) of the sm backend's rows (default: GpuWorld's)")
     parser.add_argument("--tune-gemm", action="store_true",
-                        help="before each GEMM shape, time every candidate Triton GEMM config (pointer and TMA kernels), "
+                        help="before each GEMM shape, time every candidate Triton GEMM config (pointer and TMA kernels; "
+                        "for ag-gemm also the persistent kernel), "
                         "checked first; the fastest is used for that shape's Triton and syncopate rows and cached "
                         "(later runs use the cached config)")
     parser.add_argument("--autotune", action="store_true",
@@ -304,7 +305,7 @@ def _gemm_config(args: argparse.Namespace, ctx: Any, spec: Any, say: Any) -> Any
     if spec.workload not in GEMM_WORKLOADS:
         return spec
     if args.tune_gemm:
-        candidates = gemm_tune.CPU_CANDIDATES if ctx.cpu else gemm_tune.CANDIDATES
+        candidates = gemm_tune.candidates_for(spec.workload, ctx.cpu)
         say(f"tuning the Triton GEMM over {len(candidates)} configs")
         trials, cublas = gemm_tune.tune(spec, ctx, candidates, args.warmup, args.iters)
         winner = gemm_tune.best(trials)

@@ -43,13 +43,14 @@ def compile_for_hopper(program, constexprs: dict, scalars: dict | None = None, *
 
 def cases():
     for workload in (AG_GEMM, GEMM_RS):
-        for kernel, backend in (("ptr", "ce"), ("tma", "ce"), ("ptr", "sm"), ("ptr", "nccl")):
-            if workload == GEMM_RS and backend == "sm":
-                continue  # the SM backend does not reduce-scatter
+        for kernel, backend in (("ptr", "ce"), ("tma", "ce"), ("ptr", "sm"), ("ptr", "nccl"), ("persistent", "ce")):
+            if workload == GEMM_RS and (backend == "sm" or kernel == "persistent"):
+                continue  # the SM backend does not reduce-scatter; a reduce-scatter cannot signal from a tile loop
             config = GemmConfig(kernel=kernel)
+            constexprs = {**config.constexprs(), **({"PROGRAMS": 132} if kernel == "persistent" else {})}
             yield (f"{workload} {kernel} {backend}",
-                   lambda w=workload, c=config, b=backend: compile_for_hopper(
-                       program_for(w, 2, b, "arrival", c, chunks=2), c.constexprs(), **c.launch_options()))
+                   lambda w=workload, c=config, b=backend, k=constexprs: compile_for_hopper(
+                       program_for(w, 2, b, "arrival", c, chunks=2), k, **c.launch_options()))
     cfg = attention.GPU_ATTN
     for backend in ("ce", "sm"):
         yield (f"ag-attn {backend}", lambda b=backend: compile_for_hopper(

@@ -14,11 +14,14 @@ def shape(workload, name):
     return next(s for s in SHAPES if s.workload == workload and s.name == name)
 
 
-def test_candidates_cover_both_kernels_and_are_valid_hopper_configs():
+def test_candidates_cover_the_kernels_and_are_valid_hopper_configs():
     kernels = {c.kernel for c in gemm_tune.CANDIDATES}
     assert kernels == {"ptr", "tma"}
     assert len(set(gemm_tune.CANDIDATES)) == len(gemm_tune.CANDIDATES)
-    for c in gemm_tune.CANDIDATES:  # shared memory per stage must fit 227 KiB on Hopper
+    ag, rs = gemm_tune.candidates_for("ag-gemm"), gemm_tune.candidates_for("gemm-rs")
+    assert {c.kernel for c in ag} == {"ptr", "tma", "persistent"} and rs == gemm_tune.CANDIDATES
+    assert {c.kernel for c in gemm_tune.candidates_for("ag-gemm", cpu=True)} == {"ptr", "tma", "persistent"}
+    for c in ag:  # shared memory per stage must fit 227 KiB on Hopper
         assert (c.block_m * c.block_k + c.block_k * c.block_n) * 2 * c.num_stages <= 227 * 1024, c
 
 

@@ -1,0 +1,36 @@
+"""C = A @ B by a persistent kernel: PROGRAMS programs walk all output tiles.
+
+The benchmark's third GEMM (``GemmConfig(kernel="persistent")``): the TMA
+kernel of ``gemm_bf16_tma.py`` inside a tile loop ``for tile in
+range(tl.program_id(0), tiles, PROGRAMS)``, launched on ``PROGRAMS`` =
+min(tiles, SMs) programs (``bench/gemm.py``), the shape of Hopper's
+persistent GEMMs. syncopate treats the loop variable as the tile index
+(chunk-dependency-analysis), runs the tiles in arrival order by remapping it
+(tile-reorder) and waits per tile inside the loop. For all-gather GEMMs
+only: a reduce-scatter's signals after a store inside a loop are not
+supported (insert-signals says so).
+"""
+
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def gemm_persistent_kernel(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride_bk, stride_bn, stride_cm,
+                           stride_cn, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
+                           PROGRAMS: tl.constexpr):
+    """Same arguments as ``gemm_tma_kernel`` plus the program count."""
+    a_desc = tl.make_tensor_descriptor(a_ptr, shape=[M, K], strides=[stride_am, 1], block_shape=[BLOCK_M, BLOCK_K])
+    b_desc = tl.make_tensor_descriptor(b_ptr, shape=[K, N], strides=[stride_bk, 1], block_shape=[BLOCK_K, BLOCK_N])
+    c_desc = tl.make_tensor_descriptor(c_ptr, shape=[M, N], strides=[stride_cm, 1], block_shape=[BLOCK_M, BLOCK_N])
+    num_n = tl.cdiv(N, BLOCK_N)
+    tiles = tl.cdiv(M, BLOCK_M) * num_n
+    for tile in range(tl.program_id(axis=0), tiles, PROGRAMS):
+        off_m = (tile // num_n) * BLOCK_M
+        off_n = (tile % num_n) * BLOCK_N
+        acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+        for k0 in range(0, K, BLOCK_K):
+            a = a_desc.load([off_m, k0])
+            b = b_desc.load([k0, off_n])
+            acc = tl.dot(a, b, acc)
+        c_desc.store([off_m, off_n], acc.to(c_ptr.dtype.element_ty))
