@@ -30,7 +30,7 @@ from syncopate.bench.configs import CPU_DEFAULT, GPU_DEFAULT, GemmConfig
 from syncopate.bench.context import BenchWorld
 from syncopate.bench.gemm import gemm_kernel, launch_gemm
 from syncopate.bench.problem import OUT, PARTIAL, BenchSpec
-from syncopate.bench.shapes import AG_GEMM, Shape
+from syncopate.bench.shapes import AG_GEMM, GEMM_WORKLOADS, Shape
 from syncopate.bench.timing import time_run
 
 
@@ -43,17 +43,17 @@ def _hopper_candidates() -> tuple[GemmConfig, ...]:
 
 CANDIDATES: tuple[GemmConfig, ...] = _hopper_candidates()
 CPU_CANDIDATES: tuple[GemmConfig, ...] = (CPU_DEFAULT, dataclasses.replace(CPU_DEFAULT, kernel="tma"))
-# the persistent kernel's best-known Hopper tiles; all-gather GEMMs only (a reduce-scatter cannot signal from a loop)
+# the persistent kernel's best-known Hopper tiles
 PERSISTENT: tuple[GemmConfig, ...] = (GemmConfig(128, 256, 64, 8, 3, kernel="persistent"),
                                       GemmConfig(128, 128, 64, 8, 4, kernel="persistent"))
 
 
 def candidates_for(workload: str, cpu: bool = False) -> tuple[GemmConfig, ...]:
     """The configs ``--tune-gemm`` tries for ``workload``: pointer and TMA
-    kernels, plus the persistent kernel for all-gather GEMMs, whose fused
-    rows can run it."""
+    kernels, plus the persistent kernel for the GEMM workloads (ag-gemm,
+    gemm-rs), whose fused rows can run it."""
     base = CPU_CANDIDATES if cpu else CANDIDATES
-    if workload != AG_GEMM:
+    if workload not in GEMM_WORKLOADS:
         return base
     return base + ((dataclasses.replace(CPU_DEFAULT, kernel="persistent"),) if cpu else PERSISTENT)
 

@@ -22,7 +22,8 @@ ORIGIN = StringAttr("insert-signals")
 WHOLE_DIM = 2**31 - 1  # extent of a hoisted wait: every chunk of the tensor (lo 0)
 
 
-def _top_level_ancestor(op: Operation, func: tile.FuncOp) -> Operation:
+def _top_level_ancestor(op: Operation, func: Operation) -> Operation:
+    """The ancestor of ``op`` (or ``op``) directly in ``func``'s body (any op with one region)."""
     while op.parent_op() is not func:
         parent = op.parent_op()
         assert parent is not None
@@ -89,7 +90,9 @@ class InsertSignalsPass(ModulePass):
     before the later chunks arrive.
     ``chunk.signal_span lo, extent`` once per tile after its last store of a
     range (after the ``scf.if`` that holds the store, so it runs exactly once
-    per tile whether or not the store is predicated off). The runtime
+    per tile whether or not the store is predicated off); in a persistent
+    kernel, once per iteration of its tile loop (each iteration is a tile),
+    while stores in any other loop are refused. The runtime
     counts, per chunk, the tiles whose range overlaps it, and announces the
     chunk when that many signals arrived. Flags are epoch-numbered
     (lower-chunk-to-tile): a wait is satisfied by ``flag >= epoch`` of the
@@ -162,13 +165,15 @@ class InsertSignalsPass(ModulePass):
             new.attributes["tile.origin"] = ORIGIN
 
     def _insert_signal(self, b: BoundAccess, kernel: tile.FuncOp) -> None:
-        if b.loops:
+        tiles = footprint.tile_loop(kernel)
+        in_tile_loop = tiles is not None and list(b.loops) == [tiles]  # a persistent kernel: one tile per iteration
+        if b.loops and not in_tile_loop:
             raise PassFailedException(
                 f"insert-signals: @{kernel.sym_name.data} stores '{b.access.param}' inside a loop; "
                 "signalling a chunk written by several iterations of one tile is not supported "
                 "(store once per tile, after the loop)"
             )
-        anchor = _top_level_ancestor(b.access.op, kernel)
+        anchor = _top_level_ancestor(b.access.op, tiles if in_tile_loop else kernel)
         for value in b.span.values():
             if footprint.is_defined_inside(value, anchor):
                 raise PassFailedException(

@@ -90,8 +90,8 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--sms", type=int, default=None, metavar="N",
                         help="communication programs (SMs) of the sm backend's rows (default: GpuWorld's)")
     parser.add_argument("--tune-gemm", action="store_true",
-                        help="before each GEMM shape, time every candidate Triton GEMM config (pointer and TMA kernels; "
-                        "for ag-gemm also the persistent kernel), "
+                        help="before each GEMM shape, time every candidate Triton GEMM config (pointer, TMA and persistent "
+                        "TMA kernels), "
                         "checked first; the fastest is used for that shape's Triton and syncopate rows and cached "
                         "(later runs use the cached config)")
     parser.add_argument("--autotune", action="store_true",

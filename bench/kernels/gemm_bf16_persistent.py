@@ -5,10 +5,9 @@ kernel of ``gemm_bf16_tma.py`` inside a tile loop ``for tile in
 range(tl.program_id(0), tiles, PROGRAMS)``, launched on ``PROGRAMS`` =
 min(tiles, SMs) programs (``bench/gemm.py``), the shape of Hopper's
 persistent GEMMs. syncopate treats the loop variable as the tile index
-(chunk-dependency-analysis), runs the tiles in arrival order by remapping it
-(tile-reorder) and waits per tile inside the loop. For all-gather GEMMs
-only: a reduce-scatter's signals after a store inside a loop are not
-supported (insert-signals says so).
+(chunk-dependency-analysis), runs the tiles in arrival or departure order
+by remapping it (tile-reorder), and waits (all-gather) or signals
+(reduce-scatter) per tile inside the loop.
 """
 
 import triton

@@ -35,7 +35,8 @@ CASES = (
     [(ex, f"overlap{{backend={b} order={o}}}") for ex in GATHERS for b in ("ce", "sm", "nccl") for o in ("arrival", "none")]
     + [("ag_gemm.py", f"overlap{{backend={b} order=rotate}}") for b in ("ce", "sm", "nccl")]
     + [("gemm_rs.py", f"overlap{{backend={b} order={o}}}") for b in ("ce", "nccl") for o in ("arrival", "none")]
-    + [("ag_gemm_persistent.py", "overlap{backend=ce order=arrival}")]  # added after the last GPU run (third session)
+    + [(ex, "overlap{backend=ce order=arrival}") for ex in ("ag_gemm_persistent.py", "gemm_rs_persistent.py")]
+    # ^ added after the last GPU run (third session)
 )
 LANES = 3
 # (example, pipeline, plan specs) run with ce_lanes=LANES

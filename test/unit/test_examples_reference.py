@@ -12,7 +12,8 @@ import torch
 from syncopate.runtime.workload import load_workload, shard_bounds
 
 EXAMPLES = os.path.join(os.path.dirname(__file__), "..", "..", "examples")
-NAMES = ["ag_gemm", "gemm_rs", "ag_gemm_k", "a2a_grouped_gemm", "attention_ag_kv", "ag_gemm_persistent"]
+NAMES = ["ag_gemm", "gemm_rs", "ag_gemm_k", "a2a_grouped_gemm", "attention_ag_kv", "ag_gemm_persistent",
+         "gemm_rs_persistent"]
 WORLDS = [2, 3, 4]
 SEED = 7
 TOL = dict(atol=1e-4, rtol=1e-4)

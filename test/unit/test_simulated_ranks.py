@@ -29,7 +29,8 @@ from syncopate.ir.plans.cli import load_plans
 from syncopate.ir.context import make_context
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
-WORKLOADS = ["ag_gemm", "gemm_rs", "ag_gemm_k", "a2a_grouped_gemm", "attention_ag_kv", "ag_gemm_persistent"]
+WORKLOADS = ["ag_gemm", "gemm_rs", "ag_gemm_k", "a2a_grouped_gemm", "attention_ag_kv", "ag_gemm_persistent",
+             "gemm_rs_persistent"]
 GATHERS = ["ag_gemm", "ag_gemm_k", "a2a_grouped_gemm", "attention_ag_kv", "ag_gemm_persistent"]
 
 
