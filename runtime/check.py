@@ -8,6 +8,8 @@ by chunk while the kernel runs (runtime/world.py).
 
 from __future__ import annotations
 
+import inspect
+
 import math
 from dataclasses import dataclass
 from typing import Any
@@ -35,13 +37,19 @@ class RankResult:
 def compile_workload(workload: Workload, world: int, pipeline: str = "overlap",
                      plan_specs: list[str] | None = None) -> FusedProgram:
     """Fuse the workload's PLANS (or ``plan_specs``, ``world=`` added where
-    missing) into its KERNEL."""
+    missing) into its KERNEL, read from the file that defines it (the
+    workload file, or the module it imports KERNEL from)."""
     kernel = workload.kernel
-    name = getattr(getattr(kernel, "fn", kernel), "__name__", None)
+    fn = getattr(kernel, "fn", kernel)
+    name = getattr(fn, "__name__", None)
     if name is None:
         raise WorkloadError(f"{workload.path}: KERNEL is not a @triton.jit function")
+    try:
+        source = inspect.getsourcefile(fn) or workload.path
+    except TypeError:  # not a Python function
+        source = workload.path
     specs = [with_world(s, world) for s in plan_specs] if plan_specs else workload.plan_specs(world)
-    return compile_fused(workload.path, name, specs, pipeline)
+    return compile_fused(source, name, specs, pipeline)
 
 
 def _collective_arg(workload: Workload, plan: PlanOp) -> tuple[str, str, int]:

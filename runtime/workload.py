@@ -5,7 +5,9 @@ It contains the kernel and its launch code exactly as in the single-GPU
 program, plus the per-rank inputs and which tensor the collective moves:
 
 ``KERNEL``
-    the ``@triton.jit`` kernel (unchanged single-GPU code).
+    the ``@triton.jit`` kernel (unchanged single-GPU code), defined in the
+    workload file or imported from another module: syncopate reads the
+    source of the file that defines it.
 ``PLANS``
     a list of plan specs without ``world`` (``overlap-run`` adds
     ``world=W``), e.g. ``["all-gather{tensor=a_ptr dim=0}"]``; or a function

@@ -51,3 +51,17 @@ def _sync():
     from syncopate.runtime.abi import SyncState
 
     return SyncState.allocate(64, torch.device("cpu"))
+
+
+def test_a_workload_may_import_its_kernel():
+    """gemm_rs_persistent.py takes ag_gemm_persistent.py's kernel: it is read from the file that defines it."""
+    workload = load_workload("examples/gemm_rs_persistent.py")
+    program = compile_workload(workload, 2)
+    assert program.kernel.sym_name.data == "gemm_persistent_kernel"
+    assert [p.collective for p in program.plans] == ["reduce-scatter"]
+    launch = LaunchPlan.build(program, PARAMS, (3,), 1)
+    counts = deps.signal_counts(launch.graph)
+    # the chunks rank 1 produces: rows [25, 50) (its own) meet row blocks 1-3, rows [0, 25) blocks 0-1; each row
+    # block is 3 tiles of the loop's 12, so the runtime waits for 9 and 6 signals (one per tile, not per program)
+    mine = {c.id: counts[("rs", c.id)] for c in launch.chunks["rs"] if c.src == 1}
+    assert mine == {1: 9, 3: 6}
