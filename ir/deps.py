@@ -97,7 +97,9 @@ def grid_tiles(grid: tuple[int, ...]) -> list[tuple[int, int, int]]:
     return [(x, y, z) for z in range(g[2]) for y in range(g[1]) for x in range(g[0])]
 
 
-def _eval(expr: str, env: Mapping[str, int], pid: tuple[int, int, int], grid: tuple[int, int, int]) -> int | None:
+def eval_host(expr: str, env: Mapping[str, int], pid: tuple[int, int, int], grid: tuple[int, int, int]) -> int | None:
+    """A host expression of chunk-dependency-analysis (``footprint.host_expr``)
+    at one program id of a launch grid; None for ``"?"``."""
     if expr == "?":
         return None
     scope = dict(env)
@@ -135,8 +137,8 @@ def tile_chunk_graph(
         for fp in prints:
             role = "wait" if fp.role == "read" else "signal"
             candidates = [c for c in rank_chunks(chunks[fp.plan], rank, role) if c.tensor == fp.tensor]
-            lo = _eval(fp.lo, env, pid, g3)
-            extent = _eval(fp.extent, env, pid, g3)
+            lo = eval_host(fp.lo, env, pid, g3)
+            extent = eval_host(fp.extent, env, pid, g3)
             for c in candidates:
                 exact = lo is not None and extent is not None
                 if exact and not (c.lo < lo + extent and c.hi > lo):  # type: ignore[operator]

@@ -331,6 +331,6 @@ class ChunkDependencyAnalysisPass(ModulePass):
             b.access.op.attributes[ACCESS_ATTR] = _access_attr(b)
         loop = footprint.tile_loop(deps.kernel)
         if loop is not None:
-            deps.kernel.attributes[TILE_LOOP_ATTR] = StringAttr(footprint.host_expr(loop.ub) or "?")
+            deps.kernel.attributes[TILE_LOOP_ATTR] = StringAttr(footprint.host_expr(loop.ub))  # tile_loop checked it
         else:
             deps.kernel.attributes.pop(TILE_LOOP_ATTR, None)

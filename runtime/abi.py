@@ -41,8 +41,8 @@ class LaunchPlan:
     graph: nx.DiGraph
     grid: tuple[int, ...]  # the launch grid
     rank: int
-    tiles: tuple[int, ...] = ()  # the grid of tiles the graph and the order cover ((count,) for a tile loop)
-    persistent: bool = False  # the kernel walks its tiles in a loop (its programs run until every tile is done)
+    tiles: tuple[int, ...]  # the grid of tiles the graph and the order cover ((count,) for a tile loop)
+    persistent: bool  # the kernel walks its tiles in a loop (its programs run until every tile is done)
 
     @classmethod
     def build(cls, program: FusedProgram, params: Mapping[str, Any], grid: tuple[int, ...], rank: int) -> LaunchPlan:
@@ -111,7 +111,7 @@ class LaunchPlan:
             extra[e["param"]] = torch.tensor(rows_, dtype=torch.int32, device=device)
             extra[e["count"]] = len(mine)
         if "tile_order" in abi:
-            order = deps.tile_order(self.graph, self.tiles or self.grid, abi["group"].value.data)
+            order = deps.tile_order(self.graph, self.tiles, abi["group"].value.data)
             extra[abi["tile_order"].data] = torch.tensor(order, dtype=torch.int32, device=device)
         if "rotate" in abi:
             extra[abi["rotate"].data] = deps.rotation(self.graph, abi["axis"].value.data)
@@ -162,13 +162,12 @@ def tile_grid(program: FusedProgram, env: Mapping[str, int], grid: tuple[int, ..
     if len(grid) > 1 and any(g != 1 for g in grid[1:]):
         raise AbiError(f"@{program.kernel.sym_name.data} walks its tiles in a loop over program ids of axis 0; "
                        f"launch it on a 1-D grid, not {tuple(grid)}")
-    scope = {**env, "num_programs0": grid[0], "num_programs1": 1, "num_programs2": 1}
     try:
-        count = int(eval(attr.data, {"__builtins__": {}}, scope))  # a host expression from our own analysis
+        count = deps.eval_host(attr.data, env, (0, 0, 0), (grid[0], 1, 1))
     except (NameError, ZeroDivisionError) as err:
         raise AbiError(f"@{program.kernel.sym_name.data}: the tile count '{attr.data}' of its tile loop cannot be "
                        f"evaluated at this launch: {err}") from None
-    return (max(count, 0),)
+    return (max(count or 0, 0),)
 
 
 def _check_disjoint(chunks: list[ConcreteChunk], rank: int) -> None:

@@ -9,7 +9,6 @@ by chunk while the kernel runs (runtime/world.py).
 from __future__ import annotations
 
 import inspect
-
 import math
 from dataclasses import dataclass
 from typing import Any

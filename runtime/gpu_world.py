@@ -254,9 +254,8 @@ def first_tile(launch: LaunchPlan, program: FusedProgram) -> tuple[int, int, int
     mapping (``arrival``: the lookup table; ``rotate``: the shift)."""
     abi = program.abi
     if "tile_order" in abi:
-        grid = launch.tiles or launch.grid
-        tiles = deps.grid_tiles(tuple(grid))
-        return tiles[deps.tile_order(launch.graph, grid, abi["group"].value.data)[0]]
+        tiles = deps.grid_tiles(launch.tiles)
+        return tiles[deps.tile_order(launch.graph, launch.tiles, abi["group"].value.data)[0]]
     if "rotate" in abi:
         first = [0, 0, 0]
         first[abi["axis"].value.data] = deps.rotation(launch.graph, abi["axis"].value.data)
