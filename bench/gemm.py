@@ -1,7 +1,8 @@
 """Launching the benchmark's Triton GEMMs (``kernels/gemm_bf16*.py``).
 
 The persistent kernel launches min(tiles, SMs) programs (4 in the
-interpreter) and gets that count as its ``PROGRAMS`` constexpr.
+interpreter) and gets that count as its ``PROGRAMS`` constexpr, and its
+L2 group height as ``GROUP_M``.
 
 :func:`launch_gemm` takes the kernel as an argument so the same launch code
 runs the original ``@triton.jit`` kernel (local Triton baseline) and a
@@ -23,6 +24,7 @@ _KERNELS = {"ptr": ("gemm_bf16", "gemm_kernel"), "tma": ("gemm_bf16_tma", "gemm_
             "persistent": ("gemm_bf16_persistent", "gemm_persistent_kernel")}
 DESCRIPTOR_KERNELS = ("tma", "persistent")  # kernels that build device-side tensor descriptors
 INTERPRETER_PROGRAMS = 4  # the persistent kernel's program count without a GPU
+PERSISTENT_GROUP_M = 8  # the persistent kernel's L2 group height in tiles (Triton's GROUP_M)
 
 
 def kernel_name(config: GemmConfig) -> str:
@@ -73,6 +75,12 @@ def launch_gemm(kernel: Any, a: torch.Tensor, b: torch.Tensor, c: torch.Tensor, 
     if k != k2 or tuple(c.shape) != (m, n):
         raise ValueError(f"launch_gemm: shapes a {tuple(a.shape)}, b {tuple(b.shape)}, c {tuple(c.shape)} do not match")
     g = grid(m, n, config, a.device)
-    extra = {"PROGRAMS": g[0]} if config.kernel == "persistent" else {}
     kernel[g](a, b, c, m, n, k, a.stride(0), a.stride(1), b.stride(0), b.stride(1), c.stride(0), c.stride(1),
-              **config.constexprs(), **extra, **config.launch_options())
+              **kernel_constexprs(config, g[0]), **config.launch_options())
+
+
+def kernel_constexprs(config: GemmConfig, programs: int) -> dict[str, int]:
+    """Every constexpr argument of ``config``'s kernel launched on ``programs``
+    programs: the block sizes, plus PROGRAMS and GROUP_M for the persistent kernel."""
+    extra = {"PROGRAMS": programs, "GROUP_M": PERSISTENT_GROUP_M} if config.kernel == "persistent" else {}
+    return {**config.constexprs(), **extra}

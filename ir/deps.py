@@ -18,6 +18,7 @@ from xdsl.dialects.builtin import DictionaryAttr, ModuleOp
 
 from syncopate.dialects import tile
 from syncopate.dialects.chunk import PlanOp, extent_value
+from syncopate.ir import footprint
 from syncopate.ir.plans.expr import evaluate
 
 TILE_LOOP_ATTR = "chunk.tile_loop"  # on a kernel: the tile count of its persistent tile loop (footprint.tile_loop)
@@ -105,7 +106,7 @@ def eval_host(expr: str, env: Mapping[str, int], pid: tuple[int, int, int], grid
     scope = dict(env)
     scope.update({f"pid{a}": pid[a] for a in range(3)})
     scope.update({f"num_programs{a}": grid[a] for a in range(3)})
-    return int(eval(expr, {"__builtins__": {}}, scope))  # host expressions come from our own analysis
+    return int(eval(expr, {"__builtins__": footprint.HOST_CALLS}, scope))  # host expressions come from our own analysis
 
 
 def tile_chunk_graph(

@@ -262,6 +262,8 @@ def _const(value: SSAValue) -> int | None:
     return None
 
 
+# builtins a host expression may call (``min(num_m - first_m, GROUP_M)``); deps.eval_host provides them
+HOST_CALLS = {"min": min, "max": max}
 _HOST_OPS = {tile.AddOp: "+", tile.SubOp: "-", tile.MulOp: "*", tile.FloorDivOp: "//", tile.ModOp: "%"}
 
 
@@ -297,7 +299,8 @@ def _tile_loop_variable(value: SSAValue) -> bool:
 
 def host_expr(value: SSAValue) -> str | None:
     """A Python expression of ``value`` over ``pid0..2``, ``num_programs0..2``,
-    kernel parameters and ints; None when it depends on loaded data, a loop
+    kernel parameters and ints (``+ - * // %``, cdiv, two-argument
+    ``min``/``max``); None when it depends on loaded data, a loop
     variable or an op outside this small affine-like language. The
     induction variable of a persistent tile loop (:func:`tile_loop`) is
     ``pid0``: the tile's id in the loop's logical grid."""
@@ -328,6 +331,9 @@ def _host(value: SSAValue) -> str | None:
         if lhs is None or rhs is None:
             return None
         return f"({lhs} {_HOST_OPS[type(op)]} {rhs})"
+    if isinstance(op, tile.CallOp) and op.callee.data in HOST_CALLS and len(op.arguments) == 2 and not op.kwarg_names:
+        args = [host_expr(a) for a in op.arguments]  # Python's min/max of two scalars, e.g. a GROUP_M swizzle's last group
+        return None if None in args else f"{op.callee.data}({args[0]}, {args[1]})"
     return None
 
 

@@ -14,6 +14,7 @@ from triton.backends.compiler import GPUTarget
 from syncopate.bench import attention, moe
 from syncopate.bench.configs import GemmConfig
 from syncopate.bench.fused import program_for
+from syncopate.bench.gemm import kernel_constexprs
 from syncopate.bench.shapes import A2A_GEMM, AG_GEMM, GEMM_RS, SHAPES
 from syncopate.dialects import tile
 from syncopate.runtime.fused import compile_fused
@@ -47,7 +48,7 @@ def cases():
             if workload == GEMM_RS and backend == "sm":
                 continue  # the SM backend does not reduce-scatter
             config = GemmConfig(kernel=kernel)
-            constexprs = {**config.constexprs(), **({"PROGRAMS": 132} if kernel == "persistent" else {})}
+            constexprs = kernel_constexprs(config, 132)  # an H200's SM count
             yield (f"{workload} {kernel} {backend}",
                    lambda w=workload, c=config, b=backend, k=constexprs: compile_for_hopper(
                        program_for(w, 2, b, "arrival", c, chunks=2), k, **c.launch_options()))

@@ -11,6 +11,7 @@ import dataclasses
 import pytest
 import torch
 
+from syncopate.bench import gemm
 from syncopate.bench.check import check_result
 from syncopate.bench.configs import CPU_DEFAULT, KERNELS, parse_tile, with_tile
 from syncopate.bench.context import BenchWorld
@@ -53,6 +54,14 @@ def test_fused_ag_rows_compute_the_gathered_gemm_on_every_rank(kernel: str):
             result = check_result(v.result(), problem.references[v.expect])
             assert result.ok, f"rank {rank} {v.name}: {result.reason}"
             v.teardown()
+
+
+def test_persistent_rows_with_a_short_last_l2_group(monkeypatch):
+    """4 tile rows in groups of 3: the persistent kernel's last group has one
+    row (its ``min``), and the fused rows' waits follow the swizzled tiles."""
+    monkeypatch.setattr(gemm, "PERSISTENT_GROUP_M", 3)
+    assert gemm.kernel_constexprs(dataclasses.replace(CPU_DEFAULT, kernel="persistent"), 4)["GROUP_M"] == 3
+    test_fused_ag_rows_compute_the_gathered_gemm_on_every_rank("persistent")
 
 
 def test_rs_rows_compile_and_view_the_rank_rows():
