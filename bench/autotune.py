@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 from syncopate.bench.report import Table
-from syncopate.bench.variants import FUSED
+from syncopate.bench.variants import FUSED, fused_name
 
 VERSION = 1
 
@@ -49,6 +49,10 @@ class Choice:
     chunks: int = 1  # the plan's chunks_per_rank
     lanes: int = 1  # the runtime's ce lanes (GpuWorld.context(ce_lanes=...))
     tile: str = ""  # the fused GEMM's tile "BMxBN[xBK]" ("" = the shape's Triton configuration)
+
+    def text(self) -> str:
+        """The row options, as in the row names: ``ce/arrival/c2/t128x128``."""
+        return fused_name(self.backend, self.order, self.chunks, self.lanes, self.tile).removeprefix("syncopate ")
 
     @property
     def pipeline(self) -> str:
@@ -102,21 +106,35 @@ def key_of(table: Table) -> TuneKey:
 
 
 def record(tables: Iterable[Table], path: str | None = None) -> list[tuple[TuneKey, Choice | None]]:
-    """Store the best choice of every table in the cache; return (key, choice) per table.
+    """Store the best choice of every table in the cache; return (key, choice
+    in the cache afterwards) per table.
 
-    A table without a checked syncopate row leaves its entry unchanged.
+    A table without a checked syncopate row leaves its entry unchanged. So
+    does a table that did not run the cached choice's options when the cached
+    time is faster: a run of other rows (say ``--backends sm``) cannot evict
+    a better choice it never measured. When the table ran the cached options
+    too, its own best wins, since the two were timed side by side.
     """
     entries = load_cache(path)
     results = []
     for table in tables:
         key, choice = key_of(table), best_of(table)
-        results.append((key, choice))
-        if choice is not None:
+        cached = best_choice(key, path) if key.text() in entries else None
+        if choice is not None and cached is not None and cached.ms < choice.ms and not _ran(table, cached):
+            choice = cached
+        elif choice is not None:
             entries[key.text()] = {"backend": choice.backend, "order": choice.order, "chunks": choice.chunks,
                                    "lanes": choice.lanes, "tile": choice.tile, "ms": choice.ms, "variant": choice.variant,
                                    "measured": time.time()}
+        results.append((key, choice))
     save_cache(entries, path)
     return results
+
+
+def _ran(table: Table, choice: Choice) -> bool:
+    """``table`` has a checked syncopate row with ``choice``'s options."""
+    return any(r.group == FUSED and r.ok and (r.backend, r.order, r.chunks or 1, r.lanes or 1, r.tile or "") ==
+               (choice.backend, choice.order, choice.chunks, choice.lanes, choice.tile) for r in table.rows)
 
 
 def best_choice(key: TuneKey | tuple[str, str, int, str], path: str | None = None) -> Choice | None:

@@ -14,7 +14,8 @@ from dataclasses import asdict, dataclass, replace
 from syncopate.bench.shapes import Shape
 
 
-KERNELS = ("ptr", "tma", "persistent")
+KERNELS = ("ptr", "tma", "persistent", "persistent-flat")
+PERSISTENT_KERNELS = ("persistent", "persistent-flat")  # gemm_bf16_persistent.py, FLATTEN off / on
 
 
 def check_positive_ints(config: object, skip: tuple[str, ...] = ()) -> None:
@@ -33,7 +34,7 @@ class GemmConfig:
     block_k: int = 64
     num_warps: int = 8
     num_stages: int = 3
-    kernel: str = "ptr"  # "ptr": kernels/gemm_bf16.py (pointers); "tma": gemm_bf16_tma.py; "persistent": gemm_bf16_persistent.py
+    kernel: str = "ptr"  # "ptr": kernels/gemm_bf16.py (pointers); "tma": gemm_bf16_tma.py; "persistent"/"persistent-flat": gemm_bf16_persistent.py
 
     def __post_init__(self) -> None:
         if self.kernel not in KERNELS:

@@ -2,7 +2,8 @@
 
 The persistent kernel launches min(tiles, SMs) programs (4 in the
 interpreter) and gets that count as its ``PROGRAMS`` constexpr, and its
-L2 group height as ``GROUP_M``.
+L2 group height as ``GROUP_M``; ``persistent-flat`` is the same kernel
+with ``FLATTEN`` (one software pipeline over the tile and K loops).
 
 :func:`launch_gemm` takes the kernel as an argument so the same launch code
 runs the original ``@triton.jit`` kernel (local Triton baseline) and a
@@ -17,12 +18,13 @@ from typing import Any
 
 import torch
 
-from syncopate.bench.configs import GemmConfig
+from syncopate.bench.configs import PERSISTENT_KERNELS, GemmConfig
 from syncopate.bench.kernels import source_path
 
 _KERNELS = {"ptr": ("gemm_bf16", "gemm_kernel"), "tma": ("gemm_bf16_tma", "gemm_tma_kernel"),
-            "persistent": ("gemm_bf16_persistent", "gemm_persistent_kernel")}
-DESCRIPTOR_KERNELS = ("tma", "persistent")  # kernels that build device-side tensor descriptors
+            "persistent": ("gemm_bf16_persistent", "gemm_persistent_kernel"),
+            "persistent-flat": ("gemm_bf16_persistent", "gemm_persistent_kernel")}
+DESCRIPTOR_KERNELS = ("tma", *PERSISTENT_KERNELS)  # kernels that build device-side tensor descriptors
 INTERPRETER_PROGRAMS = 4  # the persistent kernel's program count without a GPU
 PERSISTENT_GROUP_M = 8  # the persistent kernel's L2 group height in tiles (Triton's GROUP_M)
 
@@ -57,7 +59,7 @@ def _scratch_allocator() -> None:
 def grid(m: int, n: int, config: GemmConfig, device: torch.device | None = None) -> tuple[int, ...]:
     """One program per tile, or for the persistent kernel min(tiles, SMs) programs."""
     tiles = (-(-m // config.block_m), -(-n // config.block_n))
-    if config.kernel != "persistent":
+    if config.kernel not in PERSISTENT_KERNELS:
         return tiles
     return (max(1, min(tiles[0] * tiles[1], _programs(device))),)
 
@@ -81,6 +83,8 @@ def launch_gemm(kernel: Any, a: torch.Tensor, b: torch.Tensor, c: torch.Tensor, 
 
 def kernel_constexprs(config: GemmConfig, programs: int) -> dict[str, int]:
     """Every constexpr argument of ``config``'s kernel launched on ``programs``
-    programs: the block sizes, plus PROGRAMS and GROUP_M for the persistent kernel."""
-    extra = {"PROGRAMS": programs, "GROUP_M": PERSISTENT_GROUP_M} if config.kernel == "persistent" else {}
+    programs: the block sizes, plus PROGRAMS, GROUP_M and FLATTEN for the persistent kernel."""
+    extra = {}
+    if config.kernel in PERSISTENT_KERNELS:
+        extra = {"PROGRAMS": programs, "GROUP_M": PERSISTENT_GROUP_M, "FLATTEN": config.kernel == "persistent-flat"}
     return {**config.constexprs(), **extra}

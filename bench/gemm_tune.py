@@ -26,7 +26,7 @@ import torch
 
 from syncopate.bench import autotune
 from syncopate.bench.check import check_result, poison
-from syncopate.bench.configs import CPU_DEFAULT, GPU_DEFAULT, GemmConfig
+from syncopate.bench.configs import CPU_DEFAULT, GPU_DEFAULT, PERSISTENT_KERNELS, GemmConfig
 from syncopate.bench.context import BenchWorld
 from syncopate.bench.gemm import gemm_kernel, launch_gemm
 from syncopate.bench.problem import OUT, PARTIAL, BenchSpec
@@ -44,18 +44,18 @@ def _hopper_candidates() -> tuple[GemmConfig, ...]:
 CANDIDATES: tuple[GemmConfig, ...] = _hopper_candidates()
 CPU_CANDIDATES: tuple[GemmConfig, ...] = (CPU_DEFAULT, dataclasses.replace(CPU_DEFAULT, kernel="tma"))
 # the persistent kernel's best-known Hopper tiles
-PERSISTENT: tuple[GemmConfig, ...] = (GemmConfig(128, 256, 64, 8, 3, kernel="persistent"),
-                                      GemmConfig(128, 128, 64, 8, 4, kernel="persistent"))
+PERSISTENT: tuple[GemmConfig, ...] = tuple(GemmConfig(*t, kernel=k) for k in PERSISTENT_KERNELS
+                                           for t in ((128, 256, 64, 8, 3), (256, 128, 64, 8, 3), (128, 128, 64, 8, 4)))
 
 
 def candidates_for(workload: str, cpu: bool = False) -> tuple[GemmConfig, ...]:
     """The configs ``--tune-gemm`` tries for ``workload``: pointer and TMA
-    kernels, plus the persistent kernel for the GEMM workloads (ag-gemm,
+    kernels, plus the persistent kernel (FLATTEN off and on) for the GEMM workloads (ag-gemm,
     gemm-rs), whose fused rows can run it."""
     base = CPU_CANDIDATES if cpu else CANDIDATES
     if workload not in GEMM_WORKLOADS:
         return base
-    return base + ((dataclasses.replace(CPU_DEFAULT, kernel="persistent"),) if cpu else PERSISTENT)
+    return base + (tuple(dataclasses.replace(CPU_DEFAULT, kernel=k) for k in PERSISTENT_KERNELS) if cpu else PERSISTENT)
 
 
 @dataclass(frozen=True)

@@ -266,8 +266,7 @@ def run(args: argparse.Namespace, ctx: Any, shapes: list[Any]) -> int:
                 print(f"overlap-bench: error: {err}", file=sys.stderr)
                 return EXIT_ERROR
             for key, choice in choices:
-                text = f"{choice.backend}/{choice.order} ({choice.ms:.3f} ms)" if choice else \
-                    "no checked syncopate row: unchanged"
+                text = f"{choice.text()} ({choice.ms:.3f} ms)" if choice else "no checked syncopate row: unchanged"
                 print(f"autotune {key.text()}: {text}")
             print(f"autotune cache: {args.cache or autotune.default_cache_path()}")
     wrong = report.any_wrong(tables)

@@ -17,17 +17,19 @@ import triton.language as tl
 @triton.jit
 def gemm_persistent_kernel(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride_bk, stride_bn, stride_cm,
                            stride_cn, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
-                           PROGRAMS: tl.constexpr, GROUP_M: tl.constexpr):
+                           PROGRAMS: tl.constexpr, GROUP_M: tl.constexpr, FLATTEN: tl.constexpr):
     """Same arguments as ``gemm_tma_kernel`` plus the program count and the
     L2 group height: consecutive tiles walk GROUP_M tile rows column by
     column, so the programs running at once share B's column tiles and a few
-    of A's row tiles instead of streaming all of B per tile row."""
+    of A's row tiles instead of streaming all of B per tile row. FLATTEN
+    asks Triton to pipeline the tile and K loops as one (``tl.range``'s
+    ``flatten``), so the next tile's loads start under this tile's epilogue."""
     a_desc = tl.make_tensor_descriptor(a_ptr, shape=[M, K], strides=[stride_am, 1], block_shape=[BLOCK_M, BLOCK_K])
     b_desc = tl.make_tensor_descriptor(b_ptr, shape=[K, N], strides=[stride_bk, 1], block_shape=[BLOCK_K, BLOCK_N])
     c_desc = tl.make_tensor_descriptor(c_ptr, shape=[M, N], strides=[stride_cm, 1], block_shape=[BLOCK_M, BLOCK_N])
     num_m = tl.cdiv(M, BLOCK_M)
     num_n = tl.cdiv(N, BLOCK_N)
-    for tile in range(tl.program_id(axis=0), num_m * num_n, PROGRAMS):
+    for tile in tl.range(tl.program_id(axis=0), num_m * num_n, PROGRAMS, flatten=FLATTEN):
         first_m = (tile // (GROUP_M * num_n)) * GROUP_M
         group_rows = min(num_m - first_m, GROUP_M)
         off_m = (first_m + tile % group_rows) * BLOCK_M

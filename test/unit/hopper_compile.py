@@ -44,7 +44,8 @@ def compile_for_hopper(program, constexprs: dict, scalars: dict | None = None, *
 
 def cases():
     for workload in (AG_GEMM, GEMM_RS):
-        for kernel, backend in (("ptr", "ce"), ("tma", "ce"), ("ptr", "sm"), ("ptr", "nccl"), ("persistent", "ce")):
+        for kernel, backend in (("ptr", "ce"), ("tma", "ce"), ("ptr", "sm"), ("ptr", "nccl"), ("persistent", "ce"),
+                                ("persistent-flat", "ce")):
             if workload == GEMM_RS and backend == "sm":
                 continue  # the SM backend does not reduce-scatter
             config = GemmConfig(kernel=kernel)

@@ -78,3 +78,21 @@ def test_the_tile_is_part_of_the_choice(tmp_path):
     record([table(rows=rows)], path)
     got = best_choice(("ag-gemm", "8192x8192x8192", 2, "NVIDIA H200"), path)
     assert (got.tile, got.variant) == ("128x128", "syncopate ce/arrival/t128x128")
+
+
+def test_a_run_that_did_not_time_the_cached_choice_cannot_evict_a_faster_one(tmp_path):
+    path = str(tmp_path / "autotune.json")
+    key = ("ag-gemm", "8192x8192x8192", 2, "NVIDIA H200")
+    record([table()], path)  # ce/rotate 0.9 ms
+    sm_only = [Row("syncopate sm/arrival", FUSED, "ok", 1.2, compute=TRITON, backend="sm", order="arrival")]
+    [(_, kept)] = record([table(rows=sm_only)], path)
+    assert (kept.text(), kept.ms) == ("ce/rotate", 0.9) and best_choice(key, path).order == "rotate"
+    faster = [Row("syncopate sm/arrival/c2", FUSED, "ok", 0.7, compute=TRITON, backend="sm", order="arrival", chunks=2)]
+    record([table(rows=faster)], path)  # a faster row always wins
+    assert best_choice(key, path).text() == "sm/arrival/c2"
+    # the same table timed the cached options too (slower this time): the side-by-side winner replaces it
+    both = [Row("syncopate sm/arrival/c2", FUSED, "ok", 1.0, compute=TRITON, backend="sm", order="arrival", chunks=2),
+            Row("syncopate ce/none/t64x128", FUSED, "ok", 0.95, compute=TRITON, backend="ce", order="none",
+                tile="64x128")]
+    [(_, now)] = record([table(rows=both)], path)
+    assert now.text() == "ce/none/t64x128" and best_choice(key, path).ms == 0.95

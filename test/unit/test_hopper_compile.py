@@ -16,7 +16,8 @@ from pathlib import Path
 import pytest
 
 HERE = Path(__file__).resolve().parent
-CASES = ["ag-gemm ptr ce", "ag-gemm tma ce", "ag-gemm ptr sm", "ag-gemm ptr nccl", "ag-gemm persistent ce", "gemm-rs ptr ce", "gemm-rs persistent ce",
+CASES = ["ag-gemm ptr ce", "ag-gemm tma ce", "ag-gemm ptr sm", "ag-gemm ptr nccl", "ag-gemm persistent ce", "ag-gemm persistent-flat ce",
+         "gemm-rs ptr ce", "gemm-rs persistent ce", "gemm-rs persistent-flat ce",
          "gemm-rs tma ce", "gemm-rs ptr nccl", "ag-attn ce", "ag-attn sm", "ag-attn ce per-iteration", "a2a-gemm ce",
          "a2a-gemm sm", "persistent gemm ce"]
 
