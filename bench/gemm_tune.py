@@ -50,12 +50,15 @@ PERSISTENT: tuple[GemmConfig, ...] = tuple(GemmConfig(*t, kernel=k) for k in PER
 
 def candidates_for(workload: str, cpu: bool = False) -> tuple[GemmConfig, ...]:
     """The configs ``--tune-gemm`` tries for ``workload``: pointer and TMA
-    kernels, plus the persistent kernel (FLATTEN off and on) for the GEMM workloads (ag-gemm,
+    kernels, plus the persistent kernel (FLATTEN off, and on for gemm-rs) for the GEMM workloads (ag-gemm,
     gemm-rs), whose fused rows can run it."""
     base = CPU_CANDIDATES if cpu else CANDIDATES
     if workload not in GEMM_WORKLOADS:
         return base
-    return base + (tuple(dataclasses.replace(CPU_DEFAULT, kernel=k) for k in PERSISTENT_KERNELS) if cpu else PERSISTENT)
+    persistent = tuple(dataclasses.replace(CPU_DEFAULT, kernel=k) for k in PERSISTENT_KERNELS) if cpu else PERSISTENT
+    if workload == AG_GEMM:  # its fused kernel waits in the tile loop, so lower-chunk-to-tile drops FLATTEN there
+        persistent = tuple(c for c in persistent if c.kernel != "persistent-flat")
+    return base + persistent
 
 
 @dataclass(frozen=True)

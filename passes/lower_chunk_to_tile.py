@@ -15,6 +15,7 @@ from xdsl.utils.exceptions import PassFailedException
 
 from syncopate.dialects import tile
 from syncopate.dialects.chunk import PlanOp, SignalOp, SignalSpanOp, WaitOp, WaitSpanLoopOp, WaitSpanOp
+from syncopate.ir.footprint import enclosing_loops
 from syncopate.ir.kernel_params import import_helpers, kernel_param
 from syncopate.passes.chunk_dependency_analysis import CONSUMED
 from syncopate.passes.sm_comm_programs import COMM_PROGRAMS, add_comm_programs
@@ -51,6 +52,18 @@ def _sm_tensors(module: ModuleOp) -> list[tuple[str, str, str]]:
     return result
 
 
+# tl.range options that let Triton run one loop iteration's loads ahead of the
+# previous iteration's code: with a wait in the loop body they would overtake it
+PIPELINE_ACROSS_ITERATIONS = ("tile.flatten", "tile.warp_specialize")
+
+
+def _keep_loops_in_order(wait: Operation) -> None:
+    """Drop ``flatten``/``warp_specialize`` from every loop around ``wait``."""
+    for loop in enclosing_loops(wait):
+        for option in PIPELINE_ACROSS_ITERATIONS:
+            loop.attributes.pop(option, None)
+
+
 def _kernel_of(op: Operation) -> tile.FuncOp:
     parent = op.parent_op()
     while not isinstance(parent, tile.FuncOp):
@@ -79,6 +92,13 @@ class LowerChunkToTilePass(ModulePass):
     to the module as jit functions, so the emitted file is self-contained. The
     kernel's ``chunk.abi`` attribute lists the added parameters for the
     runtime. No chunk op remains; the plans stay (the runtime reads them).
+
+    A loop around a wait loses the ``tl.range`` options ``flatten`` and
+    ``warp_specialize`` (even as constexpr parameters): both let the next
+    iteration's loads start before this iteration's code is done, which
+    would move a tile's loads above its own wait (in a flattened persistent
+    tile loop, the next tile's A loads overtake its wait). Loops around
+    signals only keep them: a signal follows its store in program order.
     """
 
     name: ClassVar[str] = "lower-chunk-to-tile"
@@ -121,6 +141,8 @@ class LowerChunkToTilePass(ModulePass):
                 callee = "syn_wait_chunk" if isinstance(sync, WaitOp) else "syn_signal_chunk"
                 args = [flags, index, epoch, spin_limit, report] if isinstance(sync, WaitOp) else [flags, index]
             self._emit(builder, tile.CallJitOp(callee, args, []))
+            if callee.startswith("syn_wait"):
+                _keep_loops_in_order(sync)
             used.add(callee)
             sync.detach()
             sync.erase()
