@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import dataclasses
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import torch
@@ -30,7 +30,7 @@ from syncopate.bench.configs import CPU_DEFAULT, GPU_DEFAULT, PERSISTENT_KERNELS
 from syncopate.bench.context import BenchWorld
 from syncopate.bench.gemm import gemm_kernel, launch_gemm
 from syncopate.bench.problem import OUT, PARTIAL, BenchSpec
-from syncopate.bench.shapes import AG_GEMM, GEMM_WORKLOADS, Shape
+from syncopate.bench.shapes import A2A_GEMM, AG_GEMM, GEMM_WORKLOADS, Shape
 from syncopate.bench.timing import time_run
 
 
@@ -48,10 +48,14 @@ PERSISTENT: tuple[GemmConfig, ...] = tuple(GemmConfig(*t, kernel=k) for k in PER
                                            for t in ((128, 256, 64, 8, 3), (256, 128, 64, 8, 3), (128, 128, 64, 8, 4)))
 
 
+# workloads --tune-gemm tunes: their Triton and fused rows run a GemmConfig
+TUNED_WORKLOADS: tuple[str, ...] = (*GEMM_WORKLOADS, A2A_GEMM)
+
+
 def candidates_for(workload: str, cpu: bool = False) -> tuple[GemmConfig, ...]:
     """The configs ``--tune-gemm`` tries for ``workload``: pointer and TMA
-    kernels, plus the persistent kernel (FLATTEN off, and on for gemm-rs) for the GEMM workloads (ag-gemm,
-    gemm-rs), whose fused rows can run it."""
+    kernels (a2a-gemm: its grouped GEMMs), plus for ag-gemm and gemm-rs the
+    persistent kernel (FLATTEN too, for gemm-rs only), whose fused rows can run it."""
     base = CPU_CANDIDATES if cpu else CANDIDATES
     if workload not in GEMM_WORKLOADS:
         return base
@@ -68,46 +72,67 @@ class Trial:
     status: str  # "ok" or why it is out
 
 
-def operands(spec: BenchSpec) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-    """(A, B, fp32 reference) of the shape's local GEMM on this rank."""
+@dataclass(frozen=True)
+class TuneTarget:
+    """What ``--tune-gemm`` runs for one shape on this rank: the local GEMM of
+    a config, the tensor it writes, the fp32 reference, the cuBLAS version and
+    the GEMM's flop count."""
+
+    launch: Callable[[GemmConfig], None]
+    output: torch.Tensor
+    reference: torch.Tensor
+    cublas: Callable[[], None]
+    flops: float
+
+
+def target(spec: BenchSpec) -> TuneTarget:
+    """The local GEMM of ``spec``: the gathered ``M x K`` A times this rank's
+    ``K x N/W`` B (ag-gemm), ``M x K/W`` times ``K/W x N`` (gemm-rs), or the
+    grouped GEMM over the received rows (a2a-gemm, ``bench/moe.py``)."""
     p = spec.problem
     if p is None:
         raise ValueError(f"workload '{spec.workload}' has no GEMM to tune")
+    if spec.workload == A2A_GEMM:
+        from syncopate.bench import moe
+
+        return moe.tune_target(p)
     if spec.workload == AG_GEMM:
         assert p.a_full is not None
-        return p.a_full, p.b, p.references[OUT]
-    return p.a, p.b, p.references[PARTIAL]
+        a, b, ref = p.a_full, p.b, p.references[OUT]
+    else:
+        a, b, ref = p.a, p.b, p.references[PARTIAL]
+    c = torch.empty((a.shape[0], b.shape[1]), dtype=a.dtype, device=a.device)
+    return TuneTarget(lambda config: launch_gemm(gemm_kernel(config), a, b, c, config), c, ref,
+                      lambda: torch.matmul(a, b, out=c), 2.0 * a.shape[0] * a.shape[1] * b.shape[1])
 
 
 def tune(spec: BenchSpec, ctx: BenchWorld, candidates: Sequence[GemmConfig], warmup: int = 3,
-         iters: int = 20) -> tuple[list[Trial], float]:
-    """Every candidate's trial, and cuBLAS's time (ms, max over ranks)."""
-    a, b, ref = operands(spec)
-    c = torch.empty((a.shape[0], b.shape[1]), dtype=a.dtype, device=a.device)
+         iters: int = 20) -> tuple[list[Trial], float, float]:
+    """Every candidate's trial, cuBLAS's time (ms, max over ranks) and the
+    GEMM's flop count per rank."""
+    t = target(spec)
     trials = []
     for config in candidates:
-        status = _check(config, a, b, c, ref, ctx)
+        status = _check(config, t, ctx)
         statuses = ctx.gather_objects(status)
         failed = next((s for s in statuses if s != "ok"), None)
         if failed is not None:
             trials.append(Trial(config, None, failed))
             continue
-        kernel = gemm_kernel(config)
-        ms = time_run(lambda: launch_gemm(kernel, a, b, c, config), ctx.device, warmup, iters).median_ms
+        ms = time_run(lambda: t.launch(config), ctx.device, warmup, iters).median_ms
         trials.append(Trial(config, max(x[0] for x in ctx.gather_floats([ms])), "ok"))
-    cublas = time_run(lambda: torch.matmul(a, b, out=c), ctx.device, warmup, iters).median_ms
-    return trials, max(x[0] for x in ctx.gather_floats([cublas]))
+    cublas = time_run(t.cublas, ctx.device, warmup, iters).median_ms
+    return trials, max(x[0] for x in ctx.gather_floats([cublas])), t.flops
 
 
-def _check(config: GemmConfig, a: torch.Tensor, b: torch.Tensor, c: torch.Tensor, ref: torch.Tensor,
-           ctx: BenchWorld) -> str:
+def _check(config: GemmConfig, t: TuneTarget, ctx: BenchWorld) -> str:
     try:
-        poison(c)
-        launch_gemm(gemm_kernel(config), a, b, c, config)
+        poison(t.output)
+        t.launch(config)
         ctx.sync()
     except Exception as err:  # a config that does not compile or launch here (shared memory, TMA limits)
         return f"n/a: {type(err).__name__}: {str(err).splitlines()[0][:120] if str(err) else ''}"
-    result = check_result(c, ref)
+    result = check_result(t.output, t.reference)
     return "ok" if result.ok else f"WRONG: {result.reason}"
 
 
@@ -116,10 +141,10 @@ def best(trials: Sequence[Trial]) -> Trial | None:
     return min(timed, key=lambda t: t.ms or 0.0) if timed else None
 
 
-def format_trials(shape: Shape, world: int, trials: Sequence[Trial], cublas_ms: float) -> str:
-    m, k, n = shape.local(world).gemm
-    flops = 2.0 * m * k * n
-    lines = [f"-- Triton GEMM tuning: {shape.workload} {shape.label(world)} (local {m}x{k}x{n}) --",
+def format_trials(shape: Shape, world: int, trials: Sequence[Trial], cublas_ms: float, flops: float) -> str:
+    size = (f"local {'x'.join(map(str, shape.local(world).gemm))}" if shape.workload in GEMM_WORKLOADS
+            else f"{flops / 1e12:.2f} TFLOP per rank")
+    lines = [f"-- Triton GEMM tuning: {shape.workload} {shape.label(world)} ({size}) --",
              f"{'config':<34}  {'ms':>8}  {'TFLOP/s':>8}  {'% cuBLAS':>8}  status"]
     winner = best(trials)
     for t in [*trials, Trial(GPU_DEFAULT, cublas_ms, "cuBLAS (torch.matmul)")]:

@@ -13,7 +13,8 @@ Rows (the report keeps the GEMM tables' row names):
 
 ``cuBLAS+NCCL``   all_to_all_single, then one torch.matmul per (source, expert) segment
 ``async-TP``      n/a: torch has no fused all-to-all GEMM
-``Triton+NCCL``   all_to_all_single, then the Triton grouped GEMM (``kernels/grouped_gemm_bf16.py``)
+``Triton+NCCL``   all_to_all_single, then the Triton grouped GEMM (``kernels/grouped_gemm_bf16.py``, or
+                  ``grouped_gemm_bf16_tma.py`` for a config of kernel "tma")
 ``cuBLAS alone``, ``Triton alone``  the GEMMs on the received rows already in place
 ``NCCL alone``    all_to_all_single (checked as the receive buffer)
 syncopate         the grouped GEMM fused with ``all-to-all{tensor=x_ptr dim=0 splits=...}``;
@@ -24,6 +25,7 @@ syncopate         the grouped GEMM fused with ``all-to-all{tensor=x_ptr dim=0 sp
 
 from __future__ import annotations
 
+import importlib
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -53,7 +55,9 @@ from syncopate.bench.variants import (
     unavailable,
 )
 
-KERNEL_FILE, KERNEL_NAME = "grouped_gemm_bf16.py", "grouped_gemm_kernel"
+# GemmConfig.kernel -> (module, kernel): the pointer kernel, or the TMA one for "tma"
+GROUPED_KERNELS = {"ptr": ("grouped_gemm_bf16", "grouped_gemm_kernel"),
+                   "tma": ("grouped_gemm_bf16_tma", "grouped_gemm_tma_kernel")}
 
 
 @dataclass(frozen=True)
@@ -153,14 +157,55 @@ def launch_grouped_gemm(kernel: Any, x: torch.Tensor, w: torch.Tensor, out: torc
                  **config.constexprs(), **config.launch_options())
 
 
-def grouped_kernel() -> Any:
-    from syncopate.bench.kernels.grouped_gemm_bf16 import grouped_gemm_kernel
+def _grouped(config: GemmConfig) -> tuple[str, str]:
+    if config.kernel not in GROUPED_KERNELS:
+        raise ValueError(f"a2a-gemm has no '{config.kernel}' grouped GEMM kernel (it has {', '.join(GROUPED_KERNELS)})")
+    return GROUPED_KERNELS[config.kernel]
 
-    return grouped_gemm_kernel
+
+def tune_target(p: MoeProblem) -> Any:
+    """``--tune-gemm``'s target (``gemm_tune.TuneTarget``): the grouped GEMM
+    over the received rows of a config (its own tile tables), against one
+    torch.matmul per segment."""
+    from syncopate.bench.gemm_tune import TuneTarget
+
+    d = p.dims
+    out = torch.empty((d.rows, d.ffn), dtype=p.recv.dtype, device=p.recv.device)
+
+    tables: dict[int, tuple[torch.Tensor, torch.Tensor, torch.Tensor]] = {}  # per block_m, built before timing
+
+    def launch(config: GemmConfig) -> None:
+        if config.block_m not in tables:
+            tables[config.block_m] = tile_tables(d, config.block_m, p.recv.device)
+        launch_grouped_gemm(grouped_kernel(config), p.recv, p.w, out, tables[config.block_m], config)
+
+    return TuneTarget(launch, out, p.references[OUT], lambda: segment_matmuls(d, p.recv, p.w, out),
+                      2.0 * d.rows * d.hidden * d.ffn)
 
 
-def kernel_path() -> str:
-    return source_path(KERNEL_FILE)
+def segment_matmuls(d: MoeDims, x: torch.Tensor, w: torch.Tensor, out: torch.Tensor) -> None:
+    """The cuBLAS grouped GEMM: one torch.matmul per (source, expert) segment."""
+    for lo, hi, e in segments(d):
+        torch.matmul(x[lo:hi], w[e], out=out[lo:hi])
+
+
+def grouped_kernel(config: GemmConfig) -> Any:
+    """The original ``@triton.jit`` grouped GEMM of ``config``."""
+    module, name = _grouped(config)
+    if config.kernel == "tma":
+        from syncopate.bench.gemm import _scratch_allocator
+
+        _scratch_allocator()
+    return getattr(importlib.import_module(f"syncopate.bench.kernels.{module}"), name)
+
+
+def kernel_name(config: GemmConfig) -> str:
+    return _grouped(config)[1]
+
+
+def kernel_path(config: GemmConfig) -> str:
+    """The kernel's source file (what ``compile_fused`` reads)."""
+    return source_path(_grouped(config)[0] + ".py")
 
 
 # -- baselines ------------------------------------------------------------------
@@ -178,11 +223,10 @@ def baseline_variants(spec: BenchSpec, ctx: BenchWorld) -> list[Variant]:
         st.setdefault("tables", tile_tables(d, cfg.block_m, ctx.device))
 
     def cublas(x: torch.Tensor) -> None:
-        for lo, hi, e in segments(d):
-            torch.matmul(x[lo:hi], p.w[e], out=st["out"][lo:hi])
+        segment_matmuls(d, x, p.w, st["out"])
 
     def triton(x: torch.Tensor) -> None:
-        launch_grouped_gemm(grouped_kernel(), x, p.w, st["out"], st["tables"], cfg)
+        launch_grouped_gemm(grouped_kernel(cfg), x, p.w, st["out"], st["tables"], cfg)
 
     def seq(gemm: Any) -> Any:
         def run() -> None:
@@ -220,11 +264,11 @@ def plan_spec(d: MoeDims) -> str:
 
 def program_for(d: MoeDims, backend: str, order: str, config: GemmConfig) -> Any:
     """The compiled FusedProgram (cached per process; the splits are part of the plan)."""
-    key = (d, backend, order)
+    key = (d, backend, order, config.kernel)
     if key not in _PROGRAMS:
         from syncopate.runtime.fused import compile_fused
 
-        _PROGRAMS[key] = compile_fused(kernel_path(), KERNEL_NAME, [plan_spec(d)],
+        _PROGRAMS[key] = compile_fused(kernel_path(config), kernel_name(config), [plan_spec(d)],
                                        f"overlap{{order={order} backend={backend}}}")
     return _PROGRAMS[key]
 
@@ -249,7 +293,7 @@ def fused_row(spec: BenchSpec, ctx: BenchWorld, row: FusedOptions) -> Variant:
         send = ctx.shared_symmetric(("moe-send", tuple(p.send.shape), p.send.dtype), tuple(p.send.shape), p.send.dtype)
         send.copy_(p.send)  # the runner's barrier after setup publishes it
         context = ctx.gpu.context(sources={"x_ptr": send}, ce_lanes=row.lanes)
-        st["kernel"] = FusedKernel(program_for(d, row.backend, row.order, cfg), grouped_kernel(), context)
+        st["kernel"] = FusedKernel(program_for(d, row.backend, row.order, cfg), grouped_kernel(cfg), context)
         st["recv"] = torch.empty((d.rows, d.hidden), dtype=ctx.dtype, device=ctx.device)
         st["out"] = torch.empty((d.rows, d.ffn), dtype=ctx.dtype, device=ctx.device)
         st["tables"] = tile_tables(d, cfg.block_m, ctx.device)

@@ -299,17 +299,16 @@ def _gemm_config(args: argparse.Namespace, ctx: Any, spec: Any, say: Any) -> Any
     import dataclasses
 
     from syncopate.bench import gemm_tune
-    from syncopate.bench.shapes import GEMM_WORKLOADS
 
-    if spec.workload not in GEMM_WORKLOADS:
+    if spec.workload not in gemm_tune.TUNED_WORKLOADS:
         return spec
     if args.tune_gemm:
         candidates = gemm_tune.candidates_for(spec.workload, ctx.cpu)
         say(f"tuning the Triton GEMM over {len(candidates)} configs")
-        trials, cublas = gemm_tune.tune(spec, ctx, candidates, args.warmup, args.iters)
+        trials, cublas, flops = gemm_tune.tune(spec, ctx, candidates, args.warmup, args.iters)
         winner = gemm_tune.best(trials)
         if ctx.rank == 0:
-            print(gemm_tune.format_trials(spec.shape, ctx.world, trials, cublas) + "\n", flush=True)
+            print(gemm_tune.format_trials(spec.shape, ctx.world, trials, cublas, flops) + "\n", flush=True)
             if winner is not None:
                 gemm_tune.record(spec.shape, ctx.world, ctx.device_name, winner, cublas, args.cache)
         config = winner.config if winner is not None else spec.config

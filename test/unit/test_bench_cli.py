@@ -134,3 +134,15 @@ def test_tune_gemm_checks_times_caches_and_reuses_the_winner(tmp_path):
     assert again.returncode == 0, again.stderr
     assert "Triton GEMM tuning" not in again.stdout
     assert f"Triton kernel {entry['config']['kernel']} 16x16x16" in again.stdout
+
+
+def test_tune_gemm_tunes_the_moe_grouped_gemm(tmp_path):
+    cache = tmp_path / "autotune.json"
+    tuned = bench("--cpu", "--workload", "a2a-gemm", "--iters", "1", "--warmup", "0", "--backends", "ce", "--orders",
+                  "arrival", "--cache", str(cache), "--tune-gemm", "--out", str(tmp_path / "a"))
+    assert tuned.returncode == 0, tuned.stderr
+    assert "-- Triton GEMM tuning: a2a-gemm A2A+GG" in tuned.stdout and "TFLOP per rank) --" in tuned.stdout
+    trials = [line for line in tuned.stdout.splitlines() if line.startswith(("ptr ", "tma "))]
+    assert len(trials) == 2 and all(" ok" in line for line in trials), tuned.stdout
+    [key] = [k for k in json.load(open(cache))["entries"] if k.startswith("gemm|a2a-gemm|")]
+    assert key.endswith("|1|cpu")

@@ -33,7 +33,7 @@ def test_best_is_the_fastest_timed_trial():
     trials = [gemm_tune.Trial(a, 0.9, "ok"), gemm_tune.Trial(b, 0.8, "ok"), gemm_tune.Trial(c, None, "WRONG: x")]
     assert gemm_tune.best(trials).config == b
     assert gemm_tune.best([gemm_tune.Trial(c, None, "n/a: OutOfResources")]) is None
-    text = gemm_tune.format_trials(shape("ag-gemm", "8192x8192x8192"), 2, trials, 0.72)
+    text = gemm_tune.format_trials(shape("ag-gemm", "8192x8192x8192"), 2, trials, 0.72, 2.0 * 8192 * 8192 * 4096)
     assert "(local 8192x8192x4096)" in text and "<- best" in text.splitlines()[3]
     assert "WRONG: x" in text and "100.0%" in text
 

@@ -2,6 +2,8 @@
 GEMM): sizes, the receive layout, the Triton kernel against the reference,
 and the fused rows on simulated ranks in the Triton interpreter."""
 
+import dataclasses
+
 import pytest
 import torch
 
@@ -43,19 +45,31 @@ def test_received_rows_come_by_source_then_expert():
     assert starts.tolist() == [0, 16] and sizes.tolist() == [16, 16] and experts.tolist() == [0, 0]
 
 
-def test_triton_grouped_gemm_matches_the_reference():
+@pytest.mark.parametrize("kernel", ["ptr", "tma"])
+@pytest.mark.parametrize("block_m", [16, 32])
+def test_triton_grouped_gemm_matches_the_reference(kernel: str, block_m: int):
+    """block_m 32 over 16-row segments: every tile is short, so the TMA kernel
+    loads the next segment's rows and its masked store must drop them."""
     p = make_moe_problem(TINY, 1, 0, torch.device("cpu"), torch.float32, seed=4)
+    config = dataclasses.replace(CPU_DEFAULT, kernel=kernel, block_m=block_m)
     out = torch.full((p.dims.rows, p.dims.ffn), float("nan"))
-    launch_grouped_gemm(grouped_kernel(), p.recv, p.w, out, tile_tables(p.dims, 16, torch.device("cpu")), CPU_DEFAULT)
+    launch_grouped_gemm(grouped_kernel(config), p.recv, p.w, out, tile_tables(p.dims, block_m, torch.device("cpu")),
+                        config)
     assert check_result(out, p.references[OUT]).ok
 
 
+def test_grouped_kernels_by_config():
+    with pytest.raises(ValueError, match="a2a-gemm has no 'persistent' grouped GEMM kernel"):
+        grouped_kernel(dataclasses.replace(CPU_DEFAULT, kernel="persistent"))
+
+
+@pytest.mark.parametrize("kernel", ["ptr", "tma"])
 @pytest.mark.parametrize("rank", [0, 1])
-def test_fused_rows_multiply_the_delivered_rows(rank: int):
+def test_fused_rows_multiply_the_delivered_rows(rank: int, kernel: str):
     p = make_moe_problem(TINY, 2, rank, torch.device("cpu"), torch.float32, seed=6)
     gpu = SimulatedGpu(2, rank, {"x_ptr": p.recv})
     ctx = BenchWorld(rank, 2, torch.device("cpu"), None, torch.float32, gpu)
-    spec = BenchSpec(TINY, 2, rank, torch.float32, CPU_DEFAULT, p)
+    spec = BenchSpec(TINY, 2, rank, torch.float32, dataclasses.replace(CPU_DEFAULT, kernel=kernel), p)
     rows = fused_variants(spec, ctx, ["ce", "nccl"], ["arrival"], chunks=[1, 2])
     assert [v.name for v in rows] == ["syncopate ce/arrival", "syncopate nccl/arrival", "syncopate ce/arrival/c2",
                                       "syncopate nccl/arrival/c2"]
@@ -69,10 +83,13 @@ def test_fused_rows_multiply_the_delivered_rows(rank: int):
     assert result.ok, result.reason
 
 
-def test_a_tile_row_runs_the_grouped_gemm_with_its_own_tile():
+@pytest.mark.parametrize("kernel", ["ptr", "tma"])
+def test_a_tile_row_runs_the_grouped_gemm_with_its_own_tile(kernel: str):
+    """32-row tiles over 16-row segments: each tile's rows reach into the
+    next segment (another source's chunk for the TMA kernel's loads)."""
     p = make_moe_problem(TINY, 2, 1, torch.device("cpu"), torch.float32, seed=7)
     ctx = BenchWorld(1, 2, torch.device("cpu"), None, torch.float32, SimulatedGpu(2, 1, {"x_ptr": p.recv}))
-    spec = BenchSpec(TINY, 2, 1, torch.float32, CPU_DEFAULT, p)
+    spec = BenchSpec(TINY, 2, 1, torch.float32, dataclasses.replace(CPU_DEFAULT, kernel=kernel), p)
     v = fused_variants(spec, ctx, ["ce"], ["arrival"], tiles=["32x32"])[0]
     assert v.name == "syncopate ce/arrival/t32x32" and v.na is None
     v.setup()
