@@ -42,11 +42,11 @@ def gemm_kernel(config: GemmConfig) -> Any:
     """The original ``@triton.jit`` GEMM of ``config``."""
     module = importlib.import_module(f"syncopate.bench.kernels.{_KERNELS[config.kernel][0]}")
     if config.kernel in DESCRIPTOR_KERNELS:
-        _scratch_allocator()
+        scratch_allocator()
     return getattr(module, kernel_name(config))
 
 
-def _scratch_allocator() -> None:
+def scratch_allocator() -> None:
     """Device-side tensor descriptors need global scratch memory from the host."""
     import triton
 
@@ -61,10 +61,11 @@ def grid(m: int, n: int, config: GemmConfig, device: torch.device | None = None)
     tiles = (-(-m // config.block_m), -(-n // config.block_n))
     if config.kernel not in PERSISTENT_KERNELS:
         return tiles
-    return (max(1, min(tiles[0] * tiles[1], _programs(device))),)
+    return (max(1, min(tiles[0] * tiles[1], programs(device))),)
 
 
-def _programs(device: torch.device | None) -> int:
+def programs(device: torch.device | None) -> int:
+    """A persistent kernel's program count: the GPU's SMs (4 in the interpreter)."""
     if device is not None and device.type == "cuda":
         return torch.cuda.get_device_properties(device).multi_processor_count
     return INTERPRETER_PROGRAMS

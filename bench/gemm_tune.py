@@ -30,7 +30,7 @@ from syncopate.bench.configs import CPU_DEFAULT, GPU_DEFAULT, PERSISTENT_KERNELS
 from syncopate.bench.context import BenchWorld
 from syncopate.bench.gemm import gemm_kernel, launch_gemm
 from syncopate.bench.problem import OUT, PARTIAL, BenchSpec
-from syncopate.bench.shapes import A2A_GEMM, AG_GEMM, GEMM_WORKLOADS, Shape
+from syncopate.bench.shapes import A2A_GEMM, AG_GEMM, GEMM_RS, GEMM_WORKLOADS, Shape
 from syncopate.bench.timing import time_run
 
 
@@ -53,14 +53,14 @@ TUNED_WORKLOADS: tuple[str, ...] = (*GEMM_WORKLOADS, A2A_GEMM)
 
 
 def candidates_for(workload: str, cpu: bool = False) -> tuple[GemmConfig, ...]:
-    """The configs ``--tune-gemm`` tries for ``workload``: pointer and TMA
-    kernels (a2a-gemm: its grouped GEMMs), plus for ag-gemm and gemm-rs the
-    persistent kernel (FLATTEN too, for gemm-rs only), whose fused rows can run it."""
+    """The configs ``--tune-gemm`` tries for ``workload``: pointer, TMA and
+    persistent kernels (a2a-gemm: its grouped GEMMs), and for gemm-rs the
+    persistent kernel with FLATTEN too (the only fused kernel that keeps it)."""
     base = CPU_CANDIDATES if cpu else CANDIDATES
-    if workload not in GEMM_WORKLOADS:
+    if workload not in TUNED_WORKLOADS:
         return base
     persistent = tuple(dataclasses.replace(CPU_DEFAULT, kernel=k) for k in PERSISTENT_KERNELS) if cpu else PERSISTENT
-    if workload == AG_GEMM:  # its fused kernel waits in the tile loop, so lower-chunk-to-tile drops FLATTEN there
+    if workload != GEMM_RS:  # fused kernels that wait in the tile loop, where lower-chunk-to-tile drops FLATTEN
         persistent = tuple(c for c in persistent if c.kernel != "persistent-flat")
     return base + persistent
 

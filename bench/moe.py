@@ -31,7 +31,7 @@ from typing import Any
 
 import torch
 
-from syncopate.bench import comm
+from syncopate.bench import comm, gemm
 from syncopate.bench.check import poison
 from syncopate.bench.configs import GemmConfig, with_tile
 from syncopate.bench.context import BenchWorld
@@ -55,9 +55,10 @@ from syncopate.bench.variants import (
     unavailable,
 )
 
-# GemmConfig.kernel -> (module, kernel): the pointer kernel, or the TMA one for "tma"
+# GemmConfig.kernel -> (module, kernel): pointers, TMA, or TMA in a persistent GROUP_M tile loop
 GROUPED_KERNELS = {"ptr": ("grouped_gemm_bf16", "grouped_gemm_kernel"),
-                   "tma": ("grouped_gemm_bf16_tma", "grouped_gemm_tma_kernel")}
+                   "tma": ("grouped_gemm_bf16_tma", "grouped_gemm_tma_kernel"),
+                   "persistent": ("grouped_gemm_bf16_persistent", "grouped_gemm_persistent_kernel")}
 
 
 @dataclass(frozen=True)
@@ -152,9 +153,20 @@ def launch_grouped_gemm(kernel: Any, x: torch.Tensor, w: torch.Tensor, out: torc
     """``out[segment] = x[segment] @ w[expert]`` for every tile of ``tables``."""
     m, k = x.shape
     n = w.shape[2]
-    grid = (tables[0].numel(), -(-n // config.block_n))
+    grid: tuple[int, ...] = (tables[0].numel(), -(-n // config.block_n))
+    extra = {}
+    if config.kernel == "persistent":  # one program per SM over the tables' row tiles x column tiles
+        extra = {"TILES": grid[0]}
+        grid = (max(1, min(grid[0] * grid[1], gemm.programs(x.device))),)
     kernel[grid](x, w, out, *tables, m, n, k, x.stride(0), x.stride(1), *w.stride(), out.stride(0), out.stride(1),
-                 **config.constexprs(), **config.launch_options())
+                 **extra, **grouped_constexprs(config, grid[0]), **config.launch_options())
+
+
+def grouped_constexprs(config: GemmConfig, programs: int) -> dict[str, int]:
+    """Every constexpr argument of ``config``'s grouped kernel on ``programs``
+    programs: the block sizes, plus PROGRAMS and GROUP_M for the persistent one."""
+    extra = {"PROGRAMS": programs, "GROUP_M": gemm.PERSISTENT_GROUP_M} if config.kernel == "persistent" else {}
+    return {**config.constexprs(), **extra}
 
 
 def _grouped(config: GemmConfig) -> tuple[str, str]:
@@ -192,10 +204,8 @@ def segment_matmuls(d: MoeDims, x: torch.Tensor, w: torch.Tensor, out: torch.Ten
 def grouped_kernel(config: GemmConfig) -> Any:
     """The original ``@triton.jit`` grouped GEMM of ``config``."""
     module, name = _grouped(config)
-    if config.kernel == "tma":
-        from syncopate.bench.gemm import _scratch_allocator
-
-        _scratch_allocator()
+    if config.kernel != "ptr":
+        gemm.scratch_allocator()
     return getattr(importlib.import_module(f"syncopate.bench.kernels.{module}"), name)
 
 

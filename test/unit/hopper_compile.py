@@ -70,11 +70,11 @@ def cases():
     yield ("persistent gemm ce", lambda: compile_for_hopper(
         persistent, {"BLOCK_M": 128, "BLOCK_N": 256, "BLOCK_K": 64, "PROGRAMS": 132}, num_warps=8, num_stages=3))
     shape = next(s for s in SHAPES if s.workload == A2A_GEMM and s.name == "mixtral-8x7b-4k")
-    for backend, kernel in (("ce", "ptr"), ("sm", "ptr"), ("ce", "tma")):
+    for backend, kernel in (("ce", "ptr"), ("sm", "ptr"), ("ce", "tma"), ("ce", "persistent")):
         config = GemmConfig(kernel=kernel)
         yield (f"a2a-gemm {backend}" + (f" {kernel}" if kernel != "ptr" else ""), lambda b=backend, c=config:
-               compile_for_hopper(moe.program_for(moe.MoeDims.of(shape, 2), b, "arrival", c), c.constexprs(),
-                                  **c.launch_options()))
+               compile_for_hopper(moe.program_for(moe.MoeDims.of(shape, 2), b, "arrival", c),
+                                  moe.grouped_constexprs(c, 132), **c.launch_options()))
 
 
 def main() -> int:

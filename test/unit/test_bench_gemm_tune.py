@@ -21,7 +21,8 @@ def test_candidates_cover_the_kernels_and_are_valid_hopper_configs():
     ag, rs = gemm_tune.candidates_for("ag-gemm"), gemm_tune.candidates_for("gemm-rs")
     assert {c.kernel for c in rs} == {"ptr", "tma", "persistent", "persistent-flat"}
     assert ag == tuple(c for c in rs if c.kernel != "persistent-flat")  # AG's fused kernel cannot flatten
-    assert gemm_tune.candidates_for("a2a-gemm") == gemm_tune.CANDIDATES
+    assert gemm_tune.candidates_for("a2a-gemm") == ag  # the grouped GEMM has the same three kernels
+    assert gemm_tune.candidates_for("ag-attn") == gemm_tune.CANDIDATES
     assert {c.kernel for c in gemm_tune.candidates_for("gemm-rs", cpu=True)} == {"ptr", "tma", "persistent",
                                                                               "persistent-flat"}
     for c in rs:  # shared memory per stage must fit 227 KiB on Hopper

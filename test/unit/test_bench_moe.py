@@ -45,7 +45,7 @@ def test_received_rows_come_by_source_then_expert():
     assert starts.tolist() == [0, 16] and sizes.tolist() == [16, 16] and experts.tolist() == [0, 0]
 
 
-@pytest.mark.parametrize("kernel", ["ptr", "tma"])
+@pytest.mark.parametrize("kernel", ["ptr", "tma", "persistent"])
 @pytest.mark.parametrize("block_m", [16, 32])
 def test_triton_grouped_gemm_matches_the_reference(kernel: str, block_m: int):
     """block_m 32 over 16-row segments: every tile is short, so the TMA kernel
@@ -59,11 +59,11 @@ def test_triton_grouped_gemm_matches_the_reference(kernel: str, block_m: int):
 
 
 def test_grouped_kernels_by_config():
-    with pytest.raises(ValueError, match="a2a-gemm has no 'persistent' grouped GEMM kernel"):
-        grouped_kernel(dataclasses.replace(CPU_DEFAULT, kernel="persistent"))
+    with pytest.raises(ValueError, match="a2a-gemm has no 'persistent-flat' grouped GEMM kernel"):
+        grouped_kernel(dataclasses.replace(CPU_DEFAULT, kernel="persistent-flat"))
 
 
-@pytest.mark.parametrize("kernel", ["ptr", "tma"])
+@pytest.mark.parametrize("kernel", ["ptr", "tma", "persistent"])
 @pytest.mark.parametrize("rank", [0, 1])
 def test_fused_rows_multiply_the_delivered_rows(rank: int, kernel: str):
     p = make_moe_problem(TINY, 2, rank, torch.device("cpu"), torch.float32, seed=6)
@@ -83,7 +83,7 @@ def test_fused_rows_multiply_the_delivered_rows(rank: int, kernel: str):
     assert result.ok, result.reason
 
 
-@pytest.mark.parametrize("kernel", ["ptr", "tma"])
+@pytest.mark.parametrize("kernel", ["ptr", "tma", "persistent"])
 def test_a_tile_row_runs_the_grouped_gemm_with_its_own_tile(kernel: str):
     """32-row tiles over 16-row segments: each tile's rows reach into the
     next segment (another source's chunk for the TMA kernel's loads)."""
