@@ -32,7 +32,7 @@ import torch
 
 from syncopate.bench.check import poison
 from syncopate.bench.context import BenchWorld
-from syncopate.bench.configs import GemmConfig, with_tile
+from syncopate.bench.configs import PERSISTENT_KERNELS, GemmConfig, with_tile
 from syncopate.bench.gemm import gemm_kernel, kernel_name, kernel_path, launch_gemm
 from syncopate.bench.problem import OUT, BenchSpec
 from syncopate.bench.shapes import A2A_GEMM, AG_ATTN, AG_GEMM, GEMM_RS
@@ -53,6 +53,9 @@ NCCL_ORDER = "not run: nccl chunks need order=arrival on full grids (spinning ti
 
 NCCL_ATTN = ("not run: every attention tile waits for every K/V chunk, so on a full grid all SMs spin "
              "while NCCL's kernels need one (it hung in run 9)")
+
+NCCL_PERSISTENT = ("not run: a persistent kernel's programs hold every SM until all tiles are done, so tiles "
+                   "spinning on nccl chunks starve NCCL's kernels in any order (the GPU World refuses it)")
 
 NCCL_A2A = ("not run: tiles find their rows through a loaded table, so no tile order puts local rows first; "
             "on a full grid spinning tiles would starve NCCL's kernels of SMs")
@@ -129,7 +132,9 @@ def fused_variants(spec: BenchSpec, world_ctx: BenchWorld, backends: Sequence[st
         return [unavailable(r.name, "needs CUDA", **r.meta) for r in rows]
     out: list[Variant] = []
     for row in rows:
-        why = _nccl_refusal(spec.workload, row.backend, row.order) or _tile_refusal(spec.workload, row.tile)
+        kernel = getattr(spec.config, "kernel", "")  # attention's AttnConfig has none
+        why = (_nccl_refusal(spec.workload, row.backend, row.order, kernel)
+               or _tile_refusal(spec.workload, row.tile))
         if why:
             out.append(unavailable(row.name, why, **row.meta))
         elif spec.workload == AG_ATTN:
@@ -149,16 +154,19 @@ def _build(spec: BenchSpec, ctx: BenchWorld, row: FusedOptions) -> Variant:
     return (_ag_variant if spec.workload == AG_GEMM else _rs_variant)(spec, ctx, row)
 
 
-def _nccl_refusal(workload: str, backend: str, order: str) -> str | None:
+def _nccl_refusal(workload: str, backend: str, order: str, kernel: str = "") -> str | None:
     """Why a row whose tiles would spin on nccl chunks while NCCL needs their
-    SMs is not run: a gather in an order that is not local-first, or
-    attention, where every tile waits for every K/V chunk (no order helps)."""
+    SMs is not run: a gather by a persistent kernel or in an order that is
+    not local-first, or attention, where every tile waits for every K/V chunk
+    (no order helps)."""
     if backend != "nccl":
         return None
     if workload == AG_ATTN:
         return NCCL_ATTN
     if workload == A2A_GEMM:
         return NCCL_A2A
+    if workload == AG_GEMM and kernel in PERSISTENT_KERNELS:
+        return NCCL_PERSISTENT
     return NCCL_ORDER if workload == AG_GEMM and order != "arrival" else None
 
 

@@ -263,6 +263,16 @@ def first_tile(launch: LaunchPlan, program: FusedProgram) -> tuple[int, int, int
     return (0, 0, 0)
 
 
+def persistent_nccl_refusal(launch: LaunchPlan, risk: str | None, programs: int, sms: int) -> str | None:
+    """Why a launch is refused instead of run, or None: a persistent kernel at
+    risk (see :func:`nccl_starvation_risk`) whose programs fill every SM
+    would hang for certain once a tile spins on an NCCL chunk, since no SM is
+    ever handed back. With fewer programs than SMs it runs, with the warning."""
+    if launch.persistent and risk is not None and programs >= sms:
+        return f"{risk} Refused: its {programs} programs fill all {sms} SMs."
+    return None
+
+
 def nccl_starvation_risk(launch: LaunchPlan, first: tuple[int, int, int], rank: int) -> str | None:
     """Why a launch whose first tile (``first``) spins on an NCCL chunk may
     hang, or None. A tile whose footprint the host cannot evaluate
@@ -376,6 +386,10 @@ class GpuRank:
                 _check_backends(plan, launch.chunks[name])
             risk = nccl_starvation_risk(launch, first_tile(launch, program), w.rank) \
                 if any(c.backend == "nccl" for cs in launch.chunks.values() for c in cs) else None
+            refusal = persistent_nccl_refusal(launch, risk, grid[0],
+                                              torch.cuda.get_device_properties(w.device).multi_processor_count)
+            if refusal:
+                raise GpuWorldError(refusal)
             if risk and config not in w.warned:
                 w.warned.add(config)
                 warnings.warn(risk, RuntimeWarning, stacklevel=3)

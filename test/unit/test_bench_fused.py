@@ -105,6 +105,18 @@ def test_ag_nccl_rows_run_only_local_first_on_gpus():
     assert all("order=arrival" in v.na for v in rows[1:])
 
 
+def test_ag_nccl_rows_of_a_persistent_kernel_are_not_run():
+    """Its programs never hand an SM back, so no order is safe (this hung a run before the refusal)."""
+    s = shape(AG_GEMM)
+    problem = make_problem(s, 2, 0, torch.device("cpu"), torch.float32)
+    gpu = BenchWorld(0, 2, torch.device("cpu"), None, torch.float32, SimulatedGpu(2, 0, {"a_ptr": problem.a_full}))
+    for kernel in ("persistent", "persistent-flat"):
+        config = dataclasses.replace(CPU_DEFAULT, kernel=kernel)
+        rows = fused_variants(BenchSpec(s, 2, 0, torch.float32, config, problem), gpu, ["nccl", "ce"], ["arrival"])
+        assert rows[0].na is not None and "persistent kernel's programs hold every SM" in rows[0].na
+        assert rows[1].na is None
+
+
 def test_lanes_multiply_only_the_ce_rows():
     rows = row_options(["ce", "sm", "auto"], ["arrival"], [1, 2], [1, 3, 3])
     assert [r.name for r in rows] == [

@@ -7,7 +7,7 @@ import pytest
 
 from syncopate.runtime.abi import LaunchPlan
 from syncopate.runtime.check import compile_workload
-from syncopate.runtime.gpu_world import first_tile, nccl_starvation_risk
+from syncopate.runtime.gpu_world import first_tile, nccl_starvation_risk, persistent_nccl_refusal
 from syncopate.runtime.workload import load_workload
 
 AG_PARAMS = {"M": 50, "N": 36, "K": 40, "BLOCK_M": 16, "BLOCK_N": 16, "BLOCK_K": 16}
@@ -58,3 +58,19 @@ def test_a_persistent_kernel_on_nccl_chunks_is_flagged_in_any_order(order):
     ce = compile_workload(load_workload("examples/ag_gemm_persistent.py"), 2, f"overlap{{backend=ce order={order}}}")
     ce_launch = LaunchPlan.build(ce, params, (3,), 1)
     assert nccl_starvation_risk(ce_launch, first_tile(ce_launch, ce), 1) is None
+    assert persistent_nccl_refusal(ce_launch, None, 3, 3) is None
+
+
+def test_a_persistent_launch_that_fills_every_sm_on_nccl_chunks_is_refused():
+    """It would hang for certain (seen on 2 H200s: 132 programs, 132 SMs); fewer programs only warn."""
+    params = {**AG_PARAMS, "PROGRAMS": 3}
+    program = compile_workload(load_workload("examples/ag_gemm_persistent.py"), 2, "overlap{backend=nccl order=arrival}")
+    launch = LaunchPlan.build(program, params, (3,), 1)
+    risk = nccl_starvation_risk(launch, first_tile(launch, program), 1)
+    refusal = persistent_nccl_refusal(launch, risk, 3, 3)
+    assert refusal is not None and refusal.startswith(risk) and "Refused: its 3 programs fill all 3 SMs." in refusal
+    assert persistent_nccl_refusal(launch, risk, 3, 132) is None  # SMs to spare: NCCL can run, so it only warns
+    plain = compile_workload(load_workload("examples/ag_gemm.py"), 2, "overlap{backend=nccl order=none}")
+    plain_launch = LaunchPlan.build(plain, AG_PARAMS, (4, 3), 1)
+    plain_risk = nccl_starvation_risk(plain_launch, first_tile(plain_launch, plain), 1)
+    assert plain_risk is not None and persistent_nccl_refusal(plain_launch, plain_risk, 12, 12) is None
