@@ -278,9 +278,10 @@ def nccl_starvation_risk(launch: LaunchPlan, first: tuple[int, int, int], rank: 
     hang, or None. A tile whose footprint the host cannot evaluate
     (``exact=False``) counts as waiting on every chunk of its tensor. A
     persistent kernel that waits on any NCCL chunk is always at risk: its
-    programs never hand their SMs back between tiles."""
-    if launch.persistent:
-        remote = [c for cs in launch.chunks.values() for c in cs
+    programs never hand their SMs back between tiles. Reduce-scatter chunks
+    are produced, not waited on, so they never count."""
+    if launch.persistent:  # chunks its tiles wait on: those of gathered plans (a reduce-scatter's tiles never wait)
+        remote = [c for name, cs in launch.chunks.items() if launch.plans[name].collective in CONSUMED for c in cs
                   if c.backend == "nccl" and not c.is_local and c.dst == rank]
         if remote:
             return NCCL_PERSISTENT.format(rank=rank, chunk=f"chunk {remote[0].id} of @{remote[0].plan}")

@@ -74,3 +74,14 @@ def test_a_persistent_launch_that_fills_every_sm_on_nccl_chunks_is_refused():
     plain_launch = LaunchPlan.build(plain, AG_PARAMS, (4, 3), 1)
     plain_risk = nccl_starvation_risk(plain_launch, first_tile(plain_launch, plain), 1)
     assert plain_risk is not None and persistent_nccl_refusal(plain_launch, plain_risk, 12, 12) is None
+
+
+def test_a_persistent_reduce_scatter_on_nccl_is_not_at_risk():
+    """Its tiles only announce chunks; nothing in the kernel waits for NCCL (a run refused these rows once)."""
+    params = {**AG_PARAMS, "PROGRAMS": 3}
+    program = compile_workload(load_workload("examples/gemm_rs_persistent.py"), 2, "overlap{backend=nccl order=arrival}")
+    for rank in (0, 1):
+        launch = LaunchPlan.build(program, params, (3,), rank)
+        assert launch.persistent
+        risk = nccl_starvation_risk(launch, first_tile(launch, program), rank)
+        assert risk is None and persistent_nccl_refusal(launch, risk, 3, 3) is None
