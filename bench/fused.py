@@ -33,6 +33,7 @@ import torch
 from syncopate.bench.check import poison
 from syncopate.bench.context import BenchWorld
 from syncopate.bench.configs import PERSISTENT_KERNELS, GemmConfig, with_tile
+from syncopate.bench import gemm
 from syncopate.bench.gemm import gemm_kernel, kernel_name, kernel_path, launch_gemm
 from syncopate.bench.problem import OUT, BenchSpec
 from syncopate.bench.shapes import A2A_GEMM, AG_ATTN, AG_GEMM, GEMM_RS
@@ -212,6 +213,7 @@ def _ag_variant(spec: BenchSpec, ctx: BenchWorld, row: FusedOptions) -> Variant:
 
     def setup() -> None:
         st["kernel"] = _fused_kernel(spec, ctx, row)
+        st["reserved"] = gemm.comm_programs(st["kernel"].program, ctx.gpu)
         st["buf"] = _gathered_buffer(spec, ctx)
         st["c"] = torch.empty(d.c, dtype=spec.dtype, device=ctx.device)
         write_own_rows()  # the runner's barrier after setup publishes it
@@ -221,7 +223,7 @@ def _ag_variant(spec: BenchSpec, ctx: BenchWorld, row: FusedOptions) -> Variant:
         write_own_rows()
 
     def run() -> None:
-        launch_gemm(st["kernel"], st["buf"], p.b, st["c"], cfg)
+        launch_gemm(st["kernel"], st["buf"], p.b, st["c"], cfg, st["reserved"])
 
     return _fused_row(row, st, run, lambda: st.get("c"), setup, poison_all)
 

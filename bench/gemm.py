@@ -56,12 +56,22 @@ def scratch_allocator() -> None:
     triton.set_allocator(alloc)
 
 
-def grid(m: int, n: int, config: GemmConfig, device: torch.device | None = None) -> tuple[int, ...]:
-    """One program per tile, or for the persistent kernel min(tiles, SMs) programs."""
+def grid(m: int, n: int, config: GemmConfig, device: torch.device | None = None, reserved: int = 0) -> tuple[int, ...]:
+    """One program per tile, or for the persistent kernel min(tiles, SMs -
+    ``reserved``) programs (``reserved``: SMs other programs of the same
+    launch take, e.g. the sm backend's communication programs)."""
     tiles = (-(-m // config.block_m), -(-n // config.block_n))
     if config.kernel not in PERSISTENT_KERNELS:
         return tiles
-    return (max(1, min(tiles[0] * tiles[1], programs(device))),)
+    return (max(1, min(tiles[0] * tiles[1], programs(device) - reserved)),)
+
+
+def comm_programs(program: Any, gpu: Any) -> int:
+    """The SMs the sm backend's communication programs take in a launch of the
+    FusedProgram ``program`` on the GPU World ``gpu`` (0 without them): a
+    persistent kernel leaves them free, or its last programs would start
+    only once the copies are done."""
+    return getattr(gpu, "comm_programs", 0) if "comm_programs" in program.abi else 0
 
 
 def programs(device: torch.device | None) -> int:
@@ -71,13 +81,16 @@ def programs(device: torch.device | None) -> int:
     return INTERPRETER_PROGRAMS
 
 
-def launch_gemm(kernel: Any, a: torch.Tensor, b: torch.Tensor, c: torch.Tensor, config: GemmConfig) -> None:
-    """``c = a @ b`` with ``kernel`` (the original or a fused one), on the current stream."""
+def launch_gemm(kernel: Any, a: torch.Tensor, b: torch.Tensor, c: torch.Tensor, config: GemmConfig,
+                reserved: int = 0) -> None:
+    """``c = a @ b`` with ``kernel`` (the original or a fused one), on the
+    current stream; a persistent kernel leaves ``reserved`` SMs to other
+    programs of its launch."""
     m, k = a.shape
     k2, n = b.shape
     if k != k2 or tuple(c.shape) != (m, n):
         raise ValueError(f"launch_gemm: shapes a {tuple(a.shape)}, b {tuple(b.shape)}, c {tuple(c.shape)} do not match")
-    g = grid(m, n, config, a.device)
+    g = grid(m, n, config, a.device, reserved)
     kernel[g](a, b, c, m, n, k, a.stride(0), a.stride(1), b.stride(0), b.stride(1), c.stride(0), c.stride(1),
               **kernel_constexprs(config, g[0]), **config.launch_options())
 

@@ -149,15 +149,17 @@ def tile_tables(d: MoeDims, block_m: int, device: torch.device) -> tuple[torch.T
 
 
 def launch_grouped_gemm(kernel: Any, x: torch.Tensor, w: torch.Tensor, out: torch.Tensor,
-                        tables: tuple[torch.Tensor, torch.Tensor, torch.Tensor], config: GemmConfig) -> None:
-    """``out[segment] = x[segment] @ w[expert]`` for every tile of ``tables``."""
+                        tables: tuple[torch.Tensor, torch.Tensor, torch.Tensor], config: GemmConfig,
+                        reserved: int = 0) -> None:
+    """``out[segment] = x[segment] @ w[expert]`` for every tile of ``tables``
+    (the persistent kernel leaves ``reserved`` SMs to other programs of its launch)."""
     m, k = x.shape
     n = w.shape[2]
     grid: tuple[int, ...] = (tables[0].numel(), -(-n // config.block_n))
     extra = {}
     if config.kernel == "persistent":  # one program per SM over the tables' row tiles x column tiles
         extra = {"TILES": grid[0]}
-        grid = (max(1, min(grid[0] * grid[1], gemm.programs(x.device))),)
+        grid = (max(1, min(grid[0] * grid[1], gemm.programs(x.device) - reserved)),)
     kernel[grid](x, w, out, *tables, m, n, k, x.stride(0), x.stride(1), *w.stride(), out.stride(0), out.stride(1),
                  **extra, **grouped_constexprs(config, grid[0]), **config.launch_options())
 
@@ -304,6 +306,7 @@ def fused_row(spec: BenchSpec, ctx: BenchWorld, row: FusedOptions) -> Variant:
         send.copy_(p.send)  # the runner's barrier after setup publishes it
         context = ctx.gpu.context(sources={"x_ptr": send}, ce_lanes=row.lanes)
         st["kernel"] = FusedKernel(program_for(d, row.backend, row.order, cfg), grouped_kernel(cfg), context)
+        st["reserved"] = gemm.comm_programs(st["kernel"].program, ctx.gpu)
         st["recv"] = torch.empty((d.rows, d.hidden), dtype=ctx.dtype, device=ctx.device)
         st["out"] = torch.empty((d.rows, d.ffn), dtype=ctx.dtype, device=ctx.device)
         st["tables"] = tile_tables(d, cfg.block_m, ctx.device)
@@ -314,7 +317,7 @@ def fused_row(spec: BenchSpec, ctx: BenchWorld, row: FusedOptions) -> Variant:
         place_own_block()
 
     def run() -> None:
-        launch_grouped_gemm(st["kernel"], st["recv"], p.w, st["out"], st["tables"], cfg)
+        launch_grouped_gemm(st["kernel"], st["recv"], p.w, st["out"], st["tables"], cfg, st["reserved"])
 
     return Variant(row.name, run, lambda: st.get("out"), setup, poison_all, st.clear, FUSED, TRITON, OUT,
                    meta=row.meta)

@@ -154,9 +154,9 @@ def test_tile_rows_multiply_the_rows_and_run_their_own_block_sizes(monkeypatch):
 
     configs = []
 
-    def recording_launch(kernel, a, b, c, config):
+    def recording_launch(kernel, a, b, c, config, reserved=0):
         configs.append(config)
-        launch_gemm(kernel, a, b, c, config)
+        launch_gemm(kernel, a, b, c, config, reserved)
 
     launch_gemm = fused.launch_gemm
     monkeypatch.setattr(fused, "launch_gemm", recording_launch)
@@ -188,3 +188,13 @@ def test_tile_rows_of_other_workloads_say_why_they_do_not_run():
     rows = fused_variants(BenchSpec(attn, 2, 0, torch.float32, CPU_ATTN, p), cpu, ["ce"], ["arrival"], tiles=["32x16"])
     assert [r.name for r in rows] == ["syncopate ce/arrival/t32x16"]
     assert "own GEMM tile applies to ag-gemm, gemm-rs, a2a-gemm only" in rows[0].na
+
+
+def test_a_persistent_gemm_leaves_the_sm_backends_communication_programs_their_sms():
+    sm = program_for(AG_GEMM, 2, "sm", "arrival", CPU_DEFAULT)
+    ce = program_for(AG_GEMM, 2, "ce", "arrival", CPU_DEFAULT)
+    gpu = dataclasses.make_dataclass("Gpu", [("comm_programs", int)])(16)
+    assert gemm.comm_programs(sm, gpu) == 16 and gemm.comm_programs(ce, gpu) == 0
+    persistent = dataclasses.replace(CPU_DEFAULT, kernel="persistent")
+    assert gemm.grid(64, 48, persistent, None, reserved=1) == (gemm.INTERPRETER_PROGRAMS - 1,)
+    assert gemm.grid(64, 48, CPU_DEFAULT, None, reserved=1) == (4, 3)  # one program per tile: nothing to leave
