@@ -256,7 +256,9 @@ def pipeline_spec(backend: str, order: str, waits: str = "hoist") -> str:
     ``chunk.wait_span_loop`` per iteration that checks only chunks the
     previous iteration did not. Waits that checked every chunk on every
     iteration made the fused kernel 2.5x slower than the plain one (run 9,
-    docs/performance.md); neither fix has been measured yet."""
+    docs/performance.md); ``walk`` still costs 2x against ``hoist``, since
+    a wait in the loop stops Triton pipelining it (run 14), so ``hoist`` is
+    the default."""
     if waits not in WAITS:
         raise ValueError(f"attention waits must be one of {', '.join(WAITS)}, got {waits!r}")
     hoist = " hoist_loops=true" if waits == "hoist" else ""

@@ -63,7 +63,18 @@ def grid(m: int, n: int, config: GemmConfig, device: torch.device | None = None,
     tiles = (-(-m // config.block_m), -(-n // config.block_n))
     if config.kernel not in PERSISTENT_KERNELS:
         return tiles
-    return (max(1, min(tiles[0] * tiles[1], programs(device) - reserved)),)
+    return (persistent_programs(tiles[0] * tiles[1], device, reserved),)
+
+
+def persistent_programs(tiles: int, device: torch.device | None, reserved: int = 0) -> int:
+    """A persistent kernel's program count: one per SM left after
+    ``reserved``, never more than ``tiles``, at least one."""
+    return max(1, min(tiles, programs(device) - reserved))
+
+
+def persistent_constexprs(programs: int) -> dict[str, int]:
+    """The tile-loop constexprs every persistent bench kernel takes (dense and grouped)."""
+    return {"PROGRAMS": programs, "GROUP_M": PERSISTENT_GROUP_M}
 
 
 def comm_programs(program: Any, gpu: Any) -> int:
@@ -100,5 +111,5 @@ def kernel_constexprs(config: GemmConfig, programs: int) -> dict[str, int]:
     programs: the block sizes, plus PROGRAMS, GROUP_M and FLATTEN for the persistent kernel."""
     extra = {}
     if config.kernel in PERSISTENT_KERNELS:
-        extra = {"PROGRAMS": programs, "GROUP_M": PERSISTENT_GROUP_M, "FLATTEN": config.kernel == "persistent-flat"}
+        extra = {**persistent_constexprs(programs), "FLATTEN": config.kernel == "persistent-flat"}
     return {**config.constexprs(), **extra}

@@ -13,8 +13,8 @@ Rows (the report keeps the GEMM tables' row names):
 
 ``cuBLAS+NCCL``   all_to_all_single, then one torch.matmul per (source, expert) segment
 ``async-TP``      n/a: torch has no fused all-to-all GEMM
-``Triton+NCCL``   all_to_all_single, then the Triton grouped GEMM (``kernels/grouped_gemm_bf16.py``, or
-                  ``grouped_gemm_bf16_tma.py`` for a config of kernel "tma")
+``Triton+NCCL``   all_to_all_single, then the Triton grouped GEMM of the config's kernel
+                  (``kernels/grouped_gemm_bf16.py``, ``_tma.py`` or ``_persistent.py``, see GROUPED_KERNELS)
 ``cuBLAS alone``, ``Triton alone``  the GEMMs on the received rows already in place
 ``NCCL alone``    all_to_all_single (checked as the receive buffer)
 syncopate         the grouped GEMM fused with ``all-to-all{tensor=x_ptr dim=0 splits=...}``;
@@ -159,7 +159,7 @@ def launch_grouped_gemm(kernel: Any, x: torch.Tensor, w: torch.Tensor, out: torc
     extra = {}
     if config.kernel == "persistent":  # one program per SM over the tables' row tiles x column tiles
         extra = {"TILES": grid[0]}
-        grid = (max(1, min(grid[0] * grid[1], gemm.programs(x.device) - reserved)),)
+        grid = (gemm.persistent_programs(grid[0] * grid[1], x.device, reserved),)
     kernel[grid](x, w, out, *tables, m, n, k, x.stride(0), x.stride(1), *w.stride(), out.stride(0), out.stride(1),
                  **extra, **grouped_constexprs(config, grid[0]), **config.launch_options())
 
@@ -167,7 +167,7 @@ def launch_grouped_gemm(kernel: Any, x: torch.Tensor, w: torch.Tensor, out: torc
 def grouped_constexprs(config: GemmConfig, programs: int) -> dict[str, int]:
     """Every constexpr argument of ``config``'s grouped kernel on ``programs``
     programs: the block sizes, plus PROGRAMS and GROUP_M for the persistent one."""
-    extra = {"PROGRAMS": programs, "GROUP_M": gemm.PERSISTENT_GROUP_M} if config.kernel == "persistent" else {}
+    extra = gemm.persistent_constexprs(programs) if config.kernel == "persistent" else {}
     return {**config.constexprs(), **extra}
 
 
