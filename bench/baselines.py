@@ -23,6 +23,7 @@ allocator (:func:`poison_allocator`).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import torch
@@ -45,6 +46,7 @@ from syncopate.bench.variants import (
     TRITON,
     TRITON_ALONE,
     Variant,
+    one_state_per_row,
     unavailable,
 )
 
@@ -59,21 +61,29 @@ ROWS: tuple[tuple[str, str, str | None], ...] = (
 
 
 def baseline_variants(spec: BenchSpec, ctx: BenchWorld) -> list[Variant]:
-    """The six baseline rows of ``spec`` (n/a rows for workloads without a kernel)."""
-    if spec.workload == AG_GEMM:
-        return _ag_gemm(spec, ctx)
-    if spec.workload == GEMM_RS:
-        return _gemm_rs(spec, ctx)
-    if spec.workload == AG_ATTN:
+    """The six baseline rows of ``spec`` (n/a rows for workloads without a
+    kernel), each with buffers of its own (``one_state_per_row``)."""
+    build = _builder(spec.workload)
+    if build is None:
+        reason = f"no bf16 benchmark kernel for {spec.workload} in overlap-bench yet"
+        return [unavailable(name, reason, group, compute) for name, group, compute in ROWS]
+    return one_state_per_row(lambda: build(spec, ctx))
+
+
+def _builder(workload: str) -> Callable[[BenchSpec, BenchWorld], list[Variant]] | None:
+    if workload == AG_GEMM:
+        return _ag_gemm
+    if workload == GEMM_RS:
+        return _gemm_rs
+    if workload == AG_ATTN:
         from syncopate.bench import attention
 
-        return attention.baseline_variants(spec, ctx)
-    if spec.workload == A2A_GEMM:
+        return attention.baseline_variants
+    if workload == A2A_GEMM:
         from syncopate.bench import moe
 
-        return moe.baseline_variants(spec, ctx)
-    reason = f"no bf16 benchmark kernel for {spec.workload} in overlap-bench yet"
-    return [unavailable(name, reason, group, compute) for name, group, compute in ROWS]
+        return moe.baseline_variants
+    return None
 
 
 def _empty(shape: tuple[int, int], ctx: BenchWorld) -> torch.Tensor:

@@ -40,7 +40,7 @@ OK, WRONG, NA = "ok", "WRONG", "n/a"
 SPEEDUP_REFS: tuple[str, ...] = (SEQ_CUBLAS, ASYNC_TP, SEQ_TRITON)
 CSV_COLUMNS: tuple[str, ...] = (
     "workload", "shape", "label", "M", "K", "N", "world", "dtype", "device", "variant", "group", "compute",
-    "backend", "order", "chunks", "lanes", "tile", "status", "ms", "min_ms", "host_ms", "ms_ranks", "error",
+    "backend", "order", "chunks", "lanes", "tile", "status", "ms", "min_ms", "host_ms", "ms_ranks", "round_ms", "error",
     "speedup_vs_cublas_nccl", "speedup_vs_async_tp", "speedup_vs_triton_nccl", "bound_ms", "efficiency",
     "timing", "note",
 )
@@ -63,6 +63,7 @@ class Row:
     min_ms: float | None = None
     host_ms: float | None = None
     ms_ranks: list[float] = field(default_factory=list)
+    round_ms: list[float] = field(default_factory=list)  # max over ranks of each timing round's median (bench/runner.py)
     error: float | None = None  # scaled max error of the check
     timing: str = "events"  # "events" (eager launches) or "graph" (CUDA graph replays)
     note: str = ""  # e.g. "after the timed launches", "eager: CUDA graph capture failed: ..."
@@ -174,7 +175,8 @@ def table_records(table: Table) -> list[dict[str, Any]]:
             "variant": r.variant, "group": r.group, "compute": r.compute, "backend": r.backend, "order": r.order,
             "chunks": r.chunks, "lanes": r.lanes, "tile": r.tile,
             "status": r.status, "ms": r.ms, "min_ms": r.min_ms, "host_ms": r.host_ms,
-            "ms_ranks": ";".join(f"{x:.6f}" for x in r.ms_ranks), "error": r.error,
+            "ms_ranks": ";".join(f"{x:.6f}" for x in r.ms_ranks),
+            "round_ms": ";".join(f"{x:.6f}" for x in r.round_ms), "error": r.error,
             "speedup_vs_cublas_nccl": sp[0], "speedup_vs_async_tp": sp[1], "speedup_vs_triton_nccl": sp[2],
             "bound_ms": table.bound_ms(r), "efficiency": table.efficiency(r), "timing": r.timing, "note": r.note,
         })
@@ -211,6 +213,7 @@ def json_document(tables: list[Table], meta: dict[str, Any], summary: dict[str, 
         body["rows"] = table_records(t)
         for rec, row in zip(body["rows"], t.rows):
             rec["ms_ranks"] = list(row.ms_ranks)
+            rec["round_ms"] = list(row.round_ms)
         out.append(body)
     doc: dict[str, Any] = {"meta": meta, "tables": out}
     if summary is not None:

@@ -12,21 +12,35 @@ Per variant:
 3. with ``cuda_graph``: capture one ``run()`` in a CUDA graph and check a
    replay like step 2 (a capture that fails anywhere falls back to eager
    launches, noted in the row);
-4. barrier, then :func:`time_run` (warm-up, median of ``iters``); the row's
-   time is the maximum over ranks of each rank's median;
+4. ``rounds`` times: barrier, then :func:`time_run` (``warmup`` launches,
+   ``iters`` timed ones); the row's time is the maximum over ranks of each
+   rank's median over every timed iteration of every round;
 5. the result left by the last timed launch is compared again (repeated
    launches must stay correct: stale flags, a reduction applied twice); a
    failure makes the row WRONG and drops its time.
 
 ``teardown()`` always runs at the end.
+
+Interleaved rounds (``rounds`` > 1, :func:`run_case`): every variant of the
+case is set up and checked first (steps 1-3), then the rounds of step 4 go
+round-robin over the variants (round 1 of every row, then round 2, ...),
+then steps 5 and teardown. GPU clocks and the neighbour's load drift within
+a run by up to 15% (docs/performance.md, fourth session); timed one after
+another, a row's place in the table biases its verdict against the rows it
+is compared with. Round-robin spreads each row's iterations over the whole
+span of the case, so drift hits every row alike. Each round's median (max
+over ranks) is kept in ``Row.round_ms``. The cost: every row's buffers and
+CUDA graph live at once, so the builders give each row its own state
+(``variants.one_state_per_row``).
 """
 
 from __future__ import annotations
 
 import math
+import statistics
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from syncopate.bench.check import check_result
@@ -41,10 +55,15 @@ Progress = Callable[[Variant, Row, float], None]
 
 @dataclass(frozen=True)
 class RunOptions:
-    warmup: int = 10
-    iters: int = 50
+    warmup: int = 10  # launches before each round's timed ones
+    iters: int = 50  # timed launches per round
     flush_bytes: int = 0  # > 0: zero this many bytes before each timed iteration (cold L2)
     cuda_graph: bool = False  # time replays of a CUDA graph of one run() (checked first), not eager launches
+    rounds: int = 1  # > 1: time the rows of a case round-robin, this many rounds (see the module doc)
+
+    def __post_init__(self) -> None:
+        if self.rounds < 1:
+            raise ValueError(f"rounds must be >= 1, got {self.rounds}")
 
 
 def short_reason(err: BaseException, limit: int = 160) -> str:
@@ -134,79 +153,157 @@ def _agree(ctx: BenchWorld, outcome: tuple[str, float, str]) -> tuple[str, float
     return merge_outcomes(ctx.gather_objects(outcome))
 
 
-def measure(variant: Variant, spec: BenchSpec, ctx: BenchWorld, options: RunOptions) -> Row:
-    """One row: check, then time, then check again (see the module doc)."""
+@dataclass
+class _Case:
+    """One variant between its check and its verdict: what to time (``run``;
+    None once the row is settled: n/a, WRONG or a failed round) and this
+    rank's timed iterations so far."""
+
+    variant: Variant
+    row: Row
+    run: Callable[[], None] | None = None
+    times: list[float] = field(default_factory=list)
+    host: list[float] = field(default_factory=list)
+    started: float = field(default_factory=time.perf_counter)
+    torn_down: bool = False
+
+    def teardown(self) -> None:
+        if not self.torn_down:
+            self.torn_down = True
+            self.variant.teardown()
+
+
+def _prepare(variant: Variant, spec: BenchSpec, ctx: BenchWorld, options: RunOptions) -> _Case:
+    """Steps 1-3 of the module doc: set up, check, capture and check again."""
     meta = variant.meta
-    row = Row(variant.name, variant.group, OK, compute=variant.compute, backend=meta.get("backend"),
-              order=meta.get("order"), chunks=meta.get("chunks"), lanes=meta.get("lanes"),
-              tile=meta.get("tile"))
+    case = _Case(variant, Row(variant.name, variant.group, OK, compute=variant.compute, backend=meta.get("backend"),
+                              order=meta.get("order"), chunks=meta.get("chunks"), lanes=meta.get("lanes"),
+                              tile=meta.get("tile")))
+    row = case.row
     if variant.na is not None:
         row.status = f"{NA}: {variant.na}"
+        return case
+    setup_err = _attempt(variant.setup)
+    status, _ = _agree(ctx, (NA if setup_err else OK, 0.0, setup_err or ""))
+    if status != OK:
+        row.status = status
+        return case
+    status, row.error = _agree(ctx, _check_once(variant, spec, ctx))
+    if status != OK:
+        row.status = status
+        return case
+    run = variant.run
+    if options.cuda_graph and not ctx.cpu:
+        replay, capture_err = _capture(variant, ctx)
+        failed = [e for e in ctx.gather_objects(capture_err) if e]
+        if failed:
+            row.timing, row.note = "events", f"eager: CUDA graph capture failed: {failed[0]}"
+        else:
+            assert replay is not None
+            status, row.error = _agree(ctx, _check_once(variant, spec, ctx, replay))
+            if status != OK:
+                row.status, row.note = status, "under CUDA graph replay"
+                return case
+            run, row.timing = replay, "graph"
+    case.run = run
+    return case
+
+
+def _time_round(case: _Case, ctx: BenchWorld, options: RunOptions) -> None:
+    """Step 4, one round: every rank times ``case.run``; a failure on any rank settles the row as n/a."""
+    assert case.run is not None
+    ctx.barrier()
+    timing = None
+
+    def timed() -> None:
+        nonlocal timing
+        assert case.run is not None
+        timing = time_run(case.run, ctx.device, options.warmup, options.iters, options.flush_bytes)
+
+    time_err = _attempt(timed)
+    median = timing.median_ms if timing else math.nan
+    per_rank = ctx.gather_floats([median])
+    if time_err or any(math.isnan(v[0]) for v in per_rank):
+        failed_at = ctx.gather_objects(time_err)
+        rank, reason = next(((r, e) for r, e in enumerate(failed_at) if e), (0, "no time measured"))
+        case.row.status = f"{NA}: rank {rank}: timing failed: {reason}"
+        case.run = None
+        return
+    assert timing is not None
+    case.times += timing.times
+    case.host += timing.host_times
+    case.row.round_ms.append(max(v[0] for v in per_rank))
+
+
+def _finish(case: _Case, spec: BenchSpec, ctx: BenchWorld) -> Row:
+    """Step 5: check the result the timed launches left, then the row's times over every round."""
+    row = case.row
+    if case.run is None:
         return row
+    ctx.sync()
+    status, error = _agree(ctx, _compare(case.variant, spec))  # repeated launches left a correct result?
+    if status != OK:
+        row.status, row.error, row.note = status, error, "after the timed launches"
+        row.round_ms = []
+        return row
+    per_rank = ctx.gather_floats([statistics.median(case.times), min(case.times), statistics.median(case.host)])
+    row.ms_ranks = [v[0] for v in per_rank]
+    row.ms = max(row.ms_ranks)
+    row.min_ms = max(v[1] for v in per_rank)
+    row.host_ms = max(v[2] for v in per_rank)
+    return row
+
+
+def measure(variant: Variant, spec: BenchSpec, ctx: BenchWorld, options: RunOptions) -> Row:
+    """One row on its own: check, then every round of timing, then check again (see the module doc)."""
     try:
-        setup_err = _attempt(variant.setup)
-        status, _ = _agree(ctx, (NA if setup_err else OK, 0.0, setup_err or ""))
-        if status != OK:
-            row.status = status
-            return row
-        status, row.error = _agree(ctx, _check_once(variant, spec, ctx))
-        if status != OK:
-            row.status = status
-            return row
-        run = variant.run
-        if options.cuda_graph and not ctx.cpu:
-            replay, capture_err = _capture(variant, ctx)
-            failed = [e for e in ctx.gather_objects(capture_err) if e]
-            if failed:
-                row.timing, row.note = "events", f"eager: CUDA graph capture failed: {failed[0]}"
-            else:
-                assert replay is not None
-                status, row.error = _agree(ctx, _check_once(variant, spec, ctx, replay))
-                if status != OK:
-                    row.status, row.note = status, "under CUDA graph replay"
-                    return row
-                run, row.timing = replay, "graph"
-        ctx.barrier()
-        timing = None
-
-        def timed() -> None:
-            nonlocal timing
-            timing = time_run(run, ctx.device, options.warmup, options.iters, options.flush_bytes)
-
-        time_err = _attempt(timed)
-        values = [timing.median_ms, timing.min_ms, timing.host_ms] if timing else [math.nan] * 3
-        per_rank = ctx.gather_floats(values)
-        if time_err or any(math.isnan(v[0]) for v in per_rank):
-            failed_at = ctx.gather_objects(time_err)
-            rank, reason = next(((r, e) for r, e in enumerate(failed_at) if e), (0, "no time measured"))
-            row.status = f"{NA}: rank {rank}: timing failed: {reason}"
-            return row
-        ctx.sync()
-        status, error = _agree(ctx, _compare(variant, spec))  # repeated launches left a correct result?
-        if status != OK:
-            row.status, row.error, row.note = status, error, "after the timed launches"
-            return row
-        row.ms_ranks = [v[0] for v in per_rank]
-        row.ms = max(row.ms_ranks)
-        row.min_ms = max(v[1] for v in per_rank)
-        row.host_ms = max(v[2] for v in per_rank)
-        return row
+        case = _prepare(variant, spec, ctx, options)
+        for _ in range(options.rounds):
+            if case.run is not None:
+                _time_round(case, ctx, options)
+        return _finish(case, spec, ctx)
     finally:
         variant.teardown()
 
 
 def run_case(spec: BenchSpec, ctx: BenchWorld, variants: Sequence[Variant], options: RunOptions,
              device_name: str, progress: Progress | None = None) -> Table:
-    """Measure ``variants`` of one case into a :class:`Table` (bounds added)."""
+    """Measure ``variants`` of one case into a :class:`Table` (bounds added):
+    one after another, or with ``options.rounds`` > 1 interleaved (see the module doc)."""
     shape = spec.shape
     table = Table(shape.workload, shape.name, spec.label, shape.M, shape.K, shape.N, spec.world,
                   str(spec.dtype).replace("torch.", ""), device_name, note=shape.note,
                   config=spec.config.text() if spec.problem is not None else "")
-    for variant in variants:
-        start = time.perf_counter()
-        row = measure(variant, spec, ctx, options)
-        table.rows.append(row)
-        if progress is not None:
-            progress(variant, row, time.perf_counter() - start)
+    if options.rounds == 1:
+        for variant in variants:
+            start = time.perf_counter()
+            table.rows.append(measure(variant, spec, ctx, options))
+            if progress is not None:
+                progress(variant, table.rows[-1], time.perf_counter() - start)
+    else:
+        table.rows += _interleaved(spec, ctx, variants, options, progress)
     add_bounds(table)
     return table
+
+
+def _interleaved(spec: BenchSpec, ctx: BenchWorld, variants: Sequence[Variant], options: RunOptions,
+                 progress: Progress | None) -> list[Row]:
+    cases: list[_Case] = []
+    try:
+        for variant in variants:
+            cases.append(_prepare(variant, spec, ctx, options))
+            if cases[-1].run is None:  # settled (n/a, WRONG): free its buffers now
+                cases[-1].teardown()
+        for _ in range(options.rounds):
+            for case in cases:
+                if case.run is not None:
+                    _time_round(case, ctx, options)
+        rows = []
+        for case in cases:
+            rows.append(_finish(case, spec, ctx))
+            if progress is not None:
+                progress(case.variant, rows[-1], time.perf_counter() - case.started)
+        return rows
+    finally:
+        for case in cases:
+            case.teardown()

@@ -30,6 +30,8 @@ class Timing:
     min_ms: float
     host_ms: float  # median host time to issue one iteration
     iters: int
+    times: tuple[float, ...] = ()  # every timed iteration, ms
+    host_times: tuple[float, ...] = ()  # host time to issue each of them, ms
 
 
 def time_run(run: Callable[[], None], device: torch.device, warmup: int = 10, iters: int = 50,
@@ -58,7 +60,7 @@ def time_run(run: Callable[[], None], device: torch.device, warmup: int = 10, it
         host.append((time.perf_counter() - t0) * 1e3)
     torch.cuda.synchronize(device)
     times = [s.elapsed_time(e) for s, e in zip(starts, ends)]
-    return Timing(statistics.median(times), min(times), statistics.median(host), iters)
+    return Timing(statistics.median(times), min(times), statistics.median(host), iters, tuple(times), tuple(host))
 
 
 def _time_host(run: Callable[[], None], warmup: int, iters: int) -> Timing:
@@ -70,4 +72,4 @@ def _time_host(run: Callable[[], None], warmup: int, iters: int) -> Timing:
         run()
         times.append((time.perf_counter() - t0) * 1e3)
     median = statistics.median(times)
-    return Timing(median, min(times), median, iters)
+    return Timing(median, min(times), median, iters, tuple(times), tuple(times))

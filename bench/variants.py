@@ -90,6 +90,16 @@ class Variant:
     meta: dict[str, Any] = field(default_factory=dict)  # e.g. backend, order
 
 
+def one_state_per_row(build: Callable[[], list[Variant]]) -> list[Variant]:
+    """Row i of the i-th call of ``build``. A builder keeps its rows' buffers
+    in one dict per call, which its rows share (a row's ``setup`` replaces
+    what the previous row allocated); timed round-robin (bench/runner.py),
+    every row's buffers and CUDA graph live at once, and a graph replay
+    would write into a buffer a later setup freed. So no two rows may share one."""
+    first = build()
+    return first[:1] + [build()[i] for i in range(1, len(first))]
+
+
 def unavailable(name: str, reason: str, group: str = FUSED, compute: str | None = TRITON,
                 **meta: Any) -> Variant:
     """A row that is reported as ``n/a: reason``."""

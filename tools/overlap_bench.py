@@ -59,6 +59,10 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
                         help="directory for results.csv, results.json, results.png (default bench-results)")
     parser.add_argument("--iters", type=int, default=None, help="timed iterations per variant (default 50)")
     parser.add_argument("--warmup", type=int, default=None, help="warm-up iterations per variant (default 10)")
+    parser.add_argument("--rounds", type=int, default=1, metavar="R",
+                        help="time the rows of each shape round-robin in R rounds of --warmup + --iters launches "
+                        "each, after every row is checked: GPU speed drifts within a run, and round-robin spreads "
+                        "it over all rows instead of biasing those timed late (default 1: one row after another)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the random inputs (default 0)")
     parser.add_argument("--backends", default=",".join(BACKENDS), metavar="LIST",
                         help=f"syncopate backends to run (default {','.join(BACKENDS)}); 'auto' runs the autotune "
@@ -106,10 +110,10 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--world", type=int, default=None,
                         help="world size for --list-shapes labels (a run uses torchrun's WORLD_SIZE)")
     args = parser.parse_args(argv)
-    for name in ("iters", "warmup"):
+    for name in ("iters", "warmup", "rounds"):
         value = getattr(args, name)
-        if value is not None and value < (1 if name == "iters" else 0):
-            parser.error(f"--{name} must be >= {1 if name == 'iters' else 0}, got {value}")
+        if value is not None and value < (0 if name == "warmup" else 1):
+            parser.error(f"--{name} must be >= {0 if name == 'warmup' else 1}, got {value}")
     try:
         args.chunks = [int(c) for c in _csv(args.chunks)]
     except ValueError:
@@ -216,7 +220,7 @@ def run(args: argparse.Namespace, ctx: Any, shapes: list[Any]) -> int:
     from syncopate.bench.variants import unavailable
 
     lead = ctx.rank == 0
-    options = RunOptions(args.warmup, args.iters, FLUSH_BYTES if args.flush_l2 else 0, args.cuda_graph)
+    options = RunOptions(args.warmup, args.iters, FLUSH_BYTES if args.flush_l2 else 0, args.cuda_graph, args.rounds)
     device_name = ctx.device_name
     started = time.time()
 
@@ -225,7 +229,8 @@ def run(args: argparse.Namespace, ctx: Any, shapes: list[Any]) -> int:
             print(text, file=sys.stderr, flush=True)
 
     say(f"overlap-bench: W={ctx.world} on {device_name}, {len(shapes)} shape(s), "
-        f"warm-up {options.warmup}, {options.iters} timed iterations, L2 {'flushed' if args.flush_l2 else 'warm'}, "
+        f"warm-up {options.warmup}, {options.iters} timed iterations"
+        f"{f' in each of {options.rounds} round-robin rounds' if options.rounds > 1 else ''}, L2 {'flushed' if args.flush_l2 else 'warm'}, "
         f"{'CUDA graph replays' if args.cuda_graph and not ctx.cpu else 'eager launches'}")
     tables = []
     for index, shape in enumerate(shapes, 1):
@@ -341,7 +346,7 @@ def _meta(args: argparse.Namespace, ctx: Any, started: float) -> dict[str, Any]:
     return {
         "argv": sys.argv[1:], "world": ctx.world, "device": ctx.device_name, "cpu": ctx.cpu,
         "torch": torch.__version__, "triton": triton.__version__, "cuda": torch.version.cuda,
-        "warmup": args.warmup, "iters": args.iters, "l2": "flushed" if args.flush_l2 else "warm",
+        "warmup": args.warmup, "iters": args.iters, "rounds": args.rounds, "l2": "flushed" if args.flush_l2 else "warm",
         "seed": args.seed, "backends": args.backends, "orders": args.orders, "chunks": args.chunks,
         "lanes": args.lanes, "tiles": args.tiles, "attn_waits": args.attn_waits,
         "timing": "CUDA events per iteration, median, max over ranks" if not ctx.cpu else "perf_counter, median",

@@ -183,3 +183,99 @@ def test_runner_rechecks_after_the_timed_launches(ctx):
     row = measure(Variant("twice", run, lambda: out, poison=lambda: poison(out)), spec, ctx, RunOptions(0, 2))
     assert row.status == WRONG and row.note == "after the timed launches" and row.ms is None
     assert len(launches) == 3
+
+
+def _logged(name, spec, log, fail_at=None, wrong_after=None):
+    """A correct AG GEMM row that logs its launches; ``fail_at``: the launch
+    that raises; ``wrong_after``: launches after it leave a wrong result."""
+    out = torch.empty(spec.dims.c)
+    state = {"launches": 0, "torn_down": 0}
+
+    def run():
+        state["launches"] += 1
+        log.append(name)
+        if state["launches"] == fail_at:
+            raise RuntimeError("lost the GPU")
+        torch.matmul(spec.problem.a_full, spec.problem.b, out=out)
+        if wrong_after is not None and state["launches"] > wrong_after:
+            out[0, 0] += 1e3
+
+    def teardown():
+        state["torn_down"] += 1
+
+    return Variant(name, run, lambda: out, poison=lambda: poison(out), teardown=teardown), state
+
+
+def test_rounds_time_the_rows_round_robin_after_checking_them_all(ctx):
+    spec = _spec(ctx)
+    log = []
+    (a, sa), (b, sb) = _logged("a", spec, log), _logged("b", spec, log)
+    table = run_case(spec, ctx, [a, b], RunOptions(1, 2, rounds=3), "cpu")
+    # checks first, then per round: each row's warm-up launch and 2 timed launches
+    assert log == ["a", "b"] + (["a"] * 3 + ["b"] * 3) * 3
+    for row in table.rows[:2]:
+        assert row.status == OK and len(row.round_ms) == 3 and row.ms is not None
+        assert row.min_ms <= min(row.round_ms) <= row.ms <= max(row.round_ms)  # the median of all 6 launches
+    assert sa["torn_down"] == sb["torn_down"] == 1
+
+
+def test_one_row_alone_times_all_its_rounds(ctx):
+    spec = _spec(ctx)
+    log = []
+    a, _ = _logged("a", spec, log)
+    row = measure(a, spec, ctx, RunOptions(0, 2, rounds=2))
+    assert row.status == OK and len(log) == 1 + 2 * 2 and len(row.round_ms) == 2
+
+
+def test_a_round_that_fails_settles_only_its_row(ctx):
+    spec = _spec(ctx)
+    log = []
+    (a, sa), (b, _) = _logged("a", spec, log, fail_at=4), _logged("b", spec, log)
+    table = run_case(spec, ctx, [a, b], RunOptions(0, 2, rounds=3), "cpu")
+    rows = {r.variant: r for r in table.rows}
+    assert rows["a"].status == "n/a: rank 0: timing failed: lost the GPU" and rows["a"].ms is None
+    assert sa["launches"] == 4  # check, round 1 (2), the failing launch of round 2; no round 3
+    assert rows["b"].status == OK and len(rows["b"].round_ms) == 3 and sa["torn_down"] == 1
+
+
+def test_rounds_recheck_what_the_timed_launches_left(ctx):
+    spec = _spec(ctx)
+    log = []
+    (a, _), (b, _) = _logged("a", spec, log, wrong_after=2), _logged("b", spec, log)
+    rows = {r.variant: r for r in run_case(spec, ctx, [a, b], RunOptions(0, 1, rounds=2), "cpu").rows}
+    assert rows["a"].status == WRONG and rows["a"].note == "after the timed launches" and rows["a"].ms is None
+    assert rows["a"].round_ms == [] and rows["b"].status == OK
+
+
+def test_settled_rows_free_their_buffers_before_the_rounds(ctx):
+    spec = _spec(ctx)
+    log = []
+    bad_out = torch.empty(spec.dims.c)
+    torn = []
+    bad = Variant("bad", lambda: log.append("bad"), lambda: bad_out, poison=lambda: poison(bad_out),
+                  teardown=lambda: torn.append(len(log)))
+    good, _ = _logged("good", spec, log)
+    table = run_case(spec, ctx, [bad, good], RunOptions(0, 1, rounds=2), "cpu")
+    assert [r.status for r in table.rows[:2]] == [WRONG, OK]
+    assert torn == [1]  # right after its failed check, before "good" was even checked
+
+
+def test_rounds_must_be_positive():
+    with pytest.raises(ValueError, match="rounds must be >= 1, got 0"):
+        RunOptions(rounds=0)
+
+
+@pytest.mark.parametrize("workload", [AG_GEMM, GEMM_RS])
+def test_baseline_rows_own_their_buffers(ctx, workload):
+    """Timed round-robin, a row's buffers must outlive the next row's setup."""
+    spec = _spec(ctx, workload)
+    rows = [v for v in baseline_variants(spec, ctx) if v.na is None]
+    for v in rows:
+        v.setup()
+    outputs = [v.result() for v in rows]
+    ptrs = [t.data_ptr() for t in outputs if t is not None]
+    assert len(ptrs) == len(set(ptrs)) >= 3
+    table = run_case(spec, ctx, baseline_variants(spec, ctx), RunOptions(0, 1, rounds=2), "cpu")
+    status = {r.variant: r.status for r in table.rows}
+    assert status.pop(ASYNC_TP) == "n/a: needs CUDA"
+    assert set(status.values()) == {OK}, status

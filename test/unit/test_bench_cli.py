@@ -89,6 +89,7 @@ def test_cpu_run_autotune_leaves_na_tables_unchanged(cpu_run):
     (["--cpu", "--shapes", "huge"], "--shapes: no shape 'huge'"),
     (["--cpu", "--backends", "ce,tma"], "--backends: unknown value 'tma'"),
     (["--cpu", "--iters", "0"], "--iters must be >= 1"),
+    (["--cpu", "--rounds", "0"], "--rounds must be >= 1, got 0"),
     (["--cpu", "--chunks", "1,two"], "--chunks: not a list of integers: '1,two'"),
     (["--cpu", "--chunks", "0"], "--chunks: every value must be >= 1"),
     (["--cpu", "--sms", "0"], "--sms must be >= 1, got 0"),
