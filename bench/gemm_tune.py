@@ -18,6 +18,8 @@ every fused row alike, so the comparison still isolates the fusion.
 from __future__ import annotations
 
 import dataclasses
+import functools
+import statistics
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -107,22 +109,31 @@ def target(spec: BenchSpec) -> TuneTarget:
 
 
 def tune(spec: BenchSpec, ctx: BenchWorld, candidates: Sequence[GemmConfig], warmup: int = 3,
-         iters: int = 20) -> tuple[list[Trial], float, float]:
+         iters: int = 20, rounds: int = 1) -> tuple[list[Trial], float, float]:
     """Every candidate's trial, cuBLAS's time (ms, max over ranks) and the
-    GEMM's flop count per rank."""
+    GEMM's flop count per rank. Every candidate is checked first; then the
+    checked ones and cuBLAS are timed round-robin in ``rounds`` rounds of
+    ``warmup`` + ``iters`` launches (as overlap-bench's rows, bench/runner.py),
+    so drift in GPU speed during the tuning does not pick the winner. A
+    candidate's time is the median over all its timed launches, maximum
+    over ranks."""
     t = target(spec)
-    trials = []
+    statuses: list[str] = []
     for config in candidates:
-        status = _check(config, t, ctx)
-        statuses = ctx.gather_objects(status)
-        failed = next((s for s in statuses if s != "ok"), None)
-        if failed is not None:
-            trials.append(Trial(config, None, failed))
-            continue
-        ms = time_run(lambda: t.launch(config), ctx.device, warmup, iters).median_ms
-        trials.append(Trial(config, max(x[0] for x in ctx.gather_floats([ms])), "ok"))
-    cublas = time_run(t.cublas, ctx.device, warmup, iters).median_ms
-    return trials, max(x[0] for x in ctx.gather_floats([cublas])), t.flops
+        mine = _check(config, t, ctx)
+        statuses.append(next((s for s in ctx.gather_objects(mine) if s != "ok"), "ok"))
+    timed = [c for c, status in zip(candidates, statuses) if status == "ok"]
+    runs: list[Callable[[], None]] = [functools.partial(t.launch, c) for c in timed] + [t.cublas]
+    times: list[list[float]] = [[] for _ in runs]
+    for _ in range(rounds):
+        for run, mine in zip(runs, times):
+            ctx.barrier()
+            mine += time_run(run, ctx.device, warmup, iters).times
+    medians = [max(x[0] for x in ctx.gather_floats([statistics.median(mine)])) for mine in times]
+    by_config = dict(zip(timed, medians))
+    trials = [Trial(c, by_config[c], "ok") if status == "ok" else Trial(c, None, status)
+              for c, status in zip(candidates, statuses)]
+    return trials, medians[-1], t.flops
 
 
 def _check(config: GemmConfig, t: TuneTarget, ctx: BenchWorld) -> str:

@@ -54,15 +54,16 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
                         help="comma list of shape names, labels at this W (AG-8192x8192x14336) or groups "
                         "(anchor, llama, quick, all); default all, or the quick group with --quick")
     parser.add_argument("--quick", action="store_true",
-                        help="the quick shape subset and fewer iterations (warm-up 3, 10 timed) unless given")
+                        help="the quick shape subset and fewer iterations (2 rounds of warm-up 3, 5 timed) unless given")
     parser.add_argument("--out", default="bench-results", metavar="DIR",
                         help="directory for results.csv, results.json, results.png (default bench-results)")
-    parser.add_argument("--iters", type=int, default=None, help="timed iterations per variant (default 50)")
-    parser.add_argument("--warmup", type=int, default=None, help="warm-up iterations per variant (default 10)")
-    parser.add_argument("--rounds", type=int, default=1, metavar="R",
+    parser.add_argument("--iters", type=int, default=None, help="timed iterations per row and round (default 10)")
+    parser.add_argument("--warmup", type=int, default=None, help="warm-up iterations per row and round (default 2)")
+    parser.add_argument("--rounds", type=int, default=None, metavar="R",
                         help="time the rows of each shape round-robin in R rounds of --warmup + --iters launches "
                         "each, after every row is checked: GPU speed drifts within a run, and round-robin spreads "
-                        "it over all rows instead of biasing those timed late (default 1: one row after another)")
+                        "it over all rows instead of biasing those timed late; 1: one row after another "
+                        "(default 5, 2 with --quick, 1 with --cpu)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the random inputs (default 0)")
     parser.add_argument("--backends", default=",".join(BACKENDS), metavar="LIST",
                         help=f"syncopate backends to run (default {','.join(BACKENDS)}); 'auto' runs the autotune "
@@ -151,9 +152,11 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         if bad or not values:
             parser.error(f"--{option}: unknown value '{bad[0] if bad else ''}' (choose from {', '.join(allowed)})")
         setattr(args, option, values)
-    defaults = (1, 3) if args.cpu else (3, 10) if args.quick else (10, 50)
+    # (warm-up, timed iterations) per round, rounds: 50 timed launches per row in 5 rounds, 10 with --quick
+    defaults = (1, 3, 1) if args.cpu else (3, 5, 2) if args.quick else (2, 10, 5)
     args.warmup = defaults[0] if args.warmup is None else args.warmup
     args.iters = defaults[1] if args.iters is None else args.iters
+    args.rounds = defaults[2] if args.rounds is None else args.rounds
     return args
 
 
@@ -310,7 +313,7 @@ def _gemm_config(args: argparse.Namespace, ctx: Any, spec: Any, say: Any) -> Any
     if args.tune_gemm:
         candidates = gemm_tune.candidates_for(spec.workload, ctx.cpu)
         say(f"tuning the Triton GEMM over {len(candidates)} configs")
-        trials, cublas, flops = gemm_tune.tune(spec, ctx, candidates, args.warmup, args.iters)
+        trials, cublas, flops = gemm_tune.tune(spec, ctx, candidates, args.warmup, args.iters, args.rounds)
         winner = gemm_tune.best(trials)
         if ctx.rank == 0:
             print(gemm_tune.format_trials(spec.shape, ctx.world, trials, cublas, flops) + "\n", flush=True)

@@ -52,3 +52,39 @@ def test_cache_round_trip_and_a_broken_entry(tmp_path):
     json.dump(data, open(path, "w"))
     with pytest.raises(autotune.AutotuneError, match="is not a GEMM config: GemmConfig.kernel must be one of ptr, tma"):
         gemm_tune.tuned_config(s, 2, "H200", path)
+
+
+def test_tune_checks_all_then_times_round_robin_with_cublas(monkeypatch):
+    import dataclasses
+
+    import torch
+
+    from syncopate.bench.configs import CPU_DEFAULT
+    from syncopate.bench.context import BenchWorld
+    from syncopate.bench.problem import make_spec
+    from syncopate.bench.timing import Timing
+
+    ctx = BenchWorld.cpu_single()
+    try:
+        spec = make_spec(shape("gemm-rs", "cpu-tiny"), ctx, CPU_DEFAULT, seed=0)
+        good, broken = CPU_DEFAULT, dataclasses.replace(CPU_DEFAULT, num_warps=2)
+        check = gemm_tune._check
+        monkeypatch.setattr(gemm_tune, "_check", lambda c, t, ctx: "n/a: OutOfResources" if c == broken
+                            else check(c, t, ctx))  # a config too big for the GPU
+        other = dataclasses.replace(CPU_DEFAULT, kernel="tma")
+        timed = []
+        speed = {good: 2.0, other: 1.0}
+
+        def fake_time_run(run, device, warmup, iters):
+            config = run.args[0] if hasattr(run, "args") else "cublas"
+            timed.append(config)
+            return Timing(0, 0, 0, iters, (speed.get(config, 3.0) + len(timed) * 1e-3,) * iters)
+
+        monkeypatch.setattr(gemm_tune, "time_run", fake_time_run)
+        trials, cublas, flops = gemm_tune.tune(spec, ctx, [good, broken, other], warmup=0, iters=2, rounds=3)
+        assert timed == [good, other, "cublas"] * 3  # the broken one is out before any timing
+        assert [t.status == "ok" for t in trials] == [True, False, True] and trials[1].status == "n/a: OutOfResources"
+        assert gemm_tune.best(trials).config == other and cublas > 3.0 and flops > 0
+        assert trials[0].ms == pytest.approx(2.0 + 4 * 1e-3)  # median over the rounds (launches 1, 4, 7)
+    finally:
+        ctx.close()
