@@ -57,8 +57,6 @@ def test_cache_round_trip_and_a_broken_entry(tmp_path):
 def test_tune_checks_all_then_times_round_robin_with_cublas(monkeypatch):
     import dataclasses
 
-    import torch
-
     from syncopate.bench.configs import CPU_DEFAULT
     from syncopate.bench.context import BenchWorld
     from syncopate.bench.problem import make_spec
