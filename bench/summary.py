@@ -6,7 +6,10 @@ of the benchmark protocol (docs/performance.md):
 * geometric-mean speedup over sequential >= :data:`TARGET_GEOMEAN` (the
   paper's 1.3x average);
 * efficiency (the Triton bound / fused time) >= :data:`TARGET_EFFICIENCY`,
-  i.e. within 10% of max(local Triton kernel alone, communication alone).
+  i.e. within 10% of max(local Triton kernel alone, communication alone);
+* the fused kernel without communication ("syncopate no-comm",
+  bench/no_comm.py) as fast as the local kernel ("Triton alone"): their
+  time ratio per shape.
 
 "Best" is the fastest row that passed its check, as ``--autotune`` picks it;
 a table without one (all n/a, as in ``--cpu`` runs) is listed as such and
@@ -22,7 +25,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from syncopate.bench.report import Row, Table
-from syncopate.bench.variants import ASYNC_TP, FUSED, SEQ_CUBLAS, SEQ_TRITON
+from syncopate.bench.variants import ASYNC_TP, FUSED, NO_COMM, SEQ_CUBLAS, SEQ_TRITON, TRITON_ALONE
 
 TARGET_GEOMEAN = 1.3
 TARGET_EFFICIENCY = 0.9
@@ -58,6 +61,16 @@ def best_rows(tables: Iterable[Table]) -> tuple[list[Best], list[Table]]:
     return found, without
 
 
+def no_comm_ratios(tables: Iterable[Table]) -> list[tuple[Table, float]]:
+    """(table, "syncopate no-comm" ms / "Triton alone" ms) for every table where both rows were checked and timed."""
+    out = []
+    for t in tables:
+        mine, alone = t.ms(NO_COMM), t.ms(TRITON_ALONE)
+        if mine is not None and alone:
+            out.append((t, mine / alone))
+    return out
+
+
 def geomean(values: Sequence[float]) -> float | None:
     return math.exp(sum(math.log(v) for v in values) / len(values)) if values else None
 
@@ -76,10 +89,11 @@ def _count(best: list[Best], value: str, passes: Any, what: str) -> str:
 
 def format_summary(tables: Iterable[Table]) -> str:
     """The verdict as text: one line per shape, then the means and the targets."""
+    tables = list(tables)
     best, without = best_rows(tables)
     lines = ["== summary: best checked syncopate row per shape, against the same table's baselines =="]
     if not best:
-        return "\n".join(lines + ["no checked syncopate row in this run (nothing to compare)"])
+        return "\n".join(lines + ["no checked syncopate row in this run (nothing to compare)"] + _no_comm_lines(tables))
     label_w = max(len(f"{b.table.workload} {b.table.label}") for b in best)
     name_w = max(len("best row"), *(len(b.name) for b in best))
     lines.append(f"{'shape':<{label_w}}  W  {'best row':<{name_w}}  {'ms':>8}  {'vs cuBLAS+NCCL':>14}  "
@@ -105,11 +119,21 @@ def format_summary(tables: Iterable[Table]) -> str:
         lines.append(_count(best, "vs_async_tp", lambda v: v > 1.0, "faster than async-TP"))
     lines.append(_count(best, "efficiency", lambda v: v >= TARGET_EFFICIENCY,
                         f"efficiency >= {TARGET_EFFICIENCY}"))
-    return "\n".join(lines)
+    return "\n".join(lines + _no_comm_lines(tables))
+
+
+def _no_comm_lines(tables: Sequence[Table]) -> list[str]:
+    ratios = no_comm_ratios(tables)
+    if not ratios:
+        return []
+    worst_table, worst = max(ratios, key=lambda x: x[1])
+    return [f"fused kernel without communication / Triton alone: geometric mean {geomean([r for _, r in ratios]):.3f} "
+            f"over {len(ratios)} shapes, worst {worst:.3f} ({worst_table.workload} {worst_table.label})"]
 
 
 def summary_record(tables: Iterable[Table]) -> dict[str, Any]:
     """The verdict for results.json: the best row per shape and the means."""
+    tables = list(tables)
     best, without = best_rows(tables)
     seq = [b.vs_sequential for b in best if b.vs_sequential is not None]
     atp = [b.vs_async_tp for b in best if b.vs_async_tp is not None]
@@ -121,6 +145,8 @@ def summary_record(tables: Iterable[Table]) -> dict[str, Any]:
         "without_fused_row": [{"workload": t.workload, "shape": t.shape} for t in without],
         "geomean_vs_cublas_nccl": geomean(seq),
         "geomean_vs_async_tp": geomean(atp),
+        "no_comm_vs_triton_alone": [{"workload": t.workload, "shape": t.shape, "ratio": r}
+                                    for t, r in no_comm_ratios(tables)],
         "target_geomean": TARGET_GEOMEAN,
         "target_efficiency": TARGET_EFFICIENCY,
     }

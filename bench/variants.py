@@ -29,6 +29,7 @@ TRITON_ALONE = "Triton alone"
 COMM_ALONE = "NCCL alone"
 BOUND_CUBLAS = "bound max(cuBLAS, NCCL)"
 BOUND_TRITON = "bound max(Triton, NCCL)"
+NO_COMM = "syncopate no-comm"  # the fused kernel with every chunk in place (bench/no_comm.py)
 
 BOUND_OF = {CUBLAS: BOUND_CUBLAS, TRITON: BOUND_TRITON}  # compute engine -> its bound row
 ALONE_OF = {CUBLAS: CUBLAS_ALONE, TRITON: TRITON_ALONE}

@@ -217,6 +217,7 @@ def run(args: argparse.Namespace, ctx: Any, shapes: list[Any]) -> int:
     from syncopate.bench.baselines import baseline_variants
     from syncopate.bench.configs import config_for
     from syncopate.bench.fused import fused_variants
+    from syncopate.bench.no_comm import no_comm_variant
     from syncopate.bench.problem import make_spec
     from syncopate.bench.runner import RunOptions, run_case, short_reason
     from syncopate.bench.shapes import ANCHORS_H200_X2
@@ -244,7 +245,7 @@ def run(args: argparse.Namespace, ctx: Any, shapes: list[Any]) -> int:
             spec = _gemm_config(args, ctx, spec, say)
         except autotune.AutotuneError as err:
             return _error(str(err))
-        variants = baseline_variants(spec, ctx)
+        variants = baseline_variants(spec, ctx) + [no_comm_variant(spec, ctx)]
         try:
             variants += fused_variants(spec, ctx, args.backends, args.orders, args.chunks,
                                        args.lanes or [ctx.default_lanes], args.attn_waits, args.tiles,

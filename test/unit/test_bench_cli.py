@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from syncopate.bench.variants import ASYNC_TP, COMM_ALONE, SEQ_CUBLAS, SEQ_TRITON, TRITON_ALONE
+from syncopate.bench.variants import ASYNC_TP, COMM_ALONE, NO_COMM, SEQ_CUBLAS, SEQ_TRITON, TRITON_ALONE
 
 
 def bench(*args, env=None):
@@ -33,6 +33,7 @@ def test_cpu_run_exits_0_and_prints_tables_and_progress(cpu_run):
     assert "== a2a-gemm  A2A+GG tokens=32" in proc.stdout and "== ag-attn  AG-KV attn seq=64" in proc.stdout
     assert "== summary: best checked syncopate row per shape" in proc.stdout
     assert "no checked syncopate row in this run" in proc.stdout  # the fused rows need CUDA
+    assert "fused kernel without communication / Triton alone: geometric mean" in proc.stdout
     progress = [line for line in proc.stderr.splitlines() if line.startswith("[1/4] ag-gemm")]
     assert any("Triton+NCCL" in line and line.rstrip().endswith("s)") for line in progress)
 
@@ -52,7 +53,11 @@ def test_cpu_run_writes_csv_json_png(cpu_run):
         for name in (SEQ_CUBLAS, SEQ_TRITON, TRITON_ALONE, COMM_ALONE):  # SDPA / per-segment matmuls for "cuBLAS"
             assert by[(workload, name)]["status"] == "ok", (workload, name)
         assert by[(workload, ASYNC_TP)]["status"] == f"n/a: torch has no fused {why}"
+    for workload in ("ag-gemm", "gemm-rs", "a2a-gemm"):  # the fused kernel with every chunk in place runs here too
+        assert by[(workload, NO_COMM)]["status"] == "ok" and float(by[(workload, NO_COMM)]["ms"]) > 0
+    assert by[("ag-attn", NO_COMM)]["status"] == "n/a: no fused kernel without communication for ag-attn"
     doc = json.load(open(out / "results.json"))
+    assert [r["workload"] for r in doc["summary"]["no_comm_vs_triton_alone"]] == ["ag-gemm", "gemm-rs", "a2a-gemm"]
     assert doc["meta"]["cpu"] is True and doc["meta"]["iters"] == 2 and doc["meta"]["world"] == 1
     assert doc["meta"]["rounds"] == 1  # --cpu default
     assert doc["summary"]["best"] == [] and len(doc["summary"]["without_fused_row"]) == 4

@@ -83,3 +83,22 @@ def test_summary_goes_into_the_json_document():
     assert s["without_fused_row"] == [{"workload": "ag-gemm", "shape": "RS-c"}]
     assert s["geomean_vs_cublas_nccl"] == pytest.approx((2.0 * 0.8 * 1.5) ** (1 / 3))
     assert s["target_geomean"] == 1.3 and s["target_efficiency"] == 0.9
+
+
+def test_no_comm_rows_are_compared_with_triton_alone():
+    from syncopate.bench.summary import no_comm_ratios
+    from syncopate.bench.variants import NO_COMM
+
+    tables = run()
+    tables[0].rows.append(Row(NO_COMM, ALONE, "ok", 1.02))  # Triton alone 1.0
+    tables[1].rows.append(Row(NO_COMM, ALONE, "ok", 1.5))  # Triton alone 1.2: the worst
+    tables[2].rows.append(Row(NO_COMM, ALONE, "n/a: no fused kernel without communication for ag-attn"))
+    tables[3].rows.append(Row(NO_COMM, ALONE, "ok", 0.9))  # a table without a checked fused row counts too
+    assert [(t.label, pytest.approx(r)) for t, r in no_comm_ratios(tables)] == [
+        ("AG a", 1.02), ("AG b", 1.25), ("RS c", 0.9)]
+    line = format_summary(tables).splitlines()[-1]
+    assert line == ("fused kernel without communication / Triton alone: geometric mean "
+                    f"{geomean([1.02, 1.25, 0.9]):.3f} over 3 shapes, worst 1.250 (ag-gemm AG b)")
+    record = summary_record(tables)["no_comm_vs_triton_alone"]
+    assert [(r["shape"], round(r["ratio"], 6)) for r in record] == [("AG-a", 1.02), ("AG-b", 1.25), ("RS-c", 0.9)]
+    assert "without communication" not in format_summary(run())  # no such rows, no line

@@ -1,0 +1,70 @@
+"""A World of one rank whose chunks have all arrived: a fused kernel without communication.
+
+``LocalRank(device, rank)`` is a :class:`~syncopate.runtime.fused.RankContext`
+that launches a fused program as rank ``rank`` of its plans, with every flag
+of the signal pad already raised: each wait passes at its first poll, each
+signal counts, and nothing is copied. The caller passes complete inputs (the
+whole gathered tensor), so the result is the local kernel's. It measures
+what the passes add to a kernel by themselves (waits, signals, tile order)
+apart from communication: overlap-bench's "syncopate no-comm" row, against
+"Triton alone".
+
+Programs whose kernel holds SM communication programs (backend ``sm``)
+copy chunks themselves; they are refused. Launch tables are built once per
+(program, grid, tensors): a launch does no host work beyond the kernel call,
+so it can be captured in a CUDA graph.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import torch
+
+from syncopate.runtime.abi import LaunchPlan, SyncState
+from syncopate.runtime.fused import FusedProgram
+
+ARRIVED = 1 << 30  # every flag's value: above every epoch and below int32 overflow after many signals
+
+
+class LocalRankError(Exception):
+    pass
+
+
+@dataclass
+class LocalRank:
+    device: torch.device | None = None  # None: CPU tensors (the Triton interpreter)
+    rank: int = 0  # the rank whose tile order and chunk tables the launch uses
+    spin_limit: int = 0  # > 0: bound the kernel's spins (a wait that would not pass shows up in the report)
+    launches: dict[tuple, tuple[LaunchPlan, dict[str, Any], SyncState]] = field(default_factory=dict)
+
+    def launch(self, program: FusedProgram, grid: tuple[int, ...], params: Mapping[str, Any],
+               run: Callable[..., None]) -> None:
+        key = _launch_key(program, grid, params)
+        if key not in self.launches:
+            launch = LaunchPlan.build(program, params, grid, self.rank)
+            if "comm_programs" in program.abi:
+                raise LocalRankError(f"kernel '{program.kernel_name}' has SM communication programs (backend sm), "
+                                     "which copy chunks themselves: LocalRank runs programs without them")
+            sync = SyncState.allocate(launch.flag_count, self.device, self.spin_limit)
+            sync.flags.fill_(ARRIVED)
+            sync.epoch.fill_(1)
+            self.launches[key] = (launch, launch.arguments(program, sync, self.device, None, params), sync)
+        launch, extra, _ = self.launches[key]
+        run(dict(extra), launch.launch_grid(program, 0))
+
+    def timed_out(self) -> list[str]:
+        """Reports of spins that ran out (with ``spin_limit``): a wait that did not pass."""
+        return [message for launch, _, sync in self.launches.values()
+                if (message := sync.timeout(launch, self.rank)) is not None]
+
+
+def _launch_key(program: FusedProgram, grid: tuple[int, ...], params: Mapping[str, Any]) -> tuple:
+    def describe(value: Any) -> Any:
+        if isinstance(value, torch.Tensor):
+            return (value.data_ptr(), tuple(value.shape), tuple(value.stride()), value.dtype)
+        return value if isinstance(value, (int, float, bool, str, type(None))) else id(value)
+
+    return (id(program), grid, tuple((k, describe(v)) for k, v in params.items()))
