@@ -85,6 +85,34 @@ def syn_wait_span(flags, table, n, lo, hi, epoch_ptr, spin_limit, report):
 
 
 @triton.jit
+def syn_wait_span_memo(flags, table, n, lo, hi, epoch_ptr, spin_limit, report, memo):
+    """syn_wait_span for a wait inside a persistent kernel's tile loop, where
+    one program waits once per tile, mostly on a chunk it already saw
+    arrive. ``memo`` holds two int32 words per program: (epoch, table row)
+    of the last chunk this program saw arrive in this launch. A tile whose
+    rows lie inside that chunk needs no poll: the program's earlier acquire
+    and barrier already order its loads after the chunk's data. Otherwise
+    it waits as syn_wait_span and, when its rows lie inside one chunk,
+    records that chunk (then a barrier, so every thread of the program reads
+    the same memo at the next tile and takes the same branch). The epoch
+    word tells launches apart (CUDA graph replays too), so a memo is never
+    trusted across launches."""
+    slot = memo + 2 * tl.program_id(0)
+    target = tl.load(epoch_ptr)
+    row = tl.load(slot + 1)
+    row = tl.where((row >= 0) & (row < n), row, 0)
+    known = (tl.load(slot) == target) & (tl.load(table + 3 * row) <= lo) & (hi <= tl.load(table + 3 * row + 1))
+    if not known:
+        syn_wait_span(flags, table, n, lo, hi, epoch_ptr, spin_limit, report)
+        first = syn_first_chunk(table, n, lo)
+        if first < n:
+            if (tl.load(table + 3 * first) <= lo) & (hi <= tl.load(table + 3 * first + 1)):
+                tl.store(slot + 1, first)
+                tl.store(slot, target)
+        tl.debug_barrier()
+
+
+@triton.jit
 def syn_wait_span_loop(flags, table, n, lo, hi, first, step, epoch_ptr, spin_limit, report):
     """syn_wait_span in a loop whose iterations wait for ranges ``step``
     apart, starting at ``first``: a chunk starting before ``hi - step`` (the

@@ -15,6 +15,7 @@ from xdsl.utils.exceptions import PassFailedException
 
 from syncopate.dialects import tile
 from syncopate.dialects.chunk import PlanOp, SignalOp, SignalSpanOp, WaitOp, WaitSpanLoopOp, WaitSpanOp
+from syncopate.ir.deps import TILE_LOOP_ATTR
 from syncopate.ir.footprint import enclosing_loops
 from syncopate.ir.kernel_params import import_helpers, kernel_param
 from syncopate.passes.chunk_dependency_analysis import CONSUMED
@@ -23,6 +24,7 @@ from syncopate.passes.sm_comm_programs import COMM_PROGRAMS, add_comm_programs
 ORIGIN = StringAttr("lower-chunk-to-tile")
 ABI_ATTR = "chunk.abi"
 FLAGS, EPOCH, SPIN_LIMIT, REPORT = "syn_flags", "syn_epoch", "syn_spin_limit", "syn_report"
+MEMO = "syn_wait_memo"  # per program: the last chunk it saw arrive (syn_wait_span_memo)
 
 
 def flag_bases(module: ModuleOp) -> dict[str, int]:
@@ -87,7 +89,13 @@ class LowerChunkToTilePass(ModulePass):
     ``syn_wait_span``: for each overlapping chunk, spin on
     ``atomic_add(flag, 0, sem=acquire, scope=sys) < epoch``, then a CTA
     barrier (``chunk.wait_span_loop`` becomes ``syn_wait_span_loop``, which
-    skips the chunks the loop's previous iteration already waited for); a signal becomes a barrier then ``atomic_add(flag, 1,
+    skips the chunks the loop's previous iteration already waited for). In a
+    persistent kernel (one whose tile loop chunk-dependency-analysis found),
+    a wait inside a loop becomes ``syn_wait_span_memo``, which also takes
+    ``syn_wait_memo`` (two int32 words per program, zeroed by the runtime) and
+    skips the poll when the tile's rows lie in the chunk the program last saw
+    arrive in this launch (``memo=false``: plain ``syn_wait_span``). A
+    signal becomes a barrier then ``atomic_add(flag, 1,
     sem=release, scope=sys)`` per overlapping chunk. The helpers are appended
     to the module as jit functions, so the emitted file is self-contained. The
     kernel's ``chunk.abi`` attribute lists the added parameters for the
@@ -102,6 +110,8 @@ class LowerChunkToTilePass(ModulePass):
     """
 
     name: ClassVar[str] = "lower-chunk-to-tile"
+
+    memo: bool = True  # false: plain syn_wait_span in persistent kernels too (for comparison)
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         sync_ops = [o for o in op.walk() if isinstance(o, (WaitOp, SignalOp, WaitSpanOp, WaitSpanLoopOp, SignalSpanOp))]
@@ -135,6 +145,10 @@ class LowerChunkToTilePass(ModulePass):
                     args += [sync.first, sync.step]
                 if role == "wait":
                     args += [epoch, spin_limit, report]
+                if (self.memo and callee == "syn_wait_span" and TILE_LOOP_ATTR in kernel.attributes
+                        and enclosing_loops(sync)):
+                    callee = "syn_wait_span_memo"
+                    args.append(kernel_param(kernel, MEMO, tile.PointerType()))
             else:
                 base = self._emit(builder, arith.ConstantOp(IntegerAttr(bases[plan], i32))).results[0]
                 index = self._emit(builder, tile.AddOp(sync.chunk, base, i32)).results[0]
@@ -153,6 +167,8 @@ class LowerChunkToTilePass(ModulePass):
             table_list += add_comm_programs(kernel, sm_tensors, flags, epoch)
             used.add("syn_sm_pull")
             abi["comm_programs"] = StringAttr(COMM_PROGRAMS)
+        if "syn_wait_span_memo" in used:
+            abi["memo"] = StringAttr(MEMO)
         abi.update(
             flags=StringAttr(FLAGS),
             epoch=StringAttr(EPOCH),

@@ -22,7 +22,7 @@ class OverlapPipelinePass(ModulePass):
 
     Runs chunk-dependency-analysis, tile-reorder{order group axis},
     insert-signals{waits signals hoist_loops}, select-backend{backend sizes elem_bytes}
-    and lower-chunk-to-tile, in that order; each option goes to the stage of
+    and lower-chunk-to-tile{memo}, in that order; each option goes to the stage of
     the same name (see each pass's documentation for assumptions and
     guarantees). ``overlap`` alone equals
     ``chunk-dependency-analysis,tile-reorder{order=arrival group=8},insert-signals,select-backend,lower-chunk-to-tile``
@@ -40,6 +40,7 @@ class OverlapPipelinePass(ModulePass):
     backend: str = "auto"
     sizes: str = ""
     elem_bytes: int = 2
+    memo: bool = True
 
     def stages(self) -> list[ModulePass]:
         return [
@@ -47,7 +48,7 @@ class OverlapPipelinePass(ModulePass):
             TileReorderPass(order=self.order, group=self.group, axis=self.axis),
             InsertSignalsPass(waits=self.waits, signals=self.signals, hoist_loops=self.hoist_loops),
             SelectBackendPass(backend=self.backend, sizes=self.sizes, elem_bytes=self.elem_bytes),
-            LowerChunkToTilePass(),
+            LowerChunkToTilePass(memo=self.memo),
         ]
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:

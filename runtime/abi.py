@@ -95,6 +95,9 @@ class LaunchPlan:
             extra[abi["report"].data] = sync.report
         if "comm_programs" in abi:
             extra[abi["comm_programs"].data] = sync.comm_programs
+        if "memo" in abi:  # syn_wait_span_memo: two words per program of the launch grid, epoch 0 = nothing seen
+            programs = self.launch_grid(program, sync.comm_programs)[0]
+            extra[abi["memo"].data] = torch.zeros(2 * programs, dtype=torch.int32, device=device)
         slices = self.sm_slices(sync.comm_programs) if "comm_programs" in abi else {}
         for entry in abi["tables"].data if "tables" in abi else ():
             e = {k: v.data for k, v in entry.data.items()}

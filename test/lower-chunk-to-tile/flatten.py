@@ -24,7 +24,7 @@ def persistent(a_ptr, c_ptr, M, K, stride_am, stride_cm, BLOCK_M: tl.constexpr, 
 
 # CHECK:      for tile in tl.range(tl.program_id(axis=0), tiles, PROGRAMS):
 # CHECK-NOT:    flatten
-# CHECK:        syn_wait_span(
+# CHECK:        syn_wait_span_memo(
 # CHECK:        for k0 in tl.range(0, K, BLOCK_K, num_stages=3):
 
 # SIGNAL:      for tile in tl.range(tl.program_id(axis=0), tiles, PROGRAMS, flatten=FLATTEN):

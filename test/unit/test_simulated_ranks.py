@@ -157,3 +157,42 @@ def test_reduce_scatter_tiles_run_in_departure_order(rank: int):
 def test_check_reports_mismatch_shapes():
     assert check._error(torch.zeros(2), torch.zeros(3)) == math.inf
     assert math.isnan(check._error(torch.tensor([math.nan]), torch.zeros(1)))
+
+
+TALL_PERSISTENT = """
+import torch
+from syncopate.runtime.workload import load_workload
+_P = load_workload({path!r}).module
+KERNEL, PLANS, COLLECTIVES = _P.KERNEL, _P.PLANS, _P.COLLECTIVES
+
+
+def make_inputs(rank, world, seed):  # 64 rows of A per rank: its chunk covers 4 row tiles
+    a = torch.randn(64, 16, generator=torch.Generator().manual_seed(seed * 1000 + rank))
+    return {{"a": a, "b": torch.randn(16, 16, generator=torch.Generator().manual_seed(seed * 1000 + 999))}}
+
+
+def launch(kernel, a, b):
+    M, K = a.shape
+    c = torch.empty(M, b.shape[1])
+    kernel[(2,)](a, b, c, M, b.shape[1], K, a.stride(0), a.stride(1), b.stride(0), b.stride(1), c.stride(0),
+                 c.stride(1), BLOCK_M=16, BLOCK_N=16, BLOCK_K=16, PROGRAMS=2)
+    return c
+"""
+
+
+@pytest.mark.parametrize("world", [2, 3])
+def test_persistent_waits_remember_the_chunk_a_program_saw_arrive(world: int, tmp_path: Path):
+    """syn_wait_span_memo: a program whose next tile reads the chunk it last
+    saw arrive does not poll again, and the result stays right under every
+    delivery order (ag_gemm_persistent.py's kernel, 2 programs over 4 W tiles)."""
+    path = tmp_path / "tall_persistent.py"
+    path.write_text(TALL_PERSISTENT.format(path=str(EXAMPLES / "ag_gemm_persistent.py")))
+    workload = load_workload(str(path))
+    memo = compile_workload(workload, world)
+    plain = compile_workload(workload, world, "overlap{memo=false}")
+    assert "syn_wait_span_memo(" in memo.source and "syn_wait_span_memo(" not in plain.source
+    for order in DELIVERY_ORDERS:
+        with_memo = run_simulated(workload, world, order, seed=world, program=memo)
+        without = run_simulated(workload, world, order, seed=world, program=plain)
+        assert all(r.ok for r in with_memo + without), order
+        assert sum(r.polls for r in with_memo) < sum(r.polls for r in without), order
