@@ -51,6 +51,7 @@ from syncopate.bench.timing import time_run
 from syncopate.bench.variants import Variant
 
 Progress = Callable[[Variant, Row, float], None]
+RoundProgress = Callable[[int, int, float], None]  # (rounds done, rounds, seconds since the case started)
 
 
 @dataclass(frozen=True)
@@ -267,9 +268,11 @@ def measure(variant: Variant, spec: BenchSpec, ctx: BenchWorld, options: RunOpti
 
 
 def run_case(spec: BenchSpec, ctx: BenchWorld, variants: Sequence[Variant], options: RunOptions,
-             device_name: str, progress: Progress | None = None) -> Table:
+             device_name: str, progress: Progress | None = None,
+             round_progress: RoundProgress | None = None) -> Table:
     """Measure ``variants`` of one case into a :class:`Table` (bounds added):
-    one after another, or with ``options.rounds`` > 1 interleaved (see the module doc)."""
+    one after another, or with ``options.rounds`` > 1 interleaved (see the
+    module doc), calling ``round_progress`` after each round."""
     shape = spec.shape
     table = Table(shape.workload, shape.name, spec.label, shape.M, shape.K, shape.N, spec.world,
                   str(spec.dtype).replace("torch.", ""), device_name, note=shape.note,
@@ -281,23 +284,26 @@ def run_case(spec: BenchSpec, ctx: BenchWorld, variants: Sequence[Variant], opti
             if progress is not None:
                 progress(variant, table.rows[-1], time.perf_counter() - start)
     else:
-        table.rows += _interleaved(spec, ctx, variants, options, progress)
+        table.rows += _interleaved(spec, ctx, variants, options, progress, round_progress)
     add_bounds(table)
     return table
 
 
 def _interleaved(spec: BenchSpec, ctx: BenchWorld, variants: Sequence[Variant], options: RunOptions,
-                 progress: Progress | None) -> list[Row]:
+                 progress: Progress | None, round_progress: RoundProgress | None) -> list[Row]:
     cases: list[_Case] = []
+    started = time.perf_counter()
     try:
         for variant in variants:
             cases.append(_prepare(variant, spec, ctx, options))
             if cases[-1].run is None:  # settled (n/a, WRONG): free its buffers now
                 cases[-1].teardown()
-        for _ in range(options.rounds):
+        for done in range(1, options.rounds + 1):
             for case in cases:
                 if case.run is not None:
                     _time_round(case, ctx, options)
+            if round_progress is not None:
+                round_progress(done, options.rounds, time.perf_counter() - started)
         rows = []
         for case in cases:
             rows.append(_finish(case, spec, ctx))

@@ -257,7 +257,10 @@ def run(args: argparse.Namespace, ctx: Any, shapes: list[Any]) -> int:
             shown = f"{row.ms:.3f} ms" if row.ok else row.status
             say(f"{tag}: {variant.name:<24} {shown}  ({seconds:.1f}s)")
 
-        table = run_case(spec, ctx, variants, options, device_name, progress)
+        def round_done(done: int, rounds: int, seconds: float, tag: str = tag) -> None:
+            say(f"{tag}: rows checked; timing round {done}/{rounds} done ({seconds:.1f}s)")
+
+        table = run_case(spec, ctx, variants, options, device_name, progress, round_done)
         tables.append(table)
         if lead:
             print(report.format_table(table, ANCHORS_H200_X2) + "\n", flush=True)

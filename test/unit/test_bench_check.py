@@ -210,9 +210,12 @@ def test_rounds_time_the_rows_round_robin_after_checking_them_all(ctx):
     spec = _spec(ctx)
     log = []
     (a, sa), (b, sb) = _logged("a", spec, log), _logged("b", spec, log)
-    table = run_case(spec, ctx, [a, b], RunOptions(1, 2, rounds=3), "cpu")
+    rounds = []
+    table = run_case(spec, ctx, [a, b], RunOptions(1, 2, rounds=3), "cpu",
+                     round_progress=lambda done, total, seconds: rounds.append((done, total, len(log))))
     # checks first, then per round: each row's warm-up launch and 2 timed launches
     assert log == ["a", "b"] + (["a"] * 3 + ["b"] * 3) * 3
+    assert rounds == [(1, 3, 8), (2, 3, 14), (3, 3, 20)]  # reported after each round
     for row in table.rows[:2]:
         assert row.status == OK and len(row.round_ms) == 3 and row.ms is not None
         assert row.min_ms <= min(row.round_ms) <= row.ms <= max(row.round_ms)  # the median of all 6 launches
