@@ -38,7 +38,10 @@ operation that needs no SM (spinning tiles may hold every SM). Eagerly it
 carries the host's count of launches (= the device epoch). Inside CUDA-graph
 capture it writes ``GRAPH_FLAG`` (>= every epoch) and the launch clears those
 flags after the kernel and its transfers, so each replay waits for its own
-writes. Replays advance the device epoch without the host, so once a
+writes. A local chunk's flag (its rows are in place before every launch)
+is raised once, to ``GRAPH_FLAG``, when the launch's tables are built, and
+never cleared: no launch spends a stream write on it. Replays advance the
+device epoch without the host, so once a
 configuration has been captured, each eager launch of it first reads the
 device epoch back (one device synchronization) before it counts on: a
 configuration may mix eager launches and graph replays.
@@ -326,6 +329,7 @@ def _write_epoch(flags: torch.Tensor, index: int, epoch: torch.Tensor) -> None:
 
 
 GRAPH_FLAG = 2**31 - 1  # what a flag raised inside CUDA-graph capture holds: at least every epoch
+LOCAL_FLAG = GRAPH_FLAG  # a local chunk's flag, raised once when its launch tables are built: never waited for
 
 
 def _write_value(flags: torch.Tensor, index: int, value: int) -> None:
@@ -347,6 +351,24 @@ def _count_launch(sync: SyncState, device: torch.device) -> None:
         sync.host_epoch = int(sync.epoch.item())
     sync.host_epoch += 1
     sync.epoch.add_(1)
+
+
+def _clear_flags(flags: torch.Tensor, indices: list[int]) -> None:
+    """Zero the flags a captured launch raised, after its kernel and transfers:
+    one stream write for a lone flag, one fill per run of consecutive flags
+    (a chunk per flag: with chunks_per_rank > 1, a write per chunk put a node
+    per chunk after the kernel; the fill's kernel finds the SMs free then)."""
+    runs: list[list[int]] = []
+    for index in sorted(indices):
+        if runs and index == runs[-1][1]:
+            runs[-1][1] += 1
+        else:
+            runs.append([index, index + 1])
+    for lo, hi in runs:
+        if hi - lo == 1:
+            _write_value(flags, lo, 0)
+        else:
+            flags[lo:hi].zero_()
 
 
 def _raise_flag(flags: torch.Tensor, index: int, sync: SyncState, captured: list[int]) -> None:
@@ -409,11 +431,11 @@ class GpuRank:
         consumed = {n: p for n, p in plans.items() if p.collective in CONSUMED}
         produced = {n: p for n, p in plans.items() if p.collective not in CONSUMED}
         captured: list[int] = []  # flags raised inside CUDA-graph capture, cleared after the launch
-        for name in consumed:
-            for c in chunks[name]:
-                if c.dst == w.rank and c.is_local:
-                    _raise_flag(sync.flags, c.flag, sync, captured)
-        if cached is None:
+        if cached is None:  # an eager launch: building the tables copies them to the device
+            for name in consumed:  # local chunks are in place before every launch: raised once, for good
+                for c in chunks[name]:
+                    if c.dst == w.rank and c.is_local:
+                        _write_value(sync.flags, c.flag, LOCAL_FLAG)
             extra = launch.arguments(program, sync, w.device, self._peer_offset(consumed, chunks), params)
             if len(w.launches) >= LAUNCH_CACHE:
                 w.launches.pop(next(iter(w.launches)))  # oldest first
@@ -432,8 +454,7 @@ class GpuRank:
                 for name, plan in produced.items():
                     self._reduce(plan, chunks[name], params, sync, counts)
         compute.wait_stream(w.comm_stream)
-        for index in captured:
-            _write_value(sync.flags, index, 0)
+        _clear_flags(sync.flags, captured)
         if sync.spin_limit and not torch.cuda.is_current_stream_capturing():  # a graph's replays report nothing
             torch.cuda.synchronize(w.device)
             message = sync.timeout(launch, w.rank)

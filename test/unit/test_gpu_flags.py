@@ -57,3 +57,12 @@ def test_an_eager_launch_after_replays_catches_up_with_the_device_epoch(monkeypa
     sync.epoch.add_(5)  # five more replays on the device
     gpu_world._count_launch(sync, torch.device("cpu"))  # eager again
     assert sync.host_epoch == int(sync.epoch) == 8
+
+
+def test_the_clear_after_a_captured_launch_takes_one_fill_per_run_of_flags(writes):
+    flags = torch.full((12,), 7, dtype=torch.int32)
+    gpu_world._clear_flags(flags, [9, 3, 4, 5, 0, 10])
+    assert writes == [(0, 0)]  # a lone flag: one stream write
+    assert flags.tolist() == [7, 7, 7, 0, 0, 0, 7, 7, 7, 0, 0, 7]  # runs 3-5 and 9-10: one fill each
+    gpu_world._clear_flags(flags, [])
+    assert writes == [(0, 0)]
