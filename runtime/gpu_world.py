@@ -452,7 +452,7 @@ class GpuRank:
         if produced:
             with torch.cuda.stream(w.comm_stream):
                 for name, plan in produced.items():
-                    self._reduce(plan, chunks[name], params, sync, counts, launch.persistent)
+                    self._reduce(plan, chunks[name], params, sync, counts)
         compute.wait_stream(w.comm_stream)
         _clear_flags(sync.flags, captured)
         if sync.spin_limit and not torch.cuda.is_current_stream_capturing():  # a graph's replays report nothing
@@ -526,13 +526,9 @@ class GpuRank:
     # -- produced plans --------------------------------------------------------
 
     def _reduce(self, plan: PlanOp, chunks: list[ConcreteChunk], params: Mapping[str, Any], sync: SyncState,
-                counts: dict[tuple[str, int], int], persistent: bool = False) -> None:
+                counts: dict[tuple[str, int], int]) -> None:
         """On the communication stream: sum every rank's partial rows of each
-        chunk at the chunk's owner, as soon as this rank's tiles announce them.
-        Behind a persistent kernel, which holds every SM until its last tile,
-        the owner's adds could not start before the kernel ends anyway, so
-        its pieces (consecutive rows) get one add for all of them instead of
-        one per piece (fewer kernels after the GEMM)."""
+        chunk at the chunk's owner, as soon as this rank's tiles announce them."""
         w = self.world
         mine = [c for c in chunks if c.src == w.rank]
 
@@ -574,20 +570,18 @@ class GpuRank:
                     peer_flags = w.peer_view(sync.flags, region.dst, "signal pad")
                     _write_epoch(peer_flags, layout.flag(region, w.rank), sync.epoch)
             # meanwhile, on the communication stream: sum the peers' partials of each own region as they arrive
-            consecutive = all(a.hi == b.lo for (a, _), (b, _) in zip(arrivals, arrivals[1:]))
-            for group in ([arrivals] if persistent and consecutive else [[a] for a in arrivals]):
-                for piece, sources in group:
-                    for src in sources:
-                        wait_flag(sync.flags, layout.flag(piece, src), 1, sync.epoch, sync.spin_limit, sync.report)
-                first, last, peers = group[0][0], group[-1][0], group[0][1]
-                at, n = layout.slot(first), last.hi - first.lo
-                total = rows(staging[peers[0]], 0, at, at + n) if peers else None
-                for src in peers[1:]:
-                    total.add_(rows(staging[src], 0, at, at + n))
-                for piece, _ in group:
-                    wait_tiles(piece)
+            for piece, sources in arrivals:
+                at, n = layout.slot(piece), piece.hi - piece.lo
+                total = None
+                for src in sources:
+                    wait_flag(sync.flags, layout.flag(piece, src), 1, sync.epoch, sync.spin_limit, sync.report)
+                    if total is None:
+                        total = rows(staging[src], 0, at, at + n)
+                    else:
+                        total.add_(rows(staging[src], 0, at, at + n))
+                wait_tiles(piece)
                 if total is not None:
-                    rows(out, 0, first.lo, last.hi).add_(total)
+                    rows(out, 0, piece.lo, piece.hi).add_(total)
         w.handles[staging.data_ptr()][0].barrier(channel=0)
 
 
