@@ -7,8 +7,9 @@
     overlap-bench --list-shapes --world 2
 
 One process per GPU, one process group, one run: for every workload and
-shape it checks each variant against an fp32 reference, then times it
-(CUDA events, median after warm-up, max over ranks), and rank 0 prints a
+shape it checks each variant against an fp32 reference, then times the
+checked variants round-robin (``--rounds``; CUDA events, median over the
+timed launches after warm-up, max over ranks), and rank 0 prints a
 table per workload and shape, then a summary against the targets (best
 row per shape, geometric means, the shapes that miss; bench/summary.py),
 and writes CSV, JSON and a bar chart to ``--out``. See docs/performance.md
