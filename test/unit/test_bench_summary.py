@@ -102,3 +102,34 @@ def test_no_comm_rows_are_compared_with_triton_alone():
     record = summary_record(tables)["no_comm_vs_triton_alone"]
     assert [(r["shape"], round(r["ratio"], 6)) for r in record] == [("AG-a", 1.02), ("AG-b", 1.25), ("RS-c", 0.9)]
     assert "without communication" not in format_summary(run())  # no such rows, no line
+
+
+def test_the_ceiling_is_cublas_nccl_over_the_best_rows_bound():
+    best, _ = best_rows(run())
+    # bound max(Triton alone, NCCL alone): AG a 1.0, AG b 1.2, attn 1.9
+    assert [b.ceiling for b in best] == [pytest.approx(2.0), pytest.approx(1.0 / 1.2), pytest.approx(3.0 / 1.9)]
+    text = format_summary(run())
+    g = (2.0 * (1.0 / 1.2) * (3.0 / 1.9)) ** (1 / 3)
+    assert (f"ceiling (perfect overlap of the same kernels): {g:.2f}x over 3 shapes "
+            "(cuBLAS+NCCL / bound max(kernel, NCCL); the target is within reach)") in text
+    record = summary_record(run())
+    assert record["geomean_ceiling_vs_cublas_nccl"] == pytest.approx(g)
+    assert [b["ceiling_vs_cublas_nccl"] for b in record["best"]] == [b.ceiling for b in best]
+
+
+def test_a_ceiling_below_the_target_says_overlap_alone_cannot_meet_it():
+    # compute 1.0 ms, communication 0.1 ms: cuBLAS+NCCL 1.1 ms, so perfect overlap gives 1.1x
+    text = format_summary([table("AG big", 1.1, 1.05, {"syncopate ce/arrival": 1.02}, comm=0.1)])
+    assert "geometric mean vs cuBLAS+NCCL: 1.08x over 1 shapes (target 1.3x: missed)" in text
+    assert ("ceiling (perfect overlap of the same kernels): 1.10x over 1 shapes (cuBLAS+NCCL / bound max(kernel, "
+            "NCCL); the target is out of reach of these kernels, however well they overlap)") in text
+    row = next(line for line in text.splitlines() if line.startswith("ag-gemm AG big"))
+    assert row.split()[-1] == "1.10x" and row.split()[-2] == "0.98"
+
+
+def test_a_shape_without_its_bound_leaves_the_ceiling_unstated():
+    t = table("AG a", 2.0, 1.5, {"syncopate ce/arrival": 1.25})
+    t.rows = [r for r in t.rows if r.variant != TRITON_ALONE]  # no Triton alone: no Triton bound
+    add_bounds(t)
+    text = format_summary([t])
+    assert "ceiling (perfect overlap of the same kernels): - (a shape lacks its bound)" in text
