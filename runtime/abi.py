@@ -82,10 +82,15 @@ class LaunchPlan:
 
     def arguments(self, program: FusedProgram, sync: SyncState, device: Any = None,
                   peer_offset: Callable[[ConcreteChunk, torch.Tensor], int] | None = None,
-                  params: Mapping[str, Any] | None = None) -> dict[str, Any]:
+                  params: Mapping[str, Any] | None = None,
+                  reduce_staging: Callable[[str, str], tuple[torch.Tensor, list[list[int]]]] | None = None
+                  ) -> dict[str, Any]:
         """The keyword arguments the fused kernel's ABI adds. ``peer_offset(c,
         t)`` (SM backend) is the distance, in elements of ``t``, from chunk
-        ``c``'s rows in this rank's ``t`` to the same data in its owner's."""
+        ``c``'s rows in this rank's ``t`` to the same data in its owner's.
+        ``reduce_staging(plan, tensor)`` (fused reductions) is the staging
+        buffer and the ``syn_reduce_span`` table rows of this rank (see
+        runtime/staging.py)."""
         abi = program.abi
         extra: dict[str, Any] = {}
         if "flags" in abi:
@@ -101,6 +106,15 @@ class LaunchPlan:
         slices = self.sm_slices(sync.comm_programs) if "comm_programs" in abi else {}
         for entry in abi["tables"].data if "tables" in abi else ():
             e = {k: v.data for k, v in entry.data.items()}
+            if e["role"] == "reduce":
+                if reduce_staging is None:
+                    raise AbiError(f"@{program.kernel.sym_name.data} reduces plan @{e['plan']} in its epilogue "
+                                   "(fuse-peer-reduction), which this world cannot run")
+                staging, rows_ = reduce_staging(e["plan"], e["tensor"])
+                extra[e["param"]] = torch.tensor(rows_ or [[0] * 6], dtype=torch.int64, device=device)
+                extra[e["count"]] = len(rows_)
+                extra[e["staging"]] = staging
+                continue
             if e["role"] == "sm":
                 rows_ = self._sm_rows(e["plan"], e["tensor"], params or {}, peer_offset, slices)
                 extra[e["param"]] = torch.tensor(rows_ or [[0] * 6], dtype=torch.int64, device=device)
@@ -149,6 +163,12 @@ class LaunchPlan:
         if "comm_programs" not in program.abi:
             return self.grid
         return (self.grid[0] + comm_programs, *self.grid[1:])
+
+
+def fused_reductions(program: FusedProgram) -> set[str]:
+    """Plans whose owner's sum the kernel does in its tile epilogue (fuse-peer-reduction)."""
+    tables = program.abi["tables"].data if "tables" in program.abi else ()
+    return {e.data["plan"].data for e in tables if e.data["role"].data == "reduce"}
 
 
 class AbiError(Exception):

@@ -85,6 +85,7 @@ from syncopate.ir.deps import ConcreteChunk
 from syncopate.passes.chunk_dependency_analysis import CONSUMED
 from syncopate.runtime.abi import COMM_PROGRAMS, LaunchPlan, SyncState
 from syncopate.runtime.fused import FusedProgram
+from syncopate.runtime.staging import StagingLayout, owner_regions, reduce_table
 from syncopate.runtime.stream_wait import wait_flag
 from syncopate.runtime.world import rows
 
@@ -516,7 +517,7 @@ class GpuRank:
             dist.all_to_all_single(recv, send, [split[s][w.rank] for s in range(w.world)], split[w.rank],
                                    group=w.nccl_group)
             return
-        for region in _owner_regions(chunks):
+        for region in owner_regions(chunks):
             view = rows(params[region.param], region.dim, region.lo, region.hi)
             packed = view if view.is_contiguous() else view.contiguous()  # NCCL moves contiguous memory
             dist.broadcast(packed, src=region.dst, group=w.nccl_group)
@@ -539,7 +540,7 @@ class GpuRank:
                     wait_flag(sync.flags, c.flag, counts.get((c.plan, c.id), 0), sync.epoch, sync.spin_limit,
                               sync.report)
 
-        regions = _owner_regions(chunks)
+        regions = owner_regions(chunks)
         if any(c.backend == "nccl" for c in chunks):
             import torch.distributed as dist
 
@@ -587,39 +588,13 @@ class GpuRank:
 
 @functools.lru_cache(maxsize=64)
 def _ce_reduce_schedule(chunks: tuple[ConcreteChunk, ...], rank: int, world: int) -> tuple[
-        _StagingLayout, list[ConcreteChunk], list[tuple[ConcreteChunk, list[int]]]]:
+        StagingLayout, list[ConcreteChunk], list[tuple[ConcreteChunk, list[int]]]]:
     """(staging layout, the regions ``rank`` sends in order, each own region
     with the peers in the order their partials arrive), computed once per
     plan evaluation (no host work per launch)."""
-    regions = _owner_regions(list(chunks))
+    regions = owner_regions(list(chunks))
     own = [(piece, _arrival_order(list(chunks), regions, piece, world)) for piece in regions if piece.dst == rank]
-    return _StagingLayout(regions, world), _send_order(list(chunks), regions, rank), own
-
-
-class _StagingLayout:
-    """Where the ce reduce-scatter stages partials: owner d's staging buffer
-    has one slot per source rank, as wide as the widest owner's rows; a
-    region (one local chunk; an owner has several with chunks_per_rank > 1)
-    sits at its offset within its owner's rows, and has one arrival flag per
-    source in the upper half of d's signal pad."""
-
-    def __init__(self, regions: list[ConcreteChunk], world: int):
-        self.world = world
-        self.start = {d: min(r.lo for r in regions if r.dst == d) for d in {r.dst for r in regions}}
-        self.widest = max(r.hi - self.start[r.dst] for r in regions)
-        self.index = {(r.dst, r.lo): sum(1 for o in regions if o.dst == r.dst and o.lo < r.lo) for r in regions}
-        self.pieces = max(self.index.values()) + 1
-        if FLAG_CAPACITY // 2 + world * world * self.pieces > FLAG_CAPACITY:
-            raise GpuWorldError(f"the ce reduce-scatter needs {world * world * self.pieces} arrival flags; "
-                                f"the signal pad holds {FLAG_CAPACITY // 2}: use fewer chunks per rank")
-
-    def slot(self, region: ConcreteChunk) -> int:
-        """First row of ``region`` in a staging slot."""
-        return region.lo - self.start[region.dst]
-
-    def flag(self, region: ConcreteChunk, src: int) -> int:
-        """The owner's pad word that says ``src``'s partial of ``region`` arrived."""
-        return FLAG_CAPACITY // 2 + (region.dst * self.world + src) * self.pieces + self.index[(region.dst, region.lo)]
+    return StagingLayout(regions, world, FLAG_CAPACITY // 2, FLAG_CAPACITY), _send_order(list(chunks), regions, rank), own
 
 
 def _send_order(chunks: list[ConcreteChunk], regions: list[ConcreteChunk], rank: int) -> list[ConcreteChunk]:
@@ -666,11 +641,6 @@ def _launch_key(config: tuple, program: FusedProgram, params: Mapping[str, Any],
     moved = {t.param.data for plan in program.plans for t in plan.tensors}  # other tensors do not shape the tables
     return (config, tuple((k, describe(v)) for k, v in params.items() if k in moved and isinstance(v, torch.Tensor)),
             tuple((k, describe(v)) for k, v in sources.items()))
-
-
-def _owner_regions(chunks: list[ConcreteChunk]) -> list[ConcreteChunk]:
-    """Each rank's own (local) chunk: the rows that rank owns, by owner."""
-    return sorted((c for c in chunks if c.is_local), key=lambda c: (c.dst, c.lo))
 
 
 def _check_backends(plan: PlanOp, chunks: list[ConcreteChunk]) -> None:
