@@ -6,8 +6,10 @@ Its tiles store through ``c_desc.store([off_m, off_n], ...)``, so
 fuse-peer-reduction can move the owner's sum into the epilogue:
 ``overlap-run examples/gemm_rs_tma.py --pipeline 'overlap{backend=ce reduce=epilogue}'``
 (the own tiles run last in arrival order and add the peers' staged partials
-before they store; the 50 rows split 25/25 at W = 2, so tiles of 16 rows
-straddle the owners' boundary).
+before they store). Its 96 rows are whole 16-row tiles per rank at W = 2
+and 3; at W = 4 a tile would hold rows of two ranks, which the epilogue
+reduction refuses (such a tile would wait for the peer before announcing
+the peer's rows).
 """
 
 import os
@@ -41,12 +43,20 @@ from syncopate.runtime.workload import load_workload  # noqa: E402
 
 _DENSE = load_workload(os.path.join(os.path.dirname(os.path.abspath(__file__)), "gemm_rs.py")).module
 BLOCK_M, BLOCK_N, BLOCK_K = _DENSE.BLOCK_M, _DENSE.BLOCK_N, _DENSE.BLOCK_K
-PROGRAMS = 3  # fewer programs than the 12 tiles of the 50 x 36 output: each walks 4
+M_DIM = 96  # 6 row tiles of 16: whole tiles per rank at W = 2 and 3 (the epilogue reduction needs that)
+PROGRAMS = 5  # fewer programs than the 18 tiles of the 96 x 36 output
 
 KERNEL = gemm_rs_tma_kernel
 PLANS = _DENSE.PLANS
 COLLECTIVES = _DENSE.COLLECTIVES
-make_inputs = _DENSE.make_inputs
+
+
+def make_inputs(rank, world, seed):
+    """Rank's A (M_DIM x K_LOCAL) and B (K_LOCAL x N): its slice of the K dim."""
+    g = torch.Generator().manual_seed(seed * 1000 + rank)
+    a = torch.randn(M_DIM, _DENSE.K_LOCAL, generator=g, dtype=torch.float32)
+    b = torch.randn(_DENSE.K_LOCAL, _DENSE.N_DIM, generator=g, dtype=torch.float32)
+    return {"a": a, "b": b}
 
 
 def launch(kernel, a, b):
@@ -54,6 +64,8 @@ def launch(kernel, a, b):
     M, K = a.shape
     N = b.shape[1]
     c = torch.empty(M, N, dtype=torch.float32, device=a.device)
+    # device-side tensor descriptors take scratch memory from the host's allocator
+    triton.set_allocator(lambda size, alignment, stream: torch.empty(size, dtype=torch.int8, device=a.device))
     kernel[(PROGRAMS,)](a, b, c, M, N, K, a.stride(0), a.stride(1), b.stride(0), b.stride(1), c.stride(0),
                         c.stride(1), BLOCK_M=BLOCK_M, BLOCK_N=BLOCK_N, BLOCK_K=BLOCK_K, PROGRAMS=PROGRAMS)
     return c

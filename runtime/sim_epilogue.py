@@ -35,7 +35,7 @@ import torch
 from syncopate.ir import deps
 from syncopate.ir.deps import ConcreteChunk
 from syncopate.passes.chunk_dependency_analysis import CONSUMED
-from syncopate.runtime.abi import LaunchPlan, SyncState, fused_reductions
+from syncopate.runtime.abi import LaunchPlan, SyncState, epilogue_order_error, fused_reductions
 from syncopate.runtime.fused import FusedProgram
 from syncopate.runtime.sim import DeliveryHook, Incoming, Outgoing, SimulationError
 from syncopate.runtime.staging import StagingLayout, owner_regions, reduce_table
@@ -85,6 +85,9 @@ def run_deferred(launches: list[DeferredLaunch]) -> None:
 def _prepare(d: DeferredLaunch) -> _RankState:
     sim, rank = d.rank.sim, d.rank.rank
     plan = LaunchPlan.build(d.program, d.params, d.grid, rank)
+    error = epilogue_order_error(d.program, plan)  # what the two runs cannot show: a GPU would hang
+    if error:
+        raise SimulationError(f"rank {rank}: {error}")
     base = plan.total_flags(sim.comm_programs)
     layouts: dict[str, StagingLayout] = {}
     for name in sorted(fused_reductions(d.program)):
