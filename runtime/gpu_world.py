@@ -295,12 +295,27 @@ def persistent_nccl_refusal(launch: LaunchPlan, risk: str | None, programs: int,
     return None
 
 
+EXPERIMENTAL_EPILOGUE = "SYNCOPATE_EXPERIMENTAL_GPU_EPILOGUE"  # =1: run epilogue reductions on GPUs anyway
+
+
 def epilogue_reduction_refusal(program: FusedProgram, launch: LaunchPlan, programs: int, sms: int) -> str | None:
-    """Why a persistent kernel that reduces in its epilogue is refused, or
-    None: its own tiles wait for partials that the peers' copies deliver
-    once a one-program stream wait has seen the peers' tiles; with every SM
-    held by a persistent program no such wait ever runs, on any rank."""
-    if launch.persistent and fused_reductions(program) and programs >= sms:
+    """Why a kernel that reduces in its epilogue is refused, or None.
+
+    On GPUs such launches hung (docs/performance.md, sixth session, runs
+    45-49: the peers' arrival flags were never written while the kernels
+    waited, even with free SMs), so they are refused unless the environment
+    sets SYNCOPATE_EXPERIMENTAL_GPU_EPILOGUE=1 (to debug it, with
+    --spin-limit). Even then, a persistent kernel whose programs fill every
+    SM is refused: its own tiles wait for partials that the peers' copies
+    deliver once a one-program stream wait has seen the peers' tiles, and
+    with every SM held by a persistent program no such wait ever runs."""
+    if not fused_reductions(program):
+        return None
+    if os.environ.get(EXPERIMENTAL_EPILOGUE) != "1":
+        return (f"@{program.kernel.sym_name.data} reduces in its epilogue (overlap{{reduce=epilogue}}), which runs "
+                "on simulated ranks only for now: on GPUs it hung (docs/performance.md). Use reduce=stream, or set "
+                f"{EXPERIMENTAL_EPILOGUE}=1 to debug it.")
+    if launch.persistent and programs >= sms:
         return (f"@{program.kernel.sym_name.data} reduces in its epilogue (fuse-peer-reduction) and its {programs} "
                 f"persistent programs fill all {sms} SMs: the peers' partials could never be sent. Launch at most "
                 f"{sms - 1} programs (one SM for the communication streams' waits).")
