@@ -51,6 +51,7 @@ from xdsl.irdl import (
     opt_prop_def,
     prop_def,
     region_def,
+    result_def,
     traits_def,
 )
 from xdsl.parser import Parser
@@ -717,4 +718,48 @@ class SignalSpanOp(_SpanSyncOp):
     name = "chunk.signal_span"
 
 
-Chunk = Dialect("chunk", [PlanOp, TensorOp, ChunkOp, WaitOp, SignalOp, WaitSpanOp, WaitSpanLoopOp, SignalSpanOp], [])
+@irdl_op_definition
+class ReduceSpanOp(IRDLOperation):
+    """The tile ``%value`` that this tile is about to store at rows ``[lo,
+    lo+extent)`` and columns ``[col, col+col_extent)`` of the reduce-scattered
+    ``tensor`` (both extents are the tile's block sizes, constexprs),
+    plus every other rank's partial of those of its rows that this rank
+    owns, each added once its arrival is signalled: the owner's reduction
+    done in the tile's epilogue instead of after the kernel. Rows this rank
+    does not own pass through unchanged (their owner reduces them)."""
+
+    name = "chunk.reduce_span"
+
+    value = operand_def()
+    lo = operand_def()
+    extent = operand_def()
+    col = operand_def()
+    col_extent = operand_def()
+    plan = prop_def(SymbolRefAttr)
+    tensor = prop_def(StringAttr)
+    result = result_def()
+
+    assembly_format = (
+        "$value `rows` $lo `,` $extent `cols` $col `,` $col_extent `plan` $plan `tensor` $tensor attr-dict `:` "
+        "type($value) `,` type($lo) `,` type($extent) `,` type($col) `,` type($col_extent) `->` type($result)"
+    )
+
+    def __init__(self, value: SSAValue, lo: SSAValue, extent: SSAValue, col: SSAValue, col_extent: SSAValue,
+                 plan: str | SymbolRefAttr, tensor: str, result_type: Attribute):
+        super().__init__(
+            operands=[value, lo, extent, col, col_extent],
+            properties={"plan": _plan_ref(plan), "tensor": StringAttr(tensor)},
+            result_types=[result_type],
+        )
+
+    def verify_(self) -> None:
+        _SpanSyncOp.verify_(self)  # type: ignore[arg-type]
+        target = _find_plan(self)
+        if target is not None and target.collective != "reduce-scatter":
+            raise VerifyException(
+                f"'{self.name}': plan @{self.plan.string_value()} is a {target.collective}, not a reduce-scatter"
+            )
+
+
+Chunk = Dialect("chunk", [PlanOp, TensorOp, ChunkOp, WaitOp, SignalOp, WaitSpanOp, WaitSpanLoopOp, SignalSpanOp,
+                          ReduceSpanOp], [])

@@ -157,6 +157,35 @@ def syn_signal_chunk(flags, index):
 
 
 @triton.jit
+def syn_reduce_span(value, flags, table, n, lo, col, staging, epoch_ptr, spin_limit, report,
+                    BLOCK_R: tl.constexpr, BLOCK_C: tl.constexpr):
+    """``value``, the tile at rows ``[lo, lo + BLOCK_R)`` and columns ``[col,
+    col + BLOCK_C)`` of a reduce-scattered tensor, plus every peer partial of
+    its rows that this rank owns, in fp32. ``table`` (int64) has one row per
+    own piece and peer: ``(lo, hi, arrival flag, staging offset of row lo,
+    row stride, columns)``; a piece that overlaps the tile is waited for
+    (its flag reaches the epoch once the peer's copy landed in ``staging``),
+    then its rows inside the tile and the tensor's columns are added."""
+    rows = lo + tl.arange(0, BLOCK_R)
+    cols = col + tl.arange(0, BLOCK_C)
+    total = value.to(tl.float32)
+    epoch = tl.load(epoch_ptr)
+    for i in range(0, n):
+        p_lo = tl.load(table + 6 * i)
+        p_hi = tl.load(table + 6 * i + 1)
+        if (p_lo < lo + BLOCK_R) & (lo < p_hi):
+            syn_spin(flags, tl.load(table + 6 * i + 2).to(tl.int32), epoch, spin_limit, report)
+            tl.debug_barrier()
+            offset = tl.load(table + 6 * i + 3)
+            stride = tl.load(table + 6 * i + 4)
+            ncols = tl.load(table + 6 * i + 5)
+            inside = ((rows >= p_lo) & (rows < p_hi))[:, None] & (cols < ncols)[None, :]
+            staged = staging + offset + (rows - p_lo).to(tl.int64)[:, None] * stride + cols[None, :]
+            total += tl.load(staged, mask=inside, other=0.0).to(tl.float32)
+    return total.to(value.dtype)
+
+
+@triton.jit
 def syn_sm_pull(base, flags, table, n, epoch_ptr, program, programs, BLOCK: tl.constexpr):
     """One communication program of the SM backend: copy chunks
     ``program, program + programs, ...`` of ``table`` (int64 rows ``(start,

@@ -21,6 +21,7 @@ PASS_MODULES: dict[str, str] = {
     "lower_chunk_to_tile": "LowerChunkToTilePass",
     "tile_reorder": "TileReorderPass",
     "select_backend": "SelectBackendPass",
+    "fuse_peer_reduction": "FusePeerReductionPass",
     "overlap_pipeline": "OverlapPipelinePass",
 }
 

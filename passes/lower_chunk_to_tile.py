@@ -14,7 +14,7 @@ from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import PassFailedException
 
 from syncopate.dialects import tile
-from syncopate.dialects.chunk import PlanOp, SignalOp, SignalSpanOp, WaitOp, WaitSpanLoopOp, WaitSpanOp
+from syncopate.dialects.chunk import PlanOp, ReduceSpanOp, SignalOp, SignalSpanOp, WaitOp, WaitSpanLoopOp, WaitSpanOp
 from syncopate.ir.deps import TILE_LOOP_ATTR
 from syncopate.ir.footprint import enclosing_loops
 from syncopate.ir.kernel_params import import_helpers, kernel_param
@@ -42,6 +42,11 @@ def table_param(plan: str, tensor: str, role: str) -> tuple[str, str]:
     """Names of the chunk-table pointer and its row count for one plan tensor."""
     stem = f"syn_{role}_{plan}_{tensor}"
     return stem + "_tab", stem + "_n"
+
+
+def staging_param(plan: str, tensor: str) -> str:
+    """Name of the staging buffer a fused reduction reads the peers' partials from."""
+    return f"syn_staging_{plan}_{tensor}"
 
 
 def _sm_tensors(module: ModuleOp) -> list[tuple[str, str, str]]:
@@ -96,7 +101,12 @@ class LowerChunkToTilePass(ModulePass):
     skips the poll when the tile's rows lie in the chunk the program last saw
     arrive in this launch (``memo=false``: plain ``syn_wait_span``). A
     signal becomes a barrier then ``atomic_add(flag, 1,
-    sem=release, scope=sys)`` per overlapping chunk. The helpers are appended
+    sem=release, scope=sys)`` per overlapping chunk. A ``chunk.reduce_span``
+    (fuse-peer-reduction) becomes ``syn_reduce_span`` over a table
+    ``syn_reduce_<plan>_<tensor>_tab`` (rows ``(lo, hi, arrival flag,
+    staging offset, row stride, columns)``, one per own piece and peer) and
+    the staging buffer ``syn_staging_<plan>_<tensor>``, whose value the
+    store then stores. The helpers are appended
     to the module as jit functions, so the emitted file is self-contained. The
     kernel's ``chunk.abi`` attribute lists the added parameters for the
     runtime. No chunk op remains; the plans stay (the runtime reads them).
@@ -114,7 +124,8 @@ class LowerChunkToTilePass(ModulePass):
     memo: bool = True  # false: plain syn_wait_span in persistent kernels too (for comparison)
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        sync_ops = [o for o in op.walk() if isinstance(o, (WaitOp, SignalOp, WaitSpanOp, WaitSpanLoopOp, SignalSpanOp))]
+        sync_ops = [o for o in op.walk()
+                    if isinstance(o, (WaitOp, SignalOp, WaitSpanOp, WaitSpanLoopOp, SignalSpanOp, ReduceSpanOp))]
         if not sync_ops:
             return
         kernels = {id(_kernel_of(o)): _kernel_of(o) for o in sync_ops}
@@ -131,6 +142,10 @@ class LowerChunkToTilePass(ModulePass):
         for sync in sync_ops:
             builder = Builder(InsertPoint.before(sync))
             plan = sync.plan.string_value()
+            if isinstance(sync, ReduceSpanOp):
+                self._lower_reduce(sync, kernel, builder, tables, (flags, epoch, spin_limit, report))
+                used.add("syn_reduce_span")
+                continue
             if isinstance(sync, (WaitSpanOp, WaitSpanLoopOp, SignalSpanOp)):
                 role = "signal" if isinstance(sync, SignalSpanOp) else "wait"
                 tab_name, n_name = table_param(plan, sync.tensor.data, role)
@@ -179,6 +194,25 @@ class LowerChunkToTilePass(ModulePass):
         )
         kernel.attributes[ABI_ATTR] = DictionaryAttr(abi)
         import_helpers(op, used)
+
+    def _lower_reduce(self, sync: ReduceSpanOp, kernel: tile.FuncOp, builder: Builder,
+                      tables: dict[str, dict[str, str]], sync_args: tuple[SSAValue, ...]) -> None:
+        """``chunk.reduce_span`` -> ``syn_reduce_span`` over this rank's reduce table and staging buffer."""
+        flags, epoch, spin_limit, report = sync_args
+        plan, tensor = sync.plan.string_value(), sync.tensor.data
+        tab_name, n_name = table_param(plan, tensor, "reduce")
+        staging_name = staging_param(plan, tensor)
+        tables[tab_name] = {"param": tab_name, "count": n_name, "plan": plan, "tensor": tensor, "role": "reduce",
+                            "staging": staging_name}
+        tab = kernel_param(kernel, tab_name, tile.PointerType())
+        n = kernel_param(kernel, n_name, tile.ScalarType())
+        staging = kernel_param(kernel, staging_name, tile.PointerType())
+        args = [sync.value, flags, tab, n, sync.lo, sync.col, staging, epoch, spin_limit, report, sync.extent,
+                sync.col_extent]
+        call = self._emit(builder, tile.CallJitOp("syn_reduce_span", args, [tile.AnyValueType()]))
+        sync.result.replace_all_uses_with(call.results[0])
+        sync.detach()
+        sync.erase()
 
     @staticmethod
     def _emit(builder: Builder, new: Operation) -> Operation:

@@ -9,7 +9,10 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
 
+from xdsl.utils.exceptions import PassFailedException
+
 from syncopate.passes.chunk_dependency_analysis import ChunkDependencyAnalysisPass
+from syncopate.passes.fuse_peer_reduction import FusePeerReductionPass
 from syncopate.passes.insert_signals import InsertSignalsPass
 from syncopate.passes.lower_chunk_to_tile import LowerChunkToTilePass
 from syncopate.passes.select_backend import SelectBackendPass
@@ -21,8 +24,11 @@ class OverlapPipelinePass(ModulePass):
     """Fuse the module's chunk plans into its kernel (the whole pipeline).
 
     Runs chunk-dependency-analysis, tile-reorder{order group axis},
-    insert-signals{waits signals hoist_loops}, select-backend{backend sizes elem_bytes}
-    and lower-chunk-to-tile{memo}, in that order; each option goes to the stage of
+    insert-signals{waits signals hoist_loops}, select-backend{backend sizes elem_bytes},
+    with ``reduce=epilogue`` fuse-peer-reduction (the owner of a reduce-scatter
+    sums the peers' partials in its tiles' epilogue; ``reduce=stream``, the
+    default, leaves that add to the runtime), and lower-chunk-to-tile{memo},
+    in that order; each option goes to the stage of
     the same name (see each pass's documentation for assumptions and
     guarantees). ``overlap`` alone equals
     ``chunk-dependency-analysis,tile-reorder{order=arrival group=8},insert-signals,select-backend,lower-chunk-to-tile``
@@ -41,6 +47,7 @@ class OverlapPipelinePass(ModulePass):
     sizes: str = ""
     elem_bytes: int = 2
     memo: bool = True
+    reduce: str = "stream"
 
     def stages(self) -> list[ModulePass]:
         return [
@@ -48,8 +55,14 @@ class OverlapPipelinePass(ModulePass):
             TileReorderPass(order=self.order, group=self.group, axis=self.axis),
             InsertSignalsPass(waits=self.waits, signals=self.signals, hoist_loops=self.hoist_loops),
             SelectBackendPass(backend=self.backend, sizes=self.sizes, elem_bytes=self.elem_bytes),
+            *([FusePeerReductionPass()] if self._reduce_in_epilogue() else []),
             LowerChunkToTilePass(memo=self.memo),
         ]
+
+    def _reduce_in_epilogue(self) -> bool:
+        if self.reduce not in ("stream", "epilogue"):
+            raise PassFailedException(f"overlap: reduce must be 'stream' or 'epilogue', got '{self.reduce}'")
+        return self.reduce == "epilogue"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         for stage in self.stages():

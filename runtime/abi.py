@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -82,10 +83,15 @@ class LaunchPlan:
 
     def arguments(self, program: FusedProgram, sync: SyncState, device: Any = None,
                   peer_offset: Callable[[ConcreteChunk, torch.Tensor], int] | None = None,
-                  params: Mapping[str, Any] | None = None) -> dict[str, Any]:
+                  params: Mapping[str, Any] | None = None,
+                  reduce_staging: Callable[[str, str], tuple[torch.Tensor, list[list[int]]]] | None = None
+                  ) -> dict[str, Any]:
         """The keyword arguments the fused kernel's ABI adds. ``peer_offset(c,
         t)`` (SM backend) is the distance, in elements of ``t``, from chunk
-        ``c``'s rows in this rank's ``t`` to the same data in its owner's."""
+        ``c``'s rows in this rank's ``t`` to the same data in its owner's.
+        ``reduce_staging(plan, tensor)`` (fused reductions) is the staging
+        buffer and the ``syn_reduce_span`` table rows of this rank (see
+        runtime/staging.py)."""
         abi = program.abi
         extra: dict[str, Any] = {}
         if "flags" in abi:
@@ -101,6 +107,15 @@ class LaunchPlan:
         slices = self.sm_slices(sync.comm_programs) if "comm_programs" in abi else {}
         for entry in abi["tables"].data if "tables" in abi else ():
             e = {k: v.data for k, v in entry.data.items()}
+            if e["role"] == "reduce":
+                if reduce_staging is None:
+                    raise AbiError(f"@{program.kernel.sym_name.data} reduces plan @{e['plan']} in its epilogue "
+                                   "(fuse-peer-reduction), which this world cannot run")
+                staging, rows_ = reduce_staging(e["plan"], e["tensor"])
+                extra[e["param"]] = torch.tensor(rows_ or [[0] * 6], dtype=torch.int64, device=device)
+                extra[e["count"]] = len(rows_)
+                extra[e["staging"]] = staging
+                continue
             if e["role"] == "sm":
                 rows_ = self._sm_rows(e["plan"], e["tensor"], params or {}, peer_offset, slices)
                 extra[e["param"]] = torch.tensor(rows_ or [[0] * 6], dtype=torch.int64, device=device)
@@ -149,6 +164,56 @@ class LaunchPlan:
         if "comm_programs" not in program.abi:
             return self.grid
         return (self.grid[0] + comm_programs, *self.grid[1:])
+
+
+def fused_reductions(program: FusedProgram) -> set[str]:
+    """Plans whose owner's sum the kernel does in its tile epilogue (fuse-peer-reduction)."""
+    tables = program.abi["tables"].data if "tables" in program.abi else ()
+    return {e.data["plan"].data for e in tables if e.data["role"].data == "reduce"}
+
+
+def epilogue_order_error(program: FusedProgram, launch: LaunchPlan) -> str | None:
+    """Why an epilogue-reducing launch could deadlock, or None. A tile that
+    adds the peers' partials of its rows waits for the peers' tiles of those
+    rows, whose partials wait for nothing only if (1) no tile writes both
+    rows this rank owns and rows another rank owns (it would wait before
+    announcing the other rank's rows: with the peer's mirror tile, a cycle),
+    and (2) every tile writing this rank's rows comes after every tile
+    writing other ranks' rows in the tile order (a persistent program, or a
+    full grid of waiting tiles, must not sit on an own tile while a peer
+    waits for rows it has yet to compute): tile-reorder{order=arrival}."""
+    fused = fused_reductions(program)
+    if not fused:
+        return None
+    if "tile_order" in program.abi:
+        order = deps.tile_order(launch.graph, launch.tiles, program.abi["group"].value.data)
+    else:
+        order = list(range(math.prod(launch.tiles)))
+    g3 = tuple(launch.tiles) + (1,) * (3 - len(launch.tiles))
+    position = {pid: i for i, pid in enumerate(order)}
+    last_peer, first_own = -1, None
+    for node in launch.graph.nodes:
+        if node[0] != "tile":
+            continue
+        x, y, z = node[1]
+        owners = {deps.owner(launch.chunks[c.plan], c) for c in
+                  (launch.graph.nodes[n]["chunk"] for n in launch.graph.successors(node)) if c.plan in fused}
+        mine = launch.rank in owners
+        if mine and len(owners) > 1:
+            return (f"tile {node[1]} of @{program.kernel.sym_name.data} writes rows of rank {launch.rank} and of "
+                    f"rank(s) {sorted(owners - {launch.rank})}: with the reduction in its epilogue it would wait for "
+                    "the peers before announcing their rows (a deadlock); make each rank's rows a whole number of "
+                    "tiles")
+        at = position[x + y * g3[0] + z * g3[0] * g3[1]]
+        if mine:
+            first_own = at if first_own is None else min(first_own, at)
+        elif owners:
+            last_peer = max(last_peer, at)
+    if first_own is not None and first_own < last_peer:
+        return (f"@{program.kernel.sym_name.data} reduces in its epilogue but runs a tile of rank {launch.rank}'s own "
+                "rows before tiles of other ranks' rows: its programs could wait on partials that wait on them; "
+                "use tile-reorder{order=arrival} (overlap{order=arrival})")
+    return None
 
 
 class AbiError(Exception):

@@ -58,7 +58,10 @@ kernel (runtime/stream_wait.py), then
   staged partials as their flags arrive (in the order the peers send them),
   so only one add into its own rows is left after its last tiles; all ranks
   meet at a symmetric-memory barrier before the next launch may overwrite
-  staging.
+  staging. A kernel through fuse-peer-reduction adds the staged partials in
+  its own tiles' epilogue instead (each tile waits for the arrival flags of
+  its rows; staging buffer and table from runtime/staging.py): the owner's
+  stream only waits for those tiles before the barrier.
 
 Rank r's result of a reduce-scatter is its own rows of the output tensor.
 
@@ -83,8 +86,9 @@ from syncopate.dialects.chunk import PlanOp
 from syncopate.ir import deps
 from syncopate.ir.deps import ConcreteChunk
 from syncopate.passes.chunk_dependency_analysis import CONSUMED
-from syncopate.runtime.abi import COMM_PROGRAMS, LaunchPlan, SyncState
+from syncopate.runtime.abi import COMM_PROGRAMS, LaunchPlan, SyncState, epilogue_order_error, fused_reductions
 from syncopate.runtime.fused import FusedProgram
+from syncopate.runtime.staging import StagingLayout, owner_regions, reduce_table
 from syncopate.runtime.stream_wait import wait_flag
 from syncopate.runtime.world import rows
 
@@ -124,6 +128,7 @@ class GpuWorld:
     peer_views: dict[tuple, torch.Tensor] = field(default_factory=dict)  # (address, peer, dtype) -> peer's buffer
     lane_streams: list[torch.cuda.Stream] = field(default_factory=list)  # the ce lanes (see lanes())
     warned: set[tuple] = field(default_factory=set)  # configurations already warned about (NCCL starvation)
+    comm_kernels_loaded: bool = False  # see warm_comm_kernels
 
     @classmethod
     def from_torchrun(cls, spin_limit: int = 0, comm_programs: int = COMM_PROGRAMS,
@@ -218,6 +223,20 @@ class GpuWorld:
         lanes = _checked_lanes(self.ce_lanes if ce_lanes is None else ce_lanes)
         return GpuRank(self, dict(sources or {}), ce_lanes=lanes)
 
+    def warm_comm_kernels(self, sync: SyncState) -> None:
+        """Compile and load, once, the kernels the communication streams run
+        while a fused kernel's tiles wait for them (the stream wait, the flag
+        write). The first launch of a kernel loads its module, which can
+        wait for the device to go idle; while tiles spin on partials that
+        only those kernels release, that wait never ends (measured: the
+        epilogue reduction hung on its first launch without this)."""
+        if self.comm_kernels_loaded:
+            return
+        wait_flag(sync.flags, 0, 0, sync.epoch, sync.spin_limit, sync.report)  # target 0: passes at once
+        _write_epoch(sync.report, 0, sync.report[:1].clone())  # the same copy path, into a word that holds 0
+        torch.cuda.synchronize(self.device)
+        self.comm_kernels_loaded = True
+
     @contextlib.contextmanager
     def lanes(self, count: int) -> Iterator[list[torch.cuda.Stream]]:
         """``max(count, 1)`` high-priority side streams for concurrent
@@ -273,6 +292,33 @@ def persistent_nccl_refusal(launch: LaunchPlan, risk: str | None, programs: int,
     ever handed back. With fewer programs than SMs it runs, with the warning."""
     if launch.persistent and risk is not None and programs >= sms:
         return f"{risk} Refused: its {programs} programs fill all {sms} SMs."
+    return None
+
+
+EXPERIMENTAL_EPILOGUE = "SYNCOPATE_EXPERIMENTAL_GPU_EPILOGUE"  # =1: run epilogue reductions on GPUs anyway
+
+
+def epilogue_reduction_refusal(program: FusedProgram, launch: LaunchPlan, programs: int, sms: int) -> str | None:
+    """Why a kernel that reduces in its epilogue is refused, or None.
+
+    On GPUs such launches hung (docs/performance.md, sixth session, runs
+    45-49: the peers' arrival flags were never written while the kernels
+    waited, even with free SMs), so they are refused unless the environment
+    sets SYNCOPATE_EXPERIMENTAL_GPU_EPILOGUE=1 (to debug it, with
+    --spin-limit). Even then, a persistent kernel whose programs fill every
+    SM is refused: its own tiles wait for partials that the peers' copies
+    deliver once a one-program stream wait has seen the peers' tiles, and
+    with every SM held by a persistent program no such wait ever runs."""
+    if not fused_reductions(program):
+        return None
+    if os.environ.get(EXPERIMENTAL_EPILOGUE) != "1":
+        return (f"@{program.kernel.sym_name.data} reduces in its epilogue (overlap{{reduce=epilogue}}), which runs "
+                "on simulated ranks only for now: on GPUs it hung (docs/performance.md). Use reduce=stream, or set "
+                f"{EXPERIMENTAL_EPILOGUE}=1 to debug it.")
+    if launch.persistent and programs >= sms:
+        return (f"@{program.kernel.sym_name.data} reduces in its epilogue (fuse-peer-reduction) and its {programs} "
+                f"persistent programs fill all {sms} SMs: the peers' partials could never be sent. Launch at most "
+                f"{sms - 1} programs (one SM for the communication streams' waits).")
     return None
 
 
@@ -409,8 +455,10 @@ class GpuRank:
                 _check_backends(plan, launch.chunks[name])
             risk = nccl_starvation_risk(launch, first_tile(launch, program), w.rank) \
                 if any(c.backend == "nccl" for cs in launch.chunks.values() for c in cs) else None
-            refusal = persistent_nccl_refusal(launch, risk, grid[0],
-                                              torch.cuda.get_device_properties(w.device).multi_processor_count)
+            sms = torch.cuda.get_device_properties(w.device).multi_processor_count
+            refusal = (persistent_nccl_refusal(launch, risk, grid[0], sms)
+                       or epilogue_reduction_refusal(program, launch, grid[0], sms)
+                       or epilogue_order_error(program, launch))
             if refusal:
                 raise GpuWorldError(refusal)
             if risk and config not in w.warned:
@@ -436,7 +484,10 @@ class GpuRank:
                 for c in chunks[name]:
                     if c.dst == w.rank and c.is_local:
                         _write_value(sync.flags, c.flag, LOCAL_FLAG)
-            extra = launch.arguments(program, sync, w.device, self._peer_offset(consumed, chunks), params)
+            extra = launch.arguments(program, sync, w.device, self._peer_offset(consumed, chunks), params,
+                                     self._reduce_staging(launch, params))
+            if fused_reductions(program):
+                w.warm_comm_kernels(sync)
             if len(w.launches) >= LAUNCH_CACHE:
                 w.launches.pop(next(iter(w.launches)))  # oldest first
             cached = w.launches[key] = (launch, extra, deps.signal_counts(launch.graph), sync)
@@ -450,9 +501,10 @@ class GpuRank:
                 self._deliver(plan, chunks[name], params, sync, captured)
         run(extra, launch.launch_grid(program, sync.comm_programs))
         if produced:
+            fused = fused_reductions(program)
             with torch.cuda.stream(w.comm_stream):
                 for name, plan in produced.items():
-                    self._reduce(plan, chunks[name], params, sync, counts)
+                    self._reduce(plan, chunks[name], params, sync, counts, name in fused)
         compute.wait_stream(w.comm_stream)
         _clear_flags(sync.flags, captured)
         if sync.spin_limit and not torch.cuda.is_current_stream_capturing():  # a graph's replays report nothing
@@ -516,7 +568,7 @@ class GpuRank:
             dist.all_to_all_single(recv, send, [split[s][w.rank] for s in range(w.world)], split[w.rank],
                                    group=w.nccl_group)
             return
-        for region in _owner_regions(chunks):
+        for region in owner_regions(chunks):
             view = rows(params[region.param], region.dim, region.lo, region.hi)
             packed = view if view.is_contiguous() else view.contiguous()  # NCCL moves contiguous memory
             dist.broadcast(packed, src=region.dst, group=w.nccl_group)
@@ -525,10 +577,27 @@ class GpuRank:
 
     # -- produced plans --------------------------------------------------------
 
+    def _reduce_staging(self, launch: LaunchPlan, params: Mapping[str, Any]) -> Callable[
+            [str, str], tuple[torch.Tensor, list[list[int]]]]:
+        """The staging buffer and ``syn_reduce_span`` table of a plan the kernel reduces in its epilogue."""
+        w = self.world
+
+        def staging(name: str, tensor: str) -> tuple[torch.Tensor, list[list[int]]]:
+            chunks = launch.chunks[name]
+            out = params[launch.plans[name].tensors[0].param.data]
+            layout = _ce_reduce_schedule(tuple(chunks), w.rank, w.world)[0]
+            buf = w.staging_for(layout.shape(out), out.dtype)
+            return buf, reduce_table(layout, owner_regions(chunks), w.rank, out, buf)
+
+        return staging
+
     def _reduce(self, plan: PlanOp, chunks: list[ConcreteChunk], params: Mapping[str, Any], sync: SyncState,
-                counts: dict[tuple[str, int], int]) -> None:
+                counts: dict[tuple[str, int], int], fused: bool = False) -> None:
         """On the communication stream: sum every rank's partial rows of each
-        chunk at the chunk's owner, as soon as this rank's tiles announce them."""
+        chunk at the chunk's owner, as soon as this rank's tiles announce them.
+        ``fused``: the kernel's own tiles add the staged partials themselves
+        (fuse-peer-reduction); the stream only waits for those tiles, so the
+        barrier after them still keeps peers from overwriting staging early."""
         w = self.world
         mine = [c for c in chunks if c.src == w.rank]
 
@@ -539,7 +608,7 @@ class GpuRank:
                     wait_flag(sync.flags, c.flag, counts.get((c.plan, c.id), 0), sync.epoch, sync.spin_limit,
                               sync.report)
 
-        regions = _owner_regions(chunks)
+        regions = owner_regions(chunks)
         if any(c.backend == "nccl" for c in chunks):
             import torch.distributed as dist
 
@@ -558,7 +627,7 @@ class GpuRank:
             )
         out = params[plan.tensors[0].param.data]
         layout, sends, arrivals = _ce_reduce_schedule(tuple(chunks), w.rank, w.world)
-        staging = w.staging_for((w.world, layout.widest, *out.shape[1:]), out.dtype)
+        staging = w.staging_for(layout.shape(out), out.dtype)
         with w.lanes(min(self.ce_lanes, len(sends))) as lanes:
             for i, region in enumerate(sends):
                 with torch.cuda.stream(lanes[i % len(lanes)]):
@@ -571,6 +640,9 @@ class GpuRank:
                     _write_epoch(peer_flags, layout.flag(region, w.rank), sync.epoch)
             # meanwhile, on the communication stream: sum the peers' partials of each own region as they arrive
             for piece, sources in arrivals:
+                if fused:
+                    wait_tiles(piece)
+                    continue
                 at, n = layout.slot(piece), piece.hi - piece.lo
                 total = None
                 for src in sources:
@@ -587,39 +659,13 @@ class GpuRank:
 
 @functools.lru_cache(maxsize=64)
 def _ce_reduce_schedule(chunks: tuple[ConcreteChunk, ...], rank: int, world: int) -> tuple[
-        _StagingLayout, list[ConcreteChunk], list[tuple[ConcreteChunk, list[int]]]]:
+        StagingLayout, list[ConcreteChunk], list[tuple[ConcreteChunk, list[int]]]]:
     """(staging layout, the regions ``rank`` sends in order, each own region
     with the peers in the order their partials arrive), computed once per
     plan evaluation (no host work per launch)."""
-    regions = _owner_regions(list(chunks))
+    regions = owner_regions(list(chunks))
     own = [(piece, _arrival_order(list(chunks), regions, piece, world)) for piece in regions if piece.dst == rank]
-    return _StagingLayout(regions, world), _send_order(list(chunks), regions, rank), own
-
-
-class _StagingLayout:
-    """Where the ce reduce-scatter stages partials: owner d's staging buffer
-    has one slot per source rank, as wide as the widest owner's rows; a
-    region (one local chunk; an owner has several with chunks_per_rank > 1)
-    sits at its offset within its owner's rows, and has one arrival flag per
-    source in the upper half of d's signal pad."""
-
-    def __init__(self, regions: list[ConcreteChunk], world: int):
-        self.world = world
-        self.start = {d: min(r.lo for r in regions if r.dst == d) for d in {r.dst for r in regions}}
-        self.widest = max(r.hi - self.start[r.dst] for r in regions)
-        self.index = {(r.dst, r.lo): sum(1 for o in regions if o.dst == r.dst and o.lo < r.lo) for r in regions}
-        self.pieces = max(self.index.values()) + 1
-        if FLAG_CAPACITY // 2 + world * world * self.pieces > FLAG_CAPACITY:
-            raise GpuWorldError(f"the ce reduce-scatter needs {world * world * self.pieces} arrival flags; "
-                                f"the signal pad holds {FLAG_CAPACITY // 2}: use fewer chunks per rank")
-
-    def slot(self, region: ConcreteChunk) -> int:
-        """First row of ``region`` in a staging slot."""
-        return region.lo - self.start[region.dst]
-
-    def flag(self, region: ConcreteChunk, src: int) -> int:
-        """The owner's pad word that says ``src``'s partial of ``region`` arrived."""
-        return FLAG_CAPACITY // 2 + (region.dst * self.world + src) * self.pieces + self.index[(region.dst, region.lo)]
+    return StagingLayout(regions, world, FLAG_CAPACITY // 2, FLAG_CAPACITY), _send_order(list(chunks), regions, rank), own
 
 
 def _send_order(chunks: list[ConcreteChunk], regions: list[ConcreteChunk], rank: int) -> list[ConcreteChunk]:
@@ -666,11 +712,6 @@ def _launch_key(config: tuple, program: FusedProgram, params: Mapping[str, Any],
     moved = {t.param.data for plan in program.plans for t in plan.tensors}  # other tensors do not shape the tables
     return (config, tuple((k, describe(v)) for k, v in params.items() if k in moved and isinstance(v, torch.Tensor)),
             tuple((k, describe(v)) for k, v in sources.items()))
-
-
-def _owner_regions(chunks: list[ConcreteChunk]) -> list[ConcreteChunk]:
-    """Each rank's own (local) chunk: the rows that rank owns, by owner."""
-    return sorted((c for c in chunks if c.is_local), key=lambda c: (c.dst, c.lo))
 
 
 def _check_backends(plan: PlanOp, chunks: list[ConcreteChunk]) -> None:

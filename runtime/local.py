@@ -10,7 +10,8 @@ apart from communication: overlap-bench's "syncopate no-comm" row, against
 "Triton alone".
 
 Programs whose kernel holds SM communication programs (backend ``sm``)
-copy chunks themselves; they are refused. Launch tables are built once per
+copy chunks themselves; they are refused. A kernel that reduces in its
+epilogue (fuse-peer-reduction) adds a zeroed staging buffer. Launch tables are built once per
 (program, grid, tensors): a launch does no host work beyond the kernel call,
 so it can be captured in a CUDA graph.
 """
@@ -23,8 +24,9 @@ from typing import Any
 
 import torch
 
-from syncopate.runtime.abi import LaunchPlan, SyncState
+from syncopate.runtime.abi import LaunchPlan, SyncState, fused_reductions
 from syncopate.runtime.fused import FusedProgram
+from syncopate.runtime.staging import StagingLayout, owner_regions, reduce_table
 
 ARRIVED = 1 << 30  # every flag's value: above every epoch and below int32 overflow after many signals
 
@@ -48,10 +50,21 @@ class LocalRank:
             if "comm_programs" in program.abi:
                 raise LocalRankError(f"kernel '{program.kernel_name}' has SM communication programs (backend sm), "
                                      "which copy chunks themselves: LocalRank runs programs without them")
-            sync = SyncState.allocate(launch.flag_count, self.device, self.spin_limit)
+            layouts = {name: StagingLayout(owner_regions(launch.chunks[name]), launch.plans[name].world_size,
+                                           launch.flag_count) for name in fused_reductions(program)}
+            sync = SyncState.allocate(max([launch.flag_count] + [lay.flag_end for lay in layouts.values()]),
+                                      self.device, self.spin_limit)
             sync.flags.fill_(ARRIVED)
             sync.epoch.fill_(1)
-            self.launches[key] = (launch, launch.arguments(program, sync, self.device, None, params), sync)
+
+            def zero_staging(name: str, tensor: str) -> tuple[torch.Tensor, list[list[int]]]:
+                """An epilogue reduction adds zeros: the peers' partials are all 'there' and empty."""
+                out = params[launch.plans[name].tensors[0].param.data]
+                staging = torch.zeros(layouts[name].shape(out), dtype=out.dtype, device=out.device)
+                return staging, reduce_table(layouts[name], owner_regions(launch.chunks[name]), self.rank, out, staging)
+
+            extra = launch.arguments(program, sync, self.device, None, params, zero_staging)
+            self.launches[key] = (launch, extra, sync)
         launch, extra, _ = self.launches[key]
         run(dict(extra), launch.launch_grid(program, 0))
 

@@ -6,7 +6,9 @@ a :class:`~syncopate.runtime.fused.FusedKernel` launches through on rank r.
 rank r should end up with (the data chunks are copied from); the tensor the
 kernel actually gets is poisoned with NaN outside this rank's local chunks
 before the launch, so only delivered chunks hold data. Reduce-scatter
-partials are collected into ``reduced[(plan, dst)]`` as they are announced.
+partials are collected into ``reduced[(plan, dst)]`` as they are announced;
+kernels that sum them in their epilogue (fuse-peer-reduction) run once
+every rank has launched (runtime/sim_epilogue.py).
 """
 
 from __future__ import annotations
@@ -20,9 +22,10 @@ import torch
 from syncopate.ir import deps
 from syncopate.ir.deps import ConcreteChunk
 from syncopate.passes.chunk_dependency_analysis import CONSUMED
-from syncopate.runtime.abi import LaunchPlan, SyncState
+from syncopate.runtime.abi import LaunchPlan, SyncState, fused_reductions
 from syncopate.runtime.fused import FusedProgram
 from syncopate.runtime.sim import DeliveryHook, Incoming, Outgoing, SimulationError
+from syncopate.runtime.sim_epilogue import DeferredLaunch, run_deferred
 
 
 def rows(t: torch.Tensor, dim: int, lo: int, hi: int) -> torch.Tensor:
@@ -54,6 +57,20 @@ class SimWorld:
     epochs: dict[int, int] = field(default_factory=dict)
     reduced: dict[tuple[str, int], torch.Tensor] = field(default_factory=dict)
     launches: dict[int, list[LaunchInfo]] = field(default_factory=dict)
+    deferred: list[DeferredLaunch] = field(default_factory=list)
+
+    def defer(self, launch: DeferredLaunch) -> None:
+        """Hold a launch of a kernel that reduces in its epilogue until every
+        rank has launched it, then run them all (runtime/sim_epilogue.py)."""
+        if any(d.rank.rank == launch.rank.rank for d in self.deferred):
+            raise SimulationError(
+                f"rank {launch.rank.rank} launched a kernel that reduces in its epilogue again before every rank "
+                "launched it once: simulated ranks run such kernels together, after the last rank's launch"
+            )
+        self.deferred.append(launch)
+        if len(self.deferred) == self.world:
+            pending, self.deferred = self.deferred, []
+            run_deferred(pending)
 
     def rank(self, rank: int, sources: Mapping[str, torch.Tensor] | None = None) -> SimRank:
         return SimRank(self, rank, dict(sources or {}))
@@ -74,6 +91,9 @@ class SimRank:
 
     def launch(self, program: FusedProgram, grid: tuple[int, ...], params: Mapping[str, Any],
                run: Callable[..., None]) -> None:
+        if fused_reductions(program):
+            self.sim.defer(DeferredLaunch(self, program, grid, params, run))
+            return
         launch = LaunchPlan.build(program, params, grid, self.rank)
         plans, chunks = launch.plans, launch.chunks
         sync = self.sim.sync_state(self.rank, launch.total_flags(self.sim.comm_programs))

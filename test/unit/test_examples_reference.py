@@ -13,7 +13,7 @@ from syncopate.runtime.workload import load_workload, shard_bounds
 
 EXAMPLES = os.path.join(os.path.dirname(__file__), "..", "..", "examples")
 NAMES = ["ag_gemm", "gemm_rs", "ag_gemm_k", "a2a_grouped_gemm", "attention_ag_kv", "ag_gemm_persistent",
-         "gemm_rs_persistent"]
+         "gemm_rs_persistent", "gemm_rs_tma"]
 WORLDS = [2, 3, 4]
 SEED = 7
 TOL = dict(atol=1e-4, rtol=1e-4)
@@ -117,8 +117,9 @@ def test_ag_gemm(world):
 
 
 @pytest.mark.parametrize("world", WORLDS)
-def test_gemm_rs(world):
-    wl = _load("gemm_rs")
+@pytest.mark.parametrize("name", ["gemm_rs", "gemm_rs_tma"])
+def test_gemm_rs(world, name):
+    wl = _load(name)
     ins = _inputs(wl, world)
     partial = [wl.launch(wl.kernel, **i) for i in ins]
     for i, p in zip(ins, partial):

@@ -7,7 +7,8 @@ import pytest
 from syncopate.ir import deps
 from syncopate.ir.context import make_context
 from syncopate.ir.plans.cli import load_plans
-from syncopate.runtime.gpu_world import _arrival_order, _owner_regions, _send_order, _StagingLayout
+from syncopate.runtime.gpu_world import FLAG_CAPACITY, _arrival_order, _send_order
+from syncopate.runtime.staging import StagingLayout, owner_regions
 
 
 def chunks(order: str, world: int = 4, per_rank: int = 1):
@@ -19,7 +20,7 @@ def chunks(order: str, world: int = 4, per_rank: int = 1):
 @pytest.mark.parametrize("order, first_peer", [("ring", -1), ("direct", +1)])
 def test_every_rank_sends_to_a_different_peer_at_each_step(order: str, first_peer: int):
     cs = chunks(order)
-    regions = _owner_regions(cs)
+    regions = owner_regions(cs)
     sends = {r: [x.dst for x in _send_order(cs, regions, r)] for r in range(4)}
     for r in range(4):
         assert sorted(sends[r]) == [p for p in range(4) if p != r]  # every peer once, never itself
@@ -32,7 +33,7 @@ def test_every_rank_sends_to_a_different_peer_at_each_step(order: str, first_pee
 @pytest.mark.parametrize("per_rank", [1, 2])
 def test_the_owner_sums_partials_in_the_order_peers_send_them(order: str, per_rank: int):
     cs = chunks(order, per_rank=per_rank)
-    regions = _owner_regions(cs)
+    regions = owner_regions(cs)
     assert len(regions) == 4 * per_rank
     for piece in regions:
         expected = _arrival_order(cs, regions, piece, 4)
@@ -48,8 +49,8 @@ def test_staging_slots_and_arrival_flags_of_pieces_never_collide():
     """With 2 chunks per rank an owner has two regions: they sit at different
     rows of a staging slot and have different arrival flags per source."""
     cs = chunks("direct", per_rank=2)
-    regions = _owner_regions(cs)
-    layout = _StagingLayout(regions, 4)
+    regions = owner_regions(cs)
+    layout = StagingLayout(regions, 4, FLAG_CAPACITY // 2, FLAG_CAPACITY)
     assert layout.widest == 32 and layout.pieces == 2
     for d in range(4):
         mine = [r for r in regions if r.dst == d]

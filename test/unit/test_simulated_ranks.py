@@ -30,7 +30,7 @@ from syncopate.ir.context import make_context
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 WORKLOADS = ["ag_gemm", "gemm_rs", "ag_gemm_k", "a2a_grouped_gemm", "attention_ag_kv", "ag_gemm_persistent",
-             "gemm_rs_persistent"]
+             "gemm_rs_persistent", "gemm_rs_tma"]
 GATHERS = ["ag_gemm", "ag_gemm_k", "a2a_grouped_gemm", "attention_ag_kv", "ag_gemm_persistent"]
 
 

@@ -1,0 +1,197 @@
+"""Simulated ranks for kernels that reduce in their epilogue (fuse-peer-reduction).
+
+Such a kernel's own tiles wait for partials that the *other ranks' kernels*
+produce, so ranks cannot run one after another, and running them
+concurrently is not enough in the interpreter either: it runs one program at
+a time, so a persistent program that waits for a peer's partial would block
+the very programs of its own rank that produce what that peer waits for.
+So the launches of all W ranks are deferred until the last rank has
+launched (run_simulated launches every rank, then reads the results), and
+each rank's kernel runs twice:
+
+1. every arrival flag of the rank raised beforehand (the waits pass
+   vacuously, the staged slots hold NaN), to collect each rank's partials
+   of its peers' rows as its tiles announce them (a signal raised before
+   the data is written collects NaN, as in runtime/sim.py);
+2. with the pad back as it was, the staged slots NaN, and each peer's
+   partial of an own piece copied into its slot (and its arrival flag
+   raised) only when a tile polls that flag, in the world's delivery order;
+   so a tile that reads a slot without waiting reads NaN.
+
+The second run's own rows are the rank's result (``reduced``). Both runs
+compute the same tiles from the same inputs, which holds for the kernels
+this targets (each tile stores a function of the inputs).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import torch
+
+from syncopate.ir import deps
+from syncopate.ir.deps import ConcreteChunk
+from syncopate.passes.chunk_dependency_analysis import CONSUMED
+from syncopate.runtime.abi import LaunchPlan, SyncState, epilogue_order_error, fused_reductions
+from syncopate.runtime.fused import FusedProgram
+from syncopate.runtime.sim import DeliveryHook, Incoming, Outgoing, SimulationError
+from syncopate.runtime.staging import StagingLayout, owner_regions, reduce_table
+
+if TYPE_CHECKING:
+    from syncopate.runtime.world import SimRank
+
+
+@dataclass
+class DeferredLaunch:
+    """One rank's launch of an epilogue-reducing kernel, waiting for the others."""
+
+    rank: SimRank
+    program: FusedProgram
+    grid: tuple[int, ...]
+    params: Mapping[str, Any]
+    run: Callable[..., None]
+
+
+@dataclass
+class _RankState:
+    launch: DeferredLaunch
+    plan: LaunchPlan
+    sync: SyncState
+    epoch: int
+    layouts: dict[str, StagingLayout]
+    staging: dict[str, torch.Tensor]
+    extra: dict[str, Any]
+    snapshot: torch.Tensor | None = None
+    polls: int = 0
+
+
+def run_deferred(launches: list[DeferredLaunch]) -> None:
+    """Run one launch per rank (ranks 0..W-1) as the module doc says."""
+    states = [_prepare(d) for d in sorted(launches, key=lambda d: d.rank.rank)]
+    partials: dict[tuple[str, int, int, int], torch.Tensor] = {}  # (plan, owner, source, lo) -> rows
+    for state in states:
+        _run(state, partials, first=True)
+    for state in states:
+        _run(state, partials, first=False)
+        d = state.launch
+        for name in state.layouts:
+            out = d.params[state.plan.plans[name].tensors[0].param.data]
+            d.rank.sim.reduced[(name, d.rank.rank)] = out.detach().clone()
+
+
+def _prepare(d: DeferredLaunch) -> _RankState:
+    sim, rank = d.rank.sim, d.rank.rank
+    plan = LaunchPlan.build(d.program, d.params, d.grid, rank)
+    error = epilogue_order_error(d.program, plan)  # what the two runs cannot show: a GPU would hang
+    if error:
+        raise SimulationError(f"rank {rank}: {error}")
+    base = plan.total_flags(sim.comm_programs)
+    layouts: dict[str, StagingLayout] = {}
+    for name in sorted(fused_reductions(d.program)):
+        layouts[name] = StagingLayout(owner_regions(plan.chunks[name]), sim.world, base)
+        base = layouts[name].flag_end
+    sync = sim.sync_state(rank, base)
+    epoch = sim.epochs.get(rank, 0) + 1
+    sim.epochs[rank] = epoch
+    staging: dict[str, torch.Tensor] = {}
+
+    def reduce_staging(name: str, tensor: str) -> tuple[torch.Tensor, list[list[int]]]:
+        out = d.params[plan.plans[name].tensors[0].param.data]
+        layout = layouts[name]
+        staging[name] = torch.full(layout.shape(out), float("nan"), dtype=out.dtype)
+        return staging[name], reduce_table(layout, owner_regions(plan.chunks[name]), rank, out, staging[name])
+
+    extra = plan.arguments(d.program, sync, None, d.rank._peer_offset, d.params, reduce_staging)
+    return _RankState(d, plan, sync, epoch, layouts, staging, extra)
+
+
+def _run(state: _RankState, partials: dict[tuple[str, int, int, int], torch.Tensor], first: bool) -> None:
+    d, launch, sync, epoch = state.launch, state.plan, state.sync, state.epoch
+    sim, rank = d.rank.sim, d.rank.rank
+    if first:
+        state.snapshot = sync.flags.clone()
+    else:
+        assert state.snapshot is not None
+        sync.flags.copy_(state.snapshot)
+    sync.epoch.fill_(epoch)
+    sync.report.zero_()
+    counts = deps.signal_counts(launch.graph)
+    incoming: list[Incoming] = []
+    outgoing: dict[int, Outgoing] = {}
+    for name, plan in launch.plans.items():
+        consumed = plan.collective in CONSUMED
+        for c in launch.chunks[name]:
+            if consumed and c.dst == rank:
+                incoming.append(d.rank._incoming(c, d.params[c.param]))
+            elif not consumed and c.src == rank:
+                if name in state.layouts:  # partials kept in the first run, for the owners' second
+                    owner = deps.owner(launch.chunks[name], c)
+                    collect = _collector(c, owner, d.params[c.param], partials) if first else None
+                else:  # a plan the runtime still reduces: collected once, in the second run
+                    collect = None if first else d.rank._collector(c, deps.owner(launch.chunks[name], c),
+                                                                   d.params[c.param])
+                outgoing[c.flag] = Outgoing(c, counts.get((c.plan, c.id), 0), collect or _nothing)
+        d.rank._poison(plan, launch.chunks[name], d.params, consumed, sync.flags, epoch)
+    incoming = [i for i in incoming if not i.chunk.is_local and i.chunk.backend != "sm"]
+    for name, layout in state.layouts.items():
+        state.staging[name].fill_(float("nan"))
+        for region in (r for r in owner_regions(launch.chunks[name]) if r.dst == rank):
+            for src in (s for s in range(sim.world) if s != rank):
+                if first:
+                    sync.flags[layout.flag(region, src)] = epoch
+                else:
+                    incoming.append(_arrival(launch.chunks[name], region, src, layout, state.staging[name], partials))
+    hook = DeliveryHook(sync.flags, epoch, sim.order, sim.seed + rank, incoming, outgoing,
+                        lost={i.chunk.flag for i in incoming if (i.chunk.plan, i.chunk.id) in sim.lost},
+                        bounded=sim.spin_limit > 0)
+    with hook.installed():
+        d.run(state.extra, launch.launch_grid(d.program, sync.comm_programs))
+    message = sync.timeout(launch, rank)
+    if message:
+        raise SimulationError(message)
+    hook.finish()
+    state.polls += hook.polls
+    if not first:
+        from syncopate.runtime.world import LaunchInfo
+
+        sim.launches.setdefault(rank, []).append(LaunchInfo(launch.chunks, launch.graph, state.polls, state.extra))
+
+
+def _nothing() -> None:
+    pass
+
+
+def _collector(c: ConcreteChunk, owner: int, partial: torch.Tensor,
+               partials: dict[tuple[str, int, int, int], torch.Tensor]) -> Callable[[], None] | None:
+    """First run: keep this rank's partial rows of a peer's chunk for that
+    peer's second run. Like the GPU's ce reduce-scatter, every partial goes
+    straight to the rows' owner, whatever hops the plan's chunks take."""
+    if owner == c.src:
+        return None
+
+    def collect() -> None:
+        partials[(c.plan, owner, c.src, c.lo)] = partial.narrow(c.dim, c.lo, c.hi - c.lo).detach().clone()
+
+    return collect
+
+
+def _arrival(chunks: list[ConcreteChunk], region: ConcreteChunk, src: int, layout: StagingLayout,
+             staging: torch.Tensor, partials: dict[tuple[str, int, int, int], torch.Tensor]) -> Incoming:
+    """Second run: ``src``'s partial of own ``region`` lands in its slot when a tile polls its arrival flag."""
+    sent = [c for c in chunks if c.src == src and region.lo <= c.lo and c.hi <= region.hi]
+    if not sent:
+        raise SimulationError(f"rank {src} sends no partial of rows [{region.lo}, {region.hi}) to rank {region.dst}")
+
+    def deliver() -> None:
+        for c in sent:
+            data = partials.get((c.plan, region.dst, c.src, c.lo))
+            if data is None:
+                raise SimulationError(f"chunk {c.id} of @{c.plan} (rows [{c.lo}, {c.hi}) from rank {src}) was never "
+                                      "announced in the first run")
+            at = layout.slot(region) + c.lo - region.lo
+            staging[src].narrow(0, at, c.hi - c.lo).copy_(data)
+
+    return Incoming(dataclasses.replace(sent[0], flag=layout.flag(region, src)), deliver)

@@ -1,0 +1,78 @@
+"""Where a ce reduce-scatter stages its partials at their owner (both worlds).
+
+Owner ``d`` of a reduce-scatter holds a staging buffer of shape ``(world,
+widest, *out.shape[1:])``: one slot per source rank, as wide as the widest
+owner's rows. A region (one local chunk of ``d``: its own rows; an owner has
+several with chunks_per_rank > 1) sits at its offset within ``d``'s rows,
+and has one arrival flag per source in ``d``'s signal pad, from
+``flag_base`` on: a source copies its partial of the region into its slot,
+then raises that flag to the launch's epoch.
+
+With the fused reduction (fuse-peer-reduction) the owner's tiles read the
+slots themselves: :func:`reduce_table` is the table ``syn_reduce_span``
+walks.
+"""
+
+from __future__ import annotations
+
+import torch
+
+from syncopate.ir.deps import ConcreteChunk
+
+
+class StagingError(Exception):
+    """A reduce-scatter whose partials cannot be staged."""
+
+
+def owner_regions(chunks: list[ConcreteChunk]) -> list[ConcreteChunk]:
+    """Each rank's own (local) chunks: the rows that rank owns, by owner."""
+    return sorted((c for c in chunks if c.is_local), key=lambda c: (c.dst, c.lo))
+
+
+class StagingLayout:
+    """Slots and arrival flags of one plan's regions (see the module doc);
+    ``flag_limit`` is the pad's size (None: unbounded)."""
+
+    def __init__(self, regions: list[ConcreteChunk], world: int, flag_base: int, flag_limit: int | None = None):
+        self.world = world
+        self.flag_base = flag_base
+        self.start = {d: min(r.lo for r in regions if r.dst == d) for d in {r.dst for r in regions}}
+        self.widest = max(r.hi - self.start[r.dst] for r in regions)
+        self.index = {(r.dst, r.lo): sum(1 for o in regions if o.dst == r.dst and o.lo < r.lo) for r in regions}
+        self.pieces = max(self.index.values()) + 1
+        if flag_limit is not None and self.flag_end > flag_limit:
+            raise StagingError(f"the ce reduce-scatter needs {world * world * self.pieces} arrival flags; "
+                               f"the signal pad holds {flag_limit - flag_base}: use fewer chunks per rank")
+
+    @property
+    def flag_end(self) -> int:
+        """One past the last arrival flag."""
+        return self.flag_base + self.world * self.world * self.pieces
+
+    def slot(self, region: ConcreteChunk) -> int:
+        """First row of ``region`` in a staging slot."""
+        return region.lo - self.start[region.dst]
+
+    def flag(self, region: ConcreteChunk, src: int) -> int:
+        """The owner's pad word that says ``src``'s partial of ``region`` arrived."""
+        return self.flag_base + (region.dst * self.world + src) * self.pieces + self.index[(region.dst, region.lo)]
+
+    def shape(self, out: torch.Tensor) -> tuple[int, ...]:
+        """The staging buffer's shape for output ``out``."""
+        return (self.world, self.widest, *out.shape[1:])
+
+
+def reduce_table(layout: StagingLayout, regions: list[ConcreteChunk], rank: int, out: torch.Tensor,
+                 staging: torch.Tensor) -> list[list[int]]:
+    """``syn_reduce_span``'s rows for ``rank``: per own region and peer,
+    ``(lo, hi, arrival flag, staging offset of row lo, row stride, columns)``
+    in elements of ``staging`` (a contiguous ``layout.shape(out)`` buffer of
+    2-D ``out``'s dtype)."""
+    if out.dim() != 2:
+        raise StagingError(f"the epilogue reduction sums 2-D tiles; the reduce-scattered tensor has shape {tuple(out.shape)}")
+    if tuple(staging.shape) != layout.shape(out) or not staging.is_contiguous() or staging.dtype != out.dtype:
+        raise StagingError(f"staging buffer {tuple(staging.shape)} {staging.dtype} does not fit layout "
+                           f"{layout.shape(out)} {out.dtype}")
+    return [[r.lo, r.hi, layout.flag(r, src), src * staging.stride(0) + layout.slot(r) * staging.stride(1),
+             staging.stride(1), out.shape[1]]
+            for r in regions if r.dst == rank for src in range(layout.world) if src != rank]
