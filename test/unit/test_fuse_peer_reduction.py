@@ -76,17 +76,21 @@ def test_own_tiles_before_peer_tiles_are_refused():
         run_simulated(load_workload(EXAMPLE), 2, "plan", program=prog)
 
 
-def test_the_stream_reduction_is_not_refused():
-    prog = program(4, "overlap{backend=ce}")
-    assert fused_reductions(prog) == set()
-    workload = load_workload(EXAMPLE)
-    inputs = workload.module.make_inputs(0, 4, 0)
+def _launch_plan(prog: FusedProgram, world: int) -> LaunchPlan:
+    """Rank 0's launch of the example's kernel (5 programs) at world size ``world``."""
+    inputs = load_workload(EXAMPLE).module.make_inputs(0, world, 0)
     a, b = inputs["a"], inputs["b"]
     c = torch.empty(a.shape[0], b.shape[1])
     params = dict(a_ptr=a, b_ptr=b, c_ptr=c, M=a.shape[0], N=b.shape[1], K=a.shape[1], stride_am=a.stride(0),
                   stride_ak=1, stride_bk=b.stride(0), stride_bn=1, stride_cm=c.stride(0), stride_cn=1,
                   BLOCK_M=16, BLOCK_N=16, BLOCK_K=16, PROGRAMS=5)
-    assert epilogue_order_error(prog, LaunchPlan.build(prog, params, (5,), 0)) is None
+    return LaunchPlan.build(prog, params, (5,), 0)
+
+
+def test_the_stream_reduction_is_not_refused():
+    prog = program(4, "overlap{backend=ce}")
+    assert fused_reductions(prog) == set()
+    assert epilogue_order_error(prog, _launch_plan(prog, 4)) is None
 
 
 def test_local_rank_adds_zeros_and_gives_the_local_gemm():
@@ -147,14 +151,7 @@ def test_a_full_persistent_grid_is_refused_on_gpus(monkeypatch):
     from syncopate.runtime.gpu_world import EXPERIMENTAL_EPILOGUE, epilogue_reduction_refusal
 
     prog = program(2)
-    workload = load_workload(EXAMPLE)
-    inputs = workload.module.make_inputs(0, 2, 0)
-    a, b = inputs["a"], inputs["b"]
-    c = torch.empty(a.shape[0], b.shape[1])
-    params = dict(a_ptr=a, b_ptr=b, c_ptr=c, M=a.shape[0], N=b.shape[1], K=a.shape[1], stride_am=a.stride(0),
-                  stride_ak=1, stride_bk=b.stride(0), stride_bn=1, stride_cm=c.stride(0), stride_cn=1,
-                  BLOCK_M=16, BLOCK_N=16, BLOCK_K=16, PROGRAMS=5)
-    launch = LaunchPlan.build(prog, params, (5,), 0)
+    launch = _launch_plan(prog, 2)
     monkeypatch.delenv(EXPERIMENTAL_EPILOGUE, raising=False)
     assert "runs on simulated ranks only for now" in epilogue_reduction_refusal(prog, launch, 5, 6)
     monkeypatch.setenv(EXPERIMENTAL_EPILOGUE, "1")
