@@ -128,7 +128,6 @@ class GpuWorld:
     peer_views: dict[tuple, torch.Tensor] = field(default_factory=dict)  # (address, peer, dtype) -> peer's buffer
     lane_streams: list[torch.cuda.Stream] = field(default_factory=list)  # the ce lanes (see lanes())
     warned: set[tuple] = field(default_factory=set)  # configurations already warned about (NCCL starvation)
-    comm_kernels_loaded: bool = False  # see warm_comm_kernels
 
     @classmethod
     def from_torchrun(cls, spin_limit: int = 0, comm_programs: int = COMM_PROGRAMS,
@@ -222,20 +221,6 @@ class GpuWorld:
         number of streams its ce transfers are dealt over."""
         lanes = _checked_lanes(self.ce_lanes if ce_lanes is None else ce_lanes)
         return GpuRank(self, dict(sources or {}), ce_lanes=lanes)
-
-    def warm_comm_kernels(self, sync: SyncState) -> None:
-        """Compile and load, once, the kernels the communication streams run
-        while a fused kernel's tiles wait for them (the stream wait, the flag
-        write). The first launch of a kernel loads its module, which can
-        wait for the device to go idle; while tiles spin on partials that
-        only those kernels release, that wait never ends (measured: the
-        epilogue reduction hung on its first launch without this)."""
-        if self.comm_kernels_loaded:
-            return
-        wait_flag(sync.flags, 0, 0, sync.epoch, sync.spin_limit, sync.report)  # target 0: passes at once
-        _write_epoch(sync.report, 0, sync.report[:1].clone())  # the same copy path, into a word that holds 0
-        torch.cuda.synchronize(self.device)
-        self.comm_kernels_loaded = True
 
     @contextlib.contextmanager
     def lanes(self, count: int) -> Iterator[list[torch.cuda.Stream]]:
@@ -486,8 +471,6 @@ class GpuRank:
                         _write_value(sync.flags, c.flag, LOCAL_FLAG)
             extra = launch.arguments(program, sync, w.device, self._peer_offset(consumed, chunks), params,
                                      self._reduce_staging(launch, params))
-            if fused_reductions(program):
-                w.warm_comm_kernels(sync)
             if len(w.launches) >= LAUNCH_CACHE:
                 w.launches.pop(next(iter(w.launches)))  # oldest first
             cached = w.launches[key] = (launch, extra, deps.signal_counts(launch.graph), sync)
