@@ -104,7 +104,7 @@ def _prepare(d: DeferredLaunch) -> _RankState:
         staging[name] = torch.full(layout.shape(out), float("nan"), dtype=out.dtype)
         return staging[name], reduce_table(layout, owner_regions(plan.chunks[name]), rank, out, staging[name])
 
-    extra = plan.arguments(d.program, sync, None, d.rank._peer_offset, d.params, reduce_staging)
+    extra = plan.arguments(d.program, sync, None, d.rank.peer_offset, d.params, reduce_staging)
     return _RankState(d, plan, sync, epoch, layouts, staging, extra)
 
 
@@ -125,16 +125,16 @@ def _run(state: _RankState, partials: dict[tuple[str, int, int, int], torch.Tens
         consumed = plan.collective in CONSUMED
         for c in launch.chunks[name]:
             if consumed and c.dst == rank:
-                incoming.append(d.rank._incoming(c, d.params[c.param]))
+                incoming.append(d.rank.delivery(c, d.params[c.param]))
             elif not consumed and c.src == rank:
                 if name in state.layouts:  # partials kept in the first run, for the owners' second
                     owner = deps.owner(launch.chunks[name], c)
                     collect = _collector(c, owner, d.params[c.param], partials) if first else None
                 else:  # a plan the runtime still reduces: collected once, in the second run
-                    collect = None if first else d.rank._collector(c, deps.owner(launch.chunks[name], c),
+                    collect = None if first else d.rank.collector(c, deps.owner(launch.chunks[name], c),
                                                                    d.params[c.param])
                 outgoing[c.flag] = Outgoing(c, counts.get((c.plan, c.id), 0), collect or _nothing)
-        d.rank._poison(plan, launch.chunks[name], d.params, consumed, sync.flags, epoch)
+        d.rank.poison(plan, launch.chunks[name], d.params, consumed, sync.flags, epoch)
     incoming = [i for i in incoming if not i.chunk.is_local and i.chunk.backend != "sm"]
     for name, layout in state.layouts.items():
         state.staging[name].fill_(float("nan"))

@@ -112,14 +112,14 @@ class SimRank:
             for c in chunks[name]:
                 target = params[c.param]
                 if consumed and c.dst == self.rank:
-                    incoming.append(self._incoming(c, target))
+                    incoming.append(self.delivery(c, target))
                 elif not consumed and c.src == self.rank:
                     owner = deps.owner(chunks[name], c)
-                    outgoing[c.flag] = Outgoing(c, counts.get((c.plan, c.id), 0), self._collector(c, owner, target))
-            self._poison(plan, chunks[name], params, consumed, flags, epoch)
+                    outgoing[c.flag] = Outgoing(c, counts.get((c.plan, c.id), 0), self.collector(c, owner, target))
+            self.poison(plan, chunks[name], params, consumed, flags, epoch)
         # local chunks are in place; SM chunks are the kernel's own business
         incoming = [i for i in incoming if not i.chunk.is_local and i.chunk.backend != "sm"]
-        extra = launch.arguments(program, sync, None, self._peer_offset, params)
+        extra = launch.arguments(program, sync, None, self.peer_offset, params)
 
         hook = DeliveryHook(flags, epoch, self.sim.order, self.sim.seed + self.rank, incoming, outgoing,
                             lost={i.chunk.flag for i in incoming if (i.chunk.plan, i.chunk.id) in self.sim.lost},
@@ -132,14 +132,14 @@ class SimRank:
         hook.finish()
         self.sim.launches.setdefault(self.rank, []).append(LaunchInfo(chunks, graph, hook.polls, extra))
 
-    def _peer_offset(self, c: ConcreteChunk, target: torch.Tensor) -> int:
+    def peer_offset(self, c: ConcreteChunk, target: torch.Tensor) -> int:
         """SM pulls read the rank's source data (what the owner holds) in place."""
         source = self.sources.get(c.param)
         if source is None or source.dtype != target.dtype or source.shape != target.shape:
             raise KeyError(f"no source data shaped like '{c.param}' for rank {self.rank}'s SM chunks")
         return (source.data_ptr() - target.data_ptr()) // target.element_size()
 
-    def _incoming(self, c: ConcreteChunk, target: torch.Tensor) -> Incoming:
+    def delivery(self, c: ConcreteChunk, target: torch.Tensor) -> Incoming:
         source = self.sources.get(c.param)
         if source is None:
             raise KeyError(f"no source data for gathered parameter '{c.param}' on rank {self.rank}")
@@ -149,7 +149,7 @@ class SimRank:
 
         return Incoming(c, deliver)
 
-    def _collector(self, c: ConcreteChunk, owner: int, partial: torch.Tensor) -> Callable[[], None]:
+    def collector(self, c: ConcreteChunk, owner: int, partial: torch.Tensor) -> Callable[[], None]:
         """Add this rank's partial rows of ``c`` into their owner's result. (A
         ring plan forwards running sums hop by hop; what the fused kernel must
         get right is only when its partial is complete.)"""
@@ -162,7 +162,7 @@ class SimRank:
 
         return collect
 
-    def _poison(self, plan, chunks: list[ConcreteChunk], params: Mapping[str, Any], consumed: bool,
+    def poison(self, plan, chunks: list[ConcreteChunk], params: Mapping[str, Any], consumed: bool,
                 flags: torch.Tensor, epoch: int) -> None:
         """Gathered tensors: NaN outside local chunks (which are present: their
         flags are set). Produced tensors: NaN everywhere before the kernel."""
