@@ -7,6 +7,7 @@ from typing import ClassVar
 
 from xdsl.builder import Builder, InsertPoint
 from xdsl.context import Context
+from xdsl.dialects import scf
 from xdsl.dialects.builtin import ModuleOp, StringAttr
 from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import PassFailedException
@@ -56,7 +57,7 @@ class FusePeerReductionPass(ModulePass):
                 self._fuse(b)
 
     @staticmethod
-    def _check(b: BoundAccess, kernel: tile.FuncOp, tile_loop: object) -> None:
+    def _check(b: BoundAccess, kernel: tile.FuncOp, tile_loop: scf.ForOp | None) -> None:
         where = f"fuse-peer-reduction: @{kernel.sym_name.data} stores '{b.access.param}' (plan @{b.plan.sym_name.data})"
         store = b.access.op
         if not isinstance(store, tile.DescriptorStoreOp):

@@ -111,23 +111,17 @@ class LaunchPlan:
                 if reduce_staging is None:
                     raise AbiError(f"@{program.kernel.sym_name.data} reduces plan @{e['plan']} in its epilogue "
                                    "(fuse-peer-reduction), which this world cannot run")
-                staging, rows_ = reduce_staging(e["plan"], e["tensor"])
-                extra[e["param"]] = torch.tensor(rows_ or [[0] * 6], dtype=torch.int64, device=device)
-                extra[e["count"]] = len(rows_)
-                extra[e["staging"]] = staging
-                continue
-            if e["role"] == "sm":
+                extra[e["staging"]], rows_ = reduce_staging(e["plan"], e["tensor"])
+                _put_table(extra, e, rows_, 6, torch.int64, device)
+            elif e["role"] == "sm":
                 rows_ = self._sm_rows(e["plan"], e["tensor"], params or {}, peer_offset, slices)
-                extra[e["param"]] = torch.tensor(rows_ or [[0] * 6], dtype=torch.int64, device=device)
-                extra[e["count"]] = len(rows_)
-                continue
-            mine = [s for c in deps.rank_chunks(self.chunks[e["plan"]], self.rank, e["role"]) if c.tensor == e["tensor"]
-                    for s in slices.get((c.plan, c.id), [c])]
-            if e["role"] == "wait":
-                _check_disjoint(mine, self.rank)
-            rows_ = [[c.lo, c.hi, c.flag] for c in mine] or [[0, 0, 0]]
-            extra[e["param"]] = torch.tensor(rows_, dtype=torch.int32, device=device)
-            extra[e["count"]] = len(mine)
+                _put_table(extra, e, rows_, 6, torch.int64, device)
+            else:
+                mine = [s for c in deps.rank_chunks(self.chunks[e["plan"]], self.rank, e["role"])
+                        if c.tensor == e["tensor"] for s in slices.get((c.plan, c.id), [c])]
+                if e["role"] == "wait":
+                    _check_disjoint(mine, self.rank)
+                _put_table(extra, e, [[c.lo, c.hi, c.flag] for c in mine], 3, torch.int32, device)
         if "tile_order" in abi:
             order = deps.tile_order(self.graph, self.tiles, abi["group"].value.data)
             extra[abi["tile_order"].data] = torch.tensor(order, dtype=torch.int32, device=device)
@@ -164,6 +158,13 @@ class LaunchPlan:
         if "comm_programs" not in program.abi:
             return self.grid
         return (self.grid[0] + comm_programs, *self.grid[1:])
+
+
+def _put_table(extra: dict[str, Any], entry: Mapping[str, str], rows: list[list[int]], width: int,
+               dtype: torch.dtype, device: Any) -> None:
+    """A table argument and its row count (an empty table still passes one row of zeros: no 0-size tensors)."""
+    extra[entry["param"]] = torch.tensor(rows or [[0] * width], dtype=dtype, device=device)
+    extra[entry["count"]] = len(rows)
 
 
 def fused_reductions(program: FusedProgram) -> set[str]:

@@ -32,12 +32,10 @@ from typing import TYPE_CHECKING, Any
 
 import torch
 
-from syncopate.ir import deps
 from syncopate.ir.deps import ConcreteChunk
-from syncopate.passes.chunk_dependency_analysis import CONSUMED
 from syncopate.runtime.abi import LaunchPlan, SyncState, epilogue_order_error, fused_reductions
 from syncopate.runtime.fused import FusedProgram
-from syncopate.runtime.sim import DeliveryHook, Incoming, Outgoing, SimulationError
+from syncopate.runtime.sim import Incoming, SimulationError
 from syncopate.runtime.staging import StagingLayout, owner_regions, reduce_table
 
 if TYPE_CHECKING:
@@ -116,26 +114,10 @@ def _run(state: _RankState, partials: dict[tuple[str, int, int, int], torch.Tens
     else:
         assert state.snapshot is not None
         sync.flags.copy_(state.snapshot)
-    sync.epoch.fill_(epoch)
-    sync.report.zero_()
-    counts = deps.signal_counts(launch.graph)
-    incoming: list[Incoming] = []
-    outgoing: dict[int, Outgoing] = {}
-    for name, plan in launch.plans.items():
-        consumed = plan.collective in CONSUMED
-        for c in launch.chunks[name]:
-            if consumed and c.dst == rank:
-                incoming.append(d.rank.delivery(c, d.params[c.param]))
-            elif not consumed and c.src == rank:
-                if name in state.layouts:  # partials kept in the first run, for the owners' second
-                    owner = deps.owner(launch.chunks[name], c)
-                    collect = _collector(c, owner, d.params[c.param], partials) if first else None
-                else:  # a plan the runtime still reduces: collected once, in the second run
-                    collect = None if first else d.rank.collector(c, deps.owner(launch.chunks[name], c),
-                                                                   d.params[c.param])
-                outgoing[c.flag] = Outgoing(c, counts.get((c.plan, c.id), 0), collect or _nothing)
-        d.rank.poison(plan, launch.chunks[name], d.params, consumed, sync.flags, epoch)
-    incoming = [i for i in incoming if not i.chunk.is_local and i.chunk.backend != "sm"]
+    # every produced plan is reduced in the epilogue: partials kept in the first run, for the owners' second
+    incoming, outgoing = d.rank.transfers(
+        launch, d.params, sync, epoch,
+        lambda c, owner, partial: _collector(c, owner, partial, partials) if first else None)
     for name, layout in state.layouts.items():
         state.staging[name].fill_(float("nan"))
         for region in (r for r in owner_regions(launch.chunks[name]) if r.dst == rank):
@@ -144,24 +126,11 @@ def _run(state: _RankState, partials: dict[tuple[str, int, int, int], torch.Tens
                     sync.flags[layout.flag(region, src)] = epoch
                 else:
                     incoming.append(_arrival(launch.chunks[name], region, src, layout, state.staging[name], partials))
-    hook = DeliveryHook(sync.flags, epoch, sim.order, sim.seed + rank, incoming, outgoing,
-                        lost={i.chunk.flag for i in incoming if (i.chunk.plan, i.chunk.id) in sim.lost},
-                        bounded=sim.spin_limit > 0)
-    with hook.installed():
-        d.run(state.extra, launch.launch_grid(d.program, sync.comm_programs))
-    message = sync.timeout(launch, rank)
-    if message:
-        raise SimulationError(message)
-    hook.finish()
-    state.polls += hook.polls
+    state.polls += d.rank.execute(launch, d.program, sync, epoch, incoming, outgoing, state.extra, d.run)
     if not first:
         from syncopate.runtime.world import LaunchInfo
 
         sim.launches.setdefault(rank, []).append(LaunchInfo(launch.chunks, launch.graph, state.polls, state.extra))
-
-
-def _nothing() -> None:
-    pass
 
 
 def _collector(c: ConcreteChunk, owner: int, partial: torch.Tensor,

@@ -28,6 +28,10 @@ from syncopate.runtime.sim import DeliveryHook, Incoming, Outgoing, SimulationEr
 from syncopate.runtime.sim_epilogue import DeferredLaunch, run_deferred
 
 
+def _nothing() -> None:
+    pass
+
+
 def rows(t: torch.Tensor, dim: int, lo: int, hi: int) -> torch.Tensor:
     return t.narrow(dim, lo, hi - lo)
 
@@ -95,33 +99,43 @@ class SimRank:
             self.sim.defer(DeferredLaunch(self, program, grid, params, run))
             return
         launch = LaunchPlan.build(program, params, grid, self.rank)
-        plans, chunks = launch.plans, launch.chunks
         sync = self.sim.sync_state(self.rank, launch.total_flags(self.sim.comm_programs))
-        flags = sync.flags
         epoch = self.sim.epochs.get(self.rank, 0) + 1
         self.sim.epochs[self.rank] = epoch
+        incoming, outgoing = self.transfers(launch, params, sync, epoch, self.collector)
+        extra = launch.arguments(program, sync, None, self.peer_offset, params)
+        polls = self.execute(launch, program, sync, epoch, incoming, outgoing, extra, run)
+        self.sim.launches.setdefault(self.rank, []).append(LaunchInfo(launch.chunks, launch.graph, polls, extra))
+
+    def transfers(self, launch: LaunchPlan, params: Mapping[str, Any], sync: SyncState, epoch: int,
+                  collect: Callable[[ConcreteChunk, int, torch.Tensor], Callable[[], None] | None]
+                  ) -> tuple[list[Incoming], dict[int, Outgoing]]:
+        """One launch's chunks delivered to this rank and chunks it produces
+        (``collect(chunk, owner, partial)`` runs when one is complete; None:
+        nothing), with the plan tensors poisoned and the epoch set."""
         sync.epoch.fill_(epoch)
         sync.report.zero_()
-        graph = launch.graph
-        counts = deps.signal_counts(graph)
-
+        counts = deps.signal_counts(launch.graph)
         incoming: list[Incoming] = []
         outgoing: dict[int, Outgoing] = {}
-        for name, plan in plans.items():
+        for name, plan in launch.plans.items():
             consumed = plan.collective in CONSUMED
-            for c in chunks[name]:
+            for c in launch.chunks[name]:
                 target = params[c.param]
                 if consumed and c.dst == self.rank:
                     incoming.append(self.delivery(c, target))
                 elif not consumed and c.src == self.rank:
-                    owner = deps.owner(chunks[name], c)
-                    outgoing[c.flag] = Outgoing(c, counts.get((c.plan, c.id), 0), self.collector(c, owner, target))
-            self.poison(plan, chunks[name], params, consumed, flags, epoch)
+                    done = collect(c, deps.owner(launch.chunks[name], c), target) or _nothing
+                    outgoing[c.flag] = Outgoing(c, counts.get((c.plan, c.id), 0), done)
+            self.poison(plan, launch.chunks[name], params, consumed, sync.flags, epoch)
         # local chunks are in place; SM chunks are the kernel's own business
-        incoming = [i for i in incoming if not i.chunk.is_local and i.chunk.backend != "sm"]
-        extra = launch.arguments(program, sync, None, self.peer_offset, params)
+        return [i for i in incoming if not i.chunk.is_local and i.chunk.backend != "sm"], outgoing
 
-        hook = DeliveryHook(flags, epoch, self.sim.order, self.sim.seed + self.rank, incoming, outgoing,
+    def execute(self, launch: LaunchPlan, program: FusedProgram, sync: SyncState, epoch: int,
+                incoming: list[Incoming], outgoing: dict[int, Outgoing], extra: dict[str, Any],
+                run: Callable[..., None]) -> int:
+        """Run the kernel with chunks delivered as it polls (runtime/sim.py); its poll count."""
+        hook = DeliveryHook(sync.flags, epoch, self.sim.order, self.sim.seed + self.rank, incoming, outgoing,
                             lost={i.chunk.flag for i in incoming if (i.chunk.plan, i.chunk.id) in self.sim.lost},
                             bounded=self.sim.spin_limit > 0)
         with hook.installed():
@@ -130,7 +144,7 @@ class SimRank:
         if message:
             raise SimulationError(message)
         hook.finish()
-        self.sim.launches.setdefault(self.rank, []).append(LaunchInfo(chunks, graph, hook.polls, extra))
+        return hook.polls
 
     def peer_offset(self, c: ConcreteChunk, target: torch.Tensor) -> int:
         """SM pulls read the rank's source data (what the owner holds) in place."""
