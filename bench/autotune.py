@@ -1,5 +1,5 @@
 """The autotune cache: the best measured (backend, tile order, chunks per
-rank, ce lanes, GEMM tile) per situation.
+rank, ce lanes, GEMM tile, reduction) per situation.
 
 Keyed by (workload, global shape ``MxKxN``, world size, device name); the
 value is the fastest syncopate row that passed its check. ``overlap-bench
@@ -8,7 +8,7 @@ value is the fastest syncopate row that passed its check. ``overlap-bench
 picks ``overlap{order=... backend=...}`` before compiling.
 
 File format (JSON): ``{"version": 1, "entries": {"<workload>|<MxKxN>|<W>|<device>":
-{"backend": ..., "order": ..., "chunks": ..., "lanes": ..., "tile": ..., "ms": ..., "variant": ..., "measured": <unix time>}}}``.
+{"backend": ..., "order": ..., "chunks": ..., "lanes": ..., "tile": ..., "reduce": ..., "ms": ..., "variant": ..., "measured": <unix time>}}}``.
 """
 
 from __future__ import annotations
@@ -49,14 +49,17 @@ class Choice:
     chunks: int = 1  # the plan's chunks_per_rank
     lanes: int = 1  # the runtime's ce lanes (GpuWorld.context(ce_lanes=...))
     tile: str = ""  # the fused GEMM's tile "BMxBN[xBK]" ("" = the shape's Triton configuration)
+    reduce: str = "stream"  # overlap{reduce=...} (entries written before it existed: stream)
 
     def text(self) -> str:
         """The row options, as in the row names: ``ce/arrival/c2/t128x128``."""
-        return fused_name(self.backend, self.order, self.chunks, self.lanes, self.tile).removeprefix("syncopate ")
+        return fused_name(self.backend, self.order, self.chunks, self.lanes, self.tile,
+                          self.reduce).removeprefix("syncopate ")
 
     @property
     def pipeline(self) -> str:
-        return f"overlap{{order={self.order} backend={self.backend}}}"
+        reduce = " reduce=epilogue" if self.reduce == "epilogue" else ""
+        return f"overlap{{order={self.order} backend={self.backend}{reduce}}}"
 
 
 def default_cache_path() -> str:
@@ -98,7 +101,8 @@ def best_of(table: Table) -> Choice | None:
         return None
     best = min(rows, key=lambda r: r.ms)
     assert best.ms is not None and best.backend is not None and best.order is not None
-    return Choice(best.backend, best.order, best.ms, best.variant, best.chunks or 1, best.lanes or 1, best.tile or "")
+    return Choice(best.backend, best.order, best.ms, best.variant, best.chunks or 1, best.lanes or 1, best.tile or "",
+                  best.reduce or "stream")
 
 
 def key_of(table: Table) -> TuneKey:
@@ -124,7 +128,8 @@ def record(tables: Iterable[Table], path: str | None = None) -> list[tuple[TuneK
             choice = cached
         elif choice is not None:
             entries[key.text()] = {"backend": choice.backend, "order": choice.order, "chunks": choice.chunks,
-                                   "lanes": choice.lanes, "tile": choice.tile, "ms": choice.ms, "variant": choice.variant,
+                                   "lanes": choice.lanes, "tile": choice.tile, "reduce": choice.reduce,
+                                   "ms": choice.ms, "variant": choice.variant,
                                    "measured": time.time()}
         results.append((key, choice))
     save_cache(entries, path)
@@ -133,8 +138,10 @@ def record(tables: Iterable[Table], path: str | None = None) -> list[tuple[TuneK
 
 def _ran(table: Table, choice: Choice) -> bool:
     """``table`` has a checked syncopate row with ``choice``'s options."""
-    return any(r.group == FUSED and r.ok and (r.backend, r.order, r.chunks or 1, r.lanes or 1, r.tile or "") ==
-               (choice.backend, choice.order, choice.chunks, choice.lanes, choice.tile) for r in table.rows)
+    return any(r.group == FUSED and r.ok and (r.backend, r.order, r.chunks or 1, r.lanes or 1, r.tile or "",
+                                              r.reduce or "stream") ==
+               (choice.backend, choice.order, choice.chunks, choice.lanes, choice.tile, choice.reduce)
+               for r in table.rows)
 
 
 def best_choice(key: TuneKey | tuple[str, str, int, str], path: str | None = None) -> Choice | None:
@@ -143,4 +150,5 @@ def best_choice(key: TuneKey | tuple[str, str, int, str], path: str | None = Non
     if entry is None:
         return None
     return Choice(str(entry["backend"]), str(entry["order"]), float(entry["ms"]), str(entry.get("variant", "")),
-                  int(entry.get("chunks", 1)), int(entry.get("lanes", 1)), str(entry.get("tile", "")))
+                  int(entry.get("chunks", 1)), int(entry.get("lanes", 1)), str(entry.get("tile", "")),
+                  str(entry.get("reduce", "stream")))

@@ -1,5 +1,6 @@
 """syncopate's rows: one fused kernel per (backend, tile order, chunks per
-rank, GEMM tile), and for the ce backend per number of ce lanes.
+rank, GEMM tile), for the ce backend per number of ce lanes, and for gemm-rs
+on the ce backend per reduction (``overlap{reduce=stream|epilogue}``).
 
 :func:`fused_variants` is the extension point: it returns one
 :class:`Variant` per row, built only on the public runtime API
@@ -16,7 +17,10 @@ so every other row must be delivered by the fused launch.
 
 gemm-rs: ``reduce-scatter{tensor=c_ptr dim=0 world=W}``; the fused kernel is
 called with an ordinary M x N output c, and afterwards rank r's rows
-``[r*M/W, (r+1)*M/W)`` of c hold the reduced result.
+``[r*M/W, (r+1)*M/W)`` of c hold the reduced result. Epilogue rows (``.../epi``)
+sum the peers' partials in the owner's tiles (fuse-peer-reduction): they
+run the persistent GEMM only, with one SM left to the communication
+streams' waits, which the owner's tiles depend on.
 
 Programs are compiled once per (workload, W, backend, order) and process
 (they do not depend on the shape); compilation happens in ``setup``, so a
@@ -41,6 +45,7 @@ from syncopate.bench.variants import FUSED, TRITON, FusedOptions, Variant, fused
 
 BACKENDS: tuple[str, ...] = ("ce", "sm", "nccl", "auto")
 ORDERS: tuple[str, ...] = ("arrival", "rotate", "none")
+REDUCTIONS: tuple[str, ...] = ("stream", "epilogue")  # overlap{reduce=...}
 LANE_BACKENDS: tuple[str, ...] = ("ce", "auto")  # backends whose transfers the ce lanes spread (auto compiles to ce here)
 
 PLANS: dict[str, str] = {
@@ -61,7 +66,12 @@ NCCL_PERSISTENT = ("not run: a persistent kernel's programs hold every SM until 
 NCCL_A2A = ("not run: tiles find their rows through a loaded table, so no tile order puts local rows first; "
             "on a full grid spinning tiles would starve NCCL's kernels of SMs")
 
-_PROGRAMS: dict[tuple[str, int, str, str, str, int], Any] = {}
+EPILOGUE_WORKLOAD = "not run: reduce=epilogue sums reduce-scatter partials (gemm-rs only)"
+
+EPILOGUE_KERNEL = ("not run: reduce=epilogue needs the persistent TMA GEMM (its tiles' stores go through tensor "
+                   "descriptors, and a grid larger than the GPU could fill every SM with tiles waiting for partials)")
+
+_PROGRAMS: dict[tuple[str, int, str, str, str, int, str], Any] = {}
 
 
 def plan_spec(workload: str, world: int, chunks: int = 1) -> str:
@@ -70,35 +80,41 @@ def plan_spec(workload: str, world: int, chunks: int = 1) -> str:
     return PLANS[workload].format(world=world, chunks=f" chunks_per_rank={chunks}" if chunks > 1 else "")
 
 
-def pipeline_spec(backend: str, order: str) -> str:
-    """The pass pipeline of one row: ``overlap{order=arrival backend=ce}``."""
-    return f"overlap{{order={order} backend={backend}}}"
+def pipeline_spec(backend: str, order: str, reduce: str = "stream") -> str:
+    """The pass pipeline of one row: ``overlap{order=arrival backend=ce}``
+    (with ``reduce=epilogue`` when the kernel sums the partials)."""
+    return f"overlap{{order={order} backend={backend}" + (" reduce=epilogue}" if reduce == "epilogue" else "}")
 
 
-def program_for(workload: str, world: int, backend: str, order: str, config: GemmConfig, chunks: int = 1) -> Any:
+def program_for(workload: str, world: int, backend: str, order: str, config: GemmConfig, chunks: int = 1,
+                reduce: str = "stream") -> Any:
     """The compiled FusedProgram of ``config``'s kernel (cached per process)."""
-    key = (workload, world, backend, order, config.kernel, chunks)
+    key = (workload, world, backend, order, config.kernel, chunks, reduce)
     if key not in _PROGRAMS:
         from syncopate.runtime.fused import compile_fused
 
         _PROGRAMS[key] = compile_fused(kernel_path(config), kernel_name(config), [plan_spec(workload, world, chunks)],
-                                       pipeline_spec(backend, order))
+                                       pipeline_spec(backend, order, reduce))
     return _PROGRAMS[key]
 
 
 def row_options(backends: Sequence[str] = BACKENDS, orders: Sequence[str] = ORDERS, chunks: Sequence[int] = (1,),
-                lanes: Sequence[int] = (1,), tiles: Sequence[str] = ("",)) -> list[FusedOptions]:
+                lanes: Sequence[int] = (1,), tiles: Sequence[str] = ("",),
+                reductions: Sequence[str] = ("stream",)) -> list[FusedOptions]:
     """The syncopate rows to run, in report order: every (tile, chunks,
-    backend, order), and for the ce backends every lane count (others move
-    no ce chunk, so they get one row)."""
+    backend, order, reduction), and for the ce backends every lane count
+    (others move no ce chunk, so they get one row). Epilogue reductions
+    exist for the ce backend only (fuse-peer-reduction refuses the others),
+    so other backends get their stream rows."""
     rows: list[FusedOptions] = []
     for t in tiles:
         for c in chunks:
             for b in backends:
                 for o in orders:
                     for n in (lanes if b in LANE_BACKENDS else (1,)):
-                        if FusedOptions(b, o, c, n, t) not in rows:
-                            rows.append(FusedOptions(b, o, c, n, t))
+                        for r in (reductions if b == "ce" else ("stream",)):
+                            if FusedOptions(b, o, c, n, t, r) not in rows:
+                                rows.append(FusedOptions(b, o, c, n, t, r))
     return rows
 
 
@@ -110,14 +126,16 @@ def auto_rows(rows: list[FusedOptions], choice: Any | None) -> list[FusedOptions
     (select-backend's own pick, ce when sizes are unknown at compile time)."""
     if choice is None or not any(r.backend == "auto" for r in rows):
         return rows
-    picked = FusedOptions(choice.backend, choice.order, choice.chunks, choice.lanes, choice.tile, cached=True)
+    picked = FusedOptions(choice.backend, choice.order, choice.chunks, choice.lanes, choice.tile, choice.reduce,
+                          cached=True)
     return [r for r in rows if r.backend != "auto"] + [picked]
 
 
 def fused_variants(spec: BenchSpec, world_ctx: BenchWorld, backends: Sequence[str] = BACKENDS,
                    orders: Sequence[str] = ORDERS, chunks: Sequence[int] = (1,),
                    lanes: Sequence[int] = (1,), attn_waits: Sequence[str] = ("hoist",),
-                   tiles: Sequence[str] = ("",), auto: Any | None = None) -> list[Variant]:
+                   tiles: Sequence[str] = ("",), auto: Any | None = None,
+                   reductions: Sequence[str] = ("stream",)) -> list[Variant]:
     """One Variant per :func:`row_options` entry for ``spec`` on this rank
     (ag-attn: per entry and K/V wait placement ``attn_waits``); ``auto``, the
     autotune cache's choice for this shape, replaces the ``auto`` rows
@@ -126,7 +144,7 @@ def fused_variants(spec: BenchSpec, world_ctx: BenchWorld, backends: Sequence[st
     For a workload without a benchmark kernel: a single "n/a" row
     ``syncopate */*``, so its table says so instead of dropping it.
     """
-    rows = auto_rows(row_options(backends, orders, chunks, lanes, tiles), auto)
+    rows = auto_rows(row_options(backends, orders, chunks, lanes, tiles, reductions), auto)
     if spec.workload not in (*PLANS, AG_ATTN, A2A_GEMM):  # one row stands for all of them
         return [unavailable(fused_name("*", "*"), f"no fused benchmark kernel for {spec.workload} yet")]
     if world_ctx.cpu:
@@ -135,7 +153,8 @@ def fused_variants(spec: BenchSpec, world_ctx: BenchWorld, backends: Sequence[st
     for row in rows:
         kernel = getattr(spec.config, "kernel", "")  # attention's AttnConfig has none
         why = (_nccl_refusal(spec.workload, row.backend, row.order, kernel)
-               or _tile_refusal(spec.workload, row.tile))
+               or _tile_refusal(spec.workload, row.tile)
+               or _epilogue_refusal(spec.workload, row.reduce, kernel))
         if why:
             out.append(unavailable(row.name, why, **row.meta))
         elif spec.workload == AG_ATTN:
@@ -181,6 +200,15 @@ def _tile_refusal(workload: str, tile: str) -> str | None:
     return None
 
 
+def _epilogue_refusal(workload: str, reduce: str, kernel: str) -> str | None:
+    """Epilogue rows exist for gemm-rs on the persistent GEMM only."""
+    if reduce != "epilogue":
+        return None
+    if workload != GEMM_RS:
+        return EPILOGUE_WORKLOAD
+    return None if kernel in PERSISTENT_KERNELS else EPILOGUE_KERNEL
+
+
 def _gathered_buffer(spec: BenchSpec, ctx: BenchWorld) -> torch.Tensor:
     """The symmetric M x K buffer of the gathered A, shared by the fused rows of a shape."""
     d = spec.dims
@@ -192,7 +220,7 @@ def _fused_kernel(spec: BenchSpec, ctx: BenchWorld, row: FusedOptions) -> Any:
     """The compiled fused kernel of one row, launched like the original GEMM."""
     from syncopate.runtime.fused import FusedKernel
 
-    program = program_for(spec.workload, spec.world, row.backend, row.order, spec.config, row.chunks)
+    program = program_for(spec.workload, spec.world, row.backend, row.order, spec.config, row.chunks, row.reduce)
     return FusedKernel(program, gemm_kernel(spec.config), ctx.gpu.context(ce_lanes=row.lanes))
 
 
@@ -234,12 +262,14 @@ def _rs_variant(spec: BenchSpec, ctx: BenchWorld, row: FusedOptions) -> Variant:
     lo, hi = spec.own_rows
     st: dict[str, Any] = {}
 
+    reserved = 1 if row.reduce == "epilogue" else 0  # an SM for the stream waits the owner's tiles depend on
+
     def setup() -> None:
         st["kernel"] = _fused_kernel(spec, ctx, row)
         st["c"] = torch.empty(d.c, dtype=spec.dtype, device=ctx.device)
 
     def run() -> None:
-        launch_gemm(st["kernel"], p.a, p.b, st["c"], cfg)
+        launch_gemm(st["kernel"], p.a, p.b, st["c"], cfg, reserved)
 
     def result() -> torch.Tensor | None:
         return st["c"][lo:hi] if "c" in st else None

@@ -40,7 +40,7 @@ OK, WRONG, NA = "ok", "WRONG", "n/a"
 SPEEDUP_REFS: tuple[str, ...] = (SEQ_CUBLAS, ASYNC_TP, SEQ_TRITON)
 CSV_COLUMNS: tuple[str, ...] = (
     "workload", "shape", "label", "M", "K", "N", "world", "dtype", "device", "variant", "group", "compute",
-    "backend", "order", "chunks", "lanes", "tile", "status", "ms", "min_ms", "host_ms", "ms_ranks", "round_ms", "error",
+    "backend", "order", "chunks", "lanes", "tile", "reduce", "status", "ms", "min_ms", "host_ms", "ms_ranks", "round_ms", "error",
     "speedup_vs_cublas_nccl", "speedup_vs_async_tp", "speedup_vs_triton_nccl", "bound_ms", "efficiency",
     "timing", "note",
 )
@@ -60,6 +60,7 @@ class Row:
     chunks: int | None = None  # the plan's chunks_per_rank (syncopate rows)
     lanes: int | None = None  # the runtime's ce lanes (syncopate rows)
     tile: str | None = None  # the fused GEMM's own tile, "" = the shape's configuration (syncopate rows)
+    reduce: str | None = None  # where a reduce-scatter's partials are summed: "stream" or "epilogue" (syncopate rows)
     min_ms: float | None = None
     host_ms: float | None = None
     ms_ranks: list[float] = field(default_factory=list)
@@ -173,7 +174,7 @@ def table_records(table: Table) -> list[dict[str, Any]]:
             "workload": table.workload, "shape": table.shape, "label": table.label, "M": table.M, "K": table.K,
             "N": table.N, "world": table.world, "dtype": table.dtype, "device": table.device,
             "variant": r.variant, "group": r.group, "compute": r.compute, "backend": r.backend, "order": r.order,
-            "chunks": r.chunks, "lanes": r.lanes, "tile": r.tile,
+            "chunks": r.chunks, "lanes": r.lanes, "tile": r.tile, "reduce": r.reduce,
             "status": r.status, "ms": r.ms, "min_ms": r.min_ms, "host_ms": r.host_ms,
             "ms_ranks": ";".join(f"{x:.6f}" for x in r.ms_ranks),
             "round_ms": ";".join(f"{x:.6f}" for x in r.round_ms), "error": r.error,

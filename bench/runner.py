@@ -179,7 +179,7 @@ def _prepare(variant: Variant, spec: BenchSpec, ctx: BenchWorld, options: RunOpt
     meta = variant.meta
     case = _Case(variant, Row(variant.name, variant.group, OK, compute=variant.compute, backend=meta.get("backend"),
                               order=meta.get("order"), chunks=meta.get("chunks"), lanes=meta.get("lanes"),
-                              tile=meta.get("tile")))
+                              tile=meta.get("tile"), reduce=meta.get("reduce")))
     row = case.row
     if variant.na is not None:
         row.status = f"{NA}: {variant.na}"

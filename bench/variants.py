@@ -35,13 +35,16 @@ BOUND_OF = {CUBLAS: BOUND_CUBLAS, TRITON: BOUND_TRITON}  # compute engine -> its
 ALONE_OF = {CUBLAS: CUBLAS_ALONE, TRITON: TRITON_ALONE}
 
 
-def fused_name(backend: str, order: str, chunks: int = 1, lanes: int = 1, tile: str = "") -> str:
+def fused_name(backend: str, order: str, chunks: int = 1, lanes: int = 1, tile: str = "",
+               reduce: str = "stream") -> str:
     """Row name of a syncopate variant: ``syncopate ce/arrival``, with
     ``chunks_per_rank`` > 1 ``syncopate ce/arrival/c4``, with more than one
     ce lane ``syncopate ce/arrival/l3`` (or ``.../c2/l3``), with its own GEMM
-    tile ``syncopate ce/arrival/t128x128``."""
+    tile ``syncopate ce/arrival/t128x128``, reducing in the kernel's epilogue
+    (``overlap{reduce=epilogue}``) ``syncopate ce/arrival/epi``."""
     return (f"syncopate {backend}/{order}" + (f"/c{chunks}" if chunks > 1 else "")
-            + (f"/l{lanes}" if lanes > 1 else "") + (f"/t{tile}" if tile else ""))
+            + (f"/l{lanes}" if lanes > 1 else "") + (f"/t{tile}" if tile else "")
+            + ("/epi" if reduce == "epilogue" else ""))
 
 
 @dataclass(frozen=True)
@@ -50,24 +53,27 @@ class FusedOptions:
     order, the plan's ``chunks_per_rank``, the runtime's ce lanes
     (concurrent copy streams, see runtime/gpu_world.py) and the GEMM tile
     (``"BMxBN"`` or ``"BMxBNxBK"``, see ``configs.with_tile``; ``""``: the
-    shape's Triton configuration, the one the "Triton alone" row runs)."""
+    shape's Triton configuration, the one the "Triton alone" row runs) and
+    where a reduce-scatter's partials are summed (``reduce``: "stream" or
+    "epilogue", see fuse-peer-reduction)."""
 
     backend: str
     order: str
     chunks: int = 1
     lanes: int = 1
     tile: str = ""
+    reduce: str = "stream"  # overlap{reduce=...}: where a reduce-scatter's partials are summed
     cached: bool = False  # the ``auto`` row resolved from the autotune cache (see fused.auto_row)
 
     @property
     def name(self) -> str:
-        name = fused_name(self.backend, self.order, self.chunks, self.lanes, self.tile)
+        name = fused_name(self.backend, self.order, self.chunks, self.lanes, self.tile, self.reduce)
         return name.replace("syncopate ", "syncopate auto=", 1) if self.cached else name
 
     @property
     def meta(self) -> dict[str, Any]:
         return {"backend": self.backend, "order": self.order, "chunks": self.chunks, "lanes": self.lanes,
-                "tile": self.tile}
+                "tile": self.tile, "reduce": self.reduce}
 
 
 def _nothing() -> None:

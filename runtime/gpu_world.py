@@ -128,6 +128,7 @@ class GpuWorld:
     peer_views: dict[tuple, torch.Tensor] = field(default_factory=dict)  # (address, peer, dtype) -> peer's buffer
     lane_streams: list[torch.cuda.Stream] = field(default_factory=list)  # the ce lanes (see lanes())
     warned: set[tuple] = field(default_factory=set)  # configurations already warned about (NCCL starvation)
+    loaded: set[str] = field(default_factory=set)  # communication kernels already loaded (see warm_reduction)
 
     @classmethod
     def from_torchrun(cls, spin_limit: int = 0, comm_programs: int = COMM_PROGRAMS,
@@ -222,6 +223,42 @@ class GpuWorld:
         lanes = _checked_lanes(self.ce_lanes if ce_lanes is None else ce_lanes)
         return GpuRank(self, dict(sources or {}), ce_lanes=lanes)
 
+    def warm_reduction(self, sync: SyncState) -> None:
+        """Before a launch's first run: load the kernels its reduce-scatter's
+        communication streams launch after the fused kernel (the stream wait,
+        once per world; the staging barrier) and map the peers' staging
+        buffers and signal pad, so the host issues those streams' work
+        without waiting for the device.
+
+        Why: loading a module waits for the running kernels. Measured on
+        nvidia-h200-x2 (docs/performance.md, seventh session): the host sat
+        in Triton's first launch of the stream wait (``_init_handles``) until
+        the fused kernel ended. In stream mode that only delays the first
+        launch's sends; a kernel that reduces in its epilogue waits for those
+        sends, so it hung. Collective: every rank's first launch of a
+        reduce-scatter program calls it (the barrier)."""
+        loading = False
+        if "stream wait" not in self.loaded:
+            wait_flag(sync.flags, 0, 0, sync.epoch, sync.spin_limit, sync.report)  # target 0: passes at once
+            self.loaded.add("stream wait")
+            loading = True
+        staging = list(self.staging.values())
+        if staging and "barrier" not in self.loaded:
+            self.staging_barrier(staging[0])
+            loading = True
+        if loading:
+            torch.cuda.synchronize(self.device)
+        for peer in range(self.world):
+            if peer != self.rank:
+                self.peer_view(sync.flags, peer, "signal pad")
+                for buf in self.staging.values():
+                    self.peer_view(buf, peer, "staging")
+
+    def staging_barrier(self, staging: torch.Tensor) -> None:
+        """All ranks' streams meet (symmetric-memory barrier of ``staging``'s handle)."""
+        self.handles[staging.data_ptr()][0].barrier(channel=0)
+        self.loaded.add("barrier")
+
     @contextlib.contextmanager
     def lanes(self, count: int) -> Iterator[list[torch.cuda.Stream]]:
         """``max(count, 1)`` high-priority side streams for concurrent
@@ -280,26 +317,14 @@ def persistent_nccl_refusal(launch: LaunchPlan, risk: str | None, programs: int,
     return None
 
 
-EXPERIMENTAL_EPILOGUE = "SYNCOPATE_EXPERIMENTAL_GPU_EPILOGUE"  # =1: run epilogue reductions on GPUs anyway
-
-
 def epilogue_reduction_refusal(program: FusedProgram, launch: LaunchPlan, programs: int, sms: int) -> str | None:
-    """Why a kernel that reduces in its epilogue is refused, or None.
-
-    On GPUs such launches hung (docs/performance.md, sixth session, runs
-    45-49: the peers' arrival flags were never written while the kernels
-    waited, even with free SMs), so they are refused unless the environment
-    sets SYNCOPATE_EXPERIMENTAL_GPU_EPILOGUE=1 (to debug it, with
-    --spin-limit). Even then, a persistent kernel whose programs fill every
-    SM is refused: its own tiles wait for partials that the peers' copies
-    deliver once a one-program stream wait has seen the peers' tiles, and
-    with every SM held by a persistent program no such wait ever runs."""
+    """Why a kernel that reduces in its epilogue is refused, or None: a
+    persistent kernel whose programs fill every SM. Its own tiles wait for
+    partials that the peers' copies deliver once a one-program stream wait
+    has seen the peers' tiles, and with every SM held by a persistent
+    program no such wait ever runs."""
     if not fused_reductions(program):
         return None
-    if os.environ.get(EXPERIMENTAL_EPILOGUE) != "1":
-        return (f"@{program.kernel.sym_name.data} reduces in its epilogue (overlap{{reduce=epilogue}}), which runs "
-                "on simulated ranks only for now: on GPUs it hung (docs/performance.md). Use reduce=stream, or set "
-                f"{EXPERIMENTAL_EPILOGUE}=1 to debug it.")
     if launch.persistent and programs >= sms:
         return (f"@{program.kernel.sym_name.data} reduces in its epilogue (fuse-peer-reduction) and its {programs} "
                 f"persistent programs fill all {sms} SMs: the peers' partials could never be sent. Launch at most "
@@ -471,6 +496,8 @@ class GpuRank:
                         _write_value(sync.flags, c.flag, LOCAL_FLAG)
             extra = launch.arguments(program, sync, w.device, self._peer_offset(consumed, chunks), params,
                                      self._reduce_staging(launch, params))
+            if produced and not torch.cuda.is_current_stream_capturing():
+                w.warm_reduction(sync)
             if len(w.launches) >= LAUNCH_CACHE:
                 w.launches.pop(next(iter(w.launches)))  # oldest first
             cached = w.launches[key] = (launch, extra, deps.signal_counts(launch.graph), sync)
@@ -637,7 +664,7 @@ class GpuRank:
                 wait_tiles(piece)
                 if total is not None:
                     rows(out, 0, piece.lo, piece.hi).add_(total)
-        w.handles[staging.data_ptr()][0].barrier(channel=0)
+        w.staging_barrier(staging)
 
 
 @functools.lru_cache(maxsize=64)

@@ -17,7 +17,7 @@ import triton.language as tl
 from syncopate.lowering.sync_helpers import syn_spin
 
 
-@triton.jit
+@triton.jit(do_not_specialize=["index", "count", "spin_limit"])  # one binary (GpuWorld.warm_reduction loads it)
 def _stream_wait(flags, index, count, epoch_ptr, spin_limit, report):
     syn_spin(flags, index, tl.load(epoch_ptr) * count, spin_limit, report)
 

@@ -38,7 +38,7 @@ def _csv(text: str | None) -> list[str]:
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     from syncopate.bench.configs import SHAPE_TILE, parse_tile
-    from syncopate.bench.fused import BACKENDS, ORDERS
+    from syncopate.bench.fused import BACKENDS, ORDERS, REDUCTIONS
     from syncopate.bench.shapes import WORKLOADS
 
     parser = argparse.ArgumentParser(
@@ -74,6 +74,10 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
                         help=f"syncopate tile orders to run (default {','.join(ORDERS)})")
     parser.add_argument("--chunks", default="1", metavar="LIST",
                         help="syncopate rows per chunks_per_rank of the plan (chunk granularity), e.g. 1,2,4 (default 1)")
+    parser.add_argument("--reduce", default="stream", metavar="LIST",
+                        help="gemm-rs ce rows per reduction: stream (the communication stream sums the partials "
+                        "after the tiles) and/or epilogue (the owner's tiles sum the staged partials, "
+                        "overlap{reduce=epilogue}; rows .../epi); default stream")
     parser.add_argument("--lanes", default=None, metavar="LIST",
                         help="ce backend rows per number of ce lanes (concurrent copy streams of the runtime), "
                         "e.g. 1,2,3 (default: GpuWorld's default at this W)")
@@ -147,7 +151,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         parser.error(f"--spin-limit must be >= 0, got {args.spin_limit}")
     if args.world is not None and args.world < 1:
         parser.error(f"--world must be >= 1, got {args.world}")
-    for option, allowed in (("backends", BACKENDS), ("orders", ORDERS)):
+    for option, allowed in (("backends", BACKENDS), ("orders", ORDERS), ("reduce", REDUCTIONS)):
         values = _csv(getattr(args, option))
         bad = [v for v in values if v not in allowed]
         if bad or not values:
@@ -250,7 +254,7 @@ def run(args: argparse.Namespace, ctx: Any, shapes: list[Any]) -> int:
         try:
             variants += fused_variants(spec, ctx, args.backends, args.orders, args.chunks,
                                        args.lanes or [ctx.default_lanes], args.attn_waits, args.tiles,
-                                       _auto_choice(args, ctx, shape))
+                                       _auto_choice(args, ctx, shape), args.reduce)
         except Exception as err:  # a broken extension must not take the baselines down
             variants.append(unavailable("syncopate", f"fused_variants failed: {short_reason(err)}"))
 
@@ -355,7 +359,7 @@ def _meta(args: argparse.Namespace, ctx: Any, started: float) -> dict[str, Any]:
         "argv": sys.argv[1:], "world": ctx.world, "device": ctx.device_name, "cpu": ctx.cpu,
         "torch": torch.__version__, "triton": triton.__version__, "cuda": torch.version.cuda,
         "warmup": args.warmup, "iters": args.iters, "rounds": args.rounds, "l2": "flushed" if args.flush_l2 else "warm",
-        "seed": args.seed, "backends": args.backends, "orders": args.orders, "chunks": args.chunks,
+        "seed": args.seed, "backends": args.backends, "orders": args.orders, "chunks": args.chunks, "reduce": args.reduce,
         "lanes": args.lanes, "tiles": args.tiles, "attn_waits": args.attn_waits,
         "timing": "CUDA events per iteration, median, max over ranks" if not ctx.cpu else "perf_counter, median",
         "launches": "CUDA graph replays" if args.cuda_graph and not ctx.cpu else "eager",

@@ -96,3 +96,29 @@ def test_a_run_that_did_not_time_the_cached_choice_cannot_evict_a_faster_one(tmp
                 tile="64x128")]
     [(_, now)] = record([table(rows=both)], path)
     assert now.text() == "ce/none/t64x128" and best_choice(key, path).ms == 0.95
+
+
+def test_the_reduction_is_part_of_the_choice(tmp_path):
+    path = str(tmp_path / "autotune.json")
+    key = ("gemm-rs", "8192x8192x8192", 2, "NVIDIA H200")
+    rows = [Row("syncopate ce/arrival/c2", FUSED, "ok", 1.0, compute=TRITON, backend="ce", order="arrival", chunks=2,
+                reduce="stream"),
+            Row("syncopate ce/arrival/c2/epi", FUSED, "ok", 0.9, compute=TRITON, backend="ce", order="arrival",
+                chunks=2, reduce="epilogue")]
+    t = table(rows=rows)
+    t.workload = "gemm-rs"
+    record([t], path)
+    got = best_choice(key, path)
+    assert (got.reduce, got.text()) == ("epilogue", "ce/arrival/c2/epi")
+    assert got.pipeline == "overlap{order=arrival backend=ce reduce=epilogue}"
+    # the same options reducing on the stream are another choice: a run timing only those cannot evict it
+    [(_, kept)] = record([t.__class__(**{**t.__dict__, "rows": rows[:1]})], path)
+    assert kept.reduce == "epilogue" and best_choice(key, path).ms == 0.9
+
+
+def test_entries_written_before_the_reduction_existed_reduce_on_the_stream(tmp_path):
+    path = tmp_path / "autotune.json"
+    path.write_text(json.dumps({"version": 1, "entries": {"gemm-rs|8x8x8|2|H200": {
+        "backend": "ce", "order": "arrival", "chunks": 2, "lanes": 1, "tile": "", "ms": 1.0, "variant": "v"}}}))
+    got = best_choice(("gemm-rs", "8x8x8", 2, "H200"), str(path))
+    assert got.reduce == "stream" and got.pipeline == "overlap{order=arrival backend=ce}"

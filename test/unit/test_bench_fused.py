@@ -29,6 +29,7 @@ def test_plan_and_pipeline_specs():
     assert plan_spec(AG_GEMM, 4) == "all-gather{tensor=a_ptr dim=0 world=4}"
     assert plan_spec(GEMM_RS, 2) == "reduce-scatter{tensor=c_ptr dim=0 world=2}"
     assert pipeline_spec("ce", "rotate") == "overlap{order=rotate backend=ce}"
+    assert pipeline_spec("ce", "arrival", "epilogue") == "overlap{order=arrival backend=ce reduce=epilogue}"
 
 
 @pytest.mark.parametrize("kernel", KERNELS)
@@ -123,7 +124,7 @@ def test_lanes_multiply_only_the_ce_rows():
         "syncopate ce/arrival", "syncopate ce/arrival/l3", "syncopate sm/arrival", "syncopate auto/arrival",
         "syncopate auto/arrival/l3", "syncopate ce/arrival/c2", "syncopate ce/arrival/c2/l3", "syncopate sm/arrival/c2",
         "syncopate auto/arrival/c2", "syncopate auto/arrival/c2/l3"]
-    assert rows[1].meta == {"backend": "ce", "order": "arrival", "chunks": 1, "lanes": 3, "tile": ""}
+    assert rows[1].meta == {"backend": "ce", "order": "arrival", "chunks": 1, "lanes": 3, "tile": "", "reduce": "stream"}
 
 
 def test_a_lane_row_launches_through_a_context_with_its_lanes():
@@ -198,3 +199,56 @@ def test_a_persistent_gemm_leaves_the_sm_backends_communication_programs_their_s
     persistent = dataclasses.replace(CPU_DEFAULT, kernel="persistent")
     assert gemm.grid(64, 48, persistent, None, reserved=1) == (gemm.INTERPRETER_PROGRAMS - 1,)
     assert gemm.grid(64, 48, CPU_DEFAULT, None, reserved=1) == (4, 3)  # one program per tile: nothing to leave
+
+
+def test_epilogue_rows_exist_for_the_ce_backend_only():
+    rows = row_options(["ce", "sm"], ["arrival"], [1], [1, 2], reductions=["stream", "epilogue"])
+    assert [r.name for r in rows] == [
+        "syncopate ce/arrival", "syncopate ce/arrival/epi", "syncopate ce/arrival/l2", "syncopate ce/arrival/l2/epi",
+        "syncopate sm/arrival"]
+    assert rows[1].meta["reduce"] == "epilogue" and rows[4].meta["reduce"] == "stream"
+
+
+def test_epilogue_rows_of_other_workloads_and_kernels_say_why_they_do_not_run():
+    for workload, kernel, why in ((AG_GEMM, "persistent", "gemm-rs only"), (GEMM_RS, "tma", "persistent TMA GEMM")):
+        s = shape(workload)
+        problem = make_problem(s, 2, 0, torch.device("cpu"), torch.float32)
+        gpu = BenchWorld(0, 2, torch.device("cpu"), None, torch.float32, SimulatedGpu(2, 0, {"a_ptr": problem.a_full}))
+        config = dataclasses.replace(CPU_DEFAULT, kernel=kernel)
+        rows = fused_variants(BenchSpec(s, 2, 0, torch.float32, config, problem), gpu, ["ce"], ["arrival"],
+                              reductions=["stream", "epilogue"])
+        assert [r.name for r in rows] == ["syncopate ce/arrival", "syncopate ce/arrival/epi"]
+        assert rows[0].na is None and why in rows[1].na
+
+
+def test_epilogue_rs_rows_sum_the_partials_on_simulated_ranks(monkeypatch):
+    """Both ranks' epilogue rows share one simulated world (it runs their
+    kernels once every rank has launched); each owner's rows match the
+    reference, and the persistent grid leaves one program's SM free."""
+    from syncopate.runtime.abi import fused_reductions
+
+    s, world = shape(GEMM_RS), 2
+    config = dataclasses.replace(CPU_DEFAULT, kernel="persistent")
+    assert fused_reductions(program_for(GEMM_RS, world, "ce", "arrival", config, 1, "epilogue"))
+    grids = []
+    launch = gemm.launch_gemm
+    monkeypatch.setattr("syncopate.bench.fused.launch_gemm",
+                        lambda *a: grids.append(a[-1] if len(a) > 5 else 0) or launch(*a))
+    gpus = [SimulatedGpu(world, r, {}) for r in range(world)]
+    gpus[1].sim = gpus[0].sim
+    rows = []
+    for rank in range(world):
+        problem = make_problem(s, world, rank, torch.device("cpu"), torch.float32, seed=3)
+        ctx = BenchWorld(rank, world, torch.device("cpu"), None, torch.float32, gpus[rank])
+        [v] = fused_variants(BenchSpec(s, world, rank, torch.float32, config, problem), ctx, ["ce"], ["arrival"],
+                             reductions=["epilogue"])
+        assert v.name == "syncopate ce/arrival/epi" and v.na is None
+        v.setup()
+        v.poison()
+        rows.append((v, problem))
+    for v, _ in rows:
+        v.run()
+    for v, problem in rows:
+        result = check_result(v.result(), problem.references["out"])
+        assert result.ok, result.reason
+    assert grids == [1, 1]

@@ -147,14 +147,11 @@ def test_reduce_table_refuses_a_staging_buffer_of_another_shape():
         reduce_table(layout, regions, 0, torch.empty(64), torch.empty(2, 32))
 
 
-def test_a_full_persistent_grid_is_refused_on_gpus(monkeypatch):
-    from syncopate.runtime.gpu_world import EXPERIMENTAL_EPILOGUE, epilogue_reduction_refusal
+def test_a_full_persistent_grid_is_refused_on_gpus():
+    from syncopate.runtime.gpu_world import epilogue_reduction_refusal
 
     prog = program(2)
     launch = _launch_plan(prog, 2)
-    monkeypatch.delenv(EXPERIMENTAL_EPILOGUE, raising=False)
-    assert "runs on simulated ranks only for now" in epilogue_reduction_refusal(prog, launch, 5, 6)
-    monkeypatch.setenv(EXPERIMENTAL_EPILOGUE, "1")
     assert "fill all 5 SMs" in epilogue_reduction_refusal(prog, launch, 5, 5)
     assert epilogue_reduction_refusal(prog, launch, 5, 6) is None
     assert epilogue_reduction_refusal(program(2, "overlap{backend=ce}"), launch, 5, 5) is None
