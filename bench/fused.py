@@ -19,8 +19,9 @@ gemm-rs: ``reduce-scatter{tensor=c_ptr dim=0 world=W}``; the fused kernel is
 called with an ordinary M x N output c, and afterwards rank r's rows
 ``[r*M/W, (r+1)*M/W)`` of c hold the reduced result. Epilogue rows (``.../epi``)
 sum the peers' partials in the owner's tiles (fuse-peer-reduction): they
-run the persistent GEMM only, with one SM left to the communication
-streams' waits, which the owner's tiles depend on.
+run the persistent GEMM only, leaving an SM to the communication stream
+and to each ce lane (their waits, which the owner's tiles depend on, may
+each take an SM: ``gpu_world.epilogue_comm_sms``).
 
 Programs are compiled once per (workload, W, backend, order) and process
 (they do not depend on the shape); compilation happens in ``setup``, so a
@@ -262,7 +263,9 @@ def _rs_variant(spec: BenchSpec, ctx: BenchWorld, row: FusedOptions) -> Variant:
     lo, hi = spec.own_rows
     st: dict[str, Any] = {}
 
-    reserved = 1 if row.reduce == "epilogue" else 0  # an SM for the stream waits the owner's tiles depend on
+    from syncopate.runtime.gpu_world import epilogue_comm_sms
+
+    reserved = epilogue_comm_sms(row.lanes) if row.reduce == "epilogue" else 0
 
     def setup() -> None:
         st["kernel"] = _fused_kernel(spec, ctx, row)

@@ -317,18 +317,32 @@ def persistent_nccl_refusal(launch: LaunchPlan, risk: str | None, programs: int,
     return None
 
 
-def epilogue_reduction_refusal(program: FusedProgram, launch: LaunchPlan, programs: int, sms: int) -> str | None:
+def epilogue_comm_sms(lanes: int) -> int:
+    """SMs a launch that reduces in its epilogue must leave free: one per
+    stream that spins while its tiles wait, i.e. the communication stream
+    and each of its ``lanes`` ce lanes."""
+    return 1 + lanes
+
+
+def epilogue_reduction_refusal(program: FusedProgram, launch: LaunchPlan, programs: int, sms: int,
+                               lanes: int = 1) -> str | None:
     """Why a kernel that reduces in its epilogue is refused, or None: a
-    persistent kernel whose programs fill every SM. Its own tiles wait for
-    partials that the peers' copies deliver once a one-program stream wait
-    has seen the peers' tiles, and with every SM held by a persistent
-    program no such wait ever runs."""
+    persistent kernel that leaves fewer than :func:`epilogue_comm_sms` SMs
+    free. Its own tiles wait for partials that the peers' copies deliver
+    once a one-program stream wait has seen the peers' tiles; the
+    communication stream and each ce lane run such a wait, a persistent
+    program takes a whole SM, and the GPU may place each wait on an SM of
+    its own before every program started. Measured on nvidia-h200-x2 with
+    one SM free and one lane: a launch hung with one GEMM program never
+    scheduled and its peer tiles never signaled."""
     if not fused_reductions(program):
         return None
-    if launch.persistent and programs >= sms:
+    free = epilogue_comm_sms(lanes)
+    if launch.persistent and programs > sms - free:
         return (f"@{program.kernel.sym_name.data} reduces in its epilogue (fuse-peer-reduction) and its {programs} "
-                f"persistent programs fill all {sms} SMs: the peers' partials could never be sent. Launch at most "
-                f"{sms - 1} programs (one SM for the communication streams' waits).")
+                f"persistent programs leave {max(sms - programs, 0)} of {sms} SMs free; the communication stream and "
+                f"its {lanes} ce lane(s) each spin in a one-program wait that may take an SM of its own, and a "
+                f"program that cannot start would never send its partials. Launch at most {sms - free} programs.")
     return None
 
 
@@ -467,7 +481,7 @@ class GpuRank:
                 if any(c.backend == "nccl" for cs in launch.chunks.values() for c in cs) else None
             sms = torch.cuda.get_device_properties(w.device).multi_processor_count
             refusal = (persistent_nccl_refusal(launch, risk, grid[0], sms)
-                       or epilogue_reduction_refusal(program, launch, grid[0], sms)
+                       or epilogue_reduction_refusal(program, launch, grid[0], sms, self.ce_lanes)
                        or epilogue_order_error(program, launch))
             if refusal:
                 raise GpuWorldError(refusal)

@@ -147,11 +147,17 @@ def test_reduce_table_refuses_a_staging_buffer_of_another_shape():
         reduce_table(layout, regions, 0, torch.empty(64), torch.empty(2, 32))
 
 
-def test_a_full_persistent_grid_is_refused_on_gpus():
-    from syncopate.runtime.gpu_world import epilogue_reduction_refusal
+def test_a_persistent_grid_must_leave_an_sm_per_spinning_stream_on_gpus():
+    """The communication stream and each ce lane may each hold an SM while
+    they spin (a launch with one SM free hung on nvidia-h200-x2)."""
+    from syncopate.runtime.gpu_world import epilogue_comm_sms, epilogue_reduction_refusal
 
     prog = program(2)
     launch = _launch_plan(prog, 2)
-    assert "fill all 5 SMs" in epilogue_reduction_refusal(prog, launch, 5, 5)
-    assert epilogue_reduction_refusal(prog, launch, 5, 6) is None
+    assert epilogue_comm_sms(1) == 2 and epilogue_comm_sms(3) == 4
+    refused = epilogue_reduction_refusal(prog, launch, 5, 6)
+    assert "leave 1 of 6 SMs free" in refused and "its 1 ce lane(s)" in refused and "at most 4 programs" in refused
+    assert epilogue_reduction_refusal(prog, launch, 5, 7) is None
+    assert "at most 4 programs" in epilogue_reduction_refusal(prog, launch, 5, 7, lanes=2)
+    assert epilogue_reduction_refusal(prog, launch, 5, 8, lanes=2) is None
     assert epilogue_reduction_refusal(program(2, "overlap{backend=ce}"), launch, 5, 5) is None
