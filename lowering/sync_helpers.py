@@ -168,7 +168,9 @@ def syn_reduce_span(value, flags, table, n, lo, col, staging, epoch_ptr, spin_li
     rows inside the tile and the tensor's columns are added in fp32 and
     rounded to ``value``'s dtype, one peer at a time (as the stream
     reduction adds). The running sum keeps ``value``'s dtype: a loop-carried
-    fp32 copy of a 128 x 256 tile costs 128 more registers per thread."""
+    fp32 copy of a 128 x 256 tile costs 128 more registers per thread. When
+    the offset, row stride and width are multiples of 16 elements the
+    staged rows are loaded with divisibility hints (vectorized)."""
     rows = lo + tl.arange(0, BLOCK_R)
     cols = col + tl.arange(0, BLOCK_C)
     epoch = tl.load(epoch_ptr)
@@ -181,9 +183,18 @@ def syn_reduce_span(value, flags, table, n, lo, col, staging, epoch_ptr, spin_li
             offset = tl.load(table + 6 * i + 3)
             stride = tl.load(table + 6 * i + 4)
             ncols = tl.load(table + 6 * i + 5)
-            inside = ((rows >= p_lo) & (rows < p_hi))[:, None] & (cols < ncols)[None, :]
-            staged = staging + offset + (rows - p_lo).to(tl.int64)[:, None] * stride + cols[None, :]
-            value = (value.to(tl.float32) + tl.load(staged, mask=inside, other=0.0).to(tl.float32)).to(value.dtype)
+            inside = (rows >= p_lo) & (rows < p_hi)
+            local = (rows - p_lo).to(tl.int64)
+            if ((offset % 16) == 0) & ((stride % 16) == 0) & ((ncols % 16) == 0):
+                # whole 16-element runs: the hints let the load move 16-byte vectors (the table's
+                # values carry no divisibility, unlike the kernel's own integer arguments)
+                ncols = tl.multiple_of(ncols, 16)
+                staged = staging + tl.multiple_of(offset, 16) + local[:, None] * tl.multiple_of(stride, 16) + cols[None, :]
+                part = tl.load(staged, mask=inside[:, None] & (cols < ncols)[None, :], other=0.0)
+            else:
+                staged = staging + offset + local[:, None] * stride + cols[None, :]
+                part = tl.load(staged, mask=inside[:, None] & (cols < ncols)[None, :], other=0.0)
+            value = (value.to(tl.float32) + part.to(tl.float32)).to(value.dtype)
     return value
 
 
