@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 from syncopate.bench.report import Table
-from syncopate.bench.variants import FUSED, fused_name
+from syncopate.bench.variants import FUSED, fused_name, pipeline_spec
 
 VERSION = 1
 
@@ -58,8 +58,7 @@ class Choice:
 
     @property
     def pipeline(self) -> str:
-        reduce = " reduce=epilogue" if self.reduce == "epilogue" else ""
-        return f"overlap{{order={self.order} backend={self.backend}{reduce}}}"
+        return pipeline_spec(self.backend, self.order, self.reduce)
 
 
 def default_cache_path() -> str:

@@ -42,7 +42,7 @@ from syncopate.bench.configs import PERSISTENT_KERNELS, GemmConfig, with_tile
 from syncopate.bench.gemm import gemm_kernel, kernel_name, kernel_path, launch_gemm
 from syncopate.bench.problem import OUT, BenchSpec
 from syncopate.bench.shapes import A2A_GEMM, AG_ATTN, AG_GEMM, GEMM_RS
-from syncopate.bench.variants import FUSED, TRITON, FusedOptions, Variant, fused_name, unavailable
+from syncopate.bench.variants import FUSED, TRITON, FusedOptions, Variant, fused_name, pipeline_spec, unavailable
 
 BACKENDS: tuple[str, ...] = ("ce", "sm", "nccl", "auto")
 ORDERS: tuple[str, ...] = ("arrival", "rotate", "none")
@@ -79,12 +79,6 @@ def plan_spec(workload: str, world: int, chunks: int = 1) -> str:
     """The plan spec of ``workload`` at world size ``world``, each rank's
     rows cut into ``chunks`` chunks (``chunks_per_rank``)."""
     return PLANS[workload].format(world=world, chunks=f" chunks_per_rank={chunks}" if chunks > 1 else "")
-
-
-def pipeline_spec(backend: str, order: str, reduce: str = "stream") -> str:
-    """The pass pipeline of one row: ``overlap{order=arrival backend=ce}``
-    (with ``reduce=epilogue`` when the kernel sums the partials)."""
-    return f"overlap{{order={order} backend={backend}" + (" reduce=epilogue}" if reduce == "epilogue" else "}")
 
 
 def program_for(workload: str, world: int, backend: str, order: str, config: GemmConfig, chunks: int = 1,

@@ -47,6 +47,12 @@ def fused_name(backend: str, order: str, chunks: int = 1, lanes: int = 1, tile: 
             + ("/epi" if reduce == "epilogue" else ""))
 
 
+def pipeline_spec(backend: str, order: str, reduce: str = "stream") -> str:
+    """The pass pipeline of one row: ``overlap{order=arrival backend=ce}``
+    (with ``reduce=epilogue`` when the kernel sums the partials)."""
+    return f"overlap{{order={order} backend={backend}" + (" reduce=epilogue}" if reduce == "epilogue" else "}")
+
+
 @dataclass(frozen=True)
 class FusedOptions:
     """What distinguishes one syncopate row: the pipeline's backend and tile
