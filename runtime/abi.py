@@ -277,13 +277,20 @@ class SyncState:
             grown[: self.flags.numel()] = self.flags
             self.flags = grown
 
-    def timeout(self, launch: LaunchPlan, rank: int) -> str | None:
-        """The spin report as a sentence, or None if no spin ran out."""
+    def timeout(self, launch: LaunchPlan, rank: int,
+                words: Mapping[int, tuple[str, int]] | None = None) -> str | None:
+        """The spin report as a sentence, or None if no spin ran out;
+        ``words`` names other pad words: index -> (what, expected value)."""
         hit, tile_id, flag, seen = (int(x) for x in self.report.tolist())
         if not hit:
             return None
+        expected = int(self.epoch.item())
         chunk = next((c for cs in launch.chunks.values() for c in cs if c.flag == flag and c.dst == rank), None)
-        what = (f"chunk {chunk.id} of @{chunk.plan} (rows [{chunk.lo}, {chunk.hi}) of '{chunk.param}' from rank {chunk.src})"
-                if chunk else f"signal-pad flag {flag}")
+        if chunk:
+            what = f"chunk {chunk.id} of @{chunk.plan} (rows [{chunk.lo}, {chunk.hi}) of '{chunk.param}' from rank {chunk.src})"
+        elif words and flag in words:
+            what, expected = words[flag]
+        else:
+            what = f"signal-pad flag {flag}"
         return (f"rank {rank}: program {tile_id} gave up waiting for {what}: flag {seen}, "
-                f"expected >= {int(self.epoch.item())} after {self.spin_limit} polls")
+                f"expected >= {expected} after {self.spin_limit} polls")

@@ -56,12 +56,20 @@ kernel (runtime/stream_wait.py), then
   round-robin over the ``ce_lanes`` side streams, each lane waiting for its
   region's tiles). Meanwhile the communication stream of the owner sums the
   staged partials as their flags arrive (in the order the peers send them),
-  so only one add into its own rows is left after its last tiles; all ranks
-  meet at a symmetric-memory barrier before the next launch may overwrite
-  staging. A kernel through fuse-peer-reduction adds the staged partials in
-  its own tiles' epilogue instead (each tile waits for the arrival flags of
-  its rows; staging buffer and table from runtime/staging.py): the owner's
-  stream only waits for those tiles before the barrier.
+  so only one add into its own rows is left after its last tiles. A kernel
+  through fuse-peer-reduction adds the staged partials in its own tiles'
+  epilogue instead (each tile waits for the arrival flags of its rows;
+  staging buffer and table from runtime/staging.py): the owner's stream
+  only waits for those tiles. Staging tokens (runtime/staging.py) keep a
+  launch from overwriting a slot its owner has not read yet: a source takes
+  the owner's token before its first send, and the owner returns it when
+  its communication stream starts its next launch of the configuration,
+  which is after every read of the last one (stream order), so nothing is
+  left on the launch's critical path. Each configuration has its own
+  staging buffer, since its tokens live in its pad. (Until the eighth
+  session every launch ended with a symmetric-memory barrier of all ranks
+  instead; returning the tokens at the end of the launch cost as much:
+  docs/performance.md.)
 
 Rank r's result of a reduce-scatter is its own rows of the output tensor.
 
@@ -210,10 +218,16 @@ class GpuWorld:
         zeros = torch.zeros(5, dtype=torch.int32, device=self.device)
         return SyncState(pad, zeros[:1], zeros[1:], self.spin_limit, self.comm_programs)
 
-    def staging_for(self, shape: tuple[int, ...], dtype: torch.dtype) -> torch.Tensor:
-        key = (shape, dtype)
+    def staging_for(self, sync: SyncState, layout: StagingLayout, out: torch.Tensor) -> torch.Tensor:
+        """The staging buffer of the configuration whose pad is ``sync``, for
+        ``layout`` and output ``out``; the first call allocates it
+        (symmetric: collective)."""
+        key = (sync.flags.data_ptr(), layout.shape(out), out.dtype)
         if key not in self.staging:
-            self.staging[key] = self.symmetric(torch.empty(shape, dtype=dtype))
+            if torch.cuda.is_current_stream_capturing():
+                raise GpuWorldError("a reduce-scatter configuration's first launch allocates its staging buffer "
+                                    "and cannot be captured: launch it once eagerly before capturing a CUDA graph")
+            self.staging[key] = self.symmetric(torch.empty(layout.shape(out), dtype=out.dtype))
         return self.staging[key]
 
     def context(self, sources: Mapping[str, torch.Tensor] | None = None, ce_lanes: int | None = None) -> GpuRank:
@@ -224,40 +238,28 @@ class GpuWorld:
         return GpuRank(self, dict(sources or {}), ce_lanes=lanes)
 
     def warm_reduction(self, sync: SyncState) -> None:
-        """Before a launch's first run: load the kernels its reduce-scatter's
+        """Before a launch's first run: load the kernel its reduce-scatter's
         communication streams launch after the fused kernel (the stream wait,
-        once per world; the staging barrier) and map the peers' staging
-        buffers and signal pad, so the host issues those streams' work
-        without waiting for the device.
+        once per world) and map the peers' signal pads and this
+        configuration's staging buffers, so the host issues those streams'
+        work without waiting for the device.
 
         Why: loading a module waits for the running kernels. Measured on
         nvidia-h200-x2 (docs/performance.md, seventh session): the host sat
         in Triton's first launch of the stream wait (``_init_handles``) until
         the fused kernel ended. In stream mode that only delays the first
         launch's sends; a kernel that reduces in its epilogue waits for those
-        sends, so it hung. Collective: every rank's first launch of a
-        reduce-scatter program calls it (the barrier)."""
-        loading = False
+        sends, so it hung."""
         if "stream wait" not in self.loaded:
             wait_flag(sync.flags, 0, 0, sync.epoch, sync.spin_limit, sync.report)  # target 0: passes at once
             self.loaded.add("stream wait")
-            loading = True
-        staging = list(self.staging.values())
-        if staging and "barrier" not in self.loaded:
-            self.staging_barrier(staging[0])
-            loading = True
-        if loading:
             torch.cuda.synchronize(self.device)
+        mine = [buf for key, buf in self.staging.items() if key[0] == sync.flags.data_ptr()]
         for peer in range(self.world):
             if peer != self.rank:
                 self.peer_view(sync.flags, peer, "signal pad")
-                for buf in self.staging.values():
+                for buf in mine:
                     self.peer_view(buf, peer, "staging")
-
-    def staging_barrier(self, staging: torch.Tensor) -> None:
-        """All ranks' streams meet (symmetric-memory barrier of ``staging``'s handle)."""
-        self.handles[staging.data_ptr()][0].barrier(channel=0)
-        self.loaded.add("barrier")
 
     @contextlib.contextmanager
     def lanes(self, count: int) -> Iterator[list[torch.cuda.Stream]]:
@@ -509,8 +511,11 @@ class GpuRank:
                     if c.dst == w.rank and c.is_local:
                         _write_value(sync.flags, c.flag, LOCAL_FLAG)
             extra = launch.arguments(program, sync, w.device, self._peer_offset(consumed, chunks), params,
-                                     self._reduce_staging(launch, params))
+                                     self._reduce_staging(launch, params, sync))
             if produced and not torch.cuda.is_current_stream_capturing():
+                for name in produced:  # allocated (collectively) before the kernel runs, not behind it
+                    if all(c.backend != "nccl" for c in chunks[name]):
+                        self._ce_staging(launch, name, params, sync)
                 w.warm_reduction(sync)
             if len(w.launches) >= LAUNCH_CACHE:
                 w.launches.pop(next(iter(w.launches)))  # oldest first
@@ -533,7 +538,7 @@ class GpuRank:
         _clear_flags(sync.flags, captured)
         if sync.spin_limit and not torch.cuda.is_current_stream_capturing():  # a graph's replays report nothing
             torch.cuda.synchronize(w.device)
-            message = sync.timeout(launch, w.rank)
+            message = sync.timeout(launch, w.rank, _token_words(launch, w.rank, w.world))
             if message:
                 raise GpuWorldError(message)
 
@@ -601,17 +606,20 @@ class GpuRank:
 
     # -- produced plans --------------------------------------------------------
 
-    def _reduce_staging(self, launch: LaunchPlan, params: Mapping[str, Any]) -> Callable[
+    def _ce_staging(self, launch: LaunchPlan, name: str, params: Mapping[str, Any],
+                    sync: SyncState) -> tuple[StagingLayout, torch.Tensor]:
+        """Plan ``name``'s staging layout and buffer (runtime/staging.py)."""
+        out = params[launch.plans[name].tensors[0].param.data]
+        layout = _ce_reduce_schedule(tuple(launch.chunks[name]), self.world.rank, self.world.world)[0]
+        return layout, self.world.staging_for(sync, layout, out)
+
+    def _reduce_staging(self, launch: LaunchPlan, params: Mapping[str, Any], sync: SyncState) -> Callable[
             [str, str], tuple[torch.Tensor, list[list[int]]]]:
         """The staging buffer and ``syn_reduce_span`` table of a plan the kernel reduces in its epilogue."""
-        w = self.world
-
         def staging(name: str, tensor: str) -> tuple[torch.Tensor, list[list[int]]]:
-            chunks = launch.chunks[name]
+            layout, buf = self._ce_staging(launch, name, params, sync)
             out = params[launch.plans[name].tensors[0].param.data]
-            layout = _ce_reduce_schedule(tuple(chunks), w.rank, w.world)[0]
-            buf = w.staging_for(layout.shape(out), out.dtype)
-            return buf, reduce_table(layout, owner_regions(chunks), w.rank, out, buf)
+            return buf, reduce_table(layout, owner_regions(launch.chunks[name]), self.world.rank, out, buf)
 
         return staging
 
@@ -621,7 +629,7 @@ class GpuRank:
         chunk at the chunk's owner, as soon as this rank's tiles announce them.
         ``fused``: the kernel's own tiles add the staged partials themselves
         (fuse-peer-reduction); the stream only waits for those tiles, so the
-        barrier after them still keeps peers from overwriting staging early."""
+        next launch's stream returns the staging tokens after them."""
         w = self.world
         mine = [c for c in chunks if c.src == w.rank]
 
@@ -651,7 +659,12 @@ class GpuRank:
             )
         out = params[plan.tensors[0].param.data]
         layout, sends, arrivals = _ce_reduce_schedule(tuple(chunks), w.rank, w.world)
-        staging = w.staging_for(layout.shape(out), out.dtype)
+        staging = w.staging_for(sync, layout, out)
+        for src in _token_holders(arrivals):  # this stream read their last partials (the previous launch)
+            _write_value(w.peer_view(sync.flags, src, "signal pad"), layout.token(w.rank), 1)
+        for owner in dict.fromkeys(r.dst for r in sends):  # take each owner's token before sending to it
+            wait_flag(sync.flags, layout.token(owner), 0, sync.epoch, sync.spin_limit, sync.report, least=1)
+            _write_value(sync.flags, layout.token(owner), 0)
         with w.lanes(min(self.ce_lanes, len(sends))) as lanes:
             for i, region in enumerate(sends):
                 with torch.cuda.stream(lanes[i % len(lanes)]):
@@ -678,7 +691,26 @@ class GpuRank:
                 wait_tiles(piece)
                 if total is not None:
                     rows(out, 0, piece.lo, piece.hi).add_(total)
-        w.staging_barrier(staging)
+
+
+def _token_holders(arrivals: list[tuple[ConcreteChunk, list[int]]]) -> list[int]:
+    """The sources that staged partials at this owner (each waits for this owner's token)."""
+    return list(dict.fromkeys(src for _, sources in arrivals for src in sources))
+
+
+def _token_words(launch: LaunchPlan, rank: int, world: int) -> dict[int, tuple[str, int]]:
+    """Pad word -> (what it is, the value a wait expects) for the staging
+    tokens of ``launch``'s ce reduce-scatters (named in spin reports)."""
+    words = {}
+    for name, plan in launch.plans.items():
+        chunks = launch.chunks[name]
+        if plan.collective in CONSUMED or any(c.backend == "nccl" for c in chunks):
+            continue
+        layout = _ce_reduce_schedule(tuple(chunks), rank, world)[0]
+        for owner in range(world):
+            words[layout.token(owner)] = (f"rank {owner}'s staging token of @{name} (rank {owner} has not "
+                                          "started this launch, so it may still read this rank's last partials)", 1)
+    return words
 
 
 @functools.lru_cache(maxsize=64)

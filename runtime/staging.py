@@ -11,6 +11,15 @@ then raises that flag to the launch's epoch.
 With the fused reduction (fuse-peer-reduction) the owner's tiles read the
 slots themselves: :func:`reduce_table` is the table ``syn_reduce_span``
 walks.
+
+Staging tokens (after the arrival flags): word ``token(d)`` of a source's
+pad says whether owner ``d``'s slot for that source is free (1) or may
+hold a partial ``d`` has not read yet (0). Before it sends ``d`` a launch's
+partials, a source waits for 1 and writes 0; ``d`` writes 1 into the
+source's pad when its next launch begins, after every read of the last
+one. The protocol is binary (constant stream writes, no epochs), so CUDA
+graphs replay it; it replaces a barrier of all ranks after every launch
+and leaves nothing to do after the last read.
 """
 
 from __future__ import annotations
@@ -41,13 +50,18 @@ class StagingLayout:
         self.index = {(r.dst, r.lo): sum(1 for o in regions if o.dst == r.dst and o.lo < r.lo) for r in regions}
         self.pieces = max(self.index.values()) + 1
         if flag_limit is not None and self.flag_end > flag_limit:
-            raise StagingError(f"the ce reduce-scatter needs {world * world * self.pieces} arrival flags; "
-                               f"the signal pad holds {flag_limit - flag_base}: use fewer chunks per rank")
+            raise StagingError(f"the ce reduce-scatter needs {world * world * self.pieces} arrival flags and "
+                               f"{world} staging tokens; the signal pad holds {flag_limit - flag_base}: "
+                               "use fewer chunks per rank")
 
     @property
     def flag_end(self) -> int:
-        """One past the last arrival flag."""
-        return self.flag_base + self.world * self.world * self.pieces
+        """One past the last pad word of the layout (arrival flags, then staging tokens)."""
+        return self.token(self.world)
+
+    def token(self, owner: int) -> int:
+        """A source's pad word that says ``owner``'s staging slot for it is free (see the module doc)."""
+        return self.flag_base + self.world * self.world * self.pieces + owner
 
     def slot(self, region: ConcreteChunk) -> int:
         """First row of ``region`` in a staging slot."""

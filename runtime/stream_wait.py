@@ -17,12 +17,13 @@ import triton.language as tl
 from syncopate.lowering.sync_helpers import syn_spin
 
 
-@triton.jit(do_not_specialize=["index", "count", "spin_limit"])  # one binary (GpuWorld.warm_reduction loads it)
-def _stream_wait(flags, index, count, epoch_ptr, spin_limit, report):
-    syn_spin(flags, index, tl.load(epoch_ptr) * count, spin_limit, report)
+@triton.jit(do_not_specialize=["index", "count", "least", "spin_limit"])  # one binary (GpuWorld.warm_reduction loads it)
+def _stream_wait(flags, index, count, epoch_ptr, least, spin_limit, report):
+    syn_spin(flags, index, tl.maximum(tl.load(epoch_ptr) * count, least), spin_limit, report)
 
 
 def wait_flag(flags: torch.Tensor, index: int, count: int, epoch: torch.Tensor, spin_limit: int,
-              report: torch.Tensor) -> None:
-    """On the current stream: wait until ``flags[index] >= epoch * count``."""
-    _stream_wait[(1,)](flags, index, count, epoch, spin_limit, report, num_warps=1)
+              report: torch.Tensor, least: int = 0) -> None:
+    """On the current stream: wait until ``flags[index] >= max(epoch * count, least)``
+    (``count=0, least=1``: a constant target, as a staging token needs)."""
+    _stream_wait[(1,)](flags, index, count, epoch, least, spin_limit, report, num_warps=1)

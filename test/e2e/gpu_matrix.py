@@ -11,7 +11,13 @@ stress checks of issue 5:
   replay and every result checked, then one eager launch of the same
   configuration;
 * ``debug``: a chunk whose transfer is dropped with the spin limit set: the
-  launch must end and name the rank, program and chunk.
+  launch must end and name the rank, program and chunk;
+* ``rs back-to-back``: 8 gemm-rs launches (the bench's persistent GEMM, ce,
+  2 chunks per rank, stream and epilogue reduction) captured in one CUDA
+  graph with inputs alternating between b and 2b, replayed 20 times with no
+  host sync, then every launch's rows checked: a launch that overwrote a
+  staging slot before its owner read it would mix partials of b and 2b
+  (the staging tokens must prevent it; nothing else orders the ranks).
 
 Prints one ``MATRIX <case> rank r/W: ok|FAIL <why>`` line per case and rank;
 test/e2e/test_gpu_world.py runs it and requires every line to be ok. Uses
@@ -202,6 +208,51 @@ def debug_spin(world) -> None:
     world.barrier()
 
 
+def rs_back_to_back(world, reduce: str, launches: int = 8, replays: int = 20) -> None:
+    from syncopate.bench.check import check_result
+    from syncopate.bench.configs import GemmConfig
+    from syncopate.bench.fused import program_for
+    from syncopate.bench.gemm import gemm_kernel, launch_gemm
+    from syncopate.runtime.fused import FusedKernel
+    from syncopate.runtime.gpu_world import epilogue_comm_sms
+
+    case = f"rs back-to-back graph {launches}x{replays} reduce={reduce}"
+    try:
+        m, k, n, w, r = 4096, 2048, 4096, world.world, world.rank
+        cfg = GemmConfig(128, 256, 64, 8, 3, "persistent")
+        kernel = FusedKernel(program_for("gemm-rs", w, "ce", "arrival", cfg, 2, reduce), gemm_kernel(cfg),
+                             world.context())
+        gen = torch.Generator().manual_seed(5)
+        inputs = [(torch.randn(m, k, generator=gen), torch.randn(k, n, generator=gen) / 32) for _ in range(w)]
+        lo, hi = r * m // w, (r + 1) * m // w
+        reference = sum(a[lo:hi] @ b for a, b in inputs).to(world.device)
+        a = inputs[r][0].to(world.device, torch.bfloat16)
+        bs = [(inputs[r][1] * scale).to(world.device, torch.bfloat16) for scale in (1, 2)]
+        outs = [torch.full((m, n), float("nan"), dtype=torch.bfloat16, device=world.device) for _ in range(launches)]
+        reserved = epilogue_comm_sms(world.ce_lanes) if reduce == "epilogue" else 0
+        for i in range(launches):  # eager first launches: staging, and the tables of each tensor set
+            launch_gemm(kernel, a, bs[i % 2], outs[i], cfg, reserved)
+        torch.cuda.synchronize()
+        world.barrier()
+        graph, stream = torch.cuda.CUDAGraph(), torch.cuda.Stream()
+        stream.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(stream), torch.cuda.graph(graph, stream=stream):
+            for i in range(launches):
+                launch_gemm(kernel, a, bs[i % 2], outs[i], cfg, reserved)
+        torch.cuda.synchronize()
+        world.barrier()
+        for _ in range(replays):
+            graph.replay()
+        torch.cuda.synchronize()
+        bad = [(i, check_result(outs[i][lo:hi], reference * (1 + i % 2)).reason) for i in range(launches)]
+        bad = [b for b in bad if b[1]]
+        say(world, case, not bad, f"launches {bad[:3]}")
+    except Exception as err:
+        say(world, case, False, f"{type(err).__name__}: {err}")
+        traceback.print_exc()
+    world.barrier()
+
+
 def main() -> int:
     os.environ.pop("TRITON_INTERPRET", None)
     from syncopate.runtime.gpu_world import GpuWorld
@@ -218,6 +269,8 @@ def main() -> int:
         graph_replays(world, "nccl")  # NCCL collectives captured with the fused kernel
         graph_replays(world, "ce", lanes=LANES)  # forked and joined lane streams inside the capture
         debug_spin(world)
+        for reduce in ("stream", "epilogue"):
+            rs_back_to_back(world, reduce)
     torch.distributed.destroy_process_group()
     return 0
 

@@ -11,10 +11,15 @@ from syncopate.runtime.gpu_world import FLAG_CAPACITY, _arrival_order, _send_ord
 from syncopate.runtime.staging import StagingLayout, owner_regions
 
 
-def chunks(order: str, world: int = 4, per_rank: int = 1):
+def plan_and_chunks(order: str, world: int = 4, per_rank: int = 1):
+    """A reduce-scatter plan of 16-row chunks and its chunks."""
     spec = f"reduce-scatter{{tensor=c_ptr dim=0 world={world} order={order} chunks_per_rank={per_rank}}}"
     plan = load_plans([spec], make_context())[0]
-    return deps.concrete_chunks(plan, {"M": 16 * world * per_rank}, 0)
+    return plan, deps.concrete_chunks(plan, {"M": 16 * world * per_rank}, 0)
+
+
+def chunks(order: str, world: int = 4, per_rank: int = 1):
+    return plan_and_chunks(order, world, per_rank)[1]
 
 
 @pytest.mark.parametrize("order, first_peer", [("ring", -1), ("direct", +1)])

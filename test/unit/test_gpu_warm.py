@@ -1,24 +1,24 @@
-"""What the GPU World loads and maps before a reduce-scatter's first launch
-(no GPU needed: the stream wait, the barrier and the peers' buffers are
-recorded). On GPUs, loading the stream-wait kernel after the fused kernel's
-launch waited for that kernel, and a kernel that reduces in its epilogue
-waits for the sends behind that stream wait: it hung (docs/performance.md,
-seventh session). So each kernel is loaded once per world, before any
-launch needs it, and every peer view the sends use exists beforehand."""
+"""What the GPU World loads, allocates and maps before a reduce-scatter's
+first launch (no GPU needed: stream waits, stream writes and peer mappings
+are recorded). On GPUs, loading the stream-wait kernel after the fused
+kernel's launch waited for that kernel, and a kernel that reduces in its
+epilogue waits for the sends behind that stream wait: it hung
+(docs/performance.md, seventh session). So the kernel is loaded once per
+world, before any launch needs it, and every peer view the sends use
+exists beforehand."""
 
 import pytest
 import torch
 
 from syncopate.runtime import gpu_world
 from syncopate.runtime.abi import SyncState
+from syncopate.runtime.staging import StagingLayout, owner_regions
+from test_gpu_reduce_order import chunks as rs_chunks
 
 
 class Handle:
     def __init__(self, name: str, log: list):
         self.name, self.log = name, log
-
-    def barrier(self, channel: int = 0) -> None:
-        self.log.append(("barrier", self.name, channel))
 
     def get_buffer(self, peer: int, shape, dtype) -> torch.Tensor:
         self.log.append(("map", self.name, peer))
@@ -28,20 +28,29 @@ class Handle:
 @pytest.fixture
 def world(monkeypatch):
     log: list = []
-    monkeypatch.setattr(gpu_world, "wait_flag", lambda *a: log.append(("stream wait", a[1], a[2])))
+    monkeypatch.setattr(gpu_world, "wait_flag", lambda *a, **k: log.append(("stream wait", a[1], a[2])))
+    monkeypatch.setattr(gpu_world, "_write_value", lambda flags, index, value: log.append(("write", index, value)))
     monkeypatch.setattr(torch.cuda, "synchronize", lambda device=None: log.append(("synchronize",)))
+    monkeypatch.setattr(torch.cuda, "is_current_stream_capturing", lambda: False)
     w = gpu_world.GpuWorld(rank=1, world=3, device=torch.device("cpu"), group=None, comm_stream=None)
-    pad = torch.zeros(16, dtype=torch.int32)
-    w.handles[pad.data_ptr()] = (Handle("pad", log), tuple(pad.shape))
-    sync = SyncState(pad, pad[:1], pad[1:5])
-    return w, sync, log
+
+    def symmetric(source: torch.Tensor) -> torch.Tensor:
+        log.append(("allocate", tuple(source.shape)))
+        w.handles[source.data_ptr()] = (Handle(f"staging{len(w.staging)}", log), tuple(source.shape))
+        return source
+
+    monkeypatch.setattr(w, "symmetric", symmetric)
+    return w, _pad(w, "pad", log), log
 
 
-def _staging(w: gpu_world.GpuWorld, log: list) -> torch.Tensor:
-    buf = torch.zeros(3, 4, 8)
-    w.handles[buf.data_ptr()] = (Handle("staging", log), tuple(buf.shape))
-    w.staging[((3, 4, 8), buf.dtype)] = buf
-    return buf
+def _pad(w: gpu_world.GpuWorld, name: str, log: list) -> SyncState:
+    pad = torch.zeros(1 << 14, dtype=torch.int32)
+    w.handles[pad.data_ptr()] = (Handle(name, log), tuple(pad.shape))
+    return SyncState(pad, torch.zeros(1, dtype=torch.int32), torch.zeros(4, dtype=torch.int32))
+
+
+def _layout(per_rank: int = 1) -> StagingLayout:
+    return StagingLayout(owner_regions(rs_chunks("direct", world=3, per_rank=per_rank)), 3, 1 << 13, 1 << 14)
 
 
 def test_the_stream_wait_is_loaded_once_and_the_peers_pads_are_mapped(world):
@@ -53,23 +62,33 @@ def test_the_stream_wait_is_loaded_once_and_the_peers_pads_are_mapped(world):
     assert log == []  # loaded, and the views are cached
 
 
-def test_the_staging_barrier_is_loaded_once_per_world(world):
+def test_staging_is_allocated_once_per_configuration(world):
     w, sync, log = world
-    w.warm_reduction(sync)
-    staging = _staging(w, log)
+    layout, out = _layout(), torch.zeros(48, 8)
+    buf = w.staging_for(sync, layout, out)
+    assert tuple(buf.shape) == (3, 16, 8)
+    assert log == [("allocate", (3, 16, 8))]
     log.clear()
-    w.warm_reduction(sync)
-    assert log == [("barrier", "staging", 0), ("synchronize",), ("map", "staging", 0), ("map", "staging", 2)]
-    log.clear()
-    w.warm_reduction(sync)
-    w.staging_barrier(staging)  # what a launch's reduce-scatter ends with
-    assert log == [("barrier", "staging", 0)] and w.loaded == {"stream wait", "barrier"}
+    assert w.staging_for(sync, layout, out) is buf and log == []  # no second allocation
+    other = _pad(w, "pad2", log)  # another configuration (its own pad) of the same shape
+    assert w.staging_for(other, layout, out) is not buf
+    assert log[0] == ("allocate", (3, 16, 8))
 
 
-def test_a_launch_that_already_ran_the_barrier_needs_no_second_one(world):
+def test_warm_up_maps_this_configurations_staging_only(world):
     w, sync, log = world
-    staging = _staging(w, log)
-    w.staging_barrier(staging)  # a stream-mode reduce-scatter allocated staging after its kernel, then met here
+    layout, out = _layout(), torch.zeros(48, 8)
+    w.staging_for(_pad(w, "pad2", log), layout, out)  # staging0: another configuration's
+    w.staging_for(sync, layout, out)  # staging1: this one's
     log.clear()
     w.warm_reduction(sync)
-    assert ("barrier", "staging", 0) not in log and ("stream wait", 0, 0) in log
+    maps = [e for e in log if e[0] == "map"]
+    assert maps == [("map", "pad", 0), ("map", "staging1", 0), ("map", "pad", 2), ("map", "staging1", 2)]
+
+
+def test_a_first_launch_inside_cuda_graph_capture_is_refused(world, monkeypatch):
+    w, sync, log = world
+    monkeypatch.setattr(torch.cuda, "is_current_stream_capturing", lambda: True)
+    with pytest.raises(gpu_world.GpuWorldError, match="launch it once eagerly before capturing"):
+        w.staging_for(sync, _layout(), torch.zeros(48, 8))
+    assert log == []

@@ -1,0 +1,121 @@
+"""Staging tokens of the ce reduce-scatter (runtime/staging.py), on the GPU
+World's real ``_reduce`` with the device calls recorded (no GPU): a source
+takes each owner's token before its first send, and every owner returns
+the token of every source that staged partials with it when its next
+launch begins (its stream has read the last launch's partials by then),
+before it waits for any token itself. Together they replace the barrier of
+all ranks that ended every launch: a launch can no longer overwrite a
+staging slot whose partial its owner has not read, no rank waits for a
+token nobody returns, and nothing is left after the last read."""
+
+import contextlib
+
+import pytest
+import torch
+
+from syncopate.runtime import gpu_world
+from syncopate.runtime.abi import LaunchPlan, SyncState
+from syncopate.runtime.gpu_world import FLAG_CAPACITY
+from syncopate.runtime.staging import StagingError, StagingLayout, owner_regions
+from test_gpu_reduce_order import plan_and_chunks
+
+N = 8  # columns of the reduce-scattered output
+
+
+def _record(monkeypatch, world: int, rank: int):
+    """A GpuWorld whose device calls append to a log: (what, pad owner, word, value)."""
+    log: list = []
+    w = gpu_world.GpuWorld(rank=rank, world=world, device=torch.device("cpu"), group=None, comm_stream=None)
+    pads = {r: torch.zeros(FLAG_CAPACITY, dtype=torch.int32) for r in range(world)}
+    owner_of = {pads[r].data_ptr(): r for r in pads}
+    monkeypatch.setattr(gpu_world, "wait_flag", lambda flags, index, count, *a, least=0: log.append(
+        ("wait", owner_of[flags.data_ptr()], index, least or count)))
+    monkeypatch.setattr(gpu_world, "_write_value", lambda flags, index, value: log.append(
+        ("write", owner_of[flags.data_ptr()], index, value)))
+    monkeypatch.setattr(gpu_world, "_write_epoch", lambda flags, index, epoch: log.append(
+        ("arrival", owner_of[flags.data_ptr()], index, None)))
+    monkeypatch.setattr(torch.cuda, "stream", lambda stream: contextlib.nullcontext())
+    monkeypatch.setattr(torch.cuda, "is_current_stream_capturing", lambda: False)
+    monkeypatch.setattr(w, "symmetric", lambda source: source)
+    monkeypatch.setattr(w, "lanes", lambda count: contextlib.nullcontext([None] * max(count, 1)))
+    monkeypatch.setattr(w, "peer_view", lambda buf, peer, what="tensor": pads[peer] if what == "signal pad" else buf)
+    sync = SyncState(pads[rank], torch.zeros(1, dtype=torch.int32), torch.zeros(4, dtype=torch.int32))
+    return w, sync, log
+
+
+def _run(monkeypatch, order: str, world: int, per_rank: int, rank: int, fused: bool):
+    plan, chunks = plan_and_chunks(order, world, per_rank)
+    w, sync, log = _record(monkeypatch, world, rank)
+    out = torch.zeros(16 * world * per_rank, N)
+    layout = gpu_world._ce_reduce_schedule(tuple(chunks), rank, world)[0]
+    w.staging_for(sync, layout, out)
+    assert log == []  # no token is set up front: the first launch returns them
+    gpu_world.GpuRank(w, {})._reduce(plan, chunks, {plan.tensors[0].param.data: out}, sync, {}, fused)
+    return layout, log
+
+
+CASES = [(o, w, p) for o in ("ring", "direct") for w in (2, 3, 4) for p in (1, 2)]
+
+
+@pytest.mark.parametrize("fused", [False, True], ids=["stream", "epilogue"])
+@pytest.mark.parametrize("order, world, per_rank", CASES)
+def test_a_source_takes_every_owners_token_before_its_first_send(monkeypatch, order, world, per_rank, fused):
+    for rank in range(world):
+        layout, log = _run(monkeypatch, order, world, per_rank, rank, fused)
+        first_send = next(i for i, e in enumerate(log) if e[0] == "arrival")
+        owners = [o for o in range(world) if o != rank]
+        takes = [e for e in log[:first_send] if e[1] == rank and e[2] in {layout.token(o) for o in owners}]
+        # per owner: wait until the token is there (>= 1), then take it (0), in this rank's own pad
+        assert takes == [e for o in _send_owners(log, layout, rank)
+                         for e in (("wait", rank, layout.token(o), 1), ("write", rank, layout.token(o), 0))]
+        assert sorted(_send_owners(log, layout, rank)) == owners
+        assert not [e for e in log[first_send:] if e[2] in {layout.token(o) for o in owners} and e[1] == rank]
+
+
+@pytest.mark.parametrize("fused", [False, True], ids=["stream", "epilogue"])
+@pytest.mark.parametrize("order, world, per_rank", CASES)
+def test_an_owner_returns_every_sources_token_as_its_launch_begins(monkeypatch, order, world, per_rank, fused):
+    returned = {}
+    for rank in range(world):
+        layout, log = _run(monkeypatch, order, world, per_rank, rank, fused)
+        gives = [i for i, e in enumerate(log) if e[0] == "write" and e[1] != rank]
+        assert all(log[i][2:] == (layout.token(rank), 1) for i in gives)
+        returned[rank] = [log[i][1] for i in gives]
+        # first thing on the stream: before it waits for any token (else two ranks would wait for each other)
+        assert gives == list(range(len(gives)))
+        tokens = {layout.token(o) for o in range(world)}
+        first_send = next(i for i, e in enumerate(log) if e[0] == "arrival")
+        assert not [e for e in log[first_send:] if e[2] in tokens]  # nothing after the reads: off the critical path
+    for rank in range(world):  # every token a source waits for comes back, once per launch
+        assert sorted(returned[rank]) == [s for s in range(world) if s != rank]
+
+
+def _send_owners(log: list, layout: StagingLayout, rank: int) -> list[int]:
+    """The owners whose tokens ``rank`` waited for, in order."""
+    by_word = {layout.token(o): o for o in range(layout.world)}
+    return [by_word[e[2]] for e in log if e[0] == "wait" and e[1] == rank and e[2] in by_word]
+
+
+def test_tokens_sit_after_the_arrival_flags_and_count_against_the_pad():
+    plan, chunks = plan_and_chunks("direct", 4, 2)
+    layout = StagingLayout(owner_regions(chunks), 4, FLAG_CAPACITY // 2, FLAG_CAPACITY)
+    arrivals = {layout.flag(r, s) for r in owner_regions(chunks) for s in range(4) if s != r.dst}
+    tokens = [layout.token(o) for o in range(4)]
+    assert min(tokens) > max(arrivals) and tokens == list(range(tokens[0], tokens[0] + 4))
+    assert layout.flag_end == tokens[-1] + 1
+    needed = layout.flag_end - FLAG_CAPACITY // 2
+    with pytest.raises(StagingError, match="4 staging tokens"):
+        StagingLayout(owner_regions(chunks), 4, 0, needed - 1)
+    StagingLayout(owner_regions(chunks), 4, 0, needed)  # exactly enough
+
+
+def test_a_spin_report_on_a_token_names_the_owner_that_kept_it():
+    plan, chunks = plan_and_chunks("direct", 2, 1)
+    launch = LaunchPlan.__new__(LaunchPlan)
+    launch.plans, launch.chunks = {"rs": plan}, {"rs": chunks}
+    layout = gpu_world._ce_reduce_schedule(tuple(chunks), 1, 2)[0]
+    sync = SyncState(torch.zeros(FLAG_CAPACITY, dtype=torch.int32), torch.tensor([7], dtype=torch.int32),
+                     torch.tensor([1, 3, layout.token(0), 0], dtype=torch.int32), spin_limit=100)
+    message = sync.timeout(launch, 1, gpu_world._token_words(launch, 1, 2))
+    assert message == ("rank 1: program 3 gave up waiting for rank 0's staging token of @rs (rank 0 has not started "
+                       "this launch, so it may still read this rank's last partials): flag 0, expected >= 1 after 100 polls")
