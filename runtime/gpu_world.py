@@ -135,8 +135,9 @@ class GpuWorld:
     pads: dict[tuple, SyncState] = field(default_factory=dict)  # (program, grid, sizes) -> signal pad and epoch
     peer_views: dict[tuple, torch.Tensor] = field(default_factory=dict)  # (address, peer, dtype) -> peer's buffer
     lane_streams: list[torch.cuda.Stream] = field(default_factory=list)  # the ce lanes (see lanes())
-    warned: set[tuple] = field(default_factory=set)  # configurations already warned about (NCCL starvation)
+    warned: set[tuple] = field(default_factory=set)  # configurations already warned about (NCCL starvation), ("staging",)
     loaded: set[str] = field(default_factory=set)  # communication kernels already loaded (see warm_reduction)
+    staging_warn_bytes: int = 8 << 30  # staging_for warns once when the staging buffers together pass this
 
     @classmethod
     def from_torchrun(cls, spin_limit: int = 0, comm_programs: int = COMM_PROGRAMS,
@@ -228,6 +229,13 @@ class GpuWorld:
                 raise GpuWorldError("a reduce-scatter configuration's first launch allocates its staging buffer "
                                     "and cannot be captured: launch it once eagerly before capturing a CUDA graph")
             self.staging[key] = self.symmetric(torch.empty(layout.shape(out), dtype=out.dtype))
+            held = sum(b.numel() * b.element_size() for b in self.staging.values())
+            if held > self.staging_warn_bytes and ("staging",) not in self.warned:
+                self.warned.add(("staging",))
+                warnings.warn(f"rank {self.rank}: the ce reduce-scatter staging buffers of {len(self.staging)} launch "
+                              f"configurations hold {held / 2**30:.1f} GiB of symmetric memory and are kept for the "
+                              "process's life (one per configuration: program, grid and sizes); launch fewer "
+                              "configurations or use backend=nccl", RuntimeWarning, stacklevel=4)
         return self.staging[key]
 
     def context(self, sources: Mapping[str, torch.Tensor] | None = None, ce_lanes: int | None = None) -> GpuRank:
@@ -345,6 +353,19 @@ def epilogue_reduction_refusal(program: FusedProgram, launch: LaunchPlan, progra
                 f"persistent programs leave {max(sms - programs, 0)} of {sms} SMs free; the communication stream and "
                 f"its {lanes} ce lane(s) each spin in a one-program wait that may take an SM of its own, and a "
                 f"program that cannot start would never send its partials. Launch at most {sms - free} programs.")
+    return None
+
+
+def staged_reductions_refusal(launch: LaunchPlan) -> str | None:
+    """Why a launch with more than one ce reduce-scatter plan is refused, or
+    None: every plan's staging layout starts at the same pad word
+    (:func:`_ce_reduce_schedule`) and plans of one output shape would share
+    a staging buffer, so two such plans would mix each other's partials."""
+    staged = [name for name, plan in launch.plans.items()
+              if plan.collective not in CONSUMED and all(c.backend != "nccl" for c in launch.chunks[name])]
+    if len(staged) > 1:
+        return (f"plans {', '.join('@' + n for n in staged)} are reduce-scatters on the ce backend; the GPU runtime "
+                "stages one such plan per program. Use backend=nccl for all but one, or split the kernel.")
     return None
 
 
@@ -482,7 +503,8 @@ class GpuRank:
             risk = nccl_starvation_risk(launch, first_tile(launch, program), w.rank) \
                 if any(c.backend == "nccl" for cs in launch.chunks.values() for c in cs) else None
             sms = torch.cuda.get_device_properties(w.device).multi_processor_count
-            refusal = (persistent_nccl_refusal(launch, risk, grid[0], sms)
+            refusal = (staged_reductions_refusal(launch)
+                       or persistent_nccl_refusal(launch, risk, grid[0], sms)
                        or epilogue_reduction_refusal(program, launch, grid[0], sms, self.ce_lanes)
                        or epilogue_order_error(program, launch))
             if refusal:

@@ -119,3 +119,33 @@ def test_a_spin_report_on_a_token_names_the_owner_that_kept_it():
     message = sync.timeout(launch, 1, gpu_world._token_words(launch, 1, 2))
     assert message == ("rank 1: program 3 gave up waiting for rank 0's staging token of @rs (rank 0 has not started "
                        "this launch, so it may still read this rank's last partials): flag 0, expected >= 1 after 100 polls")
+
+
+def _launch(*specs: tuple[str, str]) -> LaunchPlan:
+    """A LaunchPlan of plans (spec, chunk backend) at W = 2."""
+    import dataclasses
+
+    from syncopate.ir import deps
+    from syncopate.ir.context import make_context
+    from syncopate.ir.plans.cli import load_plans
+
+    launch = LaunchPlan.__new__(LaunchPlan)
+    plans = load_plans([spec for spec, _ in specs], make_context())
+    launch.plans = {p.sym_name.data: p for p in plans}
+    launch.chunks = {p.sym_name.data: [dataclasses.replace(c, backend=backend)
+                                       for c in deps.concrete_chunks(p, {"M": 32}, 0)]
+                     for p, (_, backend) in zip(plans, specs)}
+    return launch
+
+
+def test_two_staged_reduce_scatters_in_one_launch_are_refused():
+    """Their staging layouts would share arrival flags, tokens and (same shape) the buffer."""
+    both = _launch(("reduce-scatter{tensor=c_ptr dim=0 world=2}", "ce"),
+                   ("reduce-scatter{tensor=d_ptr dim=0 world=2 name=rs2}", "ce"))
+    assert gpu_world.staged_reductions_refusal(both) == (
+        "plans @rs, @rs2 are reduce-scatters on the ce backend; the GPU runtime stages one such plan per program. "
+        "Use backend=nccl for all but one, or split the kernel.")
+    one_nccl = _launch(("reduce-scatter{tensor=c_ptr dim=0 world=2}", "ce"),
+                       ("reduce-scatter{tensor=d_ptr dim=0 world=2 name=rs2}", "nccl"),
+                       ("all-gather{tensor=a_ptr dim=0 world=2}", "ce"))
+    assert gpu_world.staged_reductions_refusal(one_nccl) is None

@@ -92,3 +92,17 @@ def test_a_first_launch_inside_cuda_graph_capture_is_refused(world, monkeypatch)
     with pytest.raises(gpu_world.GpuWorldError, match="launch it once eagerly before capturing"):
         w.staging_for(sync, _layout(), torch.zeros(48, 8))
     assert log == []
+
+
+def test_staging_that_outgrows_its_budget_warns_once(world):
+    w, sync, log = world
+    w.staging_warn_bytes = 3 * 16 * 8 * 4 + 1  # one (3, 16, 8) fp32 buffer fits, two do not
+    layout, out = _layout(), torch.zeros(48, 8)
+    w.staging_for(sync, layout, out)
+    with pytest.warns(RuntimeWarning, match=r"staging buffers of 2 launch configurations hold 0.0 GiB"):
+        w.staging_for(_pad(w, "pad2", log), layout, out)
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        w.staging_for(_pad(w, "pad3", log), layout, out)  # warned already: silent
