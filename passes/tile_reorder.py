@@ -50,7 +50,9 @@ class TileReorderPass(ModulePass):
       ``program_id(axis)`` becomes ``(program_id(axis) + syn_rotate) %
       num_programs(axis)``, where the runtime sets ``syn_rotate`` to the
       first tile of this rank's own shard, so each rank starts on local data
-      and meets the others' in ring order.
+      and meets the others' in ring order; for a kernel that only produces
+      chunks (reduce-scatter), to the tile after its own shard, so its own
+      rows come last (``deps.rotation``).
 
     A persistent kernel (a tile loop ``for tile in range(tl.program_id(0),
     count, step)``, see ``footprint.tile_loop``) keeps its program ids; the

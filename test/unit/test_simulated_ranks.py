@@ -196,3 +196,28 @@ def test_persistent_waits_remember_the_chunk_a_program_saw_arrive(world: int, tm
         without = run_simulated(workload, world, order, seed=world, program=plain)
         assert all(r.ok for r in with_memo + without), order
         assert sum(r.polls for r in with_memo) < sum(r.polls for r in without), order
+
+
+@pytest.mark.parametrize("world", [2, 3, 4])
+def test_a_rotated_reduce_scatter_computes_its_own_rows_last(world: int):
+    """tile-reorder{order=rotate} on gemm_rs (16 rows per rank, BLOCK_M=16):
+    each rank starts on the next rank's rows and walks forward, its own rows
+    last (the departure order of a direct plan), instead of starting on them."""
+    workload = _workload("gemm_rs")
+    program = compile_workload(workload, world)
+    env = {"M": 16 * world, "N": 40, "K": 24, "BLOCK_M": 16, "BLOCK_N": 16, "BLOCK_K": 16}
+    for rank in range(world):
+        graph = deps.tile_chunk_graph(program.module, program.kernel, env, (world, 3), rank, {"rs": 0})
+        start = deps.rotation(graph, 0)
+        assert start == (rank + 1) % world
+        rows = [(start + p) % world for p in range(world)]  # tile rows in rotated program order
+        assert rows[-1] == rank and rows[0] == (rank + 1) % world
+
+
+def test_a_rotated_gather_still_starts_on_local_rows():
+    workload = _workload("ag_gemm")
+    program = compile_workload(workload, 4)
+    env = {"M": 64, "N": 36, "K": 40, "BLOCK_M": 16, "BLOCK_N": 16, "BLOCK_K": 16}
+    for rank in range(4):
+        graph = deps.tile_chunk_graph(program.module, program.kernel, env, (4, 3), rank, {"ag": 0})
+        assert deps.rotation(graph, 0) == rank
