@@ -199,8 +199,7 @@ def rotation(graph: nx.DiGraph, axis: int) -> int:
     reads no local chunk but writes one (a reduce-scatter) starts right
     after its last tile that writes its own rows, so the rows other ranks
     wait for come first and its own rows last (departure order for direct
-    plans; until the eighth session it started on its own rows, the worst
-    order, 1.1-1.4x slower than arrival in run 67)."""
+    plans; starting on its own rows would make them wait longest)."""
     def local_tiles(edges: Iterable[tuple]) -> list[int]:
         return [tile[1][axis] for chunk, tile, exact in edges
                 if exact and graph.nodes[chunk]["chunk"].is_local]

@@ -187,7 +187,8 @@ def syn_reduce_span(value, flags, table, n, lo, col, staging, epoch_ptr, spin_li
             local = (rows - p_lo).to(tl.int64)
             if ((offset % 16) == 0) & ((stride % 16) == 0) & ((ncols % 16) == 0):
                 # whole 16-element runs: the hints let the load move 16-byte vectors (the table's
-                # values carry no divisibility, unlike the kernel's own integer arguments)
+                # values carry no divisibility, unlike the kernel's own integer arguments); each
+                # branch loads for itself, since the hints do not survive the branches' merge
                 ncols = tl.multiple_of(ncols, 16)
                 staged = staging + tl.multiple_of(offset, 16) + local[:, None] * tl.multiple_of(stride, 16) + cols[None, :]
                 part = tl.load(staged, mask=inside[:, None] & (cols < ncols)[None, :], other=0.0)

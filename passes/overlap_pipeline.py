@@ -8,7 +8,6 @@ from typing import ClassVar
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
-
 from xdsl.utils.exceptions import PassFailedException
 
 from syncopate.passes.chunk_dependency_analysis import ChunkDependencyAnalysisPass

@@ -356,13 +356,18 @@ def epilogue_reduction_refusal(program: FusedProgram, launch: LaunchPlan, progra
     return None
 
 
+def _staged_plans(launch: LaunchPlan) -> list[str]:
+    """The launch's reduce-scatter plans the ce backend stages at their owners (no nccl chunk)."""
+    return [name for name, plan in launch.plans.items()
+            if plan.collective not in CONSUMED and all(c.backend != "nccl" for c in launch.chunks[name])]
+
+
 def staged_reductions_refusal(launch: LaunchPlan) -> str | None:
     """Why a launch with more than one ce reduce-scatter plan is refused, or
     None: every plan's staging layout starts at the same pad word
     (:func:`_ce_reduce_schedule`) and plans of one output shape would share
     a staging buffer, so two such plans would mix each other's partials."""
-    staged = [name for name, plan in launch.plans.items()
-              if plan.collective not in CONSUMED and all(c.backend != "nccl" for c in launch.chunks[name])]
+    staged = _staged_plans(launch)
     if len(staged) > 1:
         return (f"plans {', '.join('@' + n for n in staged)} are reduce-scatters on the ce backend; the GPU runtime "
                 "stages one such plan per program. Use backend=nccl for all but one, or split the kernel.")
@@ -532,13 +537,12 @@ class GpuRank:
                 for c in chunks[name]:
                     if c.dst == w.rank and c.is_local:
                         _write_value(sync.flags, c.flag, LOCAL_FLAG)
+            if produced and not torch.cuda.is_current_stream_capturing():
+                for name in _staged_plans(launch):  # allocated (collectively) before the kernel runs, not behind it
+                    self._ce_staging(launch, name, params, sync)
+                w.warm_reduction(sync)
             extra = launch.arguments(program, sync, w.device, self._peer_offset(consumed, chunks), params,
                                      self._reduce_staging(launch, params, sync))
-            if produced and not torch.cuda.is_current_stream_capturing():
-                for name in produced:  # allocated (collectively) before the kernel runs, not behind it
-                    if all(c.backend != "nccl" for c in chunks[name]):
-                        self._ce_staging(launch, name, params, sync)
-                w.warm_reduction(sync)
             if len(w.launches) >= LAUNCH_CACHE:
                 w.launches.pop(next(iter(w.launches)))  # oldest first
             cached = w.launches[key] = (launch, extra, deps.signal_counts(launch.graph), sync)
@@ -724,11 +728,8 @@ def _token_words(launch: LaunchPlan, rank: int, world: int) -> dict[int, tuple[s
     """Pad word -> (what it is, the value a wait expects) for the staging
     tokens of ``launch``'s ce reduce-scatters (named in spin reports)."""
     words = {}
-    for name, plan in launch.plans.items():
-        chunks = launch.chunks[name]
-        if plan.collective in CONSUMED or any(c.backend == "nccl" for c in chunks):
-            continue
-        layout = _ce_reduce_schedule(tuple(chunks), rank, world)[0]
+    for name in _staged_plans(launch):
+        layout = _ce_reduce_schedule(tuple(launch.chunks[name]), rank, world)[0]
         for owner in range(world):
             words[layout.token(owner)] = (f"rank {owner}'s staging token of @{name} (rank {owner} has not "
                                           "started this launch, so it may still read this rank's last partials)", 1)
