@@ -33,6 +33,12 @@ Consumed plans (all-gather, all-to-all, ring-exchange), per chunk backend:
   first launch of a configuration whose first tile waits for an NCCL chunk
   warns (:func:`nccl_starvation_risk`): on a full grid it can hang.
 
+Readiness and reuse (runtime/gather_tokens.py): a ce or sm consumer reads
+an owner's rows only after the owner's ready token of this launch, and a
+launch ends only when every peer that reads this rank's rows has handed back
+its release token, so the caller may write the next launch's rows right
+after it returns, with no host barrier. nccl chunks are self-synchronising.
+
 Flags tiles spin on are raised by ``stream_write_value32``, a stream memory
 operation that needs no SM (spinning tiles may hold every SM). Eagerly it
 carries the host's count of launches (= the device epoch). Inside CUDA-graph
@@ -65,11 +71,9 @@ kernel (runtime/stream_wait.py), then
   the owner's token before its first send, and the owner returns it when
   its communication stream starts its next launch of the configuration,
   which is after every read of the last one (stream order), so nothing is
-  left on the launch's critical path. Each configuration has its own
-  staging buffer, since its tokens live in its pad. (Until the eighth
-  session every launch ended with a symmetric-memory barrier of all ranks
-  instead; returning the tokens at the end of the launch cost as much:
-  docs/performance.md.)
+  left on the launch's critical path (returning them at the end of the
+  launch would cost as much as a barrier of all ranks). Each configuration
+  has its own staging buffer, since its tokens live in its pad.
 
 Rank r's result of a reduce-scatter is its own rows of the output tensor.
 
@@ -96,6 +100,7 @@ from syncopate.ir.deps import ConcreteChunk
 from syncopate.passes.chunk_dependency_analysis import CONSUMED
 from syncopate.runtime.abi import COMM_PROGRAMS, LaunchPlan, SyncState, epilogue_order_error, fused_reductions
 from syncopate.runtime.fused import FusedProgram
+from syncopate.runtime.gather_tokens import GatherTokens, peer_reads, source_rank
 from syncopate.runtime.staging import StagingLayout, owner_regions, reduce_table
 from syncopate.runtime.stream_wait import wait_flag
 from syncopate.runtime.world import rows
@@ -437,6 +442,16 @@ def _write_value(flags: torch.Tensor, index: int, value: int) -> None:
     _SymmetricMemory.stream_write_value32(flags.view(torch.uint32), index, value)
 
 
+def _copy(dst: torch.Tensor, src: torch.Tensor) -> None:
+    """A peer copy on the current stream (a copy engine for contiguous rows)."""
+    dst.copy_(src, non_blocking=True)
+
+
+def _await_token(sync: SyncState, index: int) -> None:
+    """Hold the current stream until ``sync``'s pad word ``index`` is at least 1 (a token)."""
+    wait_flag(sync.flags, index, 0, sync.epoch, sync.spin_limit, sync.report, least=1)
+
+
 def _count_launch(sync: SyncState, device: torch.device) -> None:
     """One more launch on ``sync``'s pad: the device epoch word (on the
     stream) and the host's count. Inside capture the pad is marked captured;
@@ -545,21 +560,35 @@ class GpuRank:
                                      self._reduce_staging(launch, params, sync))
             if len(w.launches) >= LAUNCH_CACHE:
                 w.launches.pop(next(iter(w.launches)))  # oldest first
-            cached = w.launches[key] = (launch, extra, deps.signal_counts(launch.graph), sync)
-        extra, counts = dict(cached[1]), cached[2]
+            reads = peer_reads(plans, chunks, w.rank, frozenset(consumed))
+            cached = w.launches[key] = (launch, extra, deps.signal_counts(launch.graph), sync, reads)
+        extra, counts, reads = dict(cached[1]), cached[2], cached[4]
+        tokens = GatherTokens(w.world, FLAG_CAPACITY)
         if "spin_limit" in program.abi:
             extra[program.abi["spin_limit"].data] = sync.spin_limit
 
-        w.comm_stream.wait_stream(compute)
+        w.comm_stream.wait_stream(compute)  # this launch's own rows (and sends) are written
         with torch.cuda.stream(w.comm_stream):
+            for reader in reads.readers:
+                _write_value(w.peer_view(sync.flags, reader, "signal pad"), tokens.ready(w.rank), 1)
+            awaited: set[int] = set()
             for name, plan in consumed.items():
-                self._deliver(plan, chunks[name], params, sync, captured)
+                self._deliver(plan, chunks[name], params, sync, captured, tokens, awaited)
+            self._release(sync, tokens, reads.released_after_copies)
+        for owner in reads.released_after_kernel:  # the kernel's communication programs pull their rows
+            _await_token(sync, tokens.ready(owner))
         run(extra, launch.launch_grid(program, sync.comm_programs))
-        if produced:
-            fused = fused_reductions(program)
-            with torch.cuda.stream(w.comm_stream):
+        with torch.cuda.stream(w.comm_stream):
+            if produced:
+                fused = fused_reductions(program)
                 for name, plan in produced.items():
                     self._reduce(plan, chunks[name], params, sync, counts, name in fused)
+            if reads.released_after_kernel:
+                w.comm_stream.wait_stream(compute)
+                self._release(sync, tokens, reads.released_after_kernel)
+            for reader in reads.readers:  # nothing after the launch may overwrite rows a peer still reads
+                _await_token(sync, tokens.released(reader))
+                _write_value(sync.flags, tokens.released(reader), 0)
         compute.wait_stream(w.comm_stream)
         _clear_flags(sync.flags, captured)
         if sync.spin_limit and not torch.cuda.is_current_stream_capturing():  # a graph's replays report nothing
@@ -596,19 +625,38 @@ class GpuRank:
         return sorted(mine, key=lambda c: (deps.arrival_rank(c), c.id))
 
     def _deliver(self, plan: PlanOp, chunks: list[ConcreteChunk], params: Mapping[str, Any], sync: SyncState,
-                 captured: list[int]) -> None:
-        """On the communication stream: the ce and nccl transfers of one plan."""
+                 captured: list[int], tokens: GatherTokens, awaited: set[int]) -> None:
+        """On the communication stream: the ce and nccl transfers of one plan.
+        Each lane waits for an owner's ready token before its first copy of
+        that owner's rows (``awaited``: owners the communication stream
+        already waited for, in an earlier plan's lanes)."""
         incoming = self._incoming(chunks, "ce")
         with self.world.lanes(min(self.ce_lanes, len(incoming))) as lanes:
+            ready = [set(awaited) for _ in lanes]
             for i, c in enumerate(incoming):
-                with torch.cuda.stream(lanes[i % len(lanes)]):
+                lane = i % len(lanes)
+                with torch.cuda.stream(lanes[lane]):
+                    src = source_rank(plan, chunks, c)
+                    if src not in ready[lane]:
+                        _await_token(sync, tokens.ready(src))
+                        ready[lane].add(src)
                     target = params[c.param]
-                    rows(target, c.dim, c.lo, c.hi).copy_(self._source_rows(plan, chunks, c, target), non_blocking=True)
+                    _copy(rows(target, c.dim, c.lo, c.hi), self._source_rows(plan, chunks, c, target))
                     _raise_flag(sync.flags, c.flag, sync, captured)
+            awaited.update(*ready)
         if any(c.backend == "nccl" for c in chunks):
             self._nccl_deliver(plan, chunks, params)
             for c in self._incoming(chunks, "nccl"):
                 _raise_flag(sync.flags, c.flag, sync, captured)
+
+    def _release(self, sync: SyncState, tokens: GatherTokens, owners: tuple[int, ...]) -> None:
+        """On the communication stream, after the last read of each of
+        ``owners``' rows: reset their ready tokens, then hand each owner its
+        release token (in that order: see runtime/gather_tokens.py)."""
+        for owner in owners:
+            _write_value(sync.flags, tokens.ready(owner), 0)
+        for owner in owners:
+            _write_value(self.world.peer_view(sync.flags, owner, "signal pad"), tokens.released(self.world.rank), 1)
 
     def _nccl_deliver(self, plan: PlanOp, chunks: list[ConcreteChunk], params: Mapping[str, Any]) -> None:
         import torch.distributed as dist
@@ -725,9 +773,10 @@ def _token_holders(arrivals: list[tuple[ConcreteChunk, list[int]]]) -> list[int]
 
 
 def _token_words(launch: LaunchPlan, rank: int, world: int) -> dict[int, tuple[str, int]]:
-    """Pad word -> (what it is, the value a wait expects) for the staging
-    tokens of ``launch``'s ce reduce-scatters (named in spin reports)."""
-    words = {}
+    """Pad word -> (what it is, the value a wait expects) for the tokens of
+    ``launch``: gather readiness/release and the ce reduce-scatters' staging
+    tokens (named in spin reports)."""
+    words = GatherTokens(world, FLAG_CAPACITY).describe(rank)
     for name in _staged_plans(launch):
         layout = _ce_reduce_schedule(tuple(launch.chunks[name]), rank, world)[0]
         for owner in range(world):
@@ -744,7 +793,7 @@ def _ce_reduce_schedule(chunks: tuple[ConcreteChunk, ...], rank: int, world: int
     plan evaluation (no host work per launch)."""
     regions = owner_regions(list(chunks))
     own = [(piece, _arrival_order(list(chunks), regions, piece, world)) for piece in regions if piece.dst == rank]
-    return StagingLayout(regions, world, FLAG_CAPACITY // 2, FLAG_CAPACITY), _send_order(list(chunks), regions, rank), own
+    return StagingLayout(regions, world, FLAG_CAPACITY // 2, GatherTokens(world, FLAG_CAPACITY).base), _send_order(list(chunks), regions, rank), own
 
 
 def _send_order(chunks: list[ConcreteChunk], regions: list[ConcreteChunk], rank: int) -> list[ConcreteChunk]:

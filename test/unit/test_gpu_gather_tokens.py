@@ -1,0 +1,303 @@
+"""Readiness and reuse of consumed plans (runtime/gather_tokens.py) on the
+GPU World's real launch path, with every device call recorded (no GPU) and
+then executed by a model of the streams of all ranks under random
+interleavings.
+
+Each rank issues ``LAUNCHES`` launches back to back, as a model does: before
+each one its compute stream writes the rank's fresh rows (``own``), and the
+host never waits. The model runs every stream of every rank, one recorded
+operation at a time, in a random order that respects stream order, joins
+(``wait_stream``) and flag waits, and checks the two rules the protocol must
+keep:
+
+* every read of an owner's rows (a ce copy, or the sm kernel's pull) sees
+  the owner's rows of the same launch: not the previous launch's (read
+  before the owner wrote) and not the next one's (overwritten too early);
+* every stream finishes (no deadlock).
+
+Each rule is also sabotaged (an operation replaced by a no-op, so the
+recorded joins keep their positions), and the model must then find a
+violation."""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import random
+import types
+from pathlib import Path
+
+import pytest
+import torch
+
+from syncopate.ir import deps
+from syncopate.runtime import gpu_world
+from syncopate.runtime.abi import SyncState
+from syncopate.runtime.check import compile_workload
+from syncopate.runtime.fused import FusedKernel
+from syncopate.runtime.gather_tokens import GatherTokens, peer_reads
+from syncopate.runtime.workload import load_workload
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+LAUNCHES = 3
+SCHEDULES = 25
+
+
+class Stream:
+    """A recorded stream: its operations and how many have run."""
+
+    def __init__(self, rank: int, name: str):
+        self.rank, self.name, self.ops, self.pc = rank, name, [], 0
+
+    def wait_stream(self, other: Stream) -> None:
+        self.ops.append(("join", other, len(other.ops)))
+
+    @staticmethod
+    def priority_range() -> tuple[int, int]:
+        return (0, -1)
+
+
+@functools.lru_cache(maxsize=None)
+def _program(example: str, world: int, backend: str, plans: tuple[str, ...] | None):
+    workload = load_workload(str(EXAMPLES / example))
+    return workload, compile_workload(workload, world, f"overlap{{backend={backend}}}", list(plans) if plans else None)
+
+
+class Rank:
+    """One rank's recorded launches."""
+
+    def __init__(self, rank: int, world: int, pads: dict[int, torch.Tensor], bufs: dict[int, torch.Tensor]):
+        self.rank, self.world = rank, world
+        self.compute, self.comm = Stream(rank, "compute"), Stream(rank, "comm")
+        self.current = self.compute
+        self.streams = [self.compute, self.comm]
+        self.launch_no = -1
+        self.pads, self.bufs = pads, bufs
+
+
+def _record(monkeypatch, example: str, world: int, backend: str, lanes: int = 1,
+            plans: tuple[str, ...] | None = None) -> list[Rank]:
+    workload, program = _program(example, world, backend, plans)
+    pads = {r: torch.zeros(gpu_world.FLAG_CAPACITY, dtype=torch.int32) for r in range(world)}
+    inputs = [workload.make_inputs(r, world, 3) for r in range(world)]
+    full = torch.cat([i["a"] for i in inputs]).contiguous()
+    bufs = {r: full.clone() for r in range(world)}
+    pad_owner = {pads[r].data_ptr(): r for r in pads}
+    ranks: list[Rank] = []
+
+    def owner_of(t: torch.Tensor) -> int:
+        for r, b in bufs.items():
+            lo = b.data_ptr()
+            if lo <= t.data_ptr() < lo + b.numel() * b.element_size():
+                return r
+        raise AssertionError("a read of memory that is no rank's buffer")
+
+    def op(*what) -> None:
+        ranks[-1].current.ops.append((*what, ranks[-1].launch_no))
+
+    def new_stream(*_args, **_kwargs) -> Stream:
+        s = Stream(ranks[-1].rank, f"lane{len(ranks[-1].streams)}")
+        ranks[-1].streams.append(s)
+        return s
+
+    new_stream.priority_range = Stream.priority_range
+
+    @contextlib.contextmanager
+    def on(stream):
+        saved, ranks[-1].current = ranks[-1].current, stream
+        try:
+            yield
+        finally:
+            ranks[-1].current = saved
+
+    monkeypatch.setattr(torch.cuda, "Stream", new_stream)
+    monkeypatch.setattr(torch.cuda, "stream", on)
+    monkeypatch.setattr(torch.cuda, "current_stream", lambda device=None: ranks[-1].current)
+    monkeypatch.setattr(torch.cuda, "is_current_stream_capturing", lambda: False)
+    monkeypatch.setattr(torch.cuda, "synchronize", lambda device=None: None)
+    monkeypatch.setattr(torch.cuda, "get_device_properties", lambda d: types.SimpleNamespace(multi_processor_count=132))
+    monkeypatch.setattr(gpu_world, "_check_tensor", lambda t, name: None)
+    monkeypatch.setattr(gpu_world, "_write_value", lambda flags, index, value: op(
+        "write", pad_owner[flags.data_ptr()], index, value))
+    monkeypatch.setattr(gpu_world, "wait_flag", lambda flags, index, count, *a, least=0: op(
+        "wait", pad_owner[flags.data_ptr()], index, least))
+    monkeypatch.setattr(gpu_world, "_copy", lambda dst, src: op("read", owner_of(src)))
+    monkeypatch.setattr(gpu_world, "_raise_flag", lambda *a: None)
+
+    for r in range(world):
+        rank = Rank(r, world, pads, bufs)
+        ranks.append(rank)
+        w = gpu_world.GpuWorld(rank=r, world=world, device=torch.device("cpu"), group=None,
+                               comm_stream=rank.comm, ce_lanes=lanes)
+        monkeypatch.setattr(w, "new_sync_state", lambda size: SyncState(
+            pads[ranks[-1].rank], torch.zeros(1, dtype=torch.int32), torch.zeros(4, dtype=torch.int32)))
+        monkeypatch.setattr(w, "peer_view", lambda buf, peer, what="tensor": (
+            pads[peer] if what == "signal pad" else bufs[peer]))
+        context = w.context()
+
+        class Recorder:
+            def launch(self, program, grid, params, run):
+                def kernel(extra, launch_grid=None):
+                    launch = context.last
+                    pulled = sorted({deps.owner(launch.chunks[c.plan], c) for c in launch.sm_chunks()})
+                    op("kernel", tuple(pulled))
+
+                context.launch(program, grid, params, kernel)
+
+        fused = FusedKernel(program, workload.kernel, Recorder())
+        for n in range(LAUNCHES):
+            rank.launch_no = n
+            op("own", r)  # this launch's fresh rows, on the compute stream, just before the launch
+            workload.launch(fused, bufs[r], inputs[r]["b"])
+    return ranks
+
+
+def _execute(ranks: list[Rank], rng: random.Random) -> list[str]:
+    """Run every recorded stream in a random legal order; the rule violations found."""
+    for rank in ranks:
+        for s in rank.streams:
+            s.pc = 0
+    memory = {rank.rank: {} for rank in ranks}
+    version = {rank.rank: -1 for rank in ranks}
+    problems: list[str] = []
+    streams = [s for rank in ranks for s in rank.streams]
+
+    def runnable(s: Stream) -> bool:
+        if s.pc >= len(s.ops):
+            return False
+        op = s.ops[s.pc]
+        if op[0] == "join":
+            return op[1].pc >= op[2]
+        if op[0] == "wait":
+            return memory[op[1]].get(op[2], 0) >= op[3]
+        return True
+
+    def read(s: Stream, owner: int, launch: int) -> None:
+        if version[owner] != launch:
+            problems.append(f"rank {s.rank} launch {launch} read rank {owner}'s rows of launch {version[owner]}")
+
+    # each stream runs at its own speed (log-uniform over three decades): slow ranks and slow lanes
+    speed = {id(s): 10 ** rng.uniform(-3, 0) for s in streams}
+    while True:
+        ready = [s for s in streams if runnable(s)]
+        if not ready:
+            break
+        s = rng.choices(ready, weights=[speed[id(s)] for s in ready])[0]
+        op = s.ops[s.pc]
+        s.pc += 1
+        if op[0] == "write":
+            memory[op[1]][op[2]] = op[3]
+        elif op[0] == "own":
+            version[op[1]] = op[2]
+        elif op[0] == "read":
+            read(s, op[1], op[2])
+        elif op[0] == "kernel":
+            for owner in op[1]:
+                read(s, owner, op[2])
+    stuck = [f"rank {s.rank} {s.name} at {s.ops[s.pc][:4]}" for s in streams if s.pc < len(s.ops)]
+    return problems + [f"deadlock: {', '.join(stuck)}"] if stuck else problems
+
+
+def _violations(ranks: list[Rank], schedules: int = SCHEDULES) -> list[str]:
+    found: list[str] = []
+    for seed in range(schedules):
+        found += _execute(ranks, random.Random(seed))
+    return found
+
+
+CASES = [
+    ("ag_gemm.py", 2, "ce", 1, None),
+    ("ag_gemm.py", 3, "ce", 1, None),
+    ("ag_gemm.py", 3, "ce", 3, ("all-gather{tensor=a_ptr dim=0 chunks_per_rank=2}",)),
+    ("ag_gemm.py", 2, "sm", 1, None),
+    ("ag_gemm.py", 3, "sm", 1, None),
+]
+IDS = [f"{b}-w{w}-lanes{lanes}" + ("-2chunks" if p else "") for _, w, b, lanes, p in CASES]
+
+
+@pytest.mark.parametrize("example, world, backend, lanes, plans", CASES, ids=IDS)
+def test_back_to_back_launches_read_each_launchs_rows(monkeypatch, example, world, backend, lanes, plans):
+    ranks = _record(monkeypatch, example, world, backend, lanes, plans)
+    reads = sum(op[0] == "read" or (op[0] == "kernel" and bool(op[1])) for r in ranks for s in r.streams for op in s.ops)
+    assert reads >= world * LAUNCHES  # the model saw the reads it checks
+    assert _violations(ranks) == []
+
+
+@pytest.mark.parametrize("backend", ["ce", "sm"])
+def test_without_the_ready_wait_a_reader_sees_the_previous_launch(monkeypatch, backend):
+    ranks = _record(monkeypatch, "ag_gemm.py", 2, backend)
+    tokens = GatherTokens(2, gpu_world.FLAG_CAPACITY)
+    ready = {tokens.ready(o) for o in range(2)}
+    for r in ranks:
+        for s in r.streams:
+            s.ops = [("skip",) if op[0] == "wait" and op[2] in ready else op for op in s.ops]
+    assert any("of launch" in v for v in _violations(ranks))
+
+
+@pytest.mark.parametrize("backend", ["ce", "sm"])
+def test_without_the_release_wait_an_owner_overwrites_rows_a_peer_reads(monkeypatch, backend):
+    ranks = _record(monkeypatch, "ag_gemm.py", 2, backend)
+    tokens = GatherTokens(2, gpu_world.FLAG_CAPACITY)
+    released = {tokens.released(o) for o in range(2)}
+    for r in ranks:
+        for s in r.streams:
+            s.ops = [("skip",) if op[0] == "wait" and op[2] in released else op for op in s.ops]
+    assert any("read rank" in v for v in _violations(ranks))
+
+
+def test_resetting_ready_after_the_release_loses_the_next_launchs_token(monkeypatch):
+    """The reader must reset an owner's ready token before it releases the
+    owner: reversed, the owner's next ready can land before the reset."""
+
+    def release_then_reset(self, sync, tokens, owners):
+        for owner in owners:
+            gpu_world._write_value(self.world.peer_view(sync.flags, owner, "signal pad"),
+                                   tokens.released(self.world.rank), 1)
+        for owner in owners:
+            gpu_world._write_value(sync.flags, tokens.ready(owner), 0)
+
+    monkeypatch.setattr(gpu_world.GpuRank, "_release", release_then_reset)
+    ranks = _record(monkeypatch, "ag_gemm.py", 2, "ce")
+    assert any("deadlock" in v or "of launch" in v for v in _violations(ranks, 200))
+
+
+def test_without_the_compute_join_the_ready_token_precedes_the_rows(monkeypatch):
+    """The ready token is written on the communication stream after it
+    joined the compute stream (where the caller wrote the rows)."""
+    ranks = _record(monkeypatch, "ag_gemm.py", 2, "ce")
+    for r in ranks:
+        joins = [i for i, op in enumerate(r.comm.ops) if op[0] == "join" and op[1] is r.compute]
+        r.comm.ops[joins[0]] = ("skip",)  # the first launch's join: its ready token no longer waits for its rows
+        # later joins still order later launches; only launch 0 may be read early
+    assert any("launch 0 read" in v and "of launch -1" in v for v in _violations(ranks))
+
+
+def test_nccl_chunks_take_no_tokens():
+    """nccl transfers are collectives (self-synchronising): no token words."""
+    from syncopate.runtime.abi import LaunchPlan
+
+    workload, program = _program("ag_gemm.py", 2, "nccl", None)
+    inputs = [workload.make_inputs(r, 2, 3) for r in range(2)]
+    seen = []
+
+    class Capture:
+        def launch(self, program, grid, params, run):
+            seen.append((grid, params))
+
+    workload.launch(FusedKernel(program, workload.kernel, Capture()), torch.cat([i["a"] for i in inputs]),
+                    inputs[0]["b"])
+    grid, params = seen[0]
+    launch = LaunchPlan.build(program, params, grid, 0)
+    assert any(c.backend == "nccl" and not c.is_local for cs in launch.chunks.values() for c in cs)
+    consumed = {n for n, p in launch.plans.items() if p.collective == "all-gather"}
+    reads = peer_reads(launch.plans, launch.chunks, 0, consumed)
+    assert reads.readers == () and dict(reads.owners) == {}
+
+
+def test_token_words_sit_above_the_reduce_scatter_layout():
+    """The tokens take the pad's top 2W words; the staging layout must end below them."""
+    for world in (2, 4, 8):
+        tokens = GatherTokens(world, gpu_world.FLAG_CAPACITY)
+        words = {tokens.ready(o) for o in range(world)} | {tokens.released(o) for o in range(world)}
+        assert len(words) == 2 * world and max(words) == gpu_world.FLAG_CAPACITY - 1
+        assert min(words) >= gpu_world.FLAG_CAPACITY // 2
