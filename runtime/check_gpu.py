@@ -103,8 +103,9 @@ def _check_once(workload, world: GpuWorld, program: FusedProgram, buffers: _Buff
             _param, arg, dim = _collective_arg(workload, plan)
             _place_own_block(plan, inputs[r][arg], fused_inputs[arg], r, dim)
     _poison_allocator(reference)
-    torch.cuda.synchronize()
-    world.barrier()  # every rank's own rows are in place before anyone pulls them
+    # no barrier: the launch's ready tokens hold every reader until this
+    # rank's rows are written, and its release tokens hold the next check's
+    # poisoning until every reader is done (runtime/gather_tokens.py)
     out = workload.launch(FusedKernel(program, workload.kernel, context), **fused_inputs)
     torch.cuda.synchronize()
     if produced:
@@ -118,7 +119,6 @@ def _check_once(workload, world: GpuWorld, program: FusedProgram, buffers: _Buff
         out, reference = torch.cat(got), torch.cat(want)
     err = _error(out, reference)
     good = out.shape == reference.shape and bool(torch.allclose(out, reference, atol=ATOL, rtol=RTOL))
-    world.barrier()  # nobody poisons its buffer while a peer still copies from it
     return err, good
 
 

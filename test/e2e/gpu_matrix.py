@@ -17,7 +17,11 @@ stress checks of issue 5:
   graph with inputs alternating between b and 2b, replayed 20 times with no
   host sync, then every launch's rows checked: a launch that overwrote a
   staging slot before its owner read it would mix partials of b and 2b
-  (the staging tokens must prevent it; nothing else orders the ranks).
+  (the staging tokens must prevent it; nothing else orders the ranks);
+* ``back-to-back``: 200 ag_gemm launches per backend (ce, sm, nccl),
+  eagerly and as CUDA-graph replays, with fresh inputs each launch, no host
+  sync or barrier, and randomly slowed producers (the readiness and release
+  tokens of runtime/gather_tokens.py must order them).
 
 Prints one ``MATRIX <case> rank r/W: ok|FAIL <why>`` line per case and rank;
 test/e2e/test_gpu_world.py runs it and requires every line to be ok. Uses
@@ -27,6 +31,7 @@ overlap-run's own check (runtime/check_gpu.run_gpu).
 from __future__ import annotations
 
 import os
+import random
 import sys
 import traceback
 from pathlib import Path
@@ -176,6 +181,80 @@ def graph_replays(world, backend: str, replays: int = 50, lanes: int = 1) -> Non
     world.barrier()
 
 
+def back_to_back(world, backend: str, graph: bool, launches: int = 200) -> None:
+    """ag_gemm launched as a model launches it: back to back, each launch
+    with fresh random A shards and B, no host sync or barrier anywhere in
+    the loop, and before a random third of the launches one random rank's
+    compute stream sleeps (a slow producer) before it writes its rows. Each
+    launch first poisons the whole gathered buffer, own rows included, so a
+    peer that copies too early or too late reads NaN or another launch's
+    rows. ``graph``: one launch captured once and replayed, its inputs
+    copied into the captured buffers before each replay. Every output is
+    checked after the loop."""
+    from syncopate.runtime.check import compile_workload
+    from syncopate.runtime.fused import FusedKernel
+    from syncopate.runtime.workload import load_workload, shard_bounds
+
+    case = f"back-to-back {'graph' if graph else 'eager'} x{launches} ag_gemm backend={backend}"
+    saved, world.spin_limit = world.spin_limit, 0  # a bounded spin synchronizes the host after each launch
+    try:
+        workload = load_workload(str(EXAMPLES / "ag_gemm.py"))
+        program = compile_workload(workload, world.world, f"overlap{{backend={backend}}}")
+        w, r = world.world, world.rank
+        inputs = [[{k: v.cuda() for k, v in workload.make_inputs(s, w, 500 + i).items()} for s in range(w)]
+                  for i in range(launches)]
+        full = torch.cat([x["a"] for x in inputs[0]]).contiguous()
+        start, size = shard_bounds(full.shape[0], w, r)
+        buf = world.symmetric(full)
+        fused = FusedKernel(program, workload.kernel, world.context())
+        plan = random.Random(99)  # the same slow ranks on every rank's copy of the plan
+        slow = [plan.randrange(3 * w) for _ in range(launches)]  # < w: that rank sleeps
+        cycles = [plan.choice((20_000, 200_000, 2_000_000)) for _ in range(launches)]
+        own, b = torch.empty_like(inputs[0][r]["a"]), torch.empty_like(inputs[0][r]["b"])
+
+        def step():
+            buf.fill_(float("nan"))
+            buf[start:start + size].copy_(own)
+            return workload.launch(fused, buf, b)
+
+        own.copy_(inputs[0][r]["a"])
+        b.copy_(inputs[0][r]["b"])
+        step()  # compiles and builds the launch tables
+        torch.cuda.synchronize()
+        world.barrier()  # set-up only: the loop below has none
+        if graph:
+            g, stream = torch.cuda.CUDAGraph(), torch.cuda.Stream()
+            stream.wait_stream(torch.cuda.current_stream())
+            with torch.cuda.stream(stream), torch.cuda.graph(g, stream=stream):
+                out = step()
+            torch.cuda.synchronize()
+            world.barrier()
+        outs = []
+        for i in range(launches):
+            if slow[i] == r:
+                torch.cuda._sleep(cycles[i])
+            own.copy_(inputs[i][r]["a"])
+            b.copy_(inputs[i][r]["b"])
+            if graph:
+                g.replay()
+                outs.append(out.clone())
+            else:
+                outs.append(step())
+        torch.cuda.synchronize()
+        bad = []
+        for i in range(launches):
+            want = workload.launch(workload.kernel, torch.cat([x["a"] for x in inputs[i]]), inputs[i][r]["b"])
+            if not torch.allclose(outs[i], want, atol=2e-2, rtol=2e-2):
+                bad.append(i)
+        say(world, case, not bad, f"{len(bad)} of {launches} launches differ: {bad[:8]}")
+    except Exception as err:
+        say(world, case, False, f"{type(err).__name__}: {err}")
+        traceback.print_exc()
+    finally:
+        world.spin_limit = saved
+    world.barrier()
+
+
 def debug_spin(world) -> None:
     from syncopate.runtime.gpu_world import GpuWorldError
 
@@ -260,7 +339,7 @@ def main() -> int:
     only = sys.argv[1] if len(sys.argv) > 1 else None
     # bounded spins (about 10 s): a broken case reports instead of hanging the whole run
     world = GpuWorld.from_torchrun(spin_limit=10_000_000)
-    if only != "stress":
+    if only not in ("stress", "back-to-back"):
         matrix(world, only)
     if only in (None, "stress"):
         for backend in ("ce", "sm"):
@@ -271,6 +350,10 @@ def main() -> int:
         debug_spin(world)
         for reduce in ("stream", "epilogue"):
             rs_back_to_back(world, reduce)
+    if only in (None, "stress", "back-to-back"):
+        for backend in ("ce", "sm", "nccl"):
+            for graph in (False, True):
+                back_to_back(world, backend, graph)
     torch.distributed.destroy_process_group()
     return 0
 

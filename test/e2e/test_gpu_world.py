@@ -51,7 +51,8 @@ def test_every_example_backend_and_order(world: int):
     failed = [line for line in lines if line[3] != "ok"]
     assert not failed, "\n".join(" ".join(f) for f in failed) + done.stderr[-3000:]
     cases = {case for case, *_ in lines}
-    assert len(cases) == len(CASES) + len(LANE_CASES) + 9, sorted(cases)  # + 2 x launches, 4 x graph, debug, 2 x rs
+    # + 2 x launches, 4 x graph, debug, 2 x rs, 6 x back-to-back
+    assert len(cases) == len(CASES) + len(LANE_CASES) + 15, sorted(cases)
     assert len(lines) == len(cases) * world
     assert done.returncode == 0, done.stderr[-3000:]
 
