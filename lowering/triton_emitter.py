@@ -15,17 +15,16 @@ from __future__ import annotations
 
 import keyword
 import math
-
-import numpy
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+import numpy
 from xdsl.dialects import arith, scf
 from xdsl.dialects.builtin import (
     ArrayAttr,
     DictionaryAttr,
-    FloatAttr,
     Float32Type,
+    FloatAttr,
     IntegerAttr,
     IntegerType,
     ModuleOp,
@@ -37,7 +36,7 @@ from xdsl.ir import Attribute, Block, BlockArgument, Operation, SSAValue
 from xdsl.traits import Pure
 
 from syncopate.dialects import tile
-from syncopate.ir.type_rules import dtype_name
+from syncopate.ir.frontend.type_rules import dtype_name
 
 HEADER = "import triton\nimport triton.language as tl\n"
 

@@ -14,8 +14,8 @@ from xdsl.utils.exceptions import PassFailedException
 
 from syncopate.dialects import tile
 from syncopate.dialects.chunk import PlanOp, ReduceSpanOp
-from syncopate.ir import footprint
-from syncopate.passes.chunk_dependency_analysis import BoundAccess, analyze
+from syncopate.ir.analysis import footprint
+from syncopate.ir.analysis.chunk_access import BoundAccess, analyze
 
 ORIGIN = StringAttr("fuse-peer-reduction")
 ROW_DIM = 0  # the owner's rows: chunks of a reduce-scatter along dim 0

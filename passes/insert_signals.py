@@ -15,8 +15,8 @@ from xdsl.utils.exceptions import PassFailedException
 
 from syncopate.dialects import tile
 from syncopate.dialects.chunk import SignalSpanOp, WaitSpanLoopOp, WaitSpanOp
-from syncopate.ir import footprint
-from syncopate.passes.chunk_dependency_analysis import BoundAccess, analyze
+from syncopate.ir.analysis import footprint
+from syncopate.ir.analysis.chunk_access import BoundAccess, analyze
 
 ORIGIN = StringAttr("insert-signals")
 WHOLE_DIM = 2**31 - 1  # extent of a hoisted wait: every chunk of the tensor (lo 0)

@@ -15,10 +15,10 @@ from xdsl.utils.exceptions import PassFailedException
 
 from syncopate.dialects import tile
 from syncopate.dialects.chunk import PlanOp, ReduceSpanOp, SignalOp, SignalSpanOp, WaitOp, WaitSpanLoopOp, WaitSpanOp
-from syncopate.ir.deps import TILE_LOOP_ATTR
-from syncopate.ir.footprint import enclosing_loops
-from syncopate.ir.kernel_params import import_helpers, kernel_param
-from syncopate.passes.chunk_dependency_analysis import CONSUMED
+from syncopate.ir.analysis.chunk_access import CONSUMED
+from syncopate.ir.analysis.deps import TILE_LOOP_ATTR
+from syncopate.ir.analysis.footprint import enclosing_loops
+from syncopate.passes.kernel_params import import_helpers, kernel_param
 from syncopate.passes.sm_comm_programs import COMM_PROGRAMS, add_comm_programs
 
 ORIGIN = StringAttr("lower-chunk-to-tile")

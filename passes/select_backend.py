@@ -11,9 +11,9 @@ from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import PassFailedException
 
 from syncopate.dialects.chunk import ChunkOp, PlanOp, extent_value
+from syncopate.ir.analysis.chunk_access import CONSUMED
 from syncopate.ir.plans.errors import PlanError
 from syncopate.ir.plans.expr import evaluate
-from syncopate.passes.chunk_dependency_analysis import CONSUMED
 
 BACKENDS = ("ce", "sm", "nccl")
 COST_ATTR = "chunk.cost"

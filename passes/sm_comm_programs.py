@@ -26,7 +26,7 @@ from xdsl.ir import Block, BlockArgument, Operation, Region, SSAValue
 from xdsl.utils.exceptions import PassFailedException
 
 from syncopate.dialects import tile
-from syncopate.ir.kernel_params import kernel_param
+from syncopate.passes.kernel_params import kernel_param
 
 COMM_PROGRAMS = "syn_comm_programs"
 COPY_BLOCK = 8192  # elements per copy step of one communication program (16 KiB of bf16 in flight)

@@ -13,9 +13,9 @@ from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import PassFailedException
 
 from syncopate.dialects import tile
-from syncopate.ir.footprint import tile_loop
-from syncopate.ir.kernel_params import import_helpers, kernel_param
-from syncopate.passes.chunk_dependency_analysis import analyze
+from syncopate.ir.analysis.chunk_access import analyze
+from syncopate.ir.analysis.footprint import tile_loop
+from syncopate.passes.kernel_params import import_helpers, kernel_param
 from syncopate.passes.lower_chunk_to_tile import ABI_ATTR
 
 ORIGIN = StringAttr("tile-reorder")

@@ -19,8 +19,8 @@ import networkx as nx
 import torch
 
 from syncopate.dialects.chunk import PlanOp
-from syncopate.ir import deps
-from syncopate.ir.deps import TILE_LOOP_ATTR, ConcreteChunk
+from syncopate.ir.analysis import deps
+from syncopate.ir.analysis.deps import TILE_LOOP_ATTR, ConcreteChunk
 from syncopate.runtime.fused import FusedProgram
 
 

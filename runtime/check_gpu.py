@@ -16,11 +16,11 @@ from typing import Any
 
 import torch
 
-from syncopate.ir import deps
+from syncopate.ir.analysis import deps
 from syncopate.runtime.check import RankResult, _collective_arg, _error, _receive_buffers, compile_workload
 from syncopate.runtime.fused import FusedKernel, FusedProgram
 from syncopate.runtime.gpu_world import GpuWorld
-from syncopate.runtime.world import rows
+from syncopate.runtime.sim_world import rows
 
 ATOL = RTOL = 2e-2  # fp32 tl.dot runs in TF32 on tensor cores; the reference uses the same kernel
 

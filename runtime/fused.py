@@ -62,7 +62,7 @@ def compile_fused(source_path: str, kernel_name: str, plan_specs: Sequence[str],
                   cache_dir: str | None = None) -> FusedProgram:
     """Fuse ``plan_specs`` into kernel ``kernel_name`` of ``source_path``."""
     from syncopate.ir.context import make_context
-    from syncopate.ir.frontend import import_file
+    from syncopate.ir.frontend.triton_import import import_file
     from syncopate.ir.plans.cli import load_plans
 
     module = import_file(source_path)

@@ -40,8 +40,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from syncopate.dialects.chunk import PlanOp
-from syncopate.ir import deps
-from syncopate.ir.deps import ConcreteChunk
+from syncopate.ir.analysis import deps
+from syncopate.ir.analysis.deps import ConcreteChunk
 
 PULLED = ("ce", "sm")  # backends that read the owner's symmetric buffer directly
 

@@ -95,15 +95,15 @@ from typing import Any
 import torch
 
 from syncopate.dialects.chunk import PlanOp
-from syncopate.ir import deps
-from syncopate.ir.deps import ConcreteChunk
-from syncopate.passes.chunk_dependency_analysis import CONSUMED
+from syncopate.ir.analysis import deps
+from syncopate.ir.analysis.chunk_access import CONSUMED
+from syncopate.ir.analysis.deps import ConcreteChunk
 from syncopate.runtime.abi import COMM_PROGRAMS, LaunchPlan, SyncState, epilogue_order_error, fused_reductions
 from syncopate.runtime.fused import FusedProgram
 from syncopate.runtime.gather_tokens import GatherTokens, peer_reads, source_rank
+from syncopate.runtime.sim_world import rows
 from syncopate.runtime.staging import StagingLayout, owner_regions, reduce_table
 from syncopate.runtime.stream_wait import wait_flag
-from syncopate.runtime.world import rows
 
 LAUNCH_CACHE = 64  # launch tables kept (keyed by tensor addresses too)
 FLAG_CAPACITY = 1 << 14  # symmetric signal pad words; the upper half holds reduce-scatter arrivals

@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 
 import torch
 
-from syncopate.ir.deps import ConcreteChunk
+from syncopate.ir.analysis.deps import ConcreteChunk
 
 DELIVERY_ORDERS = ("plan", "reversed", "random", "late")
 

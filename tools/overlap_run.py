@@ -81,7 +81,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     from xdsl.utils.exceptions import DiagnosticException
 
-    from syncopate.ir.errors import FrontendError
+    from syncopate.ir.frontend.errors import FrontendError
     from syncopate.ir.plans.errors import PlanError
     from syncopate.lowering.triton_emitter import EmitError
     from syncopate.runtime.check import compile_workload, run_simulated

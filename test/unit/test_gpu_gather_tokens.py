@@ -30,7 +30,7 @@ from pathlib import Path
 import pytest
 import torch
 
-from syncopate.ir import deps
+from syncopate.ir.analysis import deps
 from syncopate.runtime import gpu_world
 from syncopate.runtime.abi import SyncState
 from syncopate.runtime.check import compile_workload

@@ -36,9 +36,9 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Block, BlockArgument, Operation, Region, SSAValue
 
 from syncopate.dialects import tile
-from syncopate.ir import type_rules as T
-from syncopate.ir.errors import FrontendError
-from syncopate.ir.pointer_scan import pointer_parameters
+from syncopate.ir.frontend import type_rules as T
+from syncopate.ir.frontend.errors import FrontendError
+from syncopate.ir.frontend.pointer_scan import pointer_parameters
 
 TRITON = "triton"
 TL = "triton.language"

@@ -18,7 +18,7 @@ from xdsl.dialects.builtin import DictionaryAttr, ModuleOp
 
 from syncopate.dialects import tile
 from syncopate.dialects.chunk import PlanOp, extent_value
-from syncopate.ir import footprint
+from syncopate.ir.analysis import footprint
 from syncopate.ir.plans.expr import evaluate
 
 TILE_LOOP_ATTR = "chunk.tile_loop"  # on a kernel: the tile count of its persistent tile loop (footprint.tile_loop)

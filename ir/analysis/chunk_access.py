@@ -1,0 +1,272 @@
+"""Which chunks each tile reads and writes: plan tensors bound to the kernel.
+
+:func:`analyze` binds every plan tensor to the kernel parameter it names and
+bounds each access of it along the plan's dim (a :class:`BoundAccess`). The
+chunk-dependency-analysis pass records the result as ``chunk.access``
+attributes; the later passes query it directly.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xdsl.dialects.builtin import ArrayAttr, ModuleOp, StringAttr
+from xdsl.ir import BlockArgument, Operation, SSAValue
+from xdsl.utils.exceptions import PassFailedException
+
+from syncopate.dialects import tile
+from syncopate.dialects.chunk import PlanOp, TensorOp, extent_attr
+from syncopate.ir.analysis import footprint
+from syncopate.ir.analysis.footprint import Access, Span, Unbounded
+from syncopate.ir.plans.expr import symbols
+
+# collective kind -> role of the kernel's accesses to the plan's tensor
+CONSUMED = ("all-gather", "all-to-all", "ring-exchange")
+PRODUCED = ("reduce-scatter",)
+
+
+@dataclass(frozen=True)
+class BoundAccess:
+    """An access of a plan tensor: its footprint along the plan's dim."""
+
+    access: Access
+    plan: PlanOp
+    tensor: TensorOp
+    dim: int
+    span: Span
+    loops: tuple[Operation, ...]  # enclosing loops, outermost first
+    invariant: int  # the span is invariant in the innermost `invariant` loops
+    stride: str | int | None  # the stride found in the address (None: not known)
+
+    @property
+    def role(self) -> str:
+        return self.access.role
+
+
+@dataclass
+class ChunkDependencies:
+    """The analysis result: the kernel and its plan-tensor accesses."""
+
+    kernel: tile.FuncOp
+    plans: list[PlanOp]
+    accesses: list[BoundAccess]
+
+
+def fail(message: str) -> PassFailedException:
+    return PassFailedException(f"chunk-dependency-analysis: {message}")
+
+
+def _describe(op: Operation, kernel: tile.FuncOp) -> str:
+    index = next(i for i, o in enumerate(kernel.walk()) if o is op)
+    return f"'{op.name}' (op #{index} of @{kernel.sym_name.data})"
+
+
+def find_kernel(module: ModuleOp, plans: list[PlanOp]) -> tile.FuncOp:
+    """The tile.func that takes the plans' tensor parameters."""
+    funcs = [f for f in module.ops if isinstance(f, tile.FuncOp)]
+    if not funcs:
+        raise fail("the module has no tile.func (give a Triton kernel)")
+    wanted = {name for p in plans for t in p.tensors for name in (t.param.data, t.tensor.data)}
+    candidates = [f for f in funcs if wanted & set(f.arg_names)]
+    if len(candidates) == 1:
+        return candidates[0]
+    if not candidates:
+        params = sorted({n for f in funcs for n, a in zip(f.arg_names, f.body.block.args) if isinstance(a.type, tile.PointerType)})
+        raise fail(
+            f"no kernel takes the plan tensor(s) {', '.join(sorted(wanted))}; "
+            f"name a pointer parameter with the template's tensor= option (pointer parameters: {', '.join(params)})"
+        )
+    raise fail(
+        "several kernels take the plan tensors ("
+        + ", ".join("@" + f.sym_name.data for f in candidates)
+        + "); keep one kernel per file"
+    )
+
+
+def _bind_param(tensor: TensorOp, kernel: tile.FuncOp) -> str:
+    """The kernel parameter of a plan tensor; a template's ``tensor=x_ptr``
+    names the parameter itself."""
+    names = kernel.arg_names
+    for candidate in (tensor.param.data, tensor.tensor.data):
+        if candidate in names:
+            return candidate
+    raise fail(
+        f"plan tensor '{tensor.tensor.data}' is bound to parameter '{tensor.param.data}', "
+        f"which @{kernel.sym_name.data} does not have (parameters: {', '.join(names)})"
+    )
+
+
+def _plan_dim(plan: PlanOp, tensor: str) -> int:
+    dims = {c.dim.value.data for c in plan.chunks if c.tensor.data == tensor}
+    if len(dims) != 1:
+        raise fail(f"plan @{plan.sym_name.data} splits tensor '{tensor}' along several dims {sorted(dims)}")
+    return dims.pop()
+
+
+def _stride_name(term: footprint.Term) -> str | int:
+    if term.stride is None:
+        return 1
+    name = footprint.param_name(term.stride)
+    if name is not None:
+        return name
+    const = footprint.host_expr(term.stride)
+    return int(const) if const is not None and const.lstrip("-").isdigit() else "?"
+
+
+def _in_dim_order(terms: tuple[footprint.Term, ...]) -> list[footprint.Term]:
+    """The terms of one address in the order of the tensor's dims, when the
+    plan names no stride: terms whose stride is a kernel parameter in the
+    order the kernel declares those parameters (Triton kernels take
+    ``*x.stride()``, outermost dim first), then constant strides from the
+    largest down to the unit stride (row-major: the innermost dim has the
+    smallest), then any other stride; ties keep block-axis order.
+
+    Not the block-axis order alone: a transposed load such as
+    ``k_ptr + kv[None, :] * stride_ks + ds[:, None] * stride_kd`` puts the
+    sequence (dim 0) on block axis 1."""
+
+    def key(term: footprint.Term) -> tuple[int, int, int]:
+        stride = footprint.strip(term.stride) if term.stride is not None else None
+        if isinstance(stride, BlockArgument) and footprint.param_name(stride) is not None:
+            return (0, stride.index, term.axis)
+        name = _stride_name(term)
+        return (1, -name, term.axis) if isinstance(name, int) else (2, 0, term.axis)
+
+    return sorted(terms, key=key)
+
+
+def _span_along(acc: Access, tensor: TensorOp, dim: int, kernel: tile.FuncOp) -> tuple[Span, str | int | None]:
+    """The footprint of ``acc`` along logical ``dim`` of ``tensor``, and the
+    stride of that dim found in the address."""
+    where = _describe(acc.op, kernel)
+    rank = len(tensor.shape.data)
+    if acc.desc_spans:
+        if dim >= len(acc.desc_spans):
+            raise fail(f"{where}: descriptor has {len(acc.desc_spans)} dims, the plan splits dim {dim}")
+        offset, block = acc.desc_spans[dim]
+        return Span((offset,), block), None
+    strides = tensor.stride_values
+    named = [t for t in acc.terms if _stride_name(t) == strides[dim]]
+    if len(named) == 1:
+        term = named[0]
+    elif len(acc.terms) == rank and sorted(t.axis for t in acc.terms) == list(range(rank)):
+        term = _in_dim_order(acc.terms)[dim]
+    else:
+        found = ", ".join(f"{_stride_name(t)} (block axis {t.axis})" for t in acc.terms) or "none"
+        raise fail(
+            f"{where}: cannot tell which address term of '{acc.param}' is dim {dim} "
+            f"(terms with strides: {found}); give the plan option stride=<the stride parameter of dim {dim}>"
+        )
+    try:
+        span = footprint.span_of(term.index)
+    except Unbounded as err:
+        raise fail(f"{where}: cannot bound the access of '{acc.param}' along dim {dim}: {err}") from None
+    stride = _stride_name(term)
+    shifts = [_shift_along(o, stride, where, acc.param, dim) for o in acc.offsets]
+    return Span((*span.lo_terms, *(v for v in shifts if v is not None)), span.extent), stride
+
+
+def _shift_along(offset: footprint.Offset, stride: str | int, where: str, param: str, dim: int) -> SSAValue | None:
+    """The scalar ``offset`` moves the tile along ``dim`` (whose stride is
+    ``stride``) by the returned value, or along another dim (None).
+
+    ``x * s`` with ``s`` the dim's stride parameter shifts along the dim; with
+    ``s`` another runtime (not constexpr) kernel parameter while the dim's
+    stride is itself a parameter, it moves along the dim ``s`` is the stride
+    of (e.g. ``head * stride_h``); a bare scalar shifts a unit-stride dim.
+    Anything else (a product of computed values, a constexpr factor, any
+    product when the dim has unit stride) is an error, not a guess."""
+    if offset.right is None:
+        if stride == 1:
+            return offset.left
+        raise fail(f"{where}: the access of '{param}' adds a scalar offset with no stride; cannot tell whether it "
+                   f"moves along dim {dim}")
+    factors = (offset.left, offset.right)
+    names = [footprint.param_name(f) for f in factors]
+    for i, name in enumerate(names):
+        if name is not None and name == stride:
+            return factors[1 - i]
+    runtime = [n for f, n in zip(factors, names) if n is not None and not isinstance(f.type, tile.ConstexprType)]
+    if isinstance(stride, str) and runtime:
+        return None  # times another dim's stride parameter: a shift along that dim
+    raise fail(f"{where}: the access of '{param}' adds a scalar product with no stride parameter of its own; "
+               f"cannot tell which dim it moves along (write it as index * <stride parameter>)")
+
+
+def _invariant_depth(span: Span, loops: tuple[Operation, ...]) -> int:
+    """How many of the innermost ``loops`` the span does not depend on."""
+    depth = 0
+    for loop in reversed(loops):
+        if any(footprint.is_defined_inside(v, loop) for v in span.values()):
+            break
+        depth += 1
+    return depth
+
+
+def _rebind(tensor: TensorOp, param: str, dim: int, accesses: list[BoundAccess], kernel: tile.FuncOp) -> None:
+    """Write the inferred parameter and stride of ``dim`` into the binding and
+    check that the plan's size symbols are kernel parameters."""
+    strides = list(tensor.stride_values)
+    inferred = {b.stride for b in accesses} - {None, "?"}
+    if len(inferred) == 1:
+        strides[dim] = inferred.pop()
+    tensor.properties["param"] = StringAttr(param)
+    tensor.properties["strides"] = ArrayAttr([extent_attr(s) for s in strides])
+
+
+def _check_symbols(plan: PlanOp, kernel: tile.FuncOp) -> None:
+    scalars = {n for n, a in zip(kernel.arg_names, kernel.body.block.args) if not isinstance(a.type, tile.PointerType)}
+    for chunk in plan.chunks:
+        for attr in (chunk.offset, chunk.size):
+            if isinstance(attr, StringAttr):
+                unknown = symbols(attr.data) - scalars - {"W"}
+                if unknown:
+                    raise fail(
+                        f"plan @{plan.sym_name.data}: chunk {chunk.chunk_id.value.data} uses symbol(s) "
+                        f"{', '.join(sorted(unknown))}, which are not parameters of @{kernel.sym_name.data}; "
+                        f"give the template size=<the kernel parameter holding the length of dim "
+                        f"{chunk.dim.value.data}> (scalar parameters: {', '.join(sorted(scalars))})"
+                    )
+
+
+def analyze(module: ModuleOp) -> ChunkDependencies:
+    """Bind every plan tensor to the kernel and bound each of its accesses."""
+    plans = [op for op in module.ops if isinstance(op, PlanOp)]
+    if not plans:
+        raise fail("the module has no chunk.plan (give one with overlap-opt --plan SPEC)")
+    kernel = find_kernel(module, plans)
+    result: list[BoundAccess] = []
+    for plan in plans:
+        kind = plan.collective
+        if kind not in CONSUMED + PRODUCED:
+            raise fail(
+                f"plan @{plan.sym_name.data}: fusing a '{kind}' is not supported "
+                f"(supported: {', '.join(CONSUMED + PRODUCED)})"
+            )
+        _check_symbols(plan, kernel)
+        for tensor in plan.tensors:
+            param = _bind_param(tensor, kernel)
+            dim = _plan_dim(plan, tensor.tensor.data)
+            found: list[BoundAccess] = []
+            for op in kernel.walk():
+                try:
+                    acc = footprint.access_of(op, {param})
+                except Unbounded as err:
+                    raise fail(f"{_describe(op, kernel)}: {err}") from None
+                if acc is None or acc.param != param:
+                    continue
+                expected = "read" if kind in CONSUMED else "write"
+                if acc.role != expected:
+                    raise fail(
+                        f"{_describe(op, kernel)}: the kernel {'writes' if acc.role == 'write' else 'reads'} "
+                        f"'{param}', the tensor a '{kind}' {'delivers' if expected == 'read' else 'collects'}; "
+                        f"only {'loads' if expected == 'read' else 'stores'} of it can be fused"
+                    )
+                span, stride = _span_along(acc, tensor, dim, kernel)
+                loops = tuple(footprint.enclosing_loops(op))
+                found.append(BoundAccess(acc, plan, tensor, dim, span, loops, _invariant_depth(span, loops), stride))
+            if not found:
+                raise fail(f"plan @{plan.sym_name.data}: @{kernel.sym_name.data} never accesses '{param}'")
+            _rebind(tensor, param, dim, found, kernel)
+            result.extend(found)
+    return ChunkDependencies(kernel, plans, result)
