@@ -59,3 +59,33 @@ def refuses_non_linear(rank, world):
         assert "applies to nn.Linear modules, got ReLU" in str(err)
     else:
         raise AssertionError("a ReLU was accepted")
+
+
+def tp_layer_bench_rows(rank, world):
+    """overlap-bench --workload tp-layer --cpu on the two ranks: torch TP and
+    syncopate ops agree (outputs and every gradient) and are timed; async-TP
+    says why it cannot run on CPU."""
+    from syncopate.bench import tp_layer
+
+    rows = tp_layer.run(cpu=True, quick=True, warmup=0, iters=1, seed=0)
+    assert {(r.tokens, r.mode) for r in rows} == {(t, m) for t in tp_layer.CPU_TOKENS for m in ("fwd", "fwd+bwd")}
+    for r in rows:
+        if r.name == "async-TP":
+            assert r.ms is None and r.note.startswith("n/a"), r
+        else:
+            assert r.ms is not None and r.note == "", r
+    table = tp_layer.format_rows(rows, world, "cpu")
+    assert "syncopate ops" in table and "MISMATCH" not in table
+
+
+def tp_layer_mismatch_detected(rank, world):
+    """A row whose gradient is off is caught by the pre-timing check."""
+    from syncopate.bench import tp_layer
+
+    out = torch.ones(4, 3)
+    grads = [torch.ones(2) for _ in range(1 + len(tp_layer.WEIGHTS))]
+    bad = [g.clone() for g in grads]
+    bad[3][0] += 1e-2
+    assert tp_layer._mismatch((out, grads), (out, grads), 1e-4) is None
+    message = tp_layer._mismatch((out, bad), (out, grads), 1e-4)
+    assert message is not None and message.startswith(f"grad {tp_layer.WEIGHTS[2]} differs"), message
