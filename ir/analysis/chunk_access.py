@@ -18,6 +18,7 @@ from syncopate.dialects import tile
 from syncopate.dialects.chunk import PlanOp, TensorOp, extent_attr
 from syncopate.ir.analysis import footprint
 from syncopate.ir.analysis.footprint import Access, Span, Unbounded
+from syncopate.ir.locations import describe
 from syncopate.ir.plans.expr import symbols
 
 # collective kind -> role of the kernel's accesses to the plan's tensor
@@ -57,8 +58,7 @@ def fail(message: str) -> PassFailedException:
 
 
 def _describe(op: Operation, kernel: tile.FuncOp) -> str:
-    index = next(i for i, o in enumerate(kernel.walk()) if o is op)
-    return f"'{op.name}' (op #{index} of @{kernel.sym_name.data})"
+    return describe(op)
 
 
 def find_kernel(module: ModuleOp, plans: list[PlanOp]) -> tile.FuncOp:

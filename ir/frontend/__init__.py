@@ -1,4 +1,4 @@
-"""syncopate.ir.frontend: `@triton.jit` Python source -> `tile` dialect.
+"""syncopate.ir.frontend.triton_import: `@triton.jit` Python source -> `tile` dialect.
 
 `triton_import` walks the Python AST; `pointer_scan` finds the pointer
 parameters before import, `type_rules` infers what types can be known before
