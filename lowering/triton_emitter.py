@@ -36,6 +36,7 @@ from xdsl.ir import Attribute, Block, BlockArgument, Operation, SSAValue
 from xdsl.traits import Pure
 
 from syncopate.dialects import tile
+from syncopate.ir.contract import ORIGIN_ATTR
 from syncopate.ir.frontend.type_rules import dtype_name
 
 HEADER = "import triton\nimport triton.language as tl\n"
@@ -397,7 +398,7 @@ class FunctionEmitter:
     def op(self, op: Operation, depth: int) -> None:
         if op in self.inlined:
             return
-        origin = op.attributes.get("tile.origin")
+        origin = op.attributes.get(ORIGIN_ATTR)
         if isinstance(origin, StringAttr):
             self.line(depth, f"# inserted by {origin.data}")
         at = self.position[op]
@@ -470,7 +471,7 @@ class FunctionEmitter:
             bounds.pop()
             if bounds[0] == "0" and callee == "range":
                 bounds.pop(0)
-        options = [f"{k.removeprefix('tile.')}={option_text(v)}" for k, v in op.attributes.items() if k not in ("tile.loop", "tile.origin") and k.startswith("tile.")]
+        options = [f"{k.removeprefix('tile.')}={option_text(v)}" for k, v in op.attributes.items() if k not in ("tile.loop", ORIGIN_ATTR) and k.startswith("tile.")]
         self.line(depth, f"for {iv_name} in {callee}({', '.join(bounds + options)}):")
         self.body_with_yield(op.body.block, carried, depth + 1)
         self.bind_results(op, carried, depth)

@@ -11,9 +11,7 @@ from xdsl.passes import ModulePass
 
 from syncopate.ir.analysis import footprint
 from syncopate.ir.analysis.chunk_access import BoundAccess, analyze
-from syncopate.ir.analysis.deps import TILE_LOOP_ATTR
-
-ACCESS_ATTR = "chunk.access"
+from syncopate.ir.contract import ACCESS_ATTR, TILE_LOOP_ATTR, AccessKey
 
 
 def _access_attr(b: BoundAccess) -> DictionaryAttr:
@@ -21,14 +19,14 @@ def _access_attr(b: BoundAccess) -> DictionaryAttr:
     extent = footprint.host_expr(b.span.extent)
     return DictionaryAttr(
         {
-            "plan": SymbolRefAttr(b.plan.sym_name.data),
-            "tensor": StringAttr(b.tensor.tensor.data),
-            "dim": IntegerAttr(b.dim, i64),
-            "role": StringAttr(b.role),
-            "lo": StringAttr(lo if lo is not None else "?"),
-            "extent": StringAttr(extent if extent is not None else "?"),
-            "loops": IntegerAttr(len(b.loops), i64),
-            "invariant": IntegerAttr(b.invariant, i64),
+            AccessKey.PLAN: SymbolRefAttr(b.plan.sym_name.data),
+            AccessKey.TENSOR: StringAttr(b.tensor.tensor.data),
+            AccessKey.DIM: IntegerAttr(b.dim, i64),
+            AccessKey.ROLE: StringAttr(b.role),
+            AccessKey.LO: StringAttr(lo if lo is not None else "?"),
+            AccessKey.EXTENT: StringAttr(extent if extent is not None else "?"),
+            AccessKey.LOOPS: IntegerAttr(len(b.loops), i64),
+            AccessKey.INVARIANT: IntegerAttr(b.invariant, i64),
         }
     )
 

@@ -17,6 +17,7 @@ from syncopate.dialects import tile
 from syncopate.dialects.chunk import SignalSpanOp, WaitSpanLoopOp, WaitSpanOp
 from syncopate.ir.analysis import footprint
 from syncopate.ir.analysis.chunk_access import BoundAccess, analyze
+from syncopate.ir.contract import ORIGIN_ATTR
 
 ORIGIN = StringAttr("insert-signals")
 WHOLE_DIM = 2**31 - 1  # extent of a hoisted wait: every chunk of the tensor (lo 0)
@@ -37,7 +38,7 @@ def _lo_value(b: BoundAccess, builder: Builder) -> SSAValue:
     lo = terms[0]
     for term in terms[1:]:
         add = builder.insert(tile.AddOp(lo, term, tile.AnyValueType()))
-        add.attributes["tile.origin"] = ORIGIN
+        add.attributes[ORIGIN_ATTR] = ORIGIN
         lo = add.results[0]
     return lo
 
@@ -63,7 +64,7 @@ def _loop_walk(b: BoundAccess, anchor: Operation) -> tuple[scf.ForOp, SSAValue] 
     first = loop.lb
     for term in rest:
         add = builder.insert(tile.AddOp(first, term, tile.AnyValueType()))
-        add.attributes["tile.origin"] = ORIGIN
+        add.attributes[ORIGIN_ATTR] = ORIGIN
         first = add.results[0]
     return loop, first
 
@@ -149,7 +150,7 @@ class InsertSignalsPass(ModulePass):
         else:
             loop, first = walk
             wait = builder.insert(WaitSpanLoopOp(lo, b.span.extent, first, loop.step, plan, tensor))
-        wait.attributes["tile.origin"] = ORIGIN
+        wait.attributes[ORIGIN_ATTR] = ORIGIN
 
     def _insert_whole_wait(self, b: BoundAccess, seen: set[tuple]) -> None:
         """One wait for every chunk of the tensor, before the outermost loop around ``b``."""
@@ -162,7 +163,7 @@ class InsertSignalsPass(ModulePass):
         lo, extent = (builder.insert(arith.ConstantOp(IntegerAttr(v, i32))) for v in (0, WHOLE_DIM))
         wait = builder.insert(WaitSpanOp(lo.results[0], extent.results[0], b.plan.sym_name.data, b.tensor.tensor.data))
         for new in (lo, extent, wait):
-            new.attributes["tile.origin"] = ORIGIN
+            new.attributes[ORIGIN_ATTR] = ORIGIN
 
     def _insert_signal(self, b: BoundAccess, kernel: tile.FuncOp) -> None:
         tiles = footprint.tile_loop(kernel)
@@ -183,4 +184,4 @@ class InsertSignalsPass(ModulePass):
         builder = Builder(InsertPoint.after(anchor))
         lo = _lo_value(b, builder)
         signal = builder.insert(SignalSpanOp(lo, b.span.extent, b.plan.sym_name.data, b.tensor.tensor.data))
-        signal.attributes["tile.origin"] = ORIGIN
+        signal.attributes[ORIGIN_ATTR] = ORIGIN

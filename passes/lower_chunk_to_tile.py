@@ -15,16 +15,24 @@ from xdsl.utils.exceptions import PassFailedException
 
 from syncopate.dialects import tile
 from syncopate.dialects.chunk import PlanOp, ReduceSpanOp, SignalOp, SignalSpanOp, WaitOp, WaitSpanLoopOp, WaitSpanOp
-from syncopate.ir.analysis.chunk_access import CONSUMED
-from syncopate.ir.analysis.deps import TILE_LOOP_ATTR
 from syncopate.ir.analysis.footprint import enclosing_loops
+from syncopate.ir.contract import (
+    ABI_ATTR,
+    CONSUMED,
+    ORIGIN_ATTR,
+    TILE_LOOP_ATTR,
+    AbiKey,
+    ChunkTable,
+)
+from syncopate.ir.contract import EPOCH_PARAM as EPOCH
+from syncopate.ir.contract import FLAGS_PARAM as FLAGS
+from syncopate.ir.contract import MEMO_PARAM as MEMO
+from syncopate.ir.contract import REPORT_PARAM as REPORT
+from syncopate.ir.contract import SPIN_LIMIT_PARAM as SPIN_LIMIT
 from syncopate.passes.kernel_params import import_helpers, kernel_param
 from syncopate.passes.sm_comm_programs import COMM_PROGRAMS, add_comm_programs
 
 ORIGIN = StringAttr("lower-chunk-to-tile")
-ABI_ATTR = "chunk.abi"
-FLAGS, EPOCH, SPIN_LIMIT, REPORT = "syn_flags", "syn_epoch", "syn_spin_limit", "syn_report"
-MEMO = "syn_wait_memo"  # per program: the last chunk it saw arrive (syn_wait_span_memo)
 
 
 def flag_bases(module: ModuleOp) -> dict[str, int]:
@@ -36,17 +44,6 @@ def flag_bases(module: ModuleOp) -> dict[str, int]:
             bases[plan.sym_name.data] = base
             base += 1 + max((c.chunk_id.value.data for c in plan.chunks), default=-1)
     return bases
-
-
-def table_param(plan: str, tensor: str, role: str) -> tuple[str, str]:
-    """Names of the chunk-table pointer and its row count for one plan tensor."""
-    stem = f"syn_{role}_{plan}_{tensor}"
-    return stem + "_tab", stem + "_n"
-
-
-def staging_param(plan: str, tensor: str) -> str:
-    """Name of the staging buffer a fused reduction reads the peers' partials from."""
-    return f"syn_staging_{plan}_{tensor}"
 
 
 def _sm_tensors(module: ModuleOp) -> list[tuple[str, str, str]]:
@@ -137,7 +134,7 @@ class LowerChunkToTilePass(ModulePass):
         epoch = kernel_param(kernel, EPOCH, tile.PointerType())
         spin_limit = kernel_param(kernel, SPIN_LIMIT, tile.ScalarType())
         report = kernel_param(kernel, REPORT, tile.PointerType())
-        tables: dict[str, dict[str, str]] = {}
+        tables: dict[str, ChunkTable] = {}
         used: set[str] = set()
         for sync in sync_ops:
             builder = Builder(InsertPoint.before(sync))
@@ -148,8 +145,9 @@ class LowerChunkToTilePass(ModulePass):
                 continue
             if isinstance(sync, (WaitSpanOp, WaitSpanLoopOp, SignalSpanOp)):
                 role = "signal" if isinstance(sync, SignalSpanOp) else "wait"
-                tab_name, n_name = table_param(plan, sync.tensor.data, role)
-                tables[tab_name] = {"param": tab_name, "count": n_name, "plan": plan, "tensor": sync.tensor.data, "role": role}
+                table = ChunkTable.for_tensor(plan, sync.tensor.data, role)
+                tab_name, n_name = table.param, table.count
+                tables[tab_name] = table
                 tab = kernel_param(kernel, tab_name, tile.PointerType())
                 n = kernel_param(kernel, n_name, tile.ScalarType())
                 hi = self._emit(builder, tile.AddOp(sync.lo, sync.extent, tile.AnyValueType())).results[0]
@@ -181,29 +179,29 @@ class LowerChunkToTilePass(ModulePass):
         if sm_tensors:
             table_list += add_comm_programs(kernel, sm_tensors, flags, epoch)
             used.add("syn_sm_pull")
-            abi["comm_programs"] = StringAttr(COMM_PROGRAMS)
+            abi[AbiKey.COMM_PROGRAMS] = StringAttr(COMM_PROGRAMS)
         if "syn_wait_span_memo" in used:
-            abi["memo"] = StringAttr(MEMO)
-        abi.update(
-            flags=StringAttr(FLAGS),
-            epoch=StringAttr(EPOCH),
-            spin_limit=StringAttr(SPIN_LIMIT),
-            report=StringAttr(REPORT),
-            flag_bases=DictionaryAttr({k: IntegerAttr(v, i64) for k, v in bases.items()}),
-            tables=ArrayAttr([DictionaryAttr({k: StringAttr(v) for k, v in t.items()}) for t in table_list]),
-        )
+            abi[AbiKey.MEMO] = StringAttr(MEMO)
+        abi.update({
+            AbiKey.FLAGS: StringAttr(FLAGS),
+            AbiKey.EPOCH: StringAttr(EPOCH),
+            AbiKey.SPIN_LIMIT: StringAttr(SPIN_LIMIT),
+            AbiKey.REPORT: StringAttr(REPORT),
+            AbiKey.FLAG_BASES: DictionaryAttr({k: IntegerAttr(v, i64) for k, v in bases.items()}),
+            AbiKey.TABLES: ArrayAttr([t.to_attr() for t in table_list]),
+        })
         kernel.attributes[ABI_ATTR] = DictionaryAttr(abi)
         import_helpers(op, used)
 
     def _lower_reduce(self, sync: ReduceSpanOp, kernel: tile.FuncOp, builder: Builder,
-                      tables: dict[str, dict[str, str]], sync_args: tuple[SSAValue, ...]) -> None:
+                      tables: dict[str, ChunkTable], sync_args: tuple[SSAValue, ...]) -> None:
         """``chunk.reduce_span`` -> ``syn_reduce_span`` over this rank's reduce table and staging buffer."""
         flags, epoch, spin_limit, report = sync_args
         plan, tensor = sync.plan.string_value(), sync.tensor.data
-        tab_name, n_name = table_param(plan, tensor, "reduce")
-        staging_name = staging_param(plan, tensor)
-        tables[tab_name] = {"param": tab_name, "count": n_name, "plan": plan, "tensor": tensor, "role": "reduce",
-                            "staging": staging_name}
+        table = ChunkTable.for_tensor(plan, tensor, "reduce")
+        tab_name, n_name, staging_name = table.param, table.count, table.staging
+        assert staging_name is not None  # for_tensor names the staging buffer of every reduce table
+        tables[tab_name] = table
         tab = kernel_param(kernel, tab_name, tile.PointerType())
         n = kernel_param(kernel, n_name, tile.ScalarType())
         staging = kernel_param(kernel, staging_name, tile.PointerType())
@@ -216,5 +214,5 @@ class LowerChunkToTilePass(ModulePass):
 
     @staticmethod
     def _emit(builder: Builder, new: Operation) -> Operation:
-        new.attributes["tile.origin"] = ORIGIN
+        new.attributes[ORIGIN_ATTR] = ORIGIN
         return builder.insert(new)

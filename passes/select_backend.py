@@ -11,12 +11,11 @@ from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import PassFailedException
 
 from syncopate.dialects.chunk import ChunkOp, PlanOp, extent_value
-from syncopate.ir.analysis.chunk_access import CONSUMED
+from syncopate.ir.contract import CONSUMED, COST_ATTR
 from syncopate.ir.plans.errors import PlanError
 from syncopate.ir.plans.expr import evaluate
 
 BACKENDS = ("ce", "sm", "nccl")
-COST_ATTR = "chunk.cost"
 
 
 @dataclass(frozen=True)

@@ -102,7 +102,7 @@ def _run_frontend(path: str, specs: list[str], pipeline: str, run_pipeline: Call
 def _gathered_params(program: Any) -> tuple[str, ...]:
     """Parameters peers read directly (consumed plans with ce or sm chunks):
     on the GPU world they must be symmetric buffers."""
-    from syncopate.ir.analysis.chunk_access import CONSUMED
+    from syncopate.ir.contract import CONSUMED
 
     names = []
     for plan in program.plans:

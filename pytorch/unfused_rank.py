@@ -24,7 +24,7 @@ from typing import Any
 
 import torch
 
-from syncopate.ir.analysis.chunk_access import CONSUMED
+from syncopate.ir.contract import CONSUMED
 from syncopate.pytorch.worlds import SyncopateSetupError
 from syncopate.runtime.abi import LaunchPlan
 from syncopate.runtime.fused import FusedProgram

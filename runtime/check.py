@@ -17,7 +17,7 @@ import torch
 
 from syncopate.dialects.chunk import PlanOp
 from syncopate.ir.analysis import deps
-from syncopate.ir.analysis.chunk_access import CONSUMED
+from syncopate.ir.contract import CONSUMED
 from syncopate.runtime.fused import FusedKernel, FusedProgram, compile_fused
 from syncopate.runtime.sim_world import SimWorld, rows
 from syncopate.runtime.workload import Workload, WorkloadError, with_world

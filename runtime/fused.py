@@ -25,6 +25,7 @@ from xdsl.passes import PassPipeline
 
 from syncopate.dialects import tile
 from syncopate.dialects.chunk import PlanOp
+from syncopate.ir.contract import ABI_ATTR
 
 
 @dataclass
@@ -47,7 +48,7 @@ class FusedProgram:
 
     @property
     def abi(self) -> dict[str, Any]:
-        attr = self.kernel.attributes.get("chunk.abi")
+        attr = self.kernel.attributes.get(ABI_ATTR)
         return dict(attr.data) if isinstance(attr, DictionaryAttr) else {}
 
 

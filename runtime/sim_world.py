@@ -20,8 +20,8 @@ from typing import Any
 import torch
 
 from syncopate.ir.analysis import deps
-from syncopate.ir.analysis.chunk_access import CONSUMED
 from syncopate.ir.analysis.deps import ConcreteChunk
+from syncopate.ir.contract import CONSUMED
 from syncopate.runtime.abi import LaunchPlan, SyncState, fused_reductions
 from syncopate.runtime.fused import FusedProgram
 from syncopate.runtime.sim import DeliveryHook, Incoming, Outgoing, SimulationError

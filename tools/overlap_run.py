@@ -21,7 +21,7 @@ import sys
 import time
 from collections.abc import Sequence
 
-from syncopate.runtime.abi import COMM_PROGRAMS
+from syncopate.ir.contract import COMM_PROGRAMS
 from syncopate.runtime.sim import DELIVERY_ORDERS
 
 EXIT_MISMATCH, EXIT_ERROR = 1, 2

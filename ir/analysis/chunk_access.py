@@ -18,12 +18,9 @@ from syncopate.dialects import tile
 from syncopate.dialects.chunk import PlanOp, TensorOp, extent_attr
 from syncopate.ir.analysis import footprint
 from syncopate.ir.analysis.footprint import Access, Span, Unbounded
+from syncopate.ir.contract import CONSUMED, PRODUCED
 from syncopate.ir.locations import describe
 from syncopate.ir.plans.expr import symbols
-
-# collective kind -> role of the kernel's accesses to the plan's tensor
-CONSUMED = ("all-gather", "all-to-all", "ring-exchange")
-PRODUCED = ("reduce-scatter",)
 
 
 @dataclass(frozen=True)

@@ -14,8 +14,8 @@ import torch
 
 from syncopate.dialects.chunk import PlanOp
 from syncopate.ir.analysis import deps
-from syncopate.ir.analysis.chunk_access import CONSUMED
 from syncopate.ir.analysis.deps import ConcreteChunk
+from syncopate.ir.contract import CONSUMED, AbiKey
 from syncopate.runtime.abi import LaunchPlan, SyncState, fused_reductions
 from syncopate.runtime.fused import FusedProgram
 from syncopate.runtime.gpu import ce, device, flags, gather_tokens, nccl, policies, reduce_scatter
@@ -79,8 +79,8 @@ class GpuRank:
             cached = w.launches[key] = (launch, extra, deps.signal_counts(launch.graph), sync, reads)
         extra, counts, reads = dict(cached[1]), cached[2], cached[4]
         tokens = GatherTokens(w.world, FLAG_CAPACITY)
-        if "spin_limit" in program.abi:
-            extra[program.abi["spin_limit"].data] = sync.spin_limit
+        if AbiKey.SPIN_LIMIT in program.abi:
+            extra[program.abi[AbiKey.SPIN_LIMIT].data] = sync.spin_limit
 
         w.comm_stream.wait_stream(compute)  # this launch's own rows (and sends) are written
         with torch.cuda.stream(w.comm_stream):

@@ -22,8 +22,8 @@ import torch
 
 from syncopate.dialects.chunk import PlanOp
 from syncopate.ir.analysis import deps
-from syncopate.ir.analysis.chunk_access import CONSUMED
 from syncopate.ir.analysis.deps import ConcreteChunk
+from syncopate.ir.contract import CONSUMED
 from syncopate.runtime.abi import LaunchPlan, SyncState
 from syncopate.runtime.gpu import device, nccl
 from syncopate.runtime.gpu.errors import GpuWorldError
