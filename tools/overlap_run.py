@@ -91,7 +91,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     from syncopate.ir.plans.errors import PlanError
     from syncopate.lowering.triton_emitter import EmitError
     from syncopate.runtime.abi import AbiError
-    from syncopate.runtime.check import RunError, compile_workload, run_simulated
+    from syncopate.runtime.check import RunError, check_synchronised, compile_workload, run_simulated
     from syncopate.runtime.sim import SimulationError
     from syncopate.runtime.workload import WorkloadError, load_workload
 
@@ -103,6 +103,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         workload = load_workload(args.workload)
         start = time.perf_counter()
         program = compile_workload(workload, args.world, args.pipeline, args.plan)
+        check_synchronised(program, args.pipeline)
         print(f"compiled {workload.name} for W={args.world} with '{args.pipeline}' "
               f"in {time.perf_counter() - start:.1f}s -> {program.path}", flush=True)
         if args.emit:
@@ -173,7 +174,7 @@ def main_gpu(args: argparse.Namespace) -> int:
     from syncopate.ir.plans.errors import PlanError
     from syncopate.lowering.triton_emitter import EmitError
     from syncopate.runtime.abi import AbiError
-    from syncopate.runtime.check import RunError, compile_workload
+    from syncopate.runtime.check import RunError, check_synchronised, compile_workload
     from syncopate.runtime.check_gpu import run_gpu
     from syncopate.runtime.gpu_world import GpuWorld, GpuWorldError
     from syncopate.runtime.workload import WorkloadError, load_workload
@@ -182,6 +183,7 @@ def main_gpu(args: argparse.Namespace) -> int:
         world = GpuWorld.from_torchrun(spin_limit=args.spin_limit, comm_programs=args.sms, ce_lanes=args.ce_lanes)
         workload = load_workload(args.workload)
         program = compile_workload(workload, world.world, args.pipeline, args.plan)
+        check_synchronised(program, args.pipeline)
         result = run_gpu(workload, world, args.seed, program, args.launches)
     except (GpuWorldError, WorkloadError, AbiError, PlanError, RunError, FrontendError, EmitError,
             DiagnosticException) as err:
