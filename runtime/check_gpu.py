@@ -120,7 +120,7 @@ def _check_once(workload, world: GpuWorld, program: FusedProgram, buffers: _Buff
         _poison_allocator(ref)
     # no barrier: the launch's ready tokens hold every reader until this
     # rank's rows are written, and its release tokens hold the next check's
-    # poisoning until every reader is done (runtime/gather_tokens.py)
+    # poisoning until every reader is done (runtime/gpu/gather_tokens.py)
     outs = outputs(FusedKernel(program, workload.kernel, context), fused_inputs, "the fused kernel")
     torch.cuda.synchronize()
     check_shards(context.last, shards)  # a shard cut unlike the plan moved the wrong rows: misuse, not a mismatch
