@@ -105,7 +105,7 @@ def _check_once(workload, world: GpuWorld, program: FusedProgram, buffers: _Buff
     _poison_allocator(reference)
     # no barrier: the launch's ready tokens hold every reader until this
     # rank's rows are written, and its release tokens hold the next check's
-    # poisoning until every reader is done (runtime/gather_tokens.py)
+    # poisoning until every reader is done (runtime/gpu/gather_tokens.py)
     out = workload.launch(FusedKernel(program, workload.kernel, context), **fused_inputs)
     torch.cuda.synchronize()
     if produced:

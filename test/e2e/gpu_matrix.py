@@ -21,7 +21,7 @@ stress checks of issue 5:
 * ``back-to-back``: 200 ag_gemm launches per backend (ce, sm, nccl),
   eagerly and as CUDA-graph replays, with fresh inputs each launch, no host
   sync or barrier, and randomly slowed producers (the readiness and release
-  tokens of runtime/gather_tokens.py must order them).
+  tokens of runtime/gpu/gather_tokens.py must order them).
 
 Prints one ``MATRIX <case> rank r/W: ok|FAIL <why>`` line per case and rank;
 test/e2e/test_gpu_world.py runs it and requires every line to be ok. Uses

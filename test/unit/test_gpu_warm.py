@@ -11,6 +11,7 @@ import pytest
 import torch
 
 from syncopate.runtime import gpu_world
+from syncopate.runtime.gpu import device
 from syncopate.runtime.abi import SyncState
 from syncopate.runtime.staging import StagingLayout, owner_regions
 from test_gpu_reduce_order import chunks as rs_chunks
@@ -28,8 +29,8 @@ class Handle:
 @pytest.fixture
 def world(monkeypatch):
     log: list = []
-    monkeypatch.setattr(gpu_world, "wait_flag", lambda *a, **k: log.append(("stream wait", a[1], a[2])))
-    monkeypatch.setattr(gpu_world, "_write_value", lambda flags, index, value: log.append(("write", index, value)))
+    monkeypatch.setattr(device, "wait_flag", lambda *a, **k: log.append(("stream wait", a[1], a[2])))
+    monkeypatch.setattr(device, "write_value", lambda flags, index, value: log.append(("write", index, value)))
     monkeypatch.setattr(torch.cuda, "synchronize", lambda device=None: log.append(("synchronize",)))
     monkeypatch.setattr(torch.cuda, "is_current_stream_capturing", lambda: False)
     w = gpu_world.GpuWorld(rank=1, world=3, device=torch.device("cpu"), group=None, comm_stream=None)
