@@ -22,6 +22,7 @@ on every launch.
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -46,7 +47,9 @@ def compile(kernel: Any, plans: Sequence[str], pipeline: str = "overlap", kernel
     (default: the function's own name). ``group``: the
     ``torch.distributed`` process group (default: the default group).
 
-    Returns a kernel launched exactly like the original, ``fused[grid](...)``.
+    Returns a kernel launched exactly like the original, ``fused[grid](...)``;
+    for an ``@triton.autotune`` kernel the original's autotuner picks the
+    configuration (pytorch/autotuned.py).
     Every rank of ``group`` must call ``compile`` and launch the same
     configurations in the same order. Compile results are cached on disk
     (``$SYNCOPATE_CACHE_DIR``, default ``~/.cache/syncopate``).
@@ -74,7 +77,13 @@ def compile(kernel: Any, plans: Sequence[str], pipeline: str = "overlap", kernel
         module = _run_frontend(path, specs, pipeline, run_pipeline)
         cache.store(key, name, module)
     program = load_program(module, name, cache.cache_dir())
-    return FusedKernel(program, kernel, GroupContext(group, rank, _gathered_params(program)))
+    context = GroupContext(group, rank, _gathered_params(program))
+    from syncopate.pytorch.autotuned import AutotunedFusedKernel, is_autotuned
+
+    if is_autotuned(kernel):  # the emitted source keeps @triton.autotune: launch its plain jit function
+        plain = dataclasses.replace(program, jit=program.jit.fn)
+        return AutotunedFusedKernel(FusedKernel(plain, kernel.fn, context), kernel, group)
+    return FusedKernel(program, kernel, context)
 
 
 def _python_function(kernel: Any) -> Callable[..., Any]:

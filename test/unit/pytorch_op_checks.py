@@ -244,6 +244,29 @@ def compile_reduce_scatter(rank, world):
                                rtol=1e-4, atol=1e-4)
 
 
+def compile_autotuned(rank, world):
+    """An @triton.autotune kernel: launched with the original syntax (grid from
+    META, BLOCK_M/BLOCK_N from the configuration, BLOCK_K as a keyword);
+    in the interpreter the first configuration is used."""
+    from autotuned_gemm import autotuned_gemm
+
+    fused = syncopate.compile(autotuned_gemm, ["all-gather{tensor=a_ptr dim=0}"])
+    M, K, N = 24 * world, 16, 16
+    shards = _shards((24, K), world, dtype=torch.float32, seed=5)
+    a = syncopate.empty(M, K, dtype=torch.float32)
+    a[rank * 24:(rank + 1) * 24] = shards[rank]
+    b = torch.randn(K, N, generator=torch.Generator().manual_seed(6))
+    c = torch.empty(M, N)
+
+    def grid(meta):
+        return (triton_cdiv(meta["M"], meta["BLOCK_M"]), triton_cdiv(meta["N"], meta["BLOCK_N"]))
+
+    fused[grid](a, b, c, M, N, K, a.stride(0), a.stride(1), b.stride(0), b.stride(1), c.stride(0), c.stride(1),
+                BLOCK_K=16)
+    torch.testing.assert_close(c, torch.cat(shards) @ b, rtol=1e-4, atol=1e-4)
+    assert list(fused.chosen.values()) == [autotuned_gemm.configs[0]]
+
+
 def _example(name):
     from syncopate.runtime.workload import load_workload
 

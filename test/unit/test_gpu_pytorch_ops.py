@@ -1,7 +1,7 @@
 """The fused GPU path of syncopate.ops and syncopate.compile on two GPUs
 (NCCL, symmetric memory): values with no unfused notice, torch.compile,
-CUDA-graph replay with fresh inputs, gradients, and the symmetric-buffer
-check of syncopate.compile. Needs two GPUs (checks in pytorch_gpu_checks.py).
+CUDA-graph replay with fresh inputs, gradients, the symmetric-buffer
+check of syncopate.compile and an autotuned kernel. Needs two GPUs (checks in pytorch_gpu_checks.py).
 
     TRITON_INTERPRET=0 python -m pytest -q test/unit/test_gpu_pytorch_ops.py
 """
@@ -14,7 +14,7 @@ import torch
 from gloo_ranks import run_checks
 
 CHECKS = ["fused_all_gather_matmul", "fused_matmul_reduce_scatter", "compiled_matches_eager", "cuda_graph_replay",
-          "gradients_match_unfused", "compile_needs_symmetric"]
+          "gradients_match_unfused", "compile_needs_symmetric", "compile_autotuned"]
 
 pytestmark = [
     pytest.mark.gpu,
