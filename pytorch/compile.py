@@ -29,9 +29,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import torch
-
 from syncopate.pytorch import cache
-from syncopate.pytorch.worlds import SyncopateSetupError, gpu_world, is_symmetric, resolve_group, uses_gpu_world
+from syncopate.pytorch.worlds import (
+    SyncopateSetupError,
+    gpu_world,
+    is_symmetric,
+    resolve_group,
+    uses_gpu_world,
+)
 
 
 def compile(kernel: Any, plans: Sequence[str], pipeline: str = "overlap", kernel_name: str | None = None,
@@ -56,10 +61,9 @@ def compile(kernel: Any, plans: Sequence[str], pipeline: str = "overlap", kernel
     Raises :class:`SyncopateSetupError` without an initialized process group;
     plan and frontend errors name the file and line.
     """
+    import torch.distributed as dist
     from syncopate.runtime.fused import FusedKernel, load_program, run_pipeline
     from syncopate.runtime.workload import with_world
-
-    import torch.distributed as dist
 
     group = resolve_group(group)
     world, rank = dist.get_world_size(group), dist.get_rank(group)

@@ -7,14 +7,14 @@ fused dtype) or products of inputs every rank builds from seeds.
 
 from __future__ import annotations
 
+import functools
 import warnings
 
+import syncopate
 import torch
 import torch.distributed as dist
 
-import syncopate
-
-BF16_TOL = dict(rtol=2e-2, atol=2e-2)
+BF16_TOL = {"rtol": 2e-2, "atol": 2e-2}
 
 
 def _group() -> str:
@@ -60,8 +60,8 @@ def fused_matmul_reduce_scatter(rank, world):
     Bs = [_randn(256, 384, seed=20 + r) for r in range(world)]
     total = sum(a @ b for a, b in zip(As, Bs))
     for op in ("sum", "avg"):
-        out = _no_unfused_notice(lambda: syncopate.ops.matmul_reduce_scatter(
-            As[rank].bfloat16(), Bs[rank].bfloat16(), op, 0, _group()))
+        out = _no_unfused_notice(functools.partial(syncopate.ops.matmul_reduce_scatter, As[rank].bfloat16(),
+                                                   Bs[rank].bfloat16(), op, 0, _group()))
         ref = total.chunk(world)[rank] / (world if op == "avg" else 1)
         torch.testing.assert_close(out.float(), ref, **BF16_TOL)
 

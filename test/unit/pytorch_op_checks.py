@@ -10,10 +10,9 @@ from __future__ import annotations
 import os
 import warnings
 
+import syncopate
 import torch
 import torch.distributed as dist
-
-import syncopate
 
 
 def _group() -> str:
@@ -53,8 +52,10 @@ def rs_values(rank, world):
 
 def same_as_torch_fallback(rank, world):
     """Results equal PyTorch's own symm_mem fallback (what async-TP runs off-GPU)."""
-    from torch.distributed._symmetric_memory import _fused_all_gather_matmul_fallback, \
-        _fused_matmul_reduce_scatter_fallback
+    from torch.distributed._symmetric_memory import (
+        _fused_all_gather_matmul_fallback,
+        _fused_matmul_reduce_scatter_fallback,
+    )
 
     a = _shards((2, 3, 4), world, seed=3)[rank]
     b = torch.randn(4, 5, generator=torch.Generator().manual_seed(1), dtype=torch.float64)
@@ -116,7 +117,7 @@ def ag_gradcheck(rank, world):
 
 def rs_gradcheck(rank, world):
     for op, dim in (("sum", 0), ("avg", 1)):
-        def whole(A_all, B_all):
+        def whole(A_all, B_all, op=op, dim=dim):
             out = syncopate.ops.matmul_reduce_scatter(_Own.apply(A_all, 0)[0], _Own.apply(B_all, 0)[0], op, dim,
                                                       _group())
             return _Everyone.apply(out, dim)
@@ -277,3 +278,14 @@ def _example(name):
 
 def triton_cdiv(a, b):
     return -(-a // b)
+
+
+def subgroups_not_served_by_gpu_world(rank, world):
+    """The GPU runtime names peers by global rank: a group of part of the
+    ranks is refused (the ops then run unfused), the default group is not."""
+    from syncopate.pytorch.worlds import subgroup_refusal
+
+    part = dist.new_group([0])
+    assert subgroup_refusal(dist.group.WORLD) is None
+    if rank == 0:
+        assert "a process group of 1 of the 2 ranks" in subgroup_refusal(part)

@@ -6,11 +6,9 @@ check of syncopate.compile and an autotuned kernel. Needs two GPUs (checks in py
     TRITON_INTERPRET=0 python -m pytest -q test/unit/test_gpu_pytorch_ops.py
 """
 
-import os
 
 import pytest
 import torch
-
 from gloo_ranks import run_checks
 
 CHECKS = ["fused_all_gather_matmul", "fused_matmul_reduce_scatter", "compiled_matches_eager", "cuda_graph_replay",

@@ -7,7 +7,6 @@ import subprocess
 import sys
 
 import pytest
-
 import syncopate
 from syncopate.pytorch import cache
 

@@ -11,12 +11,11 @@ an autotuned kernel.
 """
 
 import pytest
-
 from gloo_ranks import run_checks
 
 CHECKS = ["ag_values", "rs_values", "same_as_torch_fallback", "ag_gradcheck", "rs_gradcheck", "fake_tracing",
           "compile_fullgraph", "warns_once", "bad_arguments", "compile_kernel", "compile_reduce_scatter",
-          "compile_autotuned"]
+          "compile_autotuned", "subgroups_not_served_by_gpu_world"]
 
 
 @pytest.fixture(scope="module")

@@ -4,7 +4,6 @@ module's output slices and parameter gradients; non-Linear modules are refused.
 Also overlap-bench's tp-layer rows on the same group (bench/tp_layer.py)."""
 
 import pytest
-
 from gloo_ranks import run_checks
 
 CHECKS = ["mlp_matches_unparallelized", "refuses_non_linear", "tp_layer_bench_rows", "tp_layer_mismatch_detected"]

@@ -14,7 +14,7 @@ def snippet() -> str:
     with open(README) as f:
         text = f.read()
     section = text.split("\n## Use from PyTorch\n", 1)[1].split("\n## ", 1)[0]
-    blocks = re.findall(r"```python\n(.*?)```", section, re.S)
+    blocks = re.findall(r"```python\n(.*?)```", section, re.DOTALL)
     assert len(blocks) == 1, "the section holds exactly one python block"
     return blocks[0]
 
