@@ -21,7 +21,7 @@ eager call of the same shape (the first call of a shape allocates symmetric
 memory, a collective that cannot be captured).
 
 The fused path applies to CUDA tensors of an NCCL group with two or more
-ranks, fp16 or bf16, the collective on dim 0, a contiguous A and rows of a
+ranks that spans every rank (pytorch/worlds.py), fp16 or bf16, the collective on dim 0, a contiguous A and rows of a
 multiple of 16 bytes; the ``*_refusal`` functions name the first condition
 a call misses, and the op then runs unfused.
 """
@@ -32,7 +32,6 @@ import os
 from typing import Any
 
 import torch
-
 from syncopate.pytorch.unfused_ops import process_group
 
 DTYPES = (torch.float16, torch.bfloat16)
@@ -57,6 +56,11 @@ def _common_refusal(A: torch.Tensor, Bs: list[torch.Tensor], dim: int, group_nam
         return f"a '{backend}' process group"
     if group.size() < 2:
         return "a group of one rank"
+    from syncopate.pytorch.worlds import subgroup_refusal
+
+    refusal = subgroup_refusal(group)
+    if refusal:
+        return refusal
     if A.dtype not in DTYPES or any(B.dtype != A.dtype for B in Bs):
         return f"dtype {A.dtype} (fused: float16, bfloat16, with B of A's dtype)"
     if dim != 0:
