@@ -51,7 +51,8 @@ MUTATIONS = [
     # sync helpers (lowering/sync_helpers.py)
     Mutation("spin accepts the previous launch's flag", "lowering/sync_helpers.py",
              "    flag = flags + index\n", "    flag = flags + index\n    target = target - 1\n",
-             pytest=(f"{ISOLATED}::test_a_spin_that_exits_on_a_stale_flag_reads_poison",)),
+             pytest=("test/unit/test_simulated_ranks.py::test_back_to_back_launches_need_no_reset",
+                     f"{ISOLATED}::test_each_arm_of_an_if_else_waits_for_its_rows")),
     Mutation("loop wait skips a chunk starting at the previous iteration's end", "lowering/sync_helpers.py",
              "(check_all | (chunk_lo >= seen_hi))", "(check_all | (chunk_lo > seen_hi))",
              pytest=("test/unit/test_wait_span.py",)),
