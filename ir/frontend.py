@@ -22,7 +22,9 @@ from xdsl.dialects import arith, scf
 from xdsl.dialects.builtin import (
     DictionaryAttr,
     FloatAttr,
+    FileLineColLoc,
     FunctionType,
+    IntAttr,
     IntegerAttr,
     ModuleOp,
     NoneAttr,
@@ -128,6 +130,7 @@ class FunctionImporter:
         self.env: dict[str, Value] = {}
         self.builder: Builder
         self.is_kernel = True
+        self.where: ast.AST = node  # the statement being imported: its line becomes the ops' location
 
     # -- diagnostics -------------------------------------------------------
 
@@ -143,6 +146,10 @@ class FunctionImporter:
     # -- building ------------------------------------------------------------
 
     def insert(self, op: Operation) -> Operation:
+        # every op keeps the Python line it came from, so pass errors can name it
+        op.location = FileLineColLoc(
+            StringAttr(self.m.filename), IntAttr(self.where.lineno), IntAttr(self.where.col_offset + 1)
+        )
         self.builder.insert(op)
         return op
 
@@ -206,6 +213,13 @@ class FunctionImporter:
             self.statement(statement)
 
     def statement(self, node: ast.stmt) -> None:
+        outer, self.where = self.where, node
+        try:
+            self.statement_body(node)
+        finally:
+            self.where = outer
+
+    def statement_body(self, node: ast.stmt) -> None:
         if isinstance(node, ast.Assign):
             value = self.expr(node.value)
             for target in node.targets:
