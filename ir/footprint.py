@@ -50,6 +50,7 @@ class Offset:
 
     left: SSAValue
     right: SSAValue | None
+    product: SSAValue | None = None  # ``left * right`` itself
 
 
 @dataclass(frozen=True)
@@ -340,7 +341,7 @@ def access_of(op: Operation, params: set[str] | None = None) -> Access | None:
 def _offset(value: SSAValue) -> Offset:
     value = strip(value)
     if isinstance(value, OpResult) and isinstance(value.op, tile.MulOp):
-        return Offset(value.op.lhs, value.op.rhs)
+        return Offset(value.op.lhs, value.op.rhs, value)
     return Offset(value, None)
 
 

@@ -300,6 +300,8 @@ def _shift_along(offset: footprint.Offset, stride: str | int, where: str, param:
         # times another dim's stride parameter (a unit-stride dim is the innermost: any stride
         # parameter belongs to an outer dim): a shift along that dim
         return None
+    if stride == 1 and offset.product is not None:
+        return offset.product  # `2 * BLOCK` elements along the unit-stride dim
     raise fail(f"{where}: the access of '{param}' adds a scalar product with no stride parameter of its own; "
                f"cannot tell which dim it moves along (write it as index * <stride parameter>)")
 
