@@ -21,11 +21,12 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from xdsl.dialects.builtin import DictionaryAttr, ModuleOp
+from xdsl.dialects.builtin import DictionaryAttr, ModuleOp, StringAttr
 from xdsl.passes import PassPipeline
 
 from syncopate.dialects import tile
 from syncopate.dialects.chunk import PlanOp
+from syncopate.ir.deps import KERNEL_ATTR
 
 
 @dataclass
@@ -95,6 +96,7 @@ def compile_fused(source_path: str, kernel_name: str, plan_specs: Sequence[str],
     from syncopate.ir.plans.cli import load_plans
 
     module = import_file(source_path)
+    module.attributes[KERNEL_ATTR] = StringAttr(kernel_name)  # the file may hold other kernels too
     for plan in load_plans(list(plan_specs), make_context()):
         module.body.block.add_op(plan)
     run_pipeline(module, pipeline)
@@ -147,7 +149,9 @@ class FusedKernel:
         self.program = program
         self.original = original
         self.context = context
-        fn = getattr(original, "fn", original)
+        fn = original
+        while not inspect.isfunction(fn) and hasattr(fn, "fn"):  # autotune/heuristics wrap the jit function
+            fn = fn.fn
         self.signature = inspect.signature(fn)
         params = self.signature.parameters.values()
         self._names = tuple(p.name for p in params)
@@ -174,15 +178,38 @@ class FusedKernel:
         bound.apply_defaults()
         return dict(bound.arguments)
 
+    def _tuned(self) -> tuple[Any, dict[str, Any], dict[str, Any]]:
+        """(jit function to launch, config meta-parameters, launch options).
+
+        The fused kernel keeps the original's ``@triton.autotune``; but the
+        chunk tables depend on the block sizes, so a launch must know its
+        config before it starts: a kernel autotuned over one config launches
+        that config through the inner jit function; several are refused."""
+        configs = getattr(self.original, "configs", None)
+        if configs is None:
+            return self.program.jit, {}, {}
+        if len(configs) != 1:
+            raise ValueError(
+                f"{self.program.kernel_name} is autotuned over {len(configs)} configs; a fused launch needs its block "
+                "sizes before it starts: autotune the original kernel, then give the fused one the chosen config"
+            )
+        options = {k: v for k, v in configs[0].all_kwargs().items() if k not in configs[0].kwargs}
+        return getattr(self.program.jit, "fn", self.program.jit), dict(configs[0].kwargs), options
+
     def __getitem__(self, grid: Any) -> Callable[..., None]:
         def call(*args: Any, **kwargs: Any) -> None:
+            jit, meta, tuned_options = self._tuned()
+            if meta:
+                kwargs = {**meta, **kwargs}
             options = {k: kwargs.pop(k) for k in LAUNCH_OPTIONS & kwargs.keys()} if kwargs else {}
+            if tuned_options:
+                options = {**tuned_options, **options}
             params = self.bind(args, kwargs)
             g = grid(params) if callable(grid) else grid
             g = tuple(int(x) for x in (g if isinstance(g, (tuple, list)) else (g,)))
 
             def run(extra: dict[str, Any], launch_grid: tuple[int, ...] | None = None) -> None:
-                self.program.jit[launch_grid or g](*args, **kwargs, **extra, **options)
+                jit[launch_grid or g](*args, **kwargs, **extra, **options)
 
             self.context.launch(self.program, g, params, run)
 

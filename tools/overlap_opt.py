@@ -16,11 +16,12 @@ import sys
 from collections.abc import Sequence
 from typing import IO
 
-from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects.builtin import ModuleOp, StringAttr
 from xdsl.utils.exceptions import DiagnosticException, ParseError
 from xdsl.xdsl_opt_main import xDSLOptMain
 
 from syncopate.dialects.chunk import PlanOp
+from syncopate.ir.deps import KERNEL_ATTR
 from syncopate.ir.errors import FrontendError
 from syncopate.ir.plans.errors import PlanError
 from syncopate.lowering.triton_emitter import EmitError
@@ -78,6 +79,11 @@ class OverlapOptMain(xDSLOptMain):
         from syncopate.ir.plans.cli import add_plan_arguments
 
         add_plan_arguments(arg_parser)
+        arg_parser.add_argument(
+            "--kernel", metavar="NAME", default=None,
+            help="the kernel to fuse when several kernels of the file take the plan's tensor "
+            "(e.g. a forward and a backward kernel); the others are emitted unchanged",
+        )
         arg_parser.formatter_class = argparse.RawDescriptionHelpFormatter
         from syncopate.passes import summary
 
@@ -104,6 +110,8 @@ class OverlapOptMain(xDSLOptMain):
         if module is not None and self.args.plan is not None:
             for plan in self.plans():
                 module.body.block.add_op(plan.clone())
+        if module is not None and self.args.kernel is not None:
+            module.attributes[KERNEL_ATTR] = StringAttr(self.args.kernel)
         return module
 
     def plans(self) -> list[PlanOp]:
