@@ -21,8 +21,8 @@ eager call of the same shape (the first call of a shape allocates symmetric
 memory, a collective that cannot be captured).
 
 The fused path applies to CUDA tensors of an NCCL group with two or more
-ranks that spans every rank (pytorch/worlds.py), fp16 or bf16, the collective on dim 0, a contiguous A and rows of a
-multiple of 16 bytes; the ``*_refusal`` functions name the first condition
+ranks that spans every rank (pytorch/worlds.py), fp16 or bf16, the collective on dim 0, a contiguous A and moved rows (A's for the
+gather, the output's for the reduce-scatter) of a multiple of 16 bytes; the ``*_refusal`` functions name the first condition
 a call misses, and the op then runs unfused.
 """
 
@@ -80,7 +80,10 @@ def all_gather_matmul_refusal(A_shard: torch.Tensor, Bs: list[torch.Tensor], gat
 
 def matmul_reduce_scatter_refusal(A: torch.Tensor, B: torch.Tensor, scatter_dim: int, group_name: str) -> str | None:
     """Why the fused path does not apply to this call (None: it does)."""
-    return _common_refusal(A, [B], scatter_dim, group_name)
+    refusal = _common_refusal(A, [B], scatter_dim, group_name)
+    if refusal is None and (B.shape[1] * B.element_size()) % 16:  # the output's rows are what moves
+        return "output rows that are not a multiple of 16 bytes"
+    return refusal
 
 
 def _kernel(kind: str, group_name: str) -> Any:

@@ -68,3 +68,14 @@ def test_compile_without_process_group_says_what_to_do():
     assert not dist.is_initialized()
     with pytest.raises(syncopate.SyncopateSetupError, match="init_process_group"):
         syncopate.compile(lambda: None, ["all-gather{tensor=a dim=0}"])
+
+
+def test_fused_path_refusals_name_the_first_missing_condition():
+    """Checks before any process group is needed: the device comes first."""
+    import torch
+
+    from syncopate.pytorch import fused_ops
+
+    a, b = torch.randn(4, 8), torch.randn(8, 3)
+    assert fused_ops.all_gather_matmul_refusal(a, [b], 0, "unused") == "cpu tensors"
+    assert fused_ops.matmul_reduce_scatter_refusal(a, b, 0, "unused") == "cpu tensors"
