@@ -21,12 +21,25 @@ from syncopate.runtime.fused import FusedProgram
 from syncopate.runtime.gpu import ce, device, flags, gather_tokens, nccl, policies, reduce_scatter
 from syncopate.runtime.gpu.errors import GpuWorldError
 from syncopate.runtime.gpu.flags import FLAG_CAPACITY, LOCAL_FLAG
-from syncopate.runtime.gpu.gather_tokens import GatherTokens, peer_reads
+from syncopate.runtime.gpu.gather_tokens import GatherTokens, PeerReads, peer_reads
 
 if TYPE_CHECKING:
     from syncopate.runtime.gpu.world import GpuWorld
 
 LAUNCH_CACHE = 64  # launch tables kept (keyed by tensor addresses too)
+
+
+@dataclass
+class CachedLaunch:
+    """What a launch key's first launch built: its evaluated plans, the ABI
+    arguments, the produced chunks' tile counts, its pad, and who reads whose
+    rows."""
+
+    launch: LaunchPlan
+    extra: dict[str, Any]
+    counts: dict[tuple[str, int], int]
+    sync: SyncState
+    reads: PeerReads
 
 
 @dataclass
@@ -48,12 +61,10 @@ class GpuRank:
             launch = LaunchPlan.build(program, params, grid, w.rank)
             self._check(program, launch, params, config)
         else:
-            launch = cached[0]
+            launch = cached.launch
         self.last = launch
         plans, chunks = launch.plans, launch.chunks
-        if config not in w.pads:
-            w.pads[config] = w.new_sync_state(launch.flag_count)
-        sync = w.pads[config]
+        sync = w.pad_for(config, launch.flag_count)
         sync.spin_limit = w.spin_limit
         compute = torch.cuda.current_stream(w.device)
         flags.count_launch(sync, w.device)
@@ -76,8 +87,8 @@ class GpuRank:
             if len(w.launches) >= LAUNCH_CACHE:
                 w.launches.pop(next(iter(w.launches)))  # oldest first
             reads = peer_reads(plans, chunks, w.rank, frozenset(consumed))
-            cached = w.launches[key] = (launch, extra, deps.signal_counts(launch.graph), sync, reads)
-        extra, counts, reads = dict(cached[1]), cached[2], cached[4]
+            cached = w.launches[key] = CachedLaunch(launch, extra, deps.signal_counts(launch.graph), sync, reads)
+        extra, counts, reads = dict(cached.extra), cached.counts, cached.reads
         tokens = GatherTokens(w.world, FLAG_CAPACITY)
         if "spin_limit" in program.abi:
             extra[program.abi["spin_limit"].data] = sync.spin_limit

@@ -154,8 +154,7 @@ def reduce(w: GpuWorld, lanes: int, plan: PlanOp, chunks: list[ConcreteChunk], p
                 wait_tiles(region)
                 at = layout.slot(region)
                 peer_staging = w.peer_view(staging, region.dst, "staging")[w.rank]
-                rows(peer_staging, 0, at, at + region.hi - region.lo).copy_(rows(out, 0, region.lo, region.hi),
-                                                                            non_blocking=True)
+                device.copy(rows(peer_staging, 0, at, at + region.hi - region.lo), rows(out, 0, region.lo, region.hi))
                 peer_flags = w.peer_view(sync.flags, region.dst, "signal pad")
                 device.write_epoch(peer_flags, layout.flag(region, w.rank), sync.epoch)
         # meanwhile, on the communication stream: sum the peers' partials of each own region as they arrive
@@ -168,9 +167,9 @@ def reduce(w: GpuWorld, lanes: int, plan: PlanOp, chunks: list[ConcreteChunk], p
             for src in sources:
                 device.wait_flag(sync.flags, layout.flag(piece, src), 1, sync.epoch, sync.spin_limit, sync.report)
                 if total is None:
-                    total = rows(staging[src], 0, at, at + n)
+                    total = rows(staging[src], 0, at, at + n)  # summed in place: the slot is read once per launch
                 else:
-                    total.add_(rows(staging[src], 0, at, at + n))
+                    device.accumulate(total, rows(staging[src], 0, at, at + n))
             wait_tiles(piece)
             if total is not None:
-                rows(out, 0, piece.lo, piece.hi).add_(total)
+                device.accumulate(rows(out, 0, piece.lo, piece.hi), total)
