@@ -58,6 +58,10 @@ def emit_module(module: ModuleOp) -> str:
         raise EmitError(f"cannot emit top-level op(s) {', '.join(sorted(set(others)))} as Triton")
     reserved = {"tl", "triton"} | {f.sym_name.data for f in funcs}
     parts = [HEADER]
+    prelude = module.attributes.get("tile.prelude")
+    if isinstance(prelude, StringAttr):
+        # module-level Python the kernels' decorators and defaults use (ir/prelude.py)
+        parts.append("\n" + prelude.data + "\n")
     for func in funcs:
         parts.append("\n\n" + FunctionEmitter(func, reserved).emit())
     return "".join(parts)
@@ -145,7 +149,7 @@ class FunctionEmitter:
             visit(op)
 
     def is_transparent(self, op: Operation) -> bool:
-        return isinstance(op, tile.RetypeOp)
+        return isinstance(op, tile.RetypeOp) and not _is_local_constexpr(op)
 
     def is_inlinable(self, op: Operation) -> bool:
         if len(op.results) != 1 or isinstance(op, (scf.ForOp, scf.IfOp, scf.WhileOp)):
@@ -430,6 +434,9 @@ class FunctionEmitter:
                 self.line(depth, text)
             return
         targets = [self.bind(r, r.name_hint, at) for r in op.results]
+        if _is_local_constexpr(op):
+            self.line(depth, f"{targets[0]}: tl.constexpr = {text}")
+            return
         self.line(depth, f"{', '.join(targets)} = {text}")
 
     def assign_copies(self, depth: int, targets: list[str], values: list[SSAValue]) -> None:
@@ -524,6 +531,15 @@ class FunctionEmitter:
         for text in prelude:
             self.lines.append("    " + text)
         self.bind_results(op, carried, depth)
+
+
+def _is_local_constexpr(op: Operation) -> bool:
+    """``NAME: tl.constexpr = ...`` in the source: a named retype to constexpr."""
+    return (
+        isinstance(op, tile.RetypeOp)
+        and isinstance(op.res.type, tile.ConstexprType)
+        and op.res.name_hint is not None
+    )
 
 
 def _is_ancestor(op: Operation, maybe_descendant: Operation | None) -> bool:

@@ -16,6 +16,7 @@ from syncopate.dialects.chunk import PlanOp, TensorOp, extent_attr
 from syncopate.ir import footprint
 from syncopate.ir.deps import TILE_LOOP_ATTR
 from syncopate.ir.footprint import Access, Span, Unbounded
+from syncopate.ir.locations import describe
 from syncopate.ir.plans.expr import symbols
 
 ACCESS_ATTR = "chunk.access"
@@ -57,8 +58,7 @@ def fail(message: str) -> PassFailedException:
 
 
 def _describe(op: Operation, kernel: tile.FuncOp) -> str:
-    index = next(i for i, o in enumerate(kernel.walk()) if o is op)
-    return f"'{op.name}' (op #{index} of @{kernel.sym_name.data})"
+    return describe(op)
 
 
 def find_kernel(module: ModuleOp, plans: list[PlanOp]) -> tile.FuncOp:

@@ -32,6 +32,12 @@ class OverlapPipelinePass(ModulePass):
     guarantees). ``overlap`` alone equals
     ``chunk-dependency-analysis,tile-reorder{order=arrival group=8},insert-signals,select-backend,lower-chunk-to-tile``
     (group=8: L2-grouped tiles within an arrival step, as in Triton's grouped matmul).
+
+    Assumes: what its first stage assumes (a module with one kernel and its
+    chunk plans, every access to a planned tensor boundable).
+    Guarantees: the union of its stages' guarantees: every tile waits for
+    the chunks it reads and signals the chunks it writes, in the backend's
+    protocol, or the pipeline fails with the error of the stage that refused.
     """
 
     name: ClassVar[str] = "overlap"

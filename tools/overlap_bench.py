@@ -58,7 +58,8 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         "(exit status 1). Rows that cannot run say 'n/a: <reason>'.",
     )
     parser.add_argument("--workload", default=None, metavar="LIST",
-                        help=f"comma list of workloads (default all: {','.join(WORKLOADS)})")
+                        help=f"comma list of workloads (default all: {','.join(WORKLOADS)}), or tp-layer alone "
+                        "(a tensor-parallel decoder layer: torch TP, async-TP, syncopate ops)")
     parser.add_argument("--shapes", default=None, metavar="LIST",
                         help="comma list of shape names, labels at this W (AG-8192x8192x14336) or groups "
                         "(anchor, llama, quick, all); default all, or the quick group with --quick")
@@ -184,6 +185,9 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     return args
 
 
+TP_LAYER = "tp-layer"  # the tensor-parallel decoder layer (not a fused-kernel workload)
+
+
 def _world_size(args: argparse.Namespace) -> int:
     if args.cpu:
         return 1
@@ -199,6 +203,12 @@ def _error(message: str) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
+    if args.workload == TP_LAYER:  # its own rows and table: bench/tp_layer.py
+        if args.cpu:
+            os.environ.setdefault("TRITON_INTERPRET", "1")
+        from syncopate.bench import tp_layer
+
+        return tp_layer.main(args.cpu, args.quick, args.warmup, args.iters, args.seed)
     from syncopate.bench.shapes import ShapeError, describe, parse_workloads, select_shapes
 
     world = _world_size(args)

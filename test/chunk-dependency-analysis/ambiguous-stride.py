@@ -12,7 +12,7 @@ def flat_rows(x_ptr, y_ptr, M, stride_xm, BLOCK: tl.constexpr):
     x = tl.load(x_ptr + rows * stride_xm)
     tl.store(y_ptr + rows, x)
 
-# ERR: chunk-dependency-analysis: 'tile.load' (op #{{[0-9]+}} of @flat_rows): cannot tell which address term of 'x_ptr' is dim 0 (terms with strides: stride_xm (block axis 0)); give the plan option stride=<the stride parameter of dim 0>
+# ERR: chunk-dependency-analysis: ambiguous-stride.py:12: 'tile.load': cannot tell which address term of 'x_ptr' is dim 0 (terms with strides: stride_xm (block axis 0)); give the plan option stride=<the stride parameter of dim 0>
 
 # CHECK: %x = tile.load %{{[0-9]+}} {chunk.access = {plan = @ag, tensor = "x_ptr", dim = 0 : i64, role = "read", lo = "(pid0 * BLOCK)", extent = "BLOCK", loops = 0 : i64, invariant = 0 : i64}}
 # CHECK: chunk.tensor "x_ptr" -> "x_ptr" shape ["M", "D1"] strides ["stride_xm", "stride_x_ptr_1"]

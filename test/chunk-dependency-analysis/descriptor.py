@@ -33,4 +33,4 @@ def desc_gemm(a_ptr, b_ptr, c_ptr, M, N, K, BLOCK_M: tl.constexpr, BLOCK_N: tl.c
 # RS:         tile.desc_store %acc_1, %c_desc[%off_m, %off_n] {chunk.access = {plan = @rs, tensor = "c_ptr", dim = 0 : i64, role = "write", lo = "(pid0 * BLOCK_M)", extent = "BLOCK_M", loops = 0 : i64, invariant = 0 : i64}}
 # RS:         chunk.tensor "c_ptr" -> "c_ptr"
 
-# DIM: chunk-dependency-analysis: 'tile.desc_load' (op #{{[0-9]+}} of @desc_gemm): descriptor has 2 dims, the plan splits dim 2
+# DIM: chunk-dependency-analysis: descriptor.py:20: 'tile.desc_load': descriptor has 2 dims, the plan splits dim 2

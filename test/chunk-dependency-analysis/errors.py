@@ -20,8 +20,8 @@ def copy_rows(x_ptr, y_ptr, idx_ptr, M, N, stride_xm, stride_ym, BLOCK_M: tl.con
 
 # NOPLAN: chunk-dependency-analysis: the module has no chunk.plan (give one with overlap-opt --plan SPEC)
 # NOKERNEL: chunk-dependency-analysis: no kernel takes the plan tensor(s) z_ptr, z_ptr_ptr; name a pointer parameter with the template's tensor= option (pointer parameters: {{.*}}x_ptr, y_ptr)
-# WRITE: chunk-dependency-analysis: 'tile.store' (op #{{[0-9]+}} of @copy_rows): the kernel writes 'y_ptr', the tensor a 'all-gather' delivers; only loads of it can be fused
-# READ: chunk-dependency-analysis: 'tile.load' (op #{{[0-9]+}} of @copy_rows): the kernel reads 'x_ptr', the tensor a 'reduce-scatter' collects; only stores of it can be fused
+# WRITE: chunk-dependency-analysis: errors.py:19: 'tile.store': the kernel writes 'y_ptr', the tensor a 'all-gather' delivers; only loads of it can be fused
+# READ: chunk-dependency-analysis: errors.py:18: 'tile.load': the kernel reads 'x_ptr', the tensor a 'reduce-scatter' collects; only stores of it can be fused
 # AR: chunk-dependency-analysis: plan @ar: fusing a 'all-reduce' is not supported (supported: all-gather, all-to-all, ring-exchange, reduce-scatter)
 # SIZE: chunk-dependency-analysis: plan @ag: chunk 0 uses symbol(s) R, which are not parameters of @copy_rows; give the template size=<the kernel parameter holding the length of dim 0> (scalar parameters: BLOCK_M, BLOCK_N, M, N, {{.*}}stride_xm, stride_ym)
 # UNUSED: chunk-dependency-analysis: plan @agi: @copy_rows never accesses 'idx_ptr'

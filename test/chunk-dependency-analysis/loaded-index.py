@@ -12,5 +12,5 @@ def gathered_idx(x_ptr, idx_ptr, y_ptr, N, BLOCK: tl.constexpr):
     idx = tl.load(idx_ptr + offs)
     tl.store(y_ptr + offs, tl.load(x_ptr + idx))
 
-# CHECK: chunk-dependency-analysis: 'tile.load' (op #{{[0-9]+}} of @gathered_idx): cannot bound the access of 'x_ptr' along dim 0: the index is not 'scalar + tl.arange(0, BLOCK)' (found tile.load)
-# STRIDE: chunk-dependency-analysis: 'tile.load' (op #{{[0-9]+}} of @gathered_idx): cannot tell which address term of 'x_ptr' is dim 0 (terms with strides: 1 (block axis 0)); give the plan option stride=<the stride parameter of dim 0>
+# CHECK: chunk-dependency-analysis: loaded-index.py:13: 'tile.load': cannot bound the access of 'x_ptr' along dim 0: the index is not 'scalar + tl.arange(0, BLOCK)' (found tile.load)
+# STRIDE: chunk-dependency-analysis: loaded-index.py:13: 'tile.load': cannot tell which address term of 'x_ptr' is dim 0 (terms with strides: 1 (block axis 0)); give the plan option stride=<the stride parameter of dim 0>

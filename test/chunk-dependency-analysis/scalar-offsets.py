@@ -31,6 +31,6 @@ def heads(k_ptr, x_ptr, y_ptr, z_ptr, o_ptr, S, stride_s, stride_h, stride_d, GR
 # CHECK:      %k2 = tile.load {{.*}}chunk.access = {plan = @ag, tensor = "k_ptr", dim = 0 : i64, role = "read", lo = "0 + (pid0 * BLOCK)", extent = "BLOCK"
 # CHECK:      chunk.tensor "k_ptr" -> "k_ptr" shape ["S", "D1"] strides ["stride_s", "stride_k_ptr_1"]
 
-# PRODUCT: chunk-dependency-analysis: 'tile.load' (op #{{[0-9]+}} of @heads): the access of 'x_ptr' adds a scalar product with no stride parameter of its own; cannot tell which dim it moves along (write it as index * <stride parameter>)
+# PRODUCT: chunk-dependency-analysis: scalar-offsets.py:23: 'tile.load': the access of 'x_ptr' adds a scalar product with no stride parameter of its own; cannot tell which dim it moves along (write it as index * <stride parameter>)
 # CONSTEXPR: the access of 'y_ptr' adds a scalar product with no stride parameter of its own
 # BARE: the access of 'z_ptr' adds a scalar offset with no stride; cannot tell whether it moves along dim 0

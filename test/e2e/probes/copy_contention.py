@@ -20,7 +20,8 @@ import torch.distributed as dist
 import triton
 import triton.language as tl
 
-from syncopate.runtime.gpu_world import GpuWorld, _write_value
+from syncopate.runtime.gpu.device import write_value as _write_value
+from syncopate.runtime.gpu_world import GpuWorld
 
 
 @triton.jit

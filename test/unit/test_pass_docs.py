@@ -1,0 +1,41 @@
+"""docs/passes.md is generated from the pass docstrings and must not go stale."""
+
+from __future__ import annotations
+
+import inspect
+
+from syncopate.passes import PASS_MODULES, get_all_passes
+from syncopate.tools import gen_pass_docs
+
+
+def _our_passes():
+    for factory in get_all_passes().values():
+        pass_class = factory()
+        if pass_class.__module__.split(".")[-1] in PASS_MODULES:
+            yield pass_class
+
+
+def test_passes_md_is_current():
+    assert gen_pass_docs.DOC.read_text() == gen_pass_docs.render(), (
+        "docs/passes.md is stale: run python -m syncopate.tools.gen_pass_docs")
+
+
+def test_check_flag_reports_staleness(tmp_path, monkeypatch, capsys):
+    stale = tmp_path / "passes.md"
+    stale.write_text("old\n")
+    monkeypatch.setattr(gen_pass_docs, "DOC", stale)
+    assert gen_pass_docs.main(["--check"]) == 1
+    assert "stale" in capsys.readouterr().err
+    assert gen_pass_docs.main([]) == 0
+    assert gen_pass_docs.main(["--check"]) == 0
+
+
+def test_every_pass_states_assumptions_and_guarantees():
+    passes = list(_our_passes())
+    assert len(passes) == len(PASS_MODULES)
+    for pass_class in passes:
+        doc = inspect.cleandoc(pass_class.__doc__ or "")
+        summary = doc.partition("\n")[0].strip()
+        assert summary, f"{pass_class.name}: empty summary line"
+        assert "ssume" in doc and "uarantee" in doc, f"{pass_class.name}: docstring lacks assumes/guarantees"
+        assert f"## `{pass_class.name}`" in gen_pass_docs.render()
