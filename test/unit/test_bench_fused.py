@@ -153,7 +153,7 @@ def test_ag_nccl_rows_run_only_local_first_on_gpus():
 
 
 def test_ag_nccl_rows_of_a_persistent_kernel_are_not_run():
-    """Its programs never hand an SM back, so no order is safe (this hung a run before the refusal)."""
+    """Its programs never hand an SM back, so no order is safe: tiles spinning on nccl chunks would hang."""
     s = shape(AG_GEMM)
     problem = make_problem(s, 2, 0, torch.device("cpu"), torch.float32)
     gpu = BenchWorld(0, 2, torch.device("cpu"), None, torch.float32, SimulatedGpu(2, 0, {"a_ptr": problem.a_full}))
