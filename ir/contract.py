@@ -27,6 +27,8 @@ from xdsl.dialects.builtin import DictionaryAttr, StringAttr
 
 # --- attribute names -------------------------------------------------------
 
+KERNEL_ATTR: Final = "chunk.kernel"
+"""On the module: the name of the kernel to fuse (overlap-opt --kernel)."""
 ACCESS_ATTR: Final = "chunk.access"
 """On a load/store of a plan tensor: its footprint along the plan's dim (:class:`AccessKey`)."""
 ABI_ATTR: Final = "chunk.abi"
@@ -50,6 +52,7 @@ class AccessKey:
     EXTENT: Final = "extent"
     LOOPS: Final = "loops"
     INVARIANT: Final = "invariant"
+    WRAP: Final = "wrap"  # present when the index is wrapped with `%`: the modulus, a host expression
 
 
 # --- plan roles --------------------------------------------------------------

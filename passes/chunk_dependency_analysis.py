@@ -7,6 +7,7 @@ from typing import ClassVar
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import DictionaryAttr, IntegerAttr, ModuleOp, StringAttr, SymbolRefAttr, i64
+from xdsl.ir import Attribute
 from xdsl.passes import ModulePass
 
 from syncopate.ir.analysis import footprint
@@ -17,18 +18,20 @@ from syncopate.ir.contract import ACCESS_ATTR, TILE_LOOP_ATTR, AccessKey
 def _access_attr(b: BoundAccess) -> DictionaryAttr:
     lo = b.span.lo_host_expr()
     extent = footprint.host_expr(b.span.extent)
-    return DictionaryAttr(
-        {
-            AccessKey.PLAN: SymbolRefAttr(b.plan.sym_name.data),
-            AccessKey.TENSOR: StringAttr(b.tensor.tensor.data),
-            AccessKey.DIM: IntegerAttr(b.dim, i64),
-            AccessKey.ROLE: StringAttr(b.role),
-            AccessKey.LO: StringAttr(lo if lo is not None else "?"),
-            AccessKey.EXTENT: StringAttr(extent if extent is not None else "?"),
-            AccessKey.LOOPS: IntegerAttr(len(b.loops), i64),
-            AccessKey.INVARIANT: IntegerAttr(b.invariant, i64),
-        }
-    )
+    fields: dict[str, Attribute] = {
+        AccessKey.PLAN: SymbolRefAttr(b.plan.sym_name.data),
+        AccessKey.TENSOR: StringAttr(b.tensor.tensor.data),
+        AccessKey.DIM: IntegerAttr(b.dim, i64),
+        AccessKey.ROLE: StringAttr(b.role),
+        AccessKey.LO: StringAttr(lo if lo is not None else "?"),
+        AccessKey.EXTENT: StringAttr(extent if extent is not None else "?"),
+        AccessKey.LOOPS: IntegerAttr(len(b.loops), i64),
+        AccessKey.INVARIANT: IntegerAttr(b.invariant, i64),
+    }
+    if b.span.wrap is not None:
+        wrap = footprint.host_expr(b.span.wrap)
+        fields[AccessKey.WRAP] = StringAttr(wrap if wrap is not None else "?")
+    return DictionaryAttr(fields)
 
 
 @dataclass(frozen=True)
