@@ -64,7 +64,8 @@ def compile(kernel: Any, plans: Sequence[str], pipeline: str = "overlap", kernel
     """
     import torch.distributed as dist
 
-    from syncopate.runtime.fused import FusedKernel, load_program, run_pipeline
+    from syncopate.lowering.compile import run_pipeline
+    from syncopate.runtime.fused import FusedKernel, load_program
     from syncopate.runtime.workload import with_world
 
     group = resolve_group(group)

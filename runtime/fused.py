@@ -21,12 +21,11 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from xdsl.dialects.builtin import DictionaryAttr, ModuleOp, StringAttr
-from xdsl.passes import PassPipeline
+from xdsl.dialects.builtin import DictionaryAttr, ModuleOp
 
 from syncopate.dialects import tile
 from syncopate.dialects.chunk import PlanOp
-from syncopate.ir.contract import ABI_ATTR, KERNEL_ATTR
+from syncopate.ir.contract import ABI_ATTR
 
 
 @dataclass
@@ -81,26 +80,12 @@ class LaunchFacts:
     spin_limit: str | None  # the spin-limit parameter's name, if the kernel has one
 
 
-def run_pipeline(module: ModuleOp, pipeline: str) -> None:
-    from syncopate.ir.context import make_context
-    from syncopate.passes import get_all_passes
-
-    PassPipeline.parse_spec(get_all_passes(), pipeline).apply(make_context(), module)
-
-
 def compile_fused(source_path: str, kernel_name: str, plan_specs: Sequence[str], pipeline: str = "overlap",
                   cache_dir: str | None = None) -> FusedProgram:
     """Fuse ``plan_specs`` into kernel ``kernel_name`` of ``source_path``."""
-    from syncopate.ir.context import make_context
-    from syncopate.ir.frontend.triton_import import import_file
-    from syncopate.ir.plans.cli import load_plans
+    from syncopate.lowering.compile import compile_module
 
-    module = import_file(source_path)
-    module.attributes[KERNEL_ATTR] = StringAttr(kernel_name)  # the file may hold other kernels too
-    for plan in load_plans(list(plan_specs), make_context()):
-        module.body.block.add_op(plan)
-    run_pipeline(module, pipeline)
-    return load_program(module, kernel_name, cache_dir)
+    return load_program(compile_module(source_path, kernel_name, plan_specs, pipeline), kernel_name, cache_dir)
 
 
 def load_program(module: ModuleOp, kernel_name: str, cache_dir: str | None = None) -> FusedProgram:

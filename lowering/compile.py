@@ -1,0 +1,35 @@
+"""The compiler driver: Triton source + plan specs -> fused tile IR.
+
+The runtime compiles through this module, so it depends on the compiler's
+entry points (frontend, plan loading, the pass pipeline), never on a pass
+module itself.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from xdsl.dialects.builtin import ModuleOp, StringAttr
+from xdsl.passes import PassPipeline
+
+from syncopate.ir.context import make_context
+from syncopate.ir.contract import KERNEL_ATTR
+from syncopate.ir.frontend.triton_import import import_file
+from syncopate.ir.plans.cli import load_plans
+from syncopate.passes import get_all_passes
+
+
+def run_pipeline(module: ModuleOp, pipeline: str) -> None:
+    """Run the pass pipeline ``pipeline`` (overlap-opt's ``-p`` syntax) on ``module``."""
+    PassPipeline.parse_spec(get_all_passes(), pipeline).apply(make_context(), module)
+
+
+def compile_module(source_path: str, kernel_name: str, plan_specs: Sequence[str], pipeline: str = "overlap") -> ModuleOp:
+    """Import ``source_path``, attach ``plan_specs`` and run ``pipeline``; the
+    module names ``kernel_name`` as the kernel to fuse (the file may hold others)."""
+    module = import_file(source_path)
+    module.attributes[KERNEL_ATTR] = StringAttr(kernel_name)
+    for plan in load_plans(list(plan_specs), make_context()):
+        module.body.block.add_op(plan)
+    run_pipeline(module, pipeline)
+    return module
