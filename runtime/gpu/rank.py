@@ -32,6 +32,16 @@ if TYPE_CHECKING:
 LAUNCH_CACHE = 64  # launch tables kept (keyed by tensor addresses too)
 
 
+@dataclass(frozen=True)
+class ConsumedSteps:
+    """One consumed plan's work on the communication stream: its ce copies
+    per lane, then its nccl collectives and the flags raised after them."""
+
+    copies: tuple[tuple[ce.Copy, ...], ...]
+    collectives: tuple[nccl.Collective, ...]
+    nccl_flags: tuple[int, ...]
+
+
 @dataclass
 class CachedLaunch:
     """Everything a launch key's launches issue, built by its first launch:
@@ -43,7 +53,7 @@ class CachedLaunch:
     extra: dict[str, Any]
     sync: SyncState
     reads: PeerReads
-    consumed: tuple[tuple[tuple[tuple[ce.Copy, ...], ...], tuple[nccl.Collective, ...], tuple[int, ...]], ...]
+    consumed: tuple[ConsumedSteps, ...]
     produced: tuple[reduce_scatter.ReduceSteps, ...]
     staging: tuple[tuple, ...]  # staging keys the launch uses (touched per launch: least recently used first)
     grid: tuple[int, ...]  # the grid the fused kernel launches on (sm communication programs included)
@@ -88,11 +98,11 @@ class GpuRank:
         w.comm_stream.wait_stream(compute)  # this launch's own rows (and sends) are written
         with torch.cuda.stream(w.comm_stream):
             gather_tokens.announce(w, sync, tokens, reads.readers)
-            for copies, collectives, nccl_flags in cached.consumed:
-                ce.issue(w, copies, sync, captured)
-                for collective in collectives:
+            for steps in cached.consumed:
+                ce.issue(w, steps.copies, sync, captured)
+                for collective in steps.collectives:
                     collective()
-                for flag in nccl_flags:
+                for flag in steps.nccl_flags:
                     flags.raise_flag(sync.flags, flag, sync, captured)
             self._release(sync, tokens, reads.released_after_copies)
         for owner in reads.released_after_kernel:  # the kernel's communication programs pull their rows
@@ -142,7 +152,7 @@ class GpuRank:
             nccl_chunks = any(c.backend == "nccl" for c in chunks[name])
             collectives = nccl.plan_delivery(w, plan, chunks[name], params, self.sources) if nccl_chunks else ()
             nccl_flags = tuple(c.flag for c in ce.incoming(w.rank, w.lost, chunks[name], "nccl")) if nccl_chunks else ()
-            consumed.append((copies, collectives, nccl_flags))
+            consumed.append(ConsumedSteps(copies, collectives, nccl_flags))
         counts = deps.signal_counts(launch.graph)
         produced = tuple(reduce_scatter.plan_reduce(w, self.ce_lanes, launch.plans[name], chunks[name], params, sync,
                                                     counts, name in facts.fused_reductions)
