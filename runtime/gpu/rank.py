@@ -11,6 +11,7 @@ allocation (test/unit/test_gpu_launch_overhead.py).
 
 from __future__ import annotations
 
+import functools
 import warnings
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -59,6 +60,15 @@ class CachedLaunch:
     grid: tuple[int, ...]  # the grid the fused kernel launches on (sm communication programs included)
     spin_limit: int = 0  # the spin limit ``extra`` carries
 
+    @functools.cached_property
+    def communicates(self) -> bool:
+        """Whether the launch has any work beside the kernel: transfers,
+        tokens or waits on the communication stream. Without any (every
+        chunk local), it needs no communication stream at all."""
+        return bool(self.reads.readers or self.reads.owners
+                    or any(s.copies or s.collectives or s.nccl_flags for s in self.consumed)
+                    or any(p.collectives or p.returns or p.takes or p.sends or p.arrivals for p in self.produced))
+
 
 @dataclass
 class GpuRank:
@@ -95,28 +105,31 @@ class GpuRank:
             sync.report.zero_()
         captured: list[int] = []  # flags raised inside CUDA-graph capture, cleared after the launch
 
-        w.comm_stream.wait_stream(compute)  # this launch's own rows (and sends) are written
-        with torch.cuda.stream(w.comm_stream):
-            gather_tokens.announce(w, sync, tokens, reads.readers)
-            for steps in cached.consumed:
-                ce.issue(w, steps.copies, sync, captured)
-                for collective in steps.collectives:
-                    collective()
-                for flag in steps.nccl_flags:
-                    flags.raise_flag(sync.flags, flag, sync, captured)
-            self._release(sync, tokens, reads.released_after_copies)
-        for owner in reads.released_after_kernel:  # the kernel's communication programs pull their rows
-            device.await_token(sync, tokens.ready(owner))
-        run(cached.extra, cached.grid)
-        with torch.cuda.stream(w.comm_stream):
-            for steps in cached.produced:
-                reduce_scatter.issue_reduce(w, steps, sync)
-            if reads.released_after_kernel:
-                w.comm_stream.wait_stream(compute)
-                self._release(sync, tokens, reads.released_after_kernel)
-            gather_tokens.await_releases(sync, tokens, reads.readers)
-        compute.wait_stream(w.comm_stream)
-        flags.clear_flags(sync.flags, captured)
+        if not cached.communicates:  # every chunk is local (a world of one): the kernel alone
+            run(cached.extra, cached.grid)
+        else:
+            w.comm_stream.wait_stream(compute)  # this launch's own rows (and sends) are written
+            with torch.cuda.stream(w.comm_stream):
+                gather_tokens.announce(w, sync, tokens, reads.readers)
+                for steps in cached.consumed:
+                    ce.issue(w, steps.copies, sync, captured)
+                    for collective in steps.collectives:
+                        collective()
+                    for flag in steps.nccl_flags:
+                        flags.raise_flag(sync.flags, flag, sync, captured)
+                self._release(sync, tokens, reads.released_after_copies)
+            for owner in reads.released_after_kernel:  # the kernel's communication programs pull their rows
+                device.await_token(sync, tokens.ready(owner))
+            run(cached.extra, cached.grid)
+            with torch.cuda.stream(w.comm_stream):
+                for steps in cached.produced:
+                    reduce_scatter.issue_reduce(w, steps, sync)
+                if reads.released_after_kernel:
+                    w.comm_stream.wait_stream(compute)
+                    self._release(sync, tokens, reads.released_after_kernel)
+                gather_tokens.await_releases(sync, tokens, reads.readers)
+            compute.wait_stream(w.comm_stream)
+            flags.clear_flags(sync.flags, captured)
         if sync.spin_limit and not torch.cuda.is_current_stream_capturing():  # a graph's replays report nothing
             torch.cuda.synchronize(w.device)
             message = sync.timeout(cached.launch, w.rank, token_words(cached.launch, w.rank, w.world))
