@@ -128,3 +128,22 @@ def test_every_returned_tensor_is_compared(tmp_path: Path, capsys):
 def test_a_pipeline_without_waits_is_refused(capsys):
     code, out, err = _run(capsys, str(BASE), "-p", "overlap{waits=false}")
     assert code == 1 and "leaves plan(s) @ag without waits or signals" in err and "differs" not in out, err
+
+
+def test_a_simulation_failure_prints_a_short_summary(monkeypatch, capsys):
+    """A failure listing thousands of chunks shows the first few lines and a
+    one-line summary per delivery order."""
+    from syncopate.runtime import check
+    from syncopate.runtime.sim import SimulationError
+
+    def fail(*_args, **_kwargs):
+        raise SimulationError("produced chunks never announced complete:\n" + "\n".join(f"  chunk {i}" for i in range(5000)))
+
+    monkeypatch.setattr(check, "run_simulated", fail)
+    code, out, err = _run(capsys, str(BASE), "--delivery", "all")
+    assert code == 1 and not err, err
+    assert len(out.splitlines()) < 60, out[:2000]
+    assert "(+4995 more)" in out and out.rstrip().endswith(
+        "(plan: produced chunks never announced complete; reversed: produced chunks never announced complete; "
+        "random: produced chunks never announced complete; late: produced chunks never announced complete; "
+        "isolated: produced chunks never announced complete)"), out[-500:]
