@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
 
-__all__ = ["compile", "empty", "ops", "tp", "SyncopateSetupError", "__version__"]
+__all__ = ["SyncopateSetupError", "__version__", "compile", "empty", "ops", "tp"]
 
 _LAZY = {
     "compile": ("syncopate.pytorch.compile", "compile"),

@@ -32,6 +32,7 @@ that differs is reported as MISMATCH and not timed. Timing: CUDA events
 
 from __future__ import annotations
 
+import functools
 import os
 import statistics
 import sys
@@ -129,15 +130,10 @@ class _AllReduceRows(torch.autograd.Function):
 
     @staticmethod
     def forward(ctx: Any, y: torch.Tensor, group_name: str) -> torch.Tensor:
-        import torch.distributed as dist
-        from torch.distributed.distributed_c10d import _resolve_process_group
+        from syncopate.pytorch.unfused_ops import reduce_scatter
 
-        group = _resolve_process_group(group_name)
         ctx.group_name = group_name
-        total = y.contiguous().clone()
-        dist.all_reduce(total, group=group)
-        rows = y.shape[0] // group.size()
-        return total[dist.get_rank(group) * rows:(dist.get_rank(group) + 1) * rows].clone()
+        return reduce_scatter(y, 0, group_name)
 
     @staticmethod
     def backward(ctx: Any, g: torch.Tensor) -> tuple[torch.Tensor, None]:
@@ -239,7 +235,7 @@ def run(cpu: bool, quick: bool, warmup: int, iters: int, seed: int) -> list[Row]
     rows: list[Row] = []
     candidates: list[tuple[str, Callable[..., torch.Tensor] | str]] = []
     ref_ag, ref_rs = torch_tp(name, world, nccl)
-    reference = lambda x, w: layer(x, w, shape, world, ref_ag, ref_rs)  # noqa: E731
+    reference = lambda x, w: layer(x, w, shape, world, ref_ag, ref_rs)
     candidates.append(("torch TP", reference))
     candidates.append(("async-TP", _async_tp(reference, name, cpu)))
     s_ag, s_rs = syncopate_ops(name)
@@ -269,7 +265,7 @@ def run(cpu: bool, quick: bool, warmup: int, iters: int, seed: int) -> list[Row]
                 if bad:
                     row.note = f"MISMATCH: {bad}"
                     continue
-                row.ms = _time(lambda: _step(fn, x, w, backward, grad), device.type == "cuda", warmup, iters)
+                row.ms = _time(functools.partial(_step, fn, x, w, backward, grad), device.type == "cuda", warmup, iters)
     return rows
 
 
@@ -283,6 +279,14 @@ def _async_tp(reference: Callable[..., torch.Tensor], group_name: str, cpu: bool
     enable_symm_mem_for_group(group_name)
     inductor_config._micro_pipeline_tp = True
     return torch.compile(reference, fullgraph=True)
+
+
+def describe(cpu: bool, quick: bool) -> str:
+    """The shapes a run measures (``--list-shapes``)."""
+    shape = TINY if cpu else LLAMA3_70B
+    tokens = CPU_TOKENS if cpu else GPU_TOKENS[:1] if quick else GPU_TOKENS
+    return (f"tp-layer: hidden {shape.hidden}, {shape.heads} query / {shape.kv_heads} KV heads of {shape.head_dim}, "
+            f"FFN {shape.ffn}; tokens {', '.join(map(str, tokens))}; forward and forward+backward")
 
 
 def format_rows(rows: list[Row], world: int, device: str) -> str:

@@ -69,9 +69,8 @@ def entry_path(key: str, kernel_name: str) -> str:
 
 def load(key: str, kernel_name: str) -> ModuleOp | None:
     """The cached IR of ``key``, or None (missing or unreadable: recompile)."""
-    from xdsl.parser import Parser
-
     from syncopate.ir.context import make_context
+    from xdsl.parser import Parser
 
     path = entry_path(key, kernel_name)
     if not os.path.exists(path):

@@ -22,15 +22,21 @@ on every launch.
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import torch
-
 from syncopate.pytorch import cache
-from syncopate.pytorch.worlds import SyncopateSetupError, gpu_world, is_symmetric, resolve_group, uses_gpu_world
+from syncopate.pytorch.worlds import (
+    SyncopateSetupError,
+    gpu_world,
+    is_symmetric,
+    resolve_group,
+    uses_gpu_world,
+)
 
 
 def compile(kernel: Any, plans: Sequence[str], pipeline: str = "overlap", kernel_name: str | None = None,
@@ -46,17 +52,18 @@ def compile(kernel: Any, plans: Sequence[str], pipeline: str = "overlap", kernel
     (default: the function's own name). ``group``: the
     ``torch.distributed`` process group (default: the default group).
 
-    Returns a kernel launched exactly like the original, ``fused[grid](...)``.
+    Returns a kernel launched exactly like the original, ``fused[grid](...)``;
+    for an ``@triton.autotune`` kernel the original's autotuner picks the
+    configuration (pytorch/autotuned.py).
     Every rank of ``group`` must call ``compile`` and launch the same
     configurations in the same order. Compile results are cached on disk
     (``$SYNCOPATE_CACHE_DIR``, default ``~/.cache/syncopate``).
     Raises :class:`SyncopateSetupError` without an initialized process group;
     plan and frontend errors name the file and line.
     """
+    import torch.distributed as dist
     from syncopate.runtime.fused import FusedKernel, load_program, run_pipeline
     from syncopate.runtime.workload import with_world
-
-    import torch.distributed as dist
 
     group = resolve_group(group)
     world, rank = dist.get_world_size(group), dist.get_rank(group)
@@ -74,7 +81,13 @@ def compile(kernel: Any, plans: Sequence[str], pipeline: str = "overlap", kernel
         module = _run_frontend(path, specs, pipeline, run_pipeline)
         cache.store(key, name, module)
     program = load_program(module, name, cache.cache_dir())
-    return FusedKernel(program, kernel, GroupContext(group, rank, _gathered_params(program)))
+    context = GroupContext(group, rank, _gathered_params(program))
+    from syncopate.pytorch.autotuned import AutotunedFusedKernel, is_autotuned
+
+    if is_autotuned(kernel):  # the emitted source keeps @triton.autotune: launch its plain jit function
+        plain = dataclasses.replace(program, jit=program.jit.fn)
+        return AutotunedFusedKernel(FusedKernel(plain, kernel.fn, context), kernel, group)
+    return FusedKernel(program, kernel, context)
 
 
 def _python_function(kernel: Any) -> Callable[..., Any]:
@@ -122,11 +135,15 @@ class GroupContext:
     unfused: Any = None
     gpu: Any = None
     checked: set[tuple] = field(default_factory=set)  # (parameter, address) already found symmetric
+    routes: dict[torch.device, bool] = field(default_factory=dict)  # device -> launches go to the GPU world
 
     def launch(self, program: Any, grid: tuple[int, ...], params: Mapping[str, Any],
                run: Callable[..., None]) -> None:
         device = next((v.device for v in params.values() if isinstance(v, torch.Tensor)), torch.device("cpu"))
-        if uses_gpu_world(self.group, device):
+        gpu = self.routes.get(device)
+        if gpu is None:  # asked once per device: a launch's own work stays table lookups
+            gpu = self.routes[device] = uses_gpu_world(self.group, device)
+        if gpu:
             for name in self.gathered:
                 self._check_symmetric(program, name, params.get(name))
             if self.gpu is None:

@@ -29,19 +29,6 @@ from typing import Any
 import torch
 
 
-def _reduce_scatter(t: torch.Tensor, dim: int, group_name: str) -> torch.Tensor:
-    """This rank's slice along ``dim`` of the sum of ``t`` over the group
-    (an all-reduce, which every backend has, including gloo)."""
-    import torch.distributed._functional_collectives as funcol
-
-    from syncopate.pytorch.unfused_ops import process_group
-
-    group = process_group(group_name)
-    total = funcol.all_reduce(t.contiguous(), "sum", group_name)
-    part = t.shape[dim] // group.size()
-    return total.narrow(dim, torch.distributed.get_rank(group) * part, part)
-
-
 def _ag_setup(ctx: Any, inputs: tuple, keyword_only_inputs: dict, output: tuple) -> None:
     A_shard, Bs, gather_dim, group_name = inputs
     ctx.gather_dim, ctx.group_name = gather_dim, group_name
@@ -63,7 +50,9 @@ def _ag_backward(ctx: Any, grad_A: torch.Tensor | None, grad_outs: list[torch.Te
             Bt = used[0][1].t() if len(used) == 1 else torch.cat([B.t() for _, B in used], dim=0)
             grad_shard = torch.ops.syncopate.matmul_reduce_scatter(G, Bt, "sum", dim, name)
         if grad_A is not None:
-            extra = _reduce_scatter(grad_A, dim, name)
+            from syncopate.pytorch.unfused_ops import reduce_scatter
+
+            extra = reduce_scatter(grad_A, dim, name)
             grad_shard = extra if grad_shard is None else grad_shard + extra
         if grad_shard is None:
             grad_shard = A.new_zeros(ctx.shard_shape)

@@ -4,7 +4,7 @@ notice that a call runs unfused.
 
 All-gather + matmul: ``torch.distributed.all_gather`` of the shards (made
 contiguous), concatenated along ``gather_dim``, then ``torch.matmul`` per B.
-Matmul + reduce-scatter: ``torch.matmul``, then an ``all_reduce`` and this
+Matmul + reduce-scatter: ``torch.matmul``, then an all-reduce and this
 rank's slice along ``scatter_dim`` (gloo has no reduce-scatter), divided by
 the group size for ``avg``. The results equal PyTorch's ``symm_mem`` ops'
 fallbacks (same shapes, dtypes and values) and are fresh tensors that
@@ -86,14 +86,20 @@ def all_gather_matmul(A_shard: torch.Tensor, Bs: list[torch.Tensor], gather_dim:
     return (A if return_A else None), [torch.matmul(A, B) for B in Bs]
 
 
-def matmul_reduce_scatter(A: torch.Tensor, B: torch.Tensor, reduce_op: str, scatter_dim: int,
-                          group_name: str) -> torch.Tensor:
-    import torch.distributed as dist
+def reduce_scatter(t: torch.Tensor, dim: int, group_name: str) -> torch.Tensor:
+    """This rank's slice along ``dim`` of the sum of ``t`` over the group: an
+    all-reduce (every backend has one, gloo included) through the functional
+    collectives, so AOT autograd can trace it in a backward too."""
+    import torch.distributed._functional_collectives as funcol
 
     group = process_group(group_name)
-    world, rank = group.size(), dist.get_rank(group)
-    C = torch.matmul(A, B).contiguous()
-    dist.all_reduce(C, group=group)
-    part = C.shape[scatter_dim] // world
-    out = C.narrow(scatter_dim, rank * part, part).clone(memory_format=torch.contiguous_format)
-    return out.div_(world) if reduce_op == "avg" else out
+    total = funcol.all_reduce(t.contiguous(), "sum", group_name)
+    part = t.shape[dim] // group.size()
+    rank = torch.distributed.get_rank(group)
+    return total.narrow(dim, rank * part, part).clone(memory_format=torch.contiguous_format)
+
+
+def matmul_reduce_scatter(A: torch.Tensor, B: torch.Tensor, reduce_op: str, scatter_dim: int,
+                          group_name: str) -> torch.Tensor:
+    out = reduce_scatter(torch.matmul(A, B), scatter_dim, group_name)
+    return out.div_(group_size(group_name)) if reduce_op == "avg" else out

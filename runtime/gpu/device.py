@@ -14,7 +14,7 @@ import torch
 from syncopate.runtime.abi import SyncState
 from syncopate.runtime.gpu.stream_wait import wait_flag
 
-__all__ = ["await_token", "copy", "wait_flag", "write_epoch", "write_value"]
+__all__ = ["accumulate", "await_token", "copy", "wait_flag", "write_epoch", "write_value"]
 
 
 def write_value(flags: torch.Tensor, index: int, value: int) -> None:
@@ -36,6 +36,11 @@ def write_epoch(flags: torch.Tensor, index: int, epoch: torch.Tensor) -> None:
 def copy(dst: torch.Tensor, src: torch.Tensor) -> None:
     """A peer copy on the current stream (a copy engine for contiguous rows)."""
     dst.copy_(src, non_blocking=True)
+
+
+def accumulate(dst: torch.Tensor, src: torch.Tensor) -> None:
+    """``dst += src`` on the current stream (a reduce-scatter's sum of staged partials)."""
+    dst.add_(src)
 
 
 def await_token(sync: SyncState, index: int) -> None:

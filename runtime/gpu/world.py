@@ -45,15 +45,17 @@ class GpuWorld(SymmetricMemory):
     lost: frozenset[tuple[str, int]] = frozenset()
     ce_lanes: int = 1
     comm_group: Any = None
-    handles: dict[int, Any] = field(default_factory=dict)
-    staging: dict[tuple, torch.Tensor] = field(default_factory=dict)
-    launches: dict[tuple, tuple] = field(default_factory=dict)  # launch key -> cached launch (see GpuRank)
+    handles: dict[int, Any] = field(default_factory=dict)  # buffer address -> (handle, allocated shape)
+    staging: dict[tuple, torch.Tensor] = field(default_factory=dict)  # see memory.staging_key
+    staging_users: dict[tuple, set[int]] = field(default_factory=dict)
+    launches: dict[tuple, Any] = field(default_factory=dict)  # launch key -> rank.CachedLaunch
     pads: dict[tuple, SyncState] = field(default_factory=dict)  # configuration key -> signal pad and epoch
     peer_views: dict[tuple, torch.Tensor] = field(default_factory=dict)
     lane_streams: list[torch.cuda.Stream] = field(default_factory=list)  # the ce lanes (see lanes())
     warned: set[tuple] = field(default_factory=set)  # warnings given once: configurations (NCCL starvation), ("staging",)
     loaded: set[str] = field(default_factory=set)  # communication kernels already loaded (see warm_reduction)
-    staging_warn_bytes: int = 8 << 30  # staging_for warns once when the staging buffers together pass this
+    max_pads: int = 64  # signal pads kept (64 KiB each; see runtime/gpu/memory.py)
+    staging_bytes: int = 4 << 30  # bound on the staging buffers held (see runtime/gpu/memory.py)
 
     @classmethod
     def from_torchrun(cls, spin_limit: int = 0, comm_programs: int = COMM_PROGRAMS,
@@ -115,7 +117,7 @@ class GpuWorld(SymmetricMemory):
             device.wait_flag(sync.flags, 0, 0, sync.epoch, sync.spin_limit, sync.report)  # target 0: passes at once
             self.loaded.add("stream wait")
             torch.cuda.synchronize(self.device)
-        mine = [buf for key, buf in self.staging.items() if key[0] == sync.flags.data_ptr()]
+        mine = self.staging_of(sync)
         for peer in range(self.world):
             if peer != self.rank:
                 self.peer_view(sync.flags, peer, "signal pad")

@@ -10,10 +10,9 @@ from __future__ import annotations
 import os
 import warnings
 
+import syncopate
 import torch
 import torch.distributed as dist
-
-import syncopate
 
 
 def _group() -> str:
@@ -53,8 +52,10 @@ def rs_values(rank, world):
 
 def same_as_torch_fallback(rank, world):
     """Results equal PyTorch's own symm_mem fallback (what async-TP runs off-GPU)."""
-    from torch.distributed._symmetric_memory import _fused_all_gather_matmul_fallback, \
-        _fused_matmul_reduce_scatter_fallback
+    from torch.distributed._symmetric_memory import (
+        _fused_all_gather_matmul_fallback,
+        _fused_matmul_reduce_scatter_fallback,
+    )
 
     a = _shards((2, 3, 4), world, seed=3)[rank]
     b = torch.randn(4, 5, generator=torch.Generator().manual_seed(1), dtype=torch.float64)
@@ -116,7 +117,7 @@ def ag_gradcheck(rank, world):
 
 def rs_gradcheck(rank, world):
     for op, dim in (("sum", 0), ("avg", 1)):
-        def whole(A_all, B_all):
+        def whole(A_all, B_all, op=op, dim=dim):
             out = syncopate.ops.matmul_reduce_scatter(_Own.apply(A_all, 0)[0], _Own.apply(B_all, 0)[0], op, dim,
                                                       _group())
             return _Everyone.apply(out, dim)
@@ -244,6 +245,29 @@ def compile_reduce_scatter(rank, world):
                                rtol=1e-4, atol=1e-4)
 
 
+def compile_autotuned(rank, world):
+    """An @triton.autotune kernel: launched with the original syntax (grid from
+    META, BLOCK_M/BLOCK_N from the configuration, BLOCK_K as a keyword);
+    in the interpreter the first configuration is used."""
+    from autotuned_gemm import autotuned_gemm
+
+    fused = syncopate.compile(autotuned_gemm, ["all-gather{tensor=a_ptr dim=0}"])
+    M, K, N = 24 * world, 16, 16
+    shards = _shards((24, K), world, dtype=torch.float32, seed=5)
+    a = syncopate.empty(M, K, dtype=torch.float32)
+    a[rank * 24:(rank + 1) * 24] = shards[rank]
+    b = torch.randn(K, N, generator=torch.Generator().manual_seed(6))
+    c = torch.empty(M, N)
+
+    def grid(meta):
+        return (triton_cdiv(meta["M"], meta["BLOCK_M"]), triton_cdiv(meta["N"], meta["BLOCK_N"]))
+
+    fused[grid](a, b, c, M, N, K, a.stride(0), a.stride(1), b.stride(0), b.stride(1), c.stride(0), c.stride(1),
+                BLOCK_K=16)
+    torch.testing.assert_close(c, torch.cat(shards) @ b, rtol=1e-4, atol=1e-4)
+    assert list(fused.chosen.values()) == [autotuned_gemm.configs[0]]
+
+
 def _example(name):
     from syncopate.runtime.workload import load_workload
 
@@ -254,3 +278,14 @@ def _example(name):
 
 def triton_cdiv(a, b):
     return -(-a // b)
+
+
+def subgroups_not_served_by_gpu_world(rank, world):
+    """The GPU runtime names peers by global rank: a group of part of the
+    ranks is refused (the ops then run unfused), the default group is not."""
+    from syncopate.pytorch.worlds import subgroup_refusal
+
+    part = dist.new_group([0])
+    assert subgroup_refusal(dist.group.WORLD) is None
+    if rank == 0:
+        assert "a process group of 1 of the 2 ranks" in subgroup_refusal(part)

@@ -20,10 +20,9 @@ class Mlp(nn.Module):
 
 
 def _parallel(model, sequence_dim):
+    from syncopate.tp import SyncopateColwiseParallel, SyncopateRowwiseParallel
     from torch.distributed.device_mesh import init_device_mesh
     from torch.distributed.tensor.parallel import parallelize_module
-
-    from syncopate.tp import SyncopateColwiseParallel, SyncopateRowwiseParallel
 
     mesh = init_device_mesh("cpu", (dist.get_world_size(),))
     return parallelize_module(copy.deepcopy(model), mesh, {"up": SyncopateColwiseParallel(sequence_dim),
@@ -47,10 +46,9 @@ def mlp_matches_unparallelized(rank, world):
 
 
 def refuses_non_linear(rank, world):
+    from syncopate.tp import SyncopateColwiseParallel
     from torch.distributed.device_mesh import init_device_mesh
     from torch.distributed.tensor.parallel import parallelize_module
-
-    from syncopate.tp import SyncopateColwiseParallel
 
     mesh = init_device_mesh("cpu", (world,))
     try:
@@ -89,3 +87,19 @@ def tp_layer_mismatch_detected(rank, world):
     assert tp_layer._mismatch((out, grads), (out, grads), 1e-4) is None
     message = tp_layer._mismatch((out, bad), (out, grads), 1e-4)
     assert message is not None and message.startswith(f"grad {tp_layer.WEIGHTS[2]} differs"), message
+
+
+def mlp_compiles_fullgraph(rank, world):
+    """torch.compile(fullgraph=True) of the parallelized module (DTensor
+    parameters, syncopate ops) traces with no graph break and matches eager."""
+    torch.manual_seed(0)
+    model = Mlp(6, 8, True)
+    x = torch.randn(4 * world, 6, dtype=torch.float64).chunk(world)[rank]
+    eager, compiled = _parallel(model, 0), _parallel(model, 0)
+    ref = eager(x)
+    ref.sum().backward()
+    out = torch.compile(compiled, fullgraph=True, backend="aot_eager")(x)
+    out.sum().backward()
+    torch.testing.assert_close(out, ref)
+    for (name, p), (_, q) in zip(eager.named_parameters(), compiled.named_parameters()):
+        torch.testing.assert_close(q.grad.full_tensor(), p.grad.full_tensor(), msg=name)

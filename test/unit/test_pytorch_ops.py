@@ -6,15 +6,16 @@ Covered: values against references built from every rank's inputs and
 against PyTorch's own symm_mem fallback, gradcheck in fp64 through the
 unfused path, fake-tensor shapes, torch.compile(fullgraph=True) forward and
 backward, the one-time notice, argument errors, and syncopate.compile of
-an all-gather and a reduce-scatter kernel with the compile cache.
+an all-gather and a reduce-scatter kernel with the compile cache, and of
+an autotuned kernel.
 """
 
 import pytest
-
 from gloo_ranks import run_checks
 
 CHECKS = ["ag_values", "rs_values", "same_as_torch_fallback", "ag_gradcheck", "rs_gradcheck", "fake_tracing",
-          "compile_fullgraph", "warns_once", "bad_arguments", "compile_kernel", "compile_reduce_scatter"]
+          "compile_fullgraph", "warns_once", "bad_arguments", "compile_kernel", "compile_reduce_scatter",
+          "compile_autotuned", "subgroups_not_served_by_gpu_world"]
 
 
 @pytest.fixture(scope="module")
