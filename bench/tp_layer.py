@@ -281,6 +281,14 @@ def _async_tp(reference: Callable[..., torch.Tensor], group_name: str, cpu: bool
     return torch.compile(reference, fullgraph=True)
 
 
+def describe(cpu: bool, quick: bool) -> str:
+    """The shapes a run measures (``--list-shapes``)."""
+    shape = TINY if cpu else LLAMA3_70B
+    tokens = CPU_TOKENS if cpu else GPU_TOKENS[:1] if quick else GPU_TOKENS
+    return (f"tp-layer: hidden {shape.hidden}, {shape.heads} query / {shape.kv_heads} KV heads of {shape.head_dim}, "
+            f"FFN {shape.ffn}; tokens {', '.join(map(str, tokens))}; forward and forward+backward")
+
+
 def format_rows(rows: list[Row], world: int, device: str) -> str:
     lines = [f"tp-layer (Llama-3-70B-shaped decoder layer, SP+TP) W={world} on {device}",
              f"{'row':<16}{'tokens':>8}  {'mode':<8}{'ms':>10}{'vs torch TP':>13}  note"]

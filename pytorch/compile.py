@@ -135,11 +135,15 @@ class GroupContext:
     unfused: Any = None
     gpu: Any = None
     checked: set[tuple] = field(default_factory=set)  # (parameter, address) already found symmetric
+    routes: dict[torch.device, bool] = field(default_factory=dict)  # device -> launches go to the GPU world
 
     def launch(self, program: Any, grid: tuple[int, ...], params: Mapping[str, Any],
                run: Callable[..., None]) -> None:
         device = next((v.device for v in params.values() if isinstance(v, torch.Tensor)), torch.device("cpu"))
-        if uses_gpu_world(self.group, device):
+        gpu = self.routes.get(device)
+        if gpu is None:  # asked once per device: a launch's own work stays table lookups
+            gpu = self.routes[device] = uses_gpu_world(self.group, device)
+        if gpu:
             for name in self.gathered:
                 self._check_symmetric(program, name, params.get(name))
             if self.gpu is None:

@@ -14,15 +14,19 @@ once per process group:
 * matmul + reduce-scatter: plan ``reduce-scatter{tensor=c_ptr dim=0}`` into
   an M x N output buffer; this rank's rows are returned as a copy.
 
-Buffers are kept per (group, shape, dtype) so that the runtime's launch
-tables (keyed by tensor addresses) are reused, a steady-state call does no
-host-to-device copy and a call can be captured in a CUDA graph after one
-eager call of the same shape (the first call of a shape allocates symmetric
-memory, a collective that cannot be captured).
+Buffers are kept per (group, row bucket, row width, dtype): a call uses
+the first rows of the buffer whose row count is the next power of two, so
+the runtime's launch tables (keyed by tensor addresses) are reused, a
+steady-state call does no host-to-device copy, a call can be captured in a
+CUDA graph after one eager call of the same shapes (the first call of a
+bucket allocates symmetric memory, a collective that cannot be captured,
+and the first of a shape builds the launch tables),
+and varying token counts hold at most twice the largest call's rows per
+width and dtype.
 
 The fused path applies to CUDA tensors of an NCCL group with two or more
-ranks that spans every rank (pytorch/worlds.py), fp16 or bf16, the collective on dim 0, a contiguous A and rows of a
-multiple of 16 bytes; the ``*_refusal`` functions name the first condition
+ranks that spans every rank (pytorch/worlds.py), fp16 or bf16, the collective on dim 0, a contiguous A and moved rows (A's for the
+gather, the output's for the reduce-scatter) of a multiple of 16 bytes; the ``*_refusal`` functions name the first condition
 a call misses, and the op then runs unfused.
 """
 
@@ -40,7 +44,7 @@ LAUNCH = {"num_warps": 8, "num_stages": 3}
 PLANS = {"ag": "all-gather{tensor=a_ptr dim=0}", "rs": "reduce-scatter{tensor=c_ptr dim=0}"}
 
 _KERNELS: dict[tuple[str, str], Any] = {}  # (plan kind, group name) -> fused kernel
-_BUFFERS: dict[tuple, torch.Tensor] = {}  # (kind, group name, shape, dtype, device) -> buffer
+_BUFFERS: dict[tuple, torch.Tensor] = {}  # (kind, group name, row bucket, width, dtype, device) -> buffer
 
 
 def _common_refusal(A: torch.Tensor, Bs: list[torch.Tensor], dim: int, group_name: str) -> str | None:
@@ -80,7 +84,10 @@ def all_gather_matmul_refusal(A_shard: torch.Tensor, Bs: list[torch.Tensor], gat
 
 def matmul_reduce_scatter_refusal(A: torch.Tensor, B: torch.Tensor, scatter_dim: int, group_name: str) -> str | None:
     """Why the fused path does not apply to this call (None: it does)."""
-    return _common_refusal(A, [B], scatter_dim, group_name)
+    refusal = _common_refusal(A, [B], scatter_dim, group_name)
+    if refusal is None and (B.shape[1] * B.element_size()) % 16:  # the output's rows are what moves
+        return "output rows that are not a multiple of 16 bytes"
+    return refusal
 
 
 def _kernel(kind: str, group_name: str) -> Any:
@@ -93,10 +100,15 @@ def _kernel(kind: str, group_name: str) -> Any:
     return _KERNELS[key]
 
 
-def _buffer(kind: str, group_name: str, shape: tuple[int, ...], dtype: torch.dtype, device: torch.device) -> torch.Tensor:
-    key = (kind, group_name, shape, dtype, device)
+def _buffer(kind: str, group_name: str, shape: tuple[int, int], dtype: torch.dtype, device: torch.device) -> torch.Tensor:
+    """The first ``shape[0]`` rows of the kept buffer of the row bucket (a
+    view that starts the buffer, as the runtime's peer views require)."""
+    rows, width = shape
+    bucket = 1 << max(rows - 1, 0).bit_length()
+    key = (kind, group_name, bucket, width, dtype, device)
     buf = _BUFFERS.get(key)
     if buf is None:
+        shape = (bucket, width)
         if kind == "ag":
             import syncopate
 
@@ -104,7 +116,7 @@ def _buffer(kind: str, group_name: str, shape: tuple[int, ...], dtype: torch.dty
         else:
             buf = torch.empty(shape, dtype=dtype, device=device)
         _BUFFERS[key] = buf
-    return buf
+    return buf[:rows]
 
 
 def _gemm(kernel: Any, a: torch.Tensor, b: torch.Tensor, c: torch.Tensor) -> None:

@@ -46,8 +46,9 @@ def compile_workload(workload: Workload, world: int, pipeline: str = "overlap",
     """Fuse the workload's PLANS (or ``plan_specs``, ``world=`` added where
     missing) into its KERNEL, read from the file that defines it (the
     workload file, or the module it imports KERNEL from)."""
-    kernel = workload.kernel
-    fn = getattr(kernel, "fn", kernel)
+    fn = workload.kernel
+    while not inspect.isfunction(fn) and hasattr(fn, "fn"):  # autotune/heuristics wrap the jit function
+        fn = fn.fn
     name = getattr(fn, "__name__", None)
     if name is None:
         raise WorkloadError(f"{workload.path}: KERNEL is not a @triton.jit function")

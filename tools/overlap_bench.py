@@ -204,6 +204,11 @@ def _error(message: str) -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
     if args.workload == TP_LAYER:  # its own rows and table: bench/tp_layer.py
+        if args.list_shapes:
+            from syncopate.bench.tp_layer import describe
+
+            print(describe(args.cpu, args.quick))
+            return 0
         if args.cpu:
             os.environ.setdefault("TRITON_INTERPRET", "1")
         from syncopate.bench import tp_layer

@@ -9,7 +9,8 @@ arrival order (local first, then by step), dealt round-robin over
 lanes L chunks move at once over several copy engines and NVLink paths; the
 arrival order, and so the tile order, is the same for any L. Each lane
 waits for an owner's ready token before its first copy of that owner's rows
-(runtime/gpu/gather_tokens.py).
+(runtime/gpu/gather_tokens.py). The copies (views and flags) are planned
+once per launch key; a launch only issues them.
 
 ``sm``: the fused kernel's own communication programs pull the chunk
 through peer pointers; the runtime only passes the chunk table, whose peer
@@ -19,6 +20,7 @@ offsets :func:`peer_offset` computes.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import torch
@@ -70,23 +72,47 @@ def incoming(rank: int, lost: frozenset[tuple[str, int]], chunks: list[ConcreteC
     return sorted(mine, key=lambda c: (deps.arrival_rank(c), c.id))
 
 
-def deliver(w: GpuWorld, sources: Mapping[str, torch.Tensor], lanes: int, plan: PlanOp, chunks: list[ConcreteChunk],
-            params: Mapping[str, Any], sync: SyncState, captured: list[int], tokens: GatherTokens,
-            awaited: set[int]) -> None:
-    """On the communication stream: the ce copies of one plan and their
-    flags. ``awaited``: owners whose ready token the communication stream
-    already waited for (in an earlier plan's lanes); updated."""
+@dataclass(frozen=True)
+class Copy:
+    """One chunk's ce transfer: wait for the source's ready token (``ready``
+    word, None: already waited for on this lane), copy, raise ``flag``."""
+
+    ready: int | None
+    dst: torch.Tensor
+    src: torch.Tensor
+    flag: int
+
+
+def plan_delivery(w: GpuWorld, sources: Mapping[str, torch.Tensor], lanes: int, plan: PlanOp,
+                  chunks: list[ConcreteChunk], params: Mapping[str, Any], tokens: GatherTokens,
+                  awaited: set[int]) -> tuple[tuple[Copy, ...], ...]:
+    """The ce copies of one plan, per lane (chunk i of the arrival order on
+    lane ``i % lanes``), built once per launch key. ``awaited``: owners whose
+    ready token the communication stream already waited for (in an earlier
+    plan's lanes); updated."""
     todo = incoming(w.rank, w.lost, chunks, "ce")
-    with w.lanes(min(lanes, len(todo))) as streams:
-        ready = [set(awaited) for _ in streams]
-        for i, c in enumerate(todo):
-            lane = i % len(streams)
-            with torch.cuda.stream(streams[lane]):
-                src = source_rank(plan, chunks, c)
-                if src not in ready[lane]:
-                    device.await_token(sync, tokens.ready(src))
-                    ready[lane].add(src)
-                target = params[c.param]
-                device.copy(rows(target, c.dim, c.lo, c.hi), source_rows(w, sources, plan, chunks, c, target))
-                flags.raise_flag(sync.flags, c.flag, sync, captured)
-        awaited.update(*ready)
+    per_lane: list[list[Copy]] = [[] for _ in range(max(min(lanes, len(todo)), 1))]
+    ready = [set(awaited) for _ in per_lane]
+    for i, c in enumerate(todo):
+        lane = i % len(per_lane)
+        src = source_rank(plan, chunks, c)
+        target = params[c.param]
+        per_lane[lane].append(Copy(None if src in ready[lane] else tokens.ready(src), rows(target, c.dim, c.lo, c.hi),
+                                   source_rows(w, sources, plan, chunks, c, target), c.flag))
+        ready[lane].add(src)
+    awaited.update(*ready)
+    return tuple(tuple(copies) for copies in per_lane) if todo else ()
+
+
+def issue(w: GpuWorld, per_lane: tuple[tuple[Copy, ...], ...], sync: SyncState, captured: list[int]) -> None:
+    """On the communication stream: a plan's ce copies (see :func:`plan_delivery`)."""
+    if not per_lane:
+        return
+    with w.lanes(len(per_lane)) as streams:
+        for stream, copies in zip(streams, per_lane):
+            with torch.cuda.stream(stream):
+                for c in copies:
+                    if c.ready is not None:
+                        device.await_token(sync, c.ready)
+                    device.copy(c.dst, c.src)
+                    flags.raise_flag(sync.flags, c.flag, sync, captured)

@@ -158,6 +158,14 @@ class SymmetricMemory:
         self.staging_users.setdefault(key, set()).add(sync.flags.data_ptr())
         return buf
 
+    def touch(self, config: tuple, staging: tuple[tuple, ...]) -> None:
+        """Mark a configuration's pad and the staging buffers it uses most
+        recently used (a launch whose tables exist: both are held, since a
+        free drops the tables with the memory)."""
+        self.pads[config] = self.pads.pop(config)
+        for key in staging:
+            self.staging[key] = self.staging.pop(key)
+
     def staging_of(self, sync: SyncState) -> list[torch.Tensor]:
         """The staging buffers the configuration whose pad is ``sync`` uses."""
         pad = sync.flags.data_ptr()

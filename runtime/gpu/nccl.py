@@ -26,10 +26,14 @@ if TYPE_CHECKING:
     from syncopate.runtime.gpu.world import GpuWorld
 
 
-def deliver(w: GpuWorld, plan: PlanOp, chunks: list[ConcreteChunk], params: Mapping[str, Any],
-            sources: Mapping[str, torch.Tensor]) -> None:
-    """A consumed plan: one ``broadcast`` from each owner of rows (in the
-    owners' order, the same on every rank), or one ``all_to_all_single``."""
+Collective = Callable[[], None]
+
+
+def plan_delivery(w: GpuWorld, plan: PlanOp, chunks: list[ConcreteChunk], params: Mapping[str, Any],
+                  sources: Mapping[str, torch.Tensor]) -> tuple[Collective, ...]:
+    """A consumed plan's collectives, built once per launch key: one
+    ``broadcast`` from each owner of rows (in the owners' order, the same on
+    every rank), or one ``all_to_all_single``."""
     import torch.distributed as dist
 
     if plan.collective == "all-to-all":
@@ -38,27 +42,34 @@ def deliver(w: GpuWorld, plan: PlanOp, chunks: list[ConcreteChunk], params: Mapp
         if send is None:
             raise GpuWorldError(f"all-to-all parameter '{param}' needs this rank's send buffer (context(sources=...))")
         split = deps.split_matrix(plan)
-        dist.all_to_all_single(recv, send, [split[s][w.rank] for s in range(w.world)], split[w.rank],
-                               group=w.nccl_group)
-        return
-    for region in owner_regions(chunks):
-        view = rows(params[region.param], region.dim, region.lo, region.hi)
-        packed = view if view.is_contiguous() else view.contiguous()  # NCCL moves contiguous memory
-        dist.broadcast(packed, src=region.dst, group=w.nccl_group)
-        if packed is not view:
-            view.copy_(packed)
+        inward, outward = [split[s][w.rank] for s in range(w.world)], split[w.rank]
+        return (lambda: dist.all_to_all_single(recv, send, inward, outward, group=w.nccl_group),)
+    return tuple(_on_rows(rows(params[r.param], r.dim, r.lo, r.hi),
+                          lambda t, r=r: dist.broadcast(t, src=r.dst, group=w.nccl_group), True)
+                 for r in owner_regions(chunks))
 
 
-def reduce(w: GpuWorld, regions: list[ConcreteChunk], params: Mapping[str, Any],
-           wait_tiles: Callable[[ConcreteChunk], None]) -> None:
-    """A produced plan: one ``reduce`` of each owner's rows to the owner,
-    once this rank's tiles announced its partial of them."""
+def plan_reduce(w: GpuWorld, regions: list[ConcreteChunk], params: Mapping[str, Any]) -> tuple[Collective, ...]:
+    """A produced plan's collectives, one per owner's region: ``reduce`` of
+    this rank's partial rows to the owner (each issued once this rank's
+    tiles announced them; see reduce_scatter.py)."""
     import torch.distributed as dist
 
-    for region in regions:
-        wait_tiles(region)
-        view = rows(params[region.param], region.dim, region.lo, region.hi)
-        packed = view if view.is_contiguous() else view.contiguous()
-        dist.reduce(packed, dst=region.dst, group=w.nccl_group)
-        if packed is not view and region.dst == w.rank:
-            view.copy_(packed)
+    return tuple(_on_rows(rows(params[r.param], r.dim, r.lo, r.hi),
+                          lambda t, r=r: dist.reduce(t, dst=r.dst, group=w.nccl_group), r.dst == w.rank)
+                 for r in regions)
+
+
+def _on_rows(view: torch.Tensor, collective: Callable[[torch.Tensor], None], receives: bool) -> Collective:
+    """``collective`` on ``view``; NCCL moves contiguous memory, so a strided
+    view goes through a contiguous copy (copied back where this rank receives)."""
+    if view.is_contiguous():
+        return lambda: collective(view)
+
+    def packed() -> None:
+        tmp = view.contiguous()
+        collective(tmp)
+        if receives:
+            view.copy_(tmp)
+
+    return packed

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import torch
@@ -29,6 +30,7 @@ from syncopate.runtime.gpu import device, nccl
 from syncopate.runtime.gpu.errors import GpuWorldError
 from syncopate.runtime.gpu.flags import FLAG_CAPACITY
 from syncopate.runtime.gpu.gather_tokens import GatherTokens
+from syncopate.runtime.gpu.memory import staging_key
 from syncopate.runtime.staging import StagingLayout, owner_regions, reduce_table
 from syncopate.runtime.world import rows
 
@@ -114,27 +116,56 @@ def reduce_staging(w: GpuWorld, launch: LaunchPlan, params: Mapping[str, Any], s
     return staging
 
 
-def reduce(w: GpuWorld, lanes: int, plan: PlanOp, chunks: list[ConcreteChunk], params: Mapping[str, Any],
-           sync: SyncState, counts: Mapping[tuple[str, int], int], fused: bool = False) -> None:
-    """On the communication stream: sum every rank's partial rows of each
-    chunk at the chunk's owner, as soon as this rank's tiles announce them.
-    ``lanes``: side streams the ce sends are dealt over. ``fused``: the
-    kernel's own tiles add the staged partials themselves
-    (fuse-peer-reduction); the stream only waits for those tiles, so the
-    next launch's stream returns the staging tokens after them."""
+Waits = tuple[tuple[int, int], ...]  # (pad word, tiles) pairs: hold the stream until each word >= epoch * tiles
+
+
+@dataclass(frozen=True)
+class Send:
+    """A ce send: after this rank's tiles of the region (``tiles``), copy its
+    partial into the owner's staging slot and raise the owner's arrival flag."""
+
+    tiles: Waits
+    dst: torch.Tensor
+    src: torch.Tensor
+    owner_flags: torch.Tensor
+    flag: int
+
+
+@dataclass(frozen=True)
+class Arrival:
+    """An own region: the peers' staged partials (arrival flag, slot) summed
+    into ``out`` after this rank's tiles (``fused``: the tiles sum them; only wait)."""
+
+    tiles: Waits
+    partials: tuple[tuple[int, torch.Tensor], ...]
+    out: torch.Tensor
+
+
+@dataclass(frozen=True)
+class ReduceSteps:
+    """One produced plan's work on the communication stream, built once per launch key."""
+
+    collectives: tuple[tuple[Waits, Callable[[], None]], ...] = ()  # nccl: (tiles, reduce)
+    returns: tuple[tuple[torch.Tensor, int], ...] = ()  # ce: (source's pad, word) of each staging token handed back
+    takes: tuple[int, ...] = ()  # ce: own pad words of the owners' tokens to take before sending
+    sends: tuple[tuple[Send, ...], ...] = ()  # ce: per lane
+    arrivals: tuple[Arrival, ...] = ()
+    fused: bool = False
+    staging: tuple = ()  # the staging key used (see memory.staging_key)
+
+
+def plan_reduce(w: GpuWorld, lanes: int, plan: PlanOp, chunks: list[ConcreteChunk], params: Mapping[str, Any],
+                sync: SyncState, counts: Mapping[tuple[str, int], int], fused: bool = False) -> ReduceSteps:
+    """The steps of :func:`reduce` (``lanes``: side streams the ce sends are
+    dealt over; ``fused``: the kernel's tiles add the staged partials)."""
     mine = [c for c in chunks if c.src == w.rank]
 
-    def wait_tiles(region: ConcreteChunk) -> None:
-        """Hold the stream until this rank's tiles announced its partial rows of ``region``."""
-        for c in mine:
-            if region.lo <= c.lo and c.hi <= region.hi:
-                device.wait_flag(sync.flags, c.flag, counts.get((c.plan, c.id), 0), sync.epoch, sync.spin_limit,
-                                 sync.report)
+    def tiles(region: ConcreteChunk) -> Waits:
+        return tuple((c.flag, counts.get((c.plan, c.id), 0)) for c in mine if region.lo <= c.lo and c.hi <= region.hi)
 
     regions = owner_regions(chunks)
     if any(c.backend == "nccl" for c in chunks):
-        nccl.reduce(w, regions, params, wait_tiles)
-        return
+        return ReduceSteps(collectives=tuple(zip((tiles(r) for r in regions), nccl.plan_reduce(w, regions, params))))
     if any(r.dim != 0 for r in regions):
         raise GpuWorldError(
             f"plan @{plan.sym_name.data} scatters along dim {regions[0].dim}; the ce backend reduces row chunks "
@@ -143,33 +174,75 @@ def reduce(w: GpuWorld, lanes: int, plan: PlanOp, chunks: list[ConcreteChunk], p
     out = params[plan.tensors[0].param.data]
     layout, sends, arrivals = ce_reduce_schedule(tuple(chunks), w.rank, w.world)
     staging = w.staging_for(sync, layout, out)
-    for src in token_holders(arrivals):  # this stream read their last partials (the previous launch)
-        device.write_value(w.peer_view(sync.flags, src, "signal pad"), layout.token(w.rank), 1)
-    for owner in dict.fromkeys(r.dst for r in sends):  # take each owner's token before sending to it
-        device.wait_flag(sync.flags, layout.token(owner), 0, sync.epoch, sync.spin_limit, sync.report, least=1)
-        device.write_value(sync.flags, layout.token(owner), 0)
-    with w.lanes(min(lanes, len(sends))) as streams:
-        for i, region in enumerate(sends):
-            with torch.cuda.stream(streams[i % len(streams)]):
-                wait_tiles(region)
-                at = layout.slot(region)
-                peer_staging = w.peer_view(staging, region.dst, "staging")[w.rank]
-                device.copy(rows(peer_staging, 0, at, at + region.hi - region.lo), rows(out, 0, region.lo, region.hi))
-                peer_flags = w.peer_view(sync.flags, region.dst, "signal pad")
-                device.write_epoch(peer_flags, layout.flag(region, w.rank), sync.epoch)
+    per_lane: list[list[Send]] = [[] for _ in range(max(min(lanes, len(sends)), 1))]
+    for i, region in enumerate(sends):
+        at = layout.slot(region)
+        peer_staging = w.peer_view(staging, region.dst, "staging")[w.rank]
+        per_lane[i % len(per_lane)].append(Send(
+            tiles(region), rows(peer_staging, 0, at, at + region.hi - region.lo), rows(out, 0, region.lo, region.hi),
+            w.peer_view(sync.flags, region.dst, "signal pad"), layout.flag(region, w.rank)))
+    own = []
+    for piece, sources in arrivals:
+        if not sources:
+            continue  # no peer adds to it (a world of one): nothing to wait for
+        at, n = layout.slot(piece), piece.hi - piece.lo
+        own.append(Arrival(tiles(piece), tuple((layout.flag(piece, src), rows(staging[src], 0, at, at + n))
+                                               for src in sources), rows(out, 0, piece.lo, piece.hi)))
+    return ReduceSteps(
+        returns=tuple((w.peer_view(sync.flags, src, "signal pad"), layout.token(w.rank))
+                      for src in token_holders(arrivals)),
+        takes=tuple(layout.token(owner) for owner in dict.fromkeys(r.dst for r in sends)),
+        sends=tuple(tuple(lane) for lane in per_lane) if sends else (),
+        arrivals=tuple(own), fused=fused, staging=staging_key(layout, out))
+
+
+def issue_reduce(w: GpuWorld, steps: ReduceSteps, sync: SyncState) -> None:
+    """On the communication stream: one produced plan's steps (see
+    :func:`reduce`). The tile waits are written out inline: a launch issues
+    them per region, and a helper call each would be host work per chunk."""
+    flags_, epoch, limit, report = sync.flags, sync.epoch, sync.spin_limit, sync.report
+    for waits, collective in steps.collectives:
+        for flag, count in waits:
+            device.wait_flag(flags_, flag, count, epoch, limit, report)
+        collective()
+    for pad, word in steps.returns:  # this stream read their last partials (the previous launch)
+        device.write_value(pad, word, 1)
+    for word in steps.takes:  # take each owner's token before sending to it
+        device.wait_flag(flags_, word, 0, epoch, limit, report, least=1)
+        device.write_value(flags_, word, 0)
+    if not steps.sends and not steps.arrivals:
+        return
+    with w.lanes(len(steps.sends)) as streams:
+        for stream, sends in zip(streams, steps.sends):
+            with torch.cuda.stream(stream):
+                for send in sends:
+                    for flag, count in send.tiles:
+                        device.wait_flag(flags_, flag, count, epoch, limit, report)
+                    device.copy(send.dst, send.src)
+                    device.write_epoch(send.owner_flags, send.flag, sync.epoch)
         # meanwhile, on the communication stream: sum the peers' partials of each own region as they arrive
-        for piece, sources in arrivals:
-            if fused:
-                wait_tiles(piece)
-                continue
-            at, n = layout.slot(piece), piece.hi - piece.lo
+        for arrival in steps.arrivals:
             total = None
-            for src in sources:
-                device.wait_flag(sync.flags, layout.flag(piece, src), 1, sync.epoch, sync.spin_limit, sync.report)
+            for flag, partial in () if steps.fused else arrival.partials:
+                device.wait_flag(flags_, flag, 1, epoch, limit, report)
                 if total is None:
-                    total = rows(staging[src], 0, at, at + n)  # summed in place: the slot is read once per launch
+                    total = partial  # summed in place: the slot is read once per launch
                 else:
-                    device.accumulate(total, rows(staging[src], 0, at, at + n))
-            wait_tiles(piece)
+                    device.accumulate(total, partial)
+            for flag, count in arrival.tiles:
+                device.wait_flag(flags_, flag, count, epoch, limit, report)
             if total is not None:
-                device.accumulate(rows(out, 0, piece.lo, piece.hi), total)
+                device.accumulate(arrival.out, total)
+
+
+def reduce(w: GpuWorld, lanes: int, plan: PlanOp, chunks: list[ConcreteChunk], params: Mapping[str, Any],
+           sync: SyncState, counts: Mapping[tuple[str, int], int], fused: bool = False) -> None:
+    """On the communication stream: sum every rank's partial rows of each
+    chunk at the chunk's owner, as soon as this rank's tiles announce them.
+    ce: hand back the staging tokens of the sources that staged here last
+    launch, take each owner's token, then send the partials over the lanes
+    while the communication stream sums the arrivals. ``fused``: the
+    kernel's own tiles add the staged partials themselves
+    (fuse-peer-reduction); the stream only waits for those tiles, so the
+    next launch's stream returns the staging tokens after them."""
+    issue_reduce(w, plan_reduce(w, lanes, plan, chunks, params, sync, counts, fused), sync)

@@ -1,5 +1,5 @@
 """Staging tokens of the ce reduce-scatter (runtime/staging.py), on the GPU
-World's real ``_reduce`` with the device calls recorded (no GPU): a source
+World's real ``reduce_scatter.reduce`` with the device calls recorded (no GPU): a source
 takes each owner's token before its first send, and every owner returns
 the token of every source that staged partials with it when its next
 launch begins (its stream has read the last launch's partials by then),
@@ -51,7 +51,7 @@ def _run(monkeypatch, order: str, world: int, per_rank: int, rank: int, fused: b
     layout = reduce_scatter.ce_reduce_schedule(tuple(chunks), rank, world)[0]
     w.staging_for(sync, layout, out)
     assert log == []  # no token is set up front: the first launch returns them
-    gpu_world.GpuRank(w, {})._reduce(plan, chunks, {plan.tensors[0].param.data: out}, sync, {}, fused)
+    reduce_scatter.reduce(w, 1, plan, chunks, {plan.tensors[0].param.data: out}, sync, {}, fused)
     return layout, log
 
 

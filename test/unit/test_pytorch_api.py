@@ -68,3 +68,30 @@ def test_compile_without_process_group_says_what_to_do():
     assert not dist.is_initialized()
     with pytest.raises(syncopate.SyncopateSetupError, match="init_process_group"):
         syncopate.compile(lambda: None, ["all-gather{tensor=a dim=0}"])
+
+
+def test_fused_path_refusals_name_the_first_missing_condition():
+    """Checks before any process group is needed: the device comes first."""
+    import torch
+
+    from syncopate.pytorch import fused_ops
+
+    a, b = torch.randn(4, 8), torch.randn(8, 3)
+    assert fused_ops.all_gather_matmul_refusal(a, [b], 0, "unused") == "cpu tensors"
+    assert fused_ops.matmul_reduce_scatter_refusal(a, b, 0, "unused") == "cpu tensors"
+
+
+def test_fused_buffers_are_bucketed_by_rows():
+    """Calls of 5 and 7 rows share one 8-row buffer (views of its first rows); 9 rows take a 16-row one."""
+    import torch
+
+    from syncopate.pytorch import fused_ops
+
+    def buf(rows):
+        return fused_ops._buffer("rs", "bucket-test", (rows, 4), torch.float32, torch.device("cpu"))
+
+    five, seven, nine = buf(5), buf(7), buf(9)
+    assert five.shape == (5, 4) and seven.shape == (7, 4) and nine.shape == (9, 4)
+    assert five.data_ptr() == seven.data_ptr() != nine.data_ptr()
+    assert five.untyped_storage().nbytes() == 8 * 4 * 4 and nine.untyped_storage().nbytes() == 16 * 4 * 4
+    assert five.is_contiguous() and nine.is_contiguous()
