@@ -38,25 +38,37 @@ def _access_attr(b: BoundAccess) -> DictionaryAttr:
 class ChunkDependencyAnalysisPass(ModulePass):
     """Find the chunks each tile reads or writes (an analysis: attributes only).
 
-    Assumes: the module holds one kernel (tile.func) and one or more
-    chunk.plan ops whose tensors name a pointer parameter of that kernel (the
-    template's ``tensor=``, e.g. ``tensor=a_ptr``); every access of such a
-    parameter is ``param + idx0[:, None]*s0 + idx1[None, :]*s1`` (unit
-    strides, any order) or a tensor-descriptor load/store, and its index along
-    the plan's dim is ``scalar + tl.arange(0, BLOCK)``. The scalar may be
+    Assumes: the module holds one kernel (tile.func) that takes the tensors
+    of one or more chunk.plan ops (the template's ``tensor=``, e.g.
+    ``tensor=a_ptr``), or names it in ``chunk.kernel`` (overlap-opt
+    ``--kernel``) when several do; every access of such a parameter is
+    ``param + idx0[:, None]*s0 + idx1[None, :]*s1`` (unit strides, any
+    order), possibly plus scalar rows ``row * stride`` and carried through
+    loops (``ptrs += step``, a loop-invariant scalar step), or a
+    tensor-descriptor load/store; its index along the plan's dim is
+    ``scalar + tl.arange(0, BLOCK)`` (value hints ``tl.multiple_of`` /
+    ``tl.max_contiguous`` looked through), that index ``% M`` (a wrapped
+    range, loads only, offsets ``>= 0``), or a scalar row ``row * stride``
+    (the range ``[row, row + 1)``). A pointer advanced along the plan's dim
+    by a ``for`` loop moves the range by the step each iteration; advanced
+    along another dim, the range is invariant in that loop. A 1-D access
+    (one unit-stride index, no stride parameter) is dim 0. The scalar may be
     anything the kernel computes (program ids, loop variables, loaded values).
     A persistent kernel's tile loop (``for tile in range(tl.program_id(0),
     count, step)``, see ``footprint.tile_loop``) counts as a 1-D grid of
     ``count`` tiles: its loop variable is ``pid0`` in the host expressions,
     and the kernel gets ``chunk.tile_loop = "<count>"``.
     The term of the plan's dim is the one whose stride is the dim's stride
-    (the plan's ``stride=`` or its default name); failing that, terms are
-    taken in the order the kernel declares their stride parameters, then
-    constant strides largest first (row-major), never by block axis alone,
-    so transposed loads work.
+    (the plan's ``stride=`` or its default name); failing that, terms (and
+    scalar rows whose stride parameter no block index has, e.g. a batch
+    offset) are taken in the order the kernel declares their stride
+    parameters, then constant strides largest first (row-major), never by
+    block axis alone, so transposed loads work.
 
     Guarantees: each such access gets ``chunk.access = {plan, tensor, dim,
-    role, lo, extent, loops, invariant}``: ``lo``/``extent`` are host
+    role, lo, extent, loops, invariant}`` (plus ``wrap``, the modulus, for a
+    wrapped range; a scalar row's extent is a ``1 : i32`` constant the pass
+    adds at the top of the kernel): ``lo``/``extent`` are host
     expressions over ``pid0..2`` and kernel parameters (``?`` where they
     depend on loaded data or loop variables), ``loops`` how many loops
     enclose the access and ``invariant`` how many of them (innermost first)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import ClassVar, Literal
 
 from xdsl.builder import Builder, InsertPoint
 from xdsl.context import Context
@@ -19,13 +19,15 @@ from syncopate.ir.contract import ABI_ATTR, ORIGIN_ATTR, AbiKey
 from syncopate.ir.contract import ROTATE_PARAM as ROTATE
 from syncopate.ir.contract import TILE_ORDER_PARAM as TILE_ORDER
 from syncopate.passes.kernel_params import import_helpers, kernel_param
+from syncopate.passes.options import ChoiceOptions
 
 ORIGIN = StringAttr("tile-reorder")
-ORDERS = ("none", "arrival", "rotate")
+Order = Literal["none", "arrival", "rotate"]
+"""The tile orders ``order=`` accepts (see the pass docstring)."""
 
 
 @dataclass(frozen=True)
-class TileReorderPass(ModulePass):
+class TileReorderPass(ChoiceOptions, ModulePass):
     """Map program ids to tiles so that tiles run in the order their chunks arrive.
 
     The program-id -> tile mapping is rewritten for this rank's arrival order.
@@ -69,13 +71,11 @@ class TileReorderPass(ModulePass):
 
     name: ClassVar[str] = "tile-reorder"
 
-    order: str = "none"
+    order: Order = "none"
     group: int = 1
     axis: int = 0
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        if self.order not in ORDERS:
-            raise PassFailedException(f"tile-reorder: unknown order '{self.order}', expected one of {', '.join(ORDERS)}")
         if self.group < 1:
             raise PassFailedException(f"tile-reorder: group must be >= 1, got {self.group}")
         if self.axis not in (0, 1, 2):

@@ -154,6 +154,15 @@ def _span_along(acc: Access, tensor: TensorOp, dim: int, kernel: tile.FuncOp) ->
     row = _scalar_row(acc, strides[dim], dim) if not named else None
     if row is not None:
         return _row_span(acc, row, where, dim, kernel), footprint.param_name(_row_stride(row))
+    outer = _outer_rows(acc) if not named else []
+    if outer:
+        ordered = _in_dim_order_with_rows(acc.terms, outer)
+        if dim >= len(ordered):
+            raise fail(f"{where}: the address of '{acc.param}' has {len(ordered)} dims, the plan splits dim {dim}")
+        picked = ordered[dim]
+        if isinstance(picked, footprint.Offset):
+            return _row_span(acc, picked, where, dim, kernel), footprint.param_name(_row_stride(picked))
+        named = [picked]
     if len(named) == 1:
         term = named[0]
     elif len(acc.terms) == rank and sorted(t.axis for t in acc.terms) == list(range(rank)):
@@ -188,6 +197,33 @@ def _is_flat(acc: Access) -> bool:
     scalar moved by a runtime stride parameter: a 1-D tensor."""
     return (len(acc.terms) == 1 and acc.terms[0].stride is None
             and not any(_runtime_stride(o) is not None for o in acc.offsets))
+
+
+def _outer_rows(acc: Access) -> list[footprint.Offset]:
+    """Scalar offsets ``i * s`` whose runtime stride parameter ``s`` no
+    block index has (a batch or head offset ``off_b * stride_kb``): each is
+    a dim of its own. Empty unless every block index has a stride parameter
+    or unit stride, so that all dims can be ordered."""
+    term_strides = {footprint.param_name(t.stride) for t in acc.terms if t.stride is not None}
+    if None in term_strides or any(_stride_name(t) == "?" for t in acc.terms):
+        return []
+    rows = [o for o in acc.offsets if _runtime_stride(o) is not None]
+    return [o for o in rows if footprint.param_name(_row_stride(o)) not in term_strides]
+
+
+def _in_dim_order_with_rows(terms: tuple[footprint.Term, ...],
+                            rows: list[footprint.Offset]) -> list[footprint.Term | footprint.Offset]:
+    """Block indices and outer scalar rows in the order the kernel declares
+    their stride parameters (outermost dim first), unit strides last."""
+
+    def key(item: footprint.Term | footprint.Offset) -> tuple[int, int]:
+        stride = _row_stride(item) if isinstance(item, footprint.Offset) else item.stride
+        if stride is None:
+            return (1, 0)
+        arg = footprint.strip(stride)
+        return (0, arg.index) if isinstance(arg, BlockArgument) else (1, 0)
+
+    return sorted([*terms, *rows], key=key)
 
 
 def _is_row_of_matrix(acc: Access) -> bool:
