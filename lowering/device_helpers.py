@@ -29,12 +29,11 @@ import triton.language as tl
 @triton.jit
 def syn_spin(flags, index, target, spin_limit, report):
     """Poll ``flags[index]`` until it reaches ``target``, passing 16 barriers
-    between polls (a few hundred cycles, no memory traffic). A full grid of
-    programs polling back to back slowed the copy engines' peer reads of a
-    4-GPU all-gather by a third on H200s (test/e2e/probes/copy_contention.py,
-    docs/performance.md, third session); a nanosleep between polls removed
-    most of it, but Triton's interpreter cannot run inline PTX. Measured
-    neutral at W = 2; its effect at W = 4 is not measured yet."""
+    between polls (a few hundred cycles, no memory traffic). Why the pause: a
+    full grid of programs polling back to back competes with the copy
+    engines' peer reads of the chunks it waits for (the probe is
+    test/e2e/probes/copy_contention.py). A nanosleep would pause without
+    barriers, but Triton's interpreter cannot run inline PTX."""
     flag = flags + index
     seen = tl.atomic_add(flag, 0, sem="acquire", scope="sys")
     spins = 0

@@ -47,7 +47,6 @@ CASES = (
     + [("ag_gemm.py", f"overlap{{backend={b} order=rotate}}") for b in ("ce", "sm", "nccl")]
     + [("gemm_rs.py", f"overlap{{backend={b} order={o}}}") for b in ("ce", "nccl") for o in ("arrival", "none")]
     + [(ex, "overlap{backend=ce order=arrival}") for ex in ("ag_gemm_persistent.py", "gemm_rs_persistent.py")]
-    # ^ added after the last GPU run (third session)
     + [("gemm_rs_tma.py", f"overlap{{backend=ce order=arrival{r}}}") for r in ("", " reduce=epilogue")]
 )
 # gemm_rs_tma's 16-row tiles hold one owner's rows at W = 2 and 3 only (the
