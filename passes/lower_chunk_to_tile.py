@@ -21,16 +21,25 @@ from xdsl.utils.exceptions import PassFailedException
 
 from syncopate.dialects import tile
 from syncopate.dialects.chunk import PlanOp, ReduceSpanOp, SignalOp, SignalSpanOp, WaitOp, WaitSpanLoopOp, WaitSpanOp
-from syncopate.ir.deps import TILE_LOOP_ATTR
-from syncopate.ir.footprint import enclosing_loops
-from syncopate.ir.kernel_params import import_helpers, kernel_param
-from syncopate.passes.chunk_dependency_analysis import CONSUMED
+from syncopate.ir.analysis.footprint import enclosing_loops
+from syncopate.ir.contract import (
+    ABI_ATTR,
+    CONSUMED,
+    ORIGIN_ATTR,
+    TILE_LOOP_ATTR,
+    AbiKey,
+    ChunkTable,
+    TableRole,
+)
+from syncopate.ir.contract import EPOCH_PARAM as EPOCH
+from syncopate.ir.contract import FLAGS_PARAM as FLAGS
+from syncopate.ir.contract import MEMO_PARAM as MEMO
+from syncopate.ir.contract import REPORT_PARAM as REPORT
+from syncopate.ir.contract import SPIN_LIMIT_PARAM as SPIN_LIMIT
+from syncopate.passes.kernel_params import import_helpers, kernel_param
 from syncopate.passes.sm_comm_programs import COMM_PROGRAMS, add_comm_programs
 
 ORIGIN = StringAttr("lower-chunk-to-tile")
-ABI_ATTR = "chunk.abi"
-FLAGS, EPOCH, SPIN_LIMIT, REPORT = "syn_flags", "syn_epoch", "syn_spin_limit", "syn_report"
-MEMO = "syn_wait_memo"  # per program: the last chunk it saw arrive (syn_wait_span_memo)
 
 
 def flag_bases(module: ModuleOp) -> dict[str, int]:
@@ -42,17 +51,6 @@ def flag_bases(module: ModuleOp) -> dict[str, int]:
             bases[plan.sym_name.data] = base
             base += 1 + max((c.chunk_id.value.data for c in plan.chunks), default=-1)
     return bases
-
-
-def table_param(plan: str, tensor: str, role: str) -> tuple[str, str]:
-    """Names of the chunk-table pointer and its row count for one plan tensor."""
-    stem = f"syn_{role}_{plan}_{tensor}"
-    return stem + "_tab", stem + "_n"
-
-
-def staging_param(plan: str, tensor: str) -> str:
-    """Name of the staging buffer a fused reduction reads the peers' partials from."""
-    return f"syn_staging_{plan}_{tensor}"
 
 
 def _sm_tensors(module: ModuleOp) -> list[tuple[str, str, str]]:
@@ -93,7 +91,7 @@ class _Lowering:
     kernel: tile.FuncOp
     bases: dict[str, int]
     memo: bool
-    tables: dict[str, dict[str, str]] = field(default_factory=dict)
+    tables: dict[str, ChunkTable] = field(default_factory=dict)
     used: set[str] = field(default_factory=set)
 
     def __post_init__(self) -> None:
@@ -106,13 +104,12 @@ class _Lowering:
         """The trailing arguments of every wait helper."""
         return [self.epoch, self.spin_limit, self.report]
 
-    def table(self, plan: str, tensor: str, role: str, **extra: str) -> tuple[SSAValue, SSAValue]:
+    def table(self, plan: str, tensor: str, role: TableRole) -> tuple[SSAValue, SSAValue]:
         """The chunk-table parameter and its row count for one plan tensor and role."""
-        tab_name, n_name = table_param(plan, tensor, role)
-        self.tables[tab_name] = {"param": tab_name, "count": n_name, "plan": plan, "tensor": tensor, "role": role,
-                                 **extra}
-        return (kernel_param(self.kernel, tab_name, tile.PointerType()),
-                kernel_param(self.kernel, n_name, tile.ScalarType()))
+        table = ChunkTable.for_tensor(plan, tensor, role)
+        self.tables[table.param] = table
+        return (kernel_param(self.kernel, table.param, tile.PointerType()),
+                kernel_param(self.kernel, table.count, tile.ScalarType()))
 
     def call(self, rewriter: PatternRewriter, sync: Operation, callee: str, args: list[SSAValue]) -> None:
         """Replace ``sync`` by a call of the helper ``callee``."""
@@ -125,7 +122,7 @@ class _Lowering:
 
 def _insert(rewriter: PatternRewriter, new: Operation) -> Operation:
     """Insert ``new`` before the matched op, tagged with this pass as its origin."""
-    new.attributes["tile.origin"] = ORIGIN
+    new.attributes[ORIGIN_ATTR] = ORIGIN
     return rewriter.insert(new)
 
 
@@ -221,8 +218,9 @@ class LowerReduceSpan(RewritePattern):
     def match_and_rewrite(self, op: ReduceSpanOp, rewriter: PatternRewriter) -> None:
         low = self.lowering
         plan, tensor = op.plan.string_value(), op.tensor.data
-        staging_name = staging_param(plan, tensor)
-        tab, n = low.table(plan, tensor, "reduce", staging=staging_name)
+        tab, n = low.table(plan, tensor, "reduce")
+        staging_name = low.tables[ChunkTable.for_tensor(plan, tensor, "reduce").param].staging
+        assert staging_name is not None  # for_tensor names the staging buffer of every reduce table
         staging = kernel_param(low.kernel, staging_name, tile.PointerType())
         args = [op.value, low.flags, tab, n, op.lo, op.col, staging, *low.wait_args(), op.extent, op.col_extent]
         call = _insert(rewriter, tile.CallJitOp("syn_reduce_span", args, [tile.AnyValueType()]))
@@ -306,16 +304,16 @@ class LowerChunkToTilePass(ModulePass):
         if sm_tensors:
             table_list += add_comm_programs(kernel, sm_tensors, low.flags, low.epoch)
             low.used.add("syn_sm_pull")
-            abi["comm_programs"] = StringAttr(COMM_PROGRAMS)
+            abi[AbiKey.COMM_PROGRAMS] = StringAttr(COMM_PROGRAMS)
         if "syn_wait_span_memo" in low.used:
-            abi["memo"] = StringAttr(MEMO)
-        abi.update(
-            flags=StringAttr(FLAGS),
-            epoch=StringAttr(EPOCH),
-            spin_limit=StringAttr(SPIN_LIMIT),
-            report=StringAttr(REPORT),
-            flag_bases=DictionaryAttr({k: IntegerAttr(v, i64) for k, v in low.bases.items()}),
-            tables=ArrayAttr([DictionaryAttr({k: StringAttr(v) for k, v in t.items()}) for t in table_list]),
-        )
+            abi[AbiKey.MEMO] = StringAttr(MEMO)
+        abi.update({
+            AbiKey.FLAGS: StringAttr(FLAGS),
+            AbiKey.EPOCH: StringAttr(EPOCH),
+            AbiKey.SPIN_LIMIT: StringAttr(SPIN_LIMIT),
+            AbiKey.REPORT: StringAttr(REPORT),
+            AbiKey.FLAG_BASES: DictionaryAttr({k: IntegerAttr(v, i64) for k, v in low.bases.items()}),
+            AbiKey.TABLES: ArrayAttr([t.to_attr() for t in table_list]),
+        })
         kernel.attributes[ABI_ATTR] = DictionaryAttr(abi)
         import_helpers(module, low.used)

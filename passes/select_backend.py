@@ -12,14 +12,13 @@ from xdsl.utils.exceptions import PassFailedException
 
 from syncopate.passes.options import ChoiceOptions
 from syncopate.dialects.chunk import ChunkOp, PlanOp, extent_value
+from syncopate.ir.contract import CONSUMED, COST_ATTR
 from syncopate.ir.plans.errors import PlanError
 from syncopate.ir.plans.expr import evaluate
-from syncopate.passes.chunk_dependency_analysis import CONSUMED
 
 BackendChoice = Literal["auto", "ce", "sm", "nccl"]
 """What ``backend=`` accepts: ``auto`` (the cost model decides) or one backend for every chunk."""
 
-COST_ATTR = "chunk.cost"
 
 
 @dataclass(frozen=True)

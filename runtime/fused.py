@@ -26,7 +26,7 @@ from xdsl.passes import PassPipeline
 
 from syncopate.dialects import tile
 from syncopate.dialects.chunk import PlanOp
-from syncopate.ir.deps import KERNEL_ATTR
+from syncopate.ir.contract import ABI_ATTR, KERNEL_ATTR
 
 
 @dataclass
@@ -49,14 +49,14 @@ class FusedProgram:
 
     @property
     def abi(self) -> dict[str, Any]:
-        attr = self.kernel.attributes.get("chunk.abi")
+        attr = self.kernel.attributes.get(ABI_ATTR)
         return dict(attr.data) if isinstance(attr, DictionaryAttr) else {}
 
     @functools.cached_property
     def launch_facts(self) -> LaunchFacts:
         """What every launch needs from the IR, read once (a launch in steady
         state touches no IR object)."""
-        from syncopate.passes.chunk_dependency_analysis import CONSUMED
+        from syncopate.ir.contract import CONSUMED
 
         plans = {p.sym_name.data: p for p in self.plans}
         abi = self.abi
@@ -92,7 +92,7 @@ def compile_fused(source_path: str, kernel_name: str, plan_specs: Sequence[str],
                   cache_dir: str | None = None) -> FusedProgram:
     """Fuse ``plan_specs`` into kernel ``kernel_name`` of ``source_path``."""
     from syncopate.ir.context import make_context
-    from syncopate.ir.frontend import import_file
+    from syncopate.ir.frontend.triton_import import import_file
     from syncopate.ir.plans.cli import load_plans
 
     module = import_file(source_path)

@@ -24,7 +24,7 @@ import sys
 import time
 from collections.abc import Sequence
 
-from syncopate.runtime.abi import COMM_PROGRAMS
+from syncopate.ir.contract import COMM_PROGRAMS
 from syncopate.runtime.sim import DELIVERY_ORDERS
 
 EXIT_MISMATCH, EXIT_ERROR = 1, 1
@@ -87,7 +87,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     from xdsl.utils.exceptions import DiagnosticException
 
-    from syncopate.ir.errors import FrontendError
+    from syncopate.ir.frontend.errors import FrontendError
     from syncopate.ir.plans.errors import PlanError
     from syncopate.lowering.triton_emitter import EmitError
     from syncopate.runtime.abi import AbiError
@@ -167,10 +167,9 @@ def main_gpu(args: argparse.Namespace) -> int:
         return EXIT_ERROR
     import torch
     import torch.distributed as dist
-
     from xdsl.utils.exceptions import DiagnosticException
 
-    from syncopate.ir.errors import FrontendError
+    from syncopate.ir.frontend.errors import FrontendError
     from syncopate.ir.plans.errors import PlanError
     from syncopate.lowering.triton_emitter import EmitError
     from syncopate.runtime.abi import AbiError

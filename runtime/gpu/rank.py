@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 import torch
 
-from syncopate.ir import deps
+from syncopate.ir.analysis import deps
 from syncopate.runtime.abi import LaunchPlan, SyncState
 from syncopate.runtime.fused import FusedProgram, LaunchFacts
 from syncopate.runtime.gpu import ce, device, flags, gather_tokens, nccl, policies, reduce_scatter

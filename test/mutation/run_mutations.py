@@ -48,18 +48,18 @@ RUN_CHECKS = "test/unit/test_run_checks.py"
 ERRORS = "test/unit/test_overlap_run_errors.py"
 
 MUTATIONS = [
-    # sync helpers (lowering/sync_helpers.py)
-    Mutation("spin accepts the previous launch's flag", "lowering/sync_helpers.py",
+    # sync helpers (lowering/device_helpers.py)
+    Mutation("spin accepts the previous launch's flag", "lowering/device_helpers.py",
              "    flag = flags + index\n", "    flag = flags + index\n    target = target - 1\n",
              pytest=("test/unit/test_simulated_ranks.py::test_back_to_back_launches_need_no_reset",
                      f"{ISOLATED}::test_each_arm_of_an_if_else_waits_for_its_rows")),
-    Mutation("loop wait skips a chunk starting at the previous iteration's end", "lowering/sync_helpers.py",
+    Mutation("loop wait skips a chunk starting at the previous iteration's end", "lowering/device_helpers.py",
              "(check_all | (chunk_lo >= seen_hi))", "(check_all | (chunk_lo > seen_hi))",
              pytest=("test/unit/test_wait_span.py",)),
-    Mutation("wait search skips a chunk ending one row into the span", "lowering/sync_helpers.py",
+    Mutation("wait search skips a chunk ending one row into the span", "lowering/device_helpers.py",
              "if tl.load(table + 3 * mid + 1) <= lo:", "if tl.load(table + 3 * mid + 1) <= lo + 1:",
              pytest=("test/unit/test_wait_span.py",)),
-    Mutation("signal counts a chunk only when it covers the tile's first row", "lowering/sync_helpers.py",
+    Mutation("signal counts a chunk only when it covers the tile's first row", "lowering/device_helpers.py",
              "        if (chunk_lo < hi) & (chunk_hi > lo):\n            tl.atomic_add(",
              "        if (chunk_lo <= lo) & (chunk_hi > lo):\n            tl.atomic_add(",
              pytest=(f"{ISOLATED}::test_a_split_k_output_the_launch_zeroed_is_not_poisoned",
@@ -100,7 +100,7 @@ MUTATIONS = [
     Mutation("no check of the plan's world", "runtime/check.py",
              "    check_world(program, world, \"simulated ranks\")\n", "",
              pytest=(f"{ERRORS}::test_plans_that_do_not_fit_the_run_are_errors_not_mismatches",)),
-    Mutation("no check of the shards' cut", "runtime/world.py",
+    Mutation("no check of the shards' cut", "runtime/sim_world.py",
              "        check_shards(launch, self.sim.shards)\n", "",
              pytest=(f"{ERRORS}::test_workload_misuse_is_one_line_naming_the_function",)),
     # the simulator
@@ -113,7 +113,7 @@ MUTATIONS = [
     Mutation("a produced chunk takes rows written after its signal", "runtime/sim.py",
              "        now.copy_(start)\n", "",
              pytest=(f"{ISOLATED}::test_an_isolated_output_counts_only_rows_written_before_their_signal",)),
-    Mutation("outputs the kernel adds into are poisoned", "runtime/world.py",
+    Mutation("outputs the kernel adds into are poisoned", "runtime/sim_world.py",
              "if not consumed and output_reads(program, tensor.param.data)[0]:", "if False:",
              pytest=(f"{ISOLATED}::test_a_split_k_output_the_launch_zeroed_is_not_poisoned",)),
     Mutation("the comparison ignores values", "runtime/check.py",

@@ -10,9 +10,10 @@ from __future__ import annotations
 import os
 import warnings
 
-import syncopate
 import torch
 import torch.distributed as dist
+
+import syncopate
 
 
 def _group() -> str:

@@ -7,9 +7,9 @@ replay's flag."""
 import pytest
 import torch
 
+from syncopate.runtime.abi import SyncState
 from syncopate.runtime.gpu import device
 from syncopate.runtime.gpu import flags as gpu_flags
-from syncopate.runtime.abi import SyncState
 
 
 @pytest.fixture

@@ -30,13 +30,13 @@ from pathlib import Path
 import pytest
 import torch
 
-from syncopate.ir import deps
+from syncopate.ir.analysis import deps
 from syncopate.runtime import gpu_world
-from syncopate.runtime.gpu import device, policies
-from syncopate.runtime.gpu import flags as gpu_flags
 from syncopate.runtime.abi import SyncState
 from syncopate.runtime.check import compile_workload
 from syncopate.runtime.fused import FusedKernel
+from syncopate.runtime.gpu import device, policies
+from syncopate.runtime.gpu import flags as gpu_flags
 from syncopate.runtime.gpu.gather_tokens import GatherTokens, peer_reads
 from syncopate.runtime.workload import load_workload
 

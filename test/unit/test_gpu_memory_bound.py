@@ -35,7 +35,7 @@ from pathlib import Path
 import pytest
 import torch
 
-from syncopate.ir import deps
+from syncopate.ir.analysis import deps
 from syncopate.runtime.check import compile_workload
 from syncopate.runtime.fused import FusedKernel
 from syncopate.runtime.gpu import device, memory, policies

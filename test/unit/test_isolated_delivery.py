@@ -20,15 +20,15 @@ from xdsl.dialects.builtin import IntegerAttr, ModuleOp, i32
 
 from syncopate.dialects import tile
 from syncopate.dialects.chunk import WaitSpanOp
+from syncopate.ir.analysis.deps import ConcreteChunk
 from syncopate.ir.context import make_context
-from syncopate.ir.deps import ConcreteChunk
-from syncopate.ir.frontend import import_file
+from syncopate.ir.frontend.triton_import import import_file
 from syncopate.ir.plans.cli import load_plans
 from syncopate.runtime.check import compile_workload, run_simulated
 from syncopate.runtime.fused import FusedProgram, load_program, run_pipeline
 from syncopate.runtime.sim import DeliveryHook, Incoming, IsolatedOutput, Outgoing
+from syncopate.runtime.sim_world import output_reads
 from syncopate.runtime.workload import load_workload
-from syncopate.runtime.world import output_reads
 
 ROOT = Path(__file__).resolve().parents[2]
 WORKLOADS = Path(__file__).resolve().parent / "workloads"

@@ -6,7 +6,7 @@ For every corpus file:
   checks it against the file's torch ``reference``: this validates the corpus.
 * ``test_original_compiles`` runs Triton's real code generator (AST -> TTIR,
   sm_90 target, no GPU needed) on it: the interpreter alone is too lax.
-* ``test_roundtrip`` imports the file to IR (``syncopate.ir.frontend``), prints
+* ``test_roundtrip`` imports the file to IR (``syncopate.ir.frontend.triton_import``), prints
   it, re-parses the text, emits Triton Python from the parsed module
   (``syncopate.lowering.triton_emitter``), imports the emitted file and runs
   the kernel of the same name on the same arguments; its outputs must match
@@ -285,7 +285,7 @@ def test_roundtrip(path: Path, tmp_path: Path):
     from xdsl.parser import Parser
 
     from syncopate.ir.context import make_context
-    from syncopate.ir.frontend import import_file
+    from syncopate.ir.frontend.triton_import import import_file
     from syncopate.lowering.triton_emitter import emit_module
 
     mod = _load_corpus(path)

@@ -21,8 +21,8 @@ from xdsl.builder import Builder, InsertPoint
 from xdsl.dialects import arith, scf
 from xdsl.dialects.builtin import (
     DictionaryAttr,
-    FloatAttr,
     FileLineColLoc,
+    FloatAttr,
     FunctionType,
     IntAttr,
     IntegerAttr,
@@ -38,10 +38,10 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Block, BlockArgument, Operation, Region, SSAValue
 
 from syncopate.dialects import tile
-from syncopate.ir import type_rules as T
-from syncopate.ir.errors import FrontendError
-from syncopate.ir.pointer_scan import pointer_parameters
-from syncopate.ir.prelude import prelude_source
+from syncopate.ir.frontend.errors import FrontendError
+from syncopate.ir.frontend.pointer_scan import pointer_parameters
+from syncopate.ir.frontend.prelude import prelude_source
+from syncopate.ir.frontend import type_rules as T
 
 TRITON = "triton"
 TL = "triton.language"
