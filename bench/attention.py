@@ -288,10 +288,6 @@ def fused_row(spec: BenchSpec, ctx: BenchWorld, row: FusedOptions, waits: str = 
     lo, hi = spec.own_rows
     st: dict[str, Any] = {}
 
-    def write_own_rows() -> None:
-        st["k"][lo:hi].copy_(p.k)
-        st["v"][lo:hi].copy_(p.v)
-
     def setup() -> None:
         from syncopate.runtime.fused import FusedKernel
 
@@ -301,13 +297,13 @@ def fused_row(spec: BenchSpec, ctx: BenchWorld, row: FusedOptions, waits: str = 
         st["k"], st["v"] = (ctx.shared_symmetric(("attn-symmetric", name, shape, p.k_full.dtype), shape, p.k_full.dtype)
                             for name in ("k", "v"))
         st["o"] = torch.empty(p.q.shape, dtype=ctx.dtype, device=ctx.device)
-        write_own_rows()  # the runner's barrier after setup publishes them
 
     def poison_all() -> None:  # the runner barriers before and after: no peer is reading the buffers
         poison(st["o"], st["k"], st["v"])
-        write_own_rows()
 
-    def run() -> None:
+    def run() -> None:  # what a call pays: stage this rank's K/V rows on the compute stream, then launch
+        st["k"][lo:hi].copy_(p.k)
+        st["v"][lo:hi].copy_(p.v)
         launch_attention(st["kernel"], p.q, st["k"], st["v"], st["o"], cfg)
 
     name = row.name + ("/walk" if waits == "walk" else "")
