@@ -157,6 +157,15 @@ def _span_along(acc: Access, tensor: TensorOp, dim: int, kernel: tile.FuncOp) ->
     row = _scalar_row(acc, strides[dim], dim) if not named else None
     if row is not None:
         return _row_span(acc, row, where, dim, kernel), footprint.param_name(_row_stride(row))
+    outer = _outer_rows(acc) if not named else []
+    if outer:
+        ordered = _in_dim_order_with_rows(acc.terms, outer)
+        if dim >= len(ordered):
+            raise fail(f"{where}: the address of '{acc.param}' has {len(ordered)} dims, the plan splits dim {dim}")
+        picked = ordered[dim]
+        if isinstance(picked, footprint.Offset):
+            return _row_span(acc, picked, where, dim, kernel), footprint.param_name(_row_stride(picked))
+        named = [picked]
     if len(named) == 1:
         term = named[0]
     elif len(acc.terms) == rank and sorted(t.axis for t in acc.terms) == list(range(rank)):
@@ -191,6 +200,33 @@ def _is_flat(acc: Access) -> bool:
     scalar moved by a runtime stride parameter: a 1-D tensor."""
     return (len(acc.terms) == 1 and acc.terms[0].stride is None
             and not any(_runtime_stride(o) is not None for o in acc.offsets))
+
+
+def _outer_rows(acc: Access) -> list[footprint.Offset]:
+    """Scalar offsets ``i * s`` whose runtime stride parameter ``s`` no
+    block index has (a batch or head offset ``off_b * stride_kb``): each is
+    a dim of its own. Empty unless every block index has a stride parameter
+    or unit stride, so that all dims can be ordered."""
+    term_strides = {footprint.param_name(t.stride) for t in acc.terms if t.stride is not None}
+    if None in term_strides or any(_stride_name(t) == "?" for t in acc.terms):
+        return []
+    rows = [o for o in acc.offsets if _runtime_stride(o) is not None]
+    return [o for o in rows if footprint.param_name(_row_stride(o)) not in term_strides]
+
+
+def _in_dim_order_with_rows(terms: tuple[footprint.Term, ...],
+                            rows: list[footprint.Offset]) -> list[footprint.Term | footprint.Offset]:
+    """Block indices and outer scalar rows in the order the kernel declares
+    their stride parameters (outermost dim first), unit strides last."""
+
+    def key(item: footprint.Term | footprint.Offset) -> tuple[int, int]:
+        stride = _row_stride(item) if isinstance(item, footprint.Offset) else item.stride
+        if stride is None:
+            return (1, 0)
+        arg = footprint.strip(stride)
+        return (0, arg.index) if isinstance(arg, BlockArgument) else (1, 0)
+
+    return sorted([*terms, *rows], key=key)
 
 
 def _is_row_of_matrix(acc: Access) -> bool:
@@ -408,25 +444,37 @@ def _access_attr(b: BoundAccess) -> DictionaryAttr:
 class ChunkDependencyAnalysisPass(ModulePass):
     """Find the chunks each tile reads or writes (an analysis: attributes only).
 
-    Assumes: the module holds one kernel (tile.func) and one or more
-    chunk.plan ops whose tensors name a pointer parameter of that kernel (the
-    template's ``tensor=``, e.g. ``tensor=a_ptr``); every access of such a
-    parameter is ``param + idx0[:, None]*s0 + idx1[None, :]*s1`` (unit
-    strides, any order) or a tensor-descriptor load/store, and its index along
-    the plan's dim is ``scalar + tl.arange(0, BLOCK)``. The scalar may be
+    Assumes: the module holds one kernel (tile.func) that takes the tensors
+    of one or more chunk.plan ops (the template's ``tensor=``, e.g.
+    ``tensor=a_ptr``), or names it in ``chunk.kernel`` (overlap-opt
+    ``--kernel``) when several do; every access of such a parameter is
+    ``param + idx0[:, None]*s0 + idx1[None, :]*s1`` (unit strides, any
+    order), possibly plus scalar rows ``row * stride`` and carried through
+    loops (``ptrs += step``, a loop-invariant scalar step), or a
+    tensor-descriptor load/store; its index along the plan's dim is
+    ``scalar + tl.arange(0, BLOCK)`` (value hints ``tl.multiple_of`` /
+    ``tl.max_contiguous`` looked through), that index ``% M`` (a wrapped
+    range, loads only, offsets ``>= 0``), or a scalar row ``row * stride``
+    (the range ``[row, row + 1)``). A pointer advanced along the plan's dim
+    by a ``for`` loop moves the range by the step each iteration; advanced
+    along another dim, the range is invariant in that loop. A 1-D access
+    (one unit-stride index, no stride parameter) is dim 0. The scalar may be
     anything the kernel computes (program ids, loop variables, loaded values).
     A persistent kernel's tile loop (``for tile in range(tl.program_id(0),
     count, step)``, see ``footprint.tile_loop``) counts as a 1-D grid of
     ``count`` tiles: its loop variable is ``pid0`` in the host expressions,
     and the kernel gets ``chunk.tile_loop = "<count>"``.
     The term of the plan's dim is the one whose stride is the dim's stride
-    (the plan's ``stride=`` or its default name); failing that, terms are
-    taken in the order the kernel declares their stride parameters, then
-    constant strides largest first (row-major), never by block axis alone,
-    so transposed loads work.
+    (the plan's ``stride=`` or its default name); failing that, terms (and
+    scalar rows whose stride parameter no block index has, e.g. a batch
+    offset) are taken in the order the kernel declares their stride
+    parameters, then constant strides largest first (row-major), never by
+    block axis alone, so transposed loads work.
 
     Guarantees: each such access gets ``chunk.access = {plan, tensor, dim,
-    role, lo, extent, loops, invariant}``: ``lo``/``extent`` are host
+    role, lo, extent, loops, invariant}`` (plus ``wrap``, the modulus, for a
+    wrapped range; a scalar row's extent is a ``1 : i32`` constant the pass
+    adds at the top of the kernel): ``lo``/``extent`` are host
     expressions over ``pid0..2`` and kernel parameters (``?`` where they
     depend on loaded data or loop variables), ``loops`` how many loops
     enclose the access and ``invariant`` how many of them (innermost first)

@@ -133,9 +133,13 @@ class InsertSignalsPass(ModulePass):
     hoisted above the loops its range does not depend on (one wait per tile
     for a gather along M, one per k-block for a gather along K), and
     deduplicated when several loads at one point read the same range;
+    A wrapped range (``(lo + tl.arange(0, B)) % M``) gets two waits,
+    ``[lo % M, lo % M + B)`` and ``[0, lo % M + B - M)`` (empty unless the
+    tile wraps). A range moved by a loop-carried pointer gets ``lo`` plus
+    ``iteration * step`` (iteration ``(iv - lb) // loop step``).
     A wait that a loop walks (directly in the body of the innermost loop that
-    moves it, ``lo`` = the induction variable plus loop-invariant terms)
-    becomes ``chunk.wait_span_loop``: it skips the chunks the previous
+    moves it, ``lo`` = the induction variable, or a pointer that loop
+    advances, plus loop-invariant terms) becomes ``chunk.wait_span_loop``: it skips the chunks the previous
     iteration already waited for, so a tile checks each chunk's flag once
     (one system-scope atomic per chunk, not per iteration) and still starts
     before the later chunks arrive.

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import ClassVar, Literal
 
 from xdsl.builder import Builder, InsertPoint
 from xdsl.context import Context
@@ -12,6 +12,7 @@ from xdsl.dialects.builtin import DictionaryAttr, IntegerAttr, ModuleOp, StringA
 from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import PassFailedException
 
+from syncopate.passes.options import ChoiceOptions
 from syncopate.dialects import tile
 from syncopate.ir.footprint import tile_loop
 from syncopate.ir.kernel_params import import_helpers, kernel_param
@@ -19,12 +20,13 @@ from syncopate.passes.chunk_dependency_analysis import analyze
 from syncopate.passes.lower_chunk_to_tile import ABI_ATTR
 
 ORIGIN = StringAttr("tile-reorder")
-ORDERS = ("none", "arrival", "rotate")
+Order = Literal["none", "arrival", "rotate"]
+"""The tile orders ``order=`` accepts (see the pass docstring)."""
 TILE_ORDER, ROTATE = "syn_tile_order", "syn_rotate"
 
 
 @dataclass(frozen=True)
-class TileReorderPass(ModulePass):
+class TileReorderPass(ChoiceOptions, ModulePass):
     """Map program ids to tiles so that tiles run in the order their chunks arrive.
 
     The program-id -> tile mapping is rewritten for this rank's arrival order.
@@ -68,13 +70,11 @@ class TileReorderPass(ModulePass):
 
     name: ClassVar[str] = "tile-reorder"
 
-    order: str = "none"
+    order: Order = "none"
     group: int = 1
     axis: int = 0
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        if self.order not in ORDERS:
-            raise PassFailedException(f"tile-reorder: unknown order '{self.order}', expected one of {', '.join(ORDERS)}")
         if self.group < 1:
             raise PassFailedException(f"tile-reorder: group must be >= 1, got {self.group}")
         if self.axis not in (0, 1, 2):

@@ -178,8 +178,10 @@ class FusedKernel:
         bound.apply_defaults()
         return dict(bound.arguments)
 
+    @functools.cached_property
     def _tuned(self) -> tuple[Any, dict[str, Any], dict[str, Any]]:
-        """(jit function to launch, config meta-parameters, launch options).
+        """(jit function to launch, config meta-parameters, launch options),
+        worked out at the first launch.
 
         The fused kernel keeps the original's ``@triton.autotune``; but the
         chunk tables depend on the block sizes, so a launch must know its
@@ -198,7 +200,7 @@ class FusedKernel:
 
     def __getitem__(self, grid: Any) -> Callable[..., None]:
         def call(*args: Any, **kwargs: Any) -> None:
-            jit, meta, tuned_options = self._tuned()
+            jit, meta, tuned_options = self._tuned
             if meta:
                 kwargs = {**meta, **kwargs}
             options = {k: kwargs.pop(k) for k in LAUNCH_OPTIONS & kwargs.keys()} if kwargs else {}

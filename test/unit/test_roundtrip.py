@@ -127,7 +127,9 @@ def _signature(jit_fn):
     Triton's own JITFunction parses them (works in interpreter mode too).
     Any spelling of constexpr (tl.constexpr, "tl.constexpr",
     triton.language.constexpr) counts as the same annotation."""
-    fn = getattr(jit_fn, "fn", jit_fn)
+    fn = jit_fn
+    while not inspect.isfunction(fn) and hasattr(fn, "fn"):  # autotune/heuristics wrap the jit function
+        fn = fn.fn
     parsed = JITFunction(fn)
     params = inspect.signature(fn).parameters.values()
     return [
@@ -212,7 +214,13 @@ def _ttir_main(corpus_paths) -> None:
         try:
             case = _load_corpus(CORPUS_DIR / f"{stem}.py").make_case(SEED)
             mod = _load_module(path, f"_syncopate_ttir_{n}_{stem}")
-            _make_ttir(getattr(mod, case["kernel"]), case)
+            kernel = getattr(mod, case["kernel"])
+            configs = getattr(kernel, "configs", None)
+            if configs:  # autotuned: compile the jit function inside with the first config's constexprs
+                case = dict(case, kwargs={**configs[0].kwargs, **case["kwargs"]})
+            while not isinstance(kernel, JITFunction) and hasattr(kernel, "fn"):
+                kernel = kernel.fn
+            _make_ttir(kernel, case)
             results[str(path)] = None
         except _TritonApiMismatch as e:
             results[str(path)] = f"SKIP: {e}"
