@@ -76,7 +76,7 @@ class ChunkDependencyAnalysisPass(ModulePass):
     kernel's parameter and the stride parameter found in the address. An
     access it cannot bound, a write to a gathered tensor, a read of a
     reduce-scattered one, or plan symbols that are not kernel parameters are
-    errors naming the op; nothing is guessed. ``syncopate.ir.analysis.deps`` turns the
+    errors naming the op; nothing is guessed. ``syncopate.ir.deps`` turns the
     attributes into a networkx tile -> chunk graph for concrete sizes.
     """
 

@@ -20,6 +20,7 @@ BackendChoice = Literal["auto", "ce", "sm", "nccl"]
 """What ``backend=`` accepts: ``auto`` (the cost model decides) or one backend for every chunk."""
 
 
+
 @dataclass(frozen=True)
 class CostModel:
     """Time to move ``bytes`` by each backend, in microseconds.

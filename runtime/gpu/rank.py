@@ -99,7 +99,6 @@ class GpuRank:
             sync.spin_limit = w.spin_limit
         if facts.spin_limit is not None and cached.spin_limit != sync.spin_limit:
             cached.extra[facts.spin_limit] = cached.spin_limit = sync.spin_limit
-        compute = torch.cuda.current_stream(w.device)
         flags.count_launch(sync, w.device)
         if sync.spin_limit:
             sync.report.zero_()
@@ -108,6 +107,7 @@ class GpuRank:
         if not cached.communicates:  # every chunk is local (a world of one): the kernel alone
             run(cached.extra, cached.grid)
         else:
+            compute = torch.cuda.current_stream(w.device)
             w.comm_stream.wait_stream(compute)  # this launch's own rows (and sends) are written
             with torch.cuda.stream(w.comm_stream):
                 gather_tokens.announce(w, sync, tokens, reads.readers)

@@ -15,8 +15,9 @@ A corpus file states its fusion in one of three ways:
   error that contains the fragment (never a traceback).
 
 The check runs W=2 with the ``late`` delivery (every chunk arrives after the
-kernel started waiting) by default; SYNCOPATE_CORPUS_MATRIX=1 runs W = 2, 3,
-4 and every delivery order.
+kernel started waiting) and the ``isolated`` one (a tile sees only the chunks
+it waited for) by default; SYNCOPATE_CORPUS_MATRIX=1 runs W = 2, 3, 4 and
+every delivery order.
 """
 
 from __future__ import annotations
@@ -105,7 +106,7 @@ def test_fuses_and_matches(path: Path, world: int):
 
     workload = _workload(path)
     program = compile_workload(workload, world)
-    for order in DELIVERY_ORDERS if MATRIX else ("late",):
+    for order in DELIVERY_ORDERS if MATRIX else [o for o in ("late", "isolated") if o in DELIVERY_ORDERS]:
         results = run_simulated(workload, world, order, SEED, program)
         bad = [(r.rank, r.max_error) for r in results if not r.ok]
         assert not bad, f"{path.stem} W={world} delivery={order}: ranks differ from the reference: {bad}"

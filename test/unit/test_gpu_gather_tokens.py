@@ -124,6 +124,7 @@ def _record(monkeypatch, example: str, world: int, backend: str, lanes: int = 1,
     monkeypatch.setattr(device, "wait_flag", lambda flags, index, count, *a, least=0: op(
         "wait", pad_owner[flags.data_ptr()], index, least))
     monkeypatch.setattr(device, "copy", lambda dst, src: op("read", owner_of(src)))
+    monkeypatch.setattr(device, "set_epoch", lambda epoch, value: None)  # the tokens do not use the epoch
     monkeypatch.setattr(gpu_flags, "raise_flag", lambda *a: None)
 
     for r in range(world):

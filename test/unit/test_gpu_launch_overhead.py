@@ -91,6 +91,7 @@ def _context(monkeypatch, log: list, world: int = 2) -> GpuWorld:
     monkeypatch.setattr(device, "wait_flag", lambda f, i, *a, **k: log.append(("wait", current[0].name, i)))
     monkeypatch.setattr(device, "copy", lambda d, s: log.append(("copy", current[0].name, d.data_ptr())))
     monkeypatch.setattr(device, "accumulate", lambda d, s: log.append(("add", current[0].name, d.data_ptr())))
+    monkeypatch.setattr(device, "set_epoch", lambda e, v: log.append(("epoch", current[0].name)))
     w = GpuWorld(rank=0, world=world, device=torch.device("cpu"), group=None, comm_stream=Stream(log, "comm"))
     monkeypatch.setattr(w, "symmetric", lambda source: _registered(w, torch.zeros_like(source)))
     monkeypatch.setattr(w, "barrier", lambda: None)
@@ -216,8 +217,8 @@ def test_host_work_per_launch_does_not_grow_with_the_chunks(monkeypatch, example
 @pytest.mark.parametrize("example, backend, plan", CASES, ids=IDS)
 def test_a_world_of_one_launches_the_kernel_alone(monkeypatch, example, backend, plan):
     """Every chunk is local: no communication stream work, no join, no token;
-    only the epoch's count on the compute stream (and, once, the local flags)."""
+    only the epoch's count on the compute stream."""
     per_launch, _ = _launches(monkeypatch, example, backend, plan.format(n=2).replace("}", " world=1}"), world=1)
-    assert all(ops == [] for ops in per_launch[1:])
+    assert all(ops == [("epoch", "compute")] for ops in per_launch[1:])
     two, _ = _launches(monkeypatch, example, backend, plan.format(n=2))
     assert any(op[0] == "join" for op in two[-1])  # with a peer, the communication stream joins in
