@@ -9,7 +9,7 @@ Each rank pulls the W-1 peer shards (ROWS x 8192 bf16 each) of a symmetric
 buffer the way ``GpuRank._deliver`` does (peer views, ``copy_`` on the
 communication stream, ``_write_value`` flags), timed with CUDA events after
 a barrier; the table shows the median, maximum over ranks. Rank 0 prints;
-every rank checks the gathered rows. Run 13 of docs/performance-log.md quotes it.
+every rank checks the gathered rows.
 The nanosleep rows use inline PTX: NVIDIA GPUs only.
 """
 
