@@ -7,7 +7,7 @@ from typing import ClassVar
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, IntegerAttr, ModuleOp, StringAttr, SymbolRefAttr, i64
-from xdsl.ir import BlockArgument, Operation, SSAValue
+from xdsl.ir import BlockArgument, Operation, OpResult, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import PassFailedException
 
@@ -16,7 +16,9 @@ from syncopate.dialects.chunk import PlanOp, TensorOp, extent_attr
 from syncopate.ir import footprint
 from syncopate.ir.deps import TILE_LOOP_ATTR
 from syncopate.ir.footprint import Access, Span, Unbounded
+from syncopate.ir import mask_bounds
 from syncopate.ir.locations import describe
+from syncopate.ir.pointer_uses import PointerUse, pointer_uses
 from syncopate.ir.plans.expr import symbols
 
 ACCESS_ATTR = "chunk.access"
@@ -147,6 +149,10 @@ def _span_along(acc: Access, tensor: TensorOp, dim: int, kernel: tile.FuncOp) ->
         return Span((offset,), block), None
     strides = tensor.stride_values
     named = [t for t in acc.terms if _stride_name(t) == strides[dim]]
+    if not named and _explicit_stride(tensor, dim):
+        found = ", ".join(str(_stride_name(t)) for t in acc.terms) or "none"
+        raise fail(f"{where}: the plan's stride={strides[dim]} multiplies no index of the access of '{acc.param}' "
+                   f"(its strides: {found}); name the stride parameter of dim {dim}")
     if len(named) == 1:
         term = named[0]
     elif len(acc.terms) == rank and sorted(t.axis for t in acc.terms) == list(range(rank)):
@@ -162,20 +168,45 @@ def _span_along(acc: Access, tensor: TensorOp, dim: int, kernel: tile.FuncOp) ->
     except Unbounded as err:
         raise fail(f"{where}: cannot bound the access of '{acc.param}' along dim {dim}: {err}") from None
     stride = _stride_name(term)
-    shifts = [_shift_along(o, stride, where, acc.param, dim) for o in acc.offsets]
+    _check_mask(acc, term, tensor, dim, where)
+    others = {_stride_name(t) for t in acc.terms if t is not term} | {s for i, s in enumerate(strides) if i != dim}
+    shifts = [_shift_along(o, stride, where, acc.param, dim, kernel, others) for o in acc.offsets]
     return Span((*span.lo_terms, *(v for v in shifts if v is not None)), span.extent), stride
 
 
-def _shift_along(offset: footprint.Offset, stride: str | int, where: str, param: str, dim: int) -> SSAValue | None:
+def _factors(value: SSAValue) -> list[SSAValue]:
+    """The factors of a product tree ``a * b * c`` (one factor otherwise)."""
+    value = footprint.strip(value)
+    if isinstance(value, OpResult) and isinstance(value.op, tile.MulOp):
+        return _factors(value.op.lhs) + _factors(value.op.rhs)
+    return [value]
+
+
+def _inner_stride(name: str, stride: str, kernel: tile.FuncOp, others: set[str | int]) -> bool:
+    """``name`` is the stride of a dim inside the rows of ``stride``'s dim:
+    the stride of another dim the access or the plan models, or a runtime
+    parameter declared after ``stride`` (Triton kernels take ``*x.stride()``,
+    outermost first). A parameter declared before it may be an outer dim's
+    stride, which moves the tile by whole rows (a head offset into an
+    ``(H, S, D)`` tensor): not this dim's footprint, and not knowable here."""
+    if name in others:
+        return True
+    names = kernel.arg_names
+    return stride in names and names.index(name) > names.index(stride)
+
+
+def _shift_along(offset: footprint.Offset, stride: str | int, where: str, param: str, dim: int,
+                 kernel: tile.FuncOp, others: set[str | int]) -> SSAValue | None:
     """The scalar ``offset`` moves the tile along ``dim`` (whose stride is
     ``stride``) by the returned value, or along another dim (None).
 
-    ``x * s`` with ``s`` the dim's stride parameter shifts along the dim; with
-    ``s`` another runtime (not constexpr) kernel parameter while the dim's
-    stride is itself a parameter, it moves along the dim ``s`` is the stride
-    of (e.g. ``head * stride_h``); a bare scalar shifts a unit-stride dim.
-    Anything else (a product of computed values, a constexpr factor, any
-    product when the dim has unit stride) is an error, not a guess."""
+    ``x * s`` with ``s`` the dim's stride shifts along the dim by ``x``. A
+    longer product that contains the dim's stride (``off_hz * HEAD_DIM *
+    N_CTX`` with stride ``HEAD_DIM``) also moves whole rows, by a value the
+    kernel does not compute on its own: refused with the form that works.
+    ``x * s`` with ``s`` a runtime parameter that is an inner dim's stride
+    (see :func:`_inner_stride`) stays inside the rows; a bare scalar shifts
+    a unit-stride dim. Anything else is an error, not a guess."""
     if offset.right is None:
         if stride == 1:
             return offset.left
@@ -186,11 +217,62 @@ def _shift_along(offset: footprint.Offset, stride: str | int, where: str, param:
     for i, name in enumerate(names):
         if name is not None and name == stride:
             return factors[1 - i]
+    flat = _factors(offset.left) + _factors(offset.right)
+    if isinstance(stride, str) and stride in [footprint.param_name(f) for f in flat]:
+        rest = " * ".join(f"<{footprint.host_expr(f) or 'value'}>" for f in flat if footprint.param_name(f) != stride)
+        raise fail(f"{where}: the access of '{param}' adds a product of {len(flat)} factors that contains dim {dim}'s "
+                   f"stride {stride}: it moves the tile by whole rows, a number of rows the kernel never computes; "
+                   f"write it as ({rest}) * {stride}")
     runtime = [n for f, n in zip(factors, names) if n is not None and not isinstance(f.type, tile.ConstexprType)]
     if isinstance(stride, str) and runtime:
-        return None  # times another dim's stride parameter: a shift along that dim
+        if all(_inner_stride(n, stride, kernel, others) for n in runtime):
+            return None  # times an inner dim's stride: a shift inside the rows
+        outer = [n for n in runtime if not _inner_stride(n, stride, kernel, others)]
+        raise fail(f"{where}: the access of '{param}' adds a scalar times {', '.join(outer)}, which is not the stride "
+                   f"of dim {dim} ({stride}) nor of a dim inside it (declared after {stride}, or one the plan "
+                   f"models); it may move the tile by whole rows, so its footprint along dim {dim} is unknown")
     raise fail(f"{where}: the access of '{param}' adds a scalar product with no stride parameter of its own; "
                f"cannot tell which dim it moves along (write it as index * <stride parameter>)")
+
+
+def _explicit_stride(tensor: TensorOp, dim: int) -> bool:
+    """The plan named the stride of ``dim`` (not the template's placeholder)."""
+    stride = tensor.stride_values[dim]
+    return stride != f"stride_{tensor.tensor.data}_{dim}"
+
+
+def _mask_of(op: Operation) -> SSAValue | None:
+    return getattr(op, "mask", None)
+
+
+def _check_mask(acc: Access, term: footprint.Term, tensor: TensorOp, dim: int, where: str) -> None:
+    """The plan's extent of ``dim`` must be the bound the kernel's mask puts
+    on that dim's index: ``size=N`` against ``rows < M``, or a ``stride=``
+    that picks the term masked by ``K``, would synchronise the wrong rows."""
+    size = tensor.shape_values[dim]
+    if not (isinstance(size, str) and size.isidentifier()):
+        return
+    bounds = mask_bounds.index_bounds(_mask_of(acc.op))
+    mine = {b for b in bounds.get(footprint.strip(term.index), ()) if b.isidentifier()}
+    if mine and size not in mine:
+        raise fail(f"{where}: the plan's extent of dim {dim} is {size}, but the kernel masks that dim's index of "
+                   f"'{acc.param}' with < {', '.join(sorted(mine))}; give size= and stride= of the dim the plan splits")
+    for other in acc.terms:
+        if other is not term and size in bounds.get(footprint.strip(other.index), ()) and not mine:
+            raise fail(f"{where}: the plan's extent of dim {dim} is {size}, but the kernel masks another dim of "
+                       f"'{acc.param}' (stride {_stride_name(other)}) with < {size}; check the plan's dim= and stride=")
+
+
+def _unmodeled(use: PointerUse, param: str) -> str:
+    where = describe(use.op)
+    if isinstance(use.op, tile.CallJitOp):
+        return (f"{where}: passes '{param}' to the jit helper @{use.op.callee.root_reference.data}; accesses inside "
+                f"helpers are not analysed, so they cannot be synchronised (access '{param}' in the kernel itself)")
+    if use.carried:
+        return (f"{where}: accesses '{param}' through a pointer carried by a loop or branch (e.g. `p += BLOCK * "
+                f"stride` in the loop); its footprint cannot be bounded, so it cannot be synchronised (compute the "
+                f"address from '{param}' in the loop: `{param} + (k0 + tl.arange(0, BLOCK))[None, :] * stride`)")
+    return f"{where}: accesses '{param}' through an address the analysis does not model; it cannot be synchronised"
 
 
 def _invariant_depth(span: Span, loops: tuple[Operation, ...]) -> int:
@@ -229,6 +311,15 @@ def _check_symbols(plan: PlanOp, kernel: tile.FuncOp) -> None:
                     )
 
 
+def _check_strides(plan: PlanOp, kernel: tile.FuncOp) -> None:
+    """A ``stride=`` the plan names must be a parameter of the kernel."""
+    for tensor in plan.tensors:
+        for dim, stride in enumerate(tensor.stride_values):
+            if isinstance(stride, str) and _explicit_stride(tensor, dim) and stride not in kernel.arg_names:
+                raise fail(f"plan @{plan.sym_name.data}: stride={stride} of tensor '{tensor.tensor.data}' is not a "
+                           f"parameter of @{kernel.sym_name.data} (parameters: {', '.join(kernel.arg_names)})")
+
+
 def analyze(module: ModuleOp) -> ChunkDependencies:
     """Bind every plan tensor to the kernel and bound each of its accesses."""
     plans = [op for op in module.ops if isinstance(op, PlanOp)]
@@ -244,6 +335,7 @@ def analyze(module: ModuleOp) -> ChunkDependencies:
                 f"(supported: {', '.join(CONSUMED + PRODUCED)})"
             )
         _check_symbols(plan, kernel)
+        _check_strides(plan, kernel)
         for tensor in plan.tensors:
             param = _bind_param(tensor, kernel)
             dim = _plan_dim(plan, tensor.tensor.data)
@@ -265,6 +357,10 @@ def analyze(module: ModuleOp) -> ChunkDependencies:
                 span, stride = _span_along(acc, tensor, dim, kernel)
                 loops = tuple(footprint.enclosing_loops(op))
                 found.append(BoundAccess(acc, plan, tensor, dim, span, loops, _invariant_depth(span, loops), stride))
+            modeled = {b.access.op for b in found}
+            for use in pointer_uses(kernel.body.block.args[kernel.arg_names.index(param)]):
+                if use.op not in modeled:
+                    raise fail(_unmodeled(use, param))
             if not found:
                 raise fail(f"plan @{plan.sym_name.data}: @{kernel.sym_name.data} never accesses '{param}'")
             _rebind(tensor, param, dim, found, kernel)

@@ -123,7 +123,9 @@ class FusedKernel:
             g = tuple(int(x) for x in (g if isinstance(g, (tuple, list)) else (g,)))
 
             def run(extra: dict[str, Any], launch_grid: tuple[int, ...] | None = None) -> None:
-                self.program.jit[launch_grid or g](*bound.args, **bound.kwargs, **extra, **launch_kwargs)
+                # every parameter by name: the fused kernel adds its own before
+                # the user's defaulted ones, so positions no longer line up
+                self.program.jit[launch_grid or g](**params, **extra, **launch_kwargs)
 
             self.context.launch(self.program, g, params, run)
 
