@@ -77,8 +77,8 @@ class AttnConfig:
         return f"attn {self.block_m}x{self.block_n} warps={self.num_warps} stages={self.num_stages}"
 
 
-# Fastest of 8 configurations timed on an H200 with the unmasked kernel (docs/performance.md, run 13):
-# 256x64 2.066 ms, 128x64 2.129, 64x64 2.167 at S_q = 4096, N_KV = 8192, 64 heads (SDPA: 1.698).
+# The fastest of the tiles tried for the unmasked kernel on Hopper at S_q = 4096, N_KV = 8192, 64 heads:
+# taller tiles reuse each K/V block for more queries.
 GPU_ATTN = AttnConfig(block_m=256, block_n=64, num_warps=8, num_stages=3)
 CPU_ATTN = AttnConfig(block_m=16, block_n=16, num_warps=1, num_stages=1)
 
@@ -254,11 +254,10 @@ def pipeline_spec(backend: str, order: str, waits: str = "hoist") -> str:
     """The rows' pipeline. ``hoist``: one wait per tile and tensor above the
     loop over the sequence (``hoist_loops``); ``walk``: a
     ``chunk.wait_span_loop`` per iteration that checks only chunks the
-    previous iteration did not. Waits that checked every chunk on every
-    iteration made the fused kernel 2.5x slower than the plain one (run 9,
-    docs/performance.md); ``walk`` still costs 2x against ``hoist``, since
-    a wait in the loop stops Triton pipelining it (run 14), so ``hoist`` is
-    the default."""
+    previous iteration did not. A wait inside the loop stops Triton from
+    software-pipelining it, so even ``walk`` is much slower than ``hoist``
+    (and checking every chunk on every iteration slower still): ``hoist``
+    is the default."""
     if waits not in WAITS:
         raise ValueError(f"attention waits must be one of {', '.join(WAITS)}, got {waits!r}")
     hoist = " hoist_loops=true" if waits == "hoist" else ""

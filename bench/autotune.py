@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 from syncopate.bench.report import Table
-from syncopate.bench.variants import FUSED, fused_name, pipeline_spec
+from syncopate.bench.variants import FUSED, fused_name, is_direct, pipeline_spec
 
 VERSION = 1
 
@@ -94,8 +94,9 @@ def save_cache(entries: dict[str, dict[str, Any]], path: str | None = None) -> s
 
 
 def best_of(table: Table) -> Choice | None:
-    """The fastest checked syncopate row of ``table``."""
-    rows = [r for r in table.rows if r.group == FUSED and r.ok and r.backend and r.order]
+    """The fastest checked syncopate row of ``table`` (``/direct`` rows
+    excluded: a call with an ordinary input cannot take that path)."""
+    rows = [r for r in table.rows if r.group == FUSED and r.ok and r.backend and r.order and not is_direct(r.variant)]
     if not rows:
         return None
     best = min(rows, key=lambda r: r.ms)
@@ -137,7 +138,7 @@ def record(tables: Iterable[Table], path: str | None = None) -> list[tuple[TuneK
 
 def _ran(table: Table, choice: Choice) -> bool:
     """``table`` has a checked syncopate row with ``choice``'s options."""
-    return any(r.group == FUSED and r.ok and (r.backend, r.order, r.chunks or 1, r.lanes or 1, r.tile or "",
+    return any(r.group == FUSED and r.ok and not is_direct(r.variant) and (r.backend, r.order, r.chunks or 1, r.lanes or 1, r.tile or "",
                                               r.reduce or "stream") ==
                (choice.backend, choice.order, choice.chunks, choice.lanes, choice.tile, choice.reduce)
                for r in table.rows)

@@ -93,7 +93,7 @@ class BenchWorld:
 
     def sync(self) -> None:
         """Wait for this rank's device work."""
-        if not self.cpu:
+        if self.device.type == "cuda":
             torch.cuda.synchronize(self.device)
 
     def barrier(self) -> None:

@@ -9,15 +9,27 @@ pipeline option, a new workload), append a Variant here; the runner checks
 it against the reference and times it like any other.
 
 ag-gemm: ``all-gather{tensor=a_ptr dim=0 world=W}`` fused into
-``kernels/gemm_bf16.py``. The gathered A is one symmetric M x K buffer
-(shared by all fused rows of a shape) holding this rank's shard rows; the
-runner's barriers put every rank's rows in place before the first launch.
-Before the check run the buffer is poisoned except for the rank's own rows,
-so every other row must be delivered by the fused launch.
+``kernels/gemm_bf16.py``. The gathered A is a symmetric M x K buffer. A
+row pays what a correct public call pays: its timed ``run()`` writes this
+rank's shard (the row's own input tensor, which ``produce(v)`` fills with
+input version ``v``) into its rows of the buffer on the compute stream,
+then launches; the launch itself carries the readiness and reuse tokens
+(runtime/gather_tokens.py), so no barrier is needed between launches.
+``/direct`` rows time the path where the producer of A writes straight
+into the symmetric buffer: ``produce(v)`` writes the rows there (untimed)
+and ``run()`` is the launch alone; they get a buffer of their own. The
+staged rows of a shape share one buffer (each launch rewrites its own
+rows). Before every checked launch the whole buffer is poisoned (NaN),
+and each checked launch reads the next input version, so a peer's rows
+must be delivered by that launch.
 
 gemm-rs: ``reduce-scatter{tensor=c_ptr dim=0 world=W}``; the fused kernel is
 called with an ordinary M x N output c, and afterwards rank r's rows
-``[r*M/W, (r+1)*M/W)`` of c hold the reduced result. Epilogue rows (``.../epi``)
+``[r*M/W, (r+1)*M/W)`` of c hold the reduced result. Before every checked
+launch the output and every ce reduce-scatter staging buffer of the GPU
+World are poisoned (the first poisoning launches once to allocate them),
+so a reduction that read a peer's partial before it arrived sums NaN.
+Epilogue rows (``.../epi``)
 sum the peers' partials in the owner's tiles (fuse-peer-reduction): they
 run the persistent GEMM only, leaving an SM to the communication stream
 and to each ce lane (their waits, which the owner's tiles depend on, may
@@ -59,7 +71,7 @@ PLANS: dict[str, str] = {
 NCCL_ORDER = "not run: nccl chunks need order=arrival on full grids (spinning tiles would starve NCCL of SMs)"
 
 NCCL_ATTN = ("not run: every attention tile waits for every K/V chunk, so on a full grid all SMs spin "
-             "while NCCL's kernels need one (it hung in run 9)")
+             "while NCCL's kernels need one")
 
 NCCL_PERSISTENT = ("not run: a persistent kernel's programs hold every SM until all tiles are done, so tiles "
                    "spinning on nccl chunks starve NCCL's kernels in any order (the GPU World refuses it)")
@@ -95,12 +107,14 @@ def program_for(workload: str, world: int, backend: str, order: str, config: Gem
 
 def row_options(backends: Sequence[str] = BACKENDS, orders: Sequence[str] = ORDERS, chunks: Sequence[int] = (1,),
                 lanes: Sequence[int] = (1,), tiles: Sequence[str] = ("",),
-                reductions: Sequence[str] = ("stream",)) -> list[FusedOptions]:
+                reductions: Sequence[str] = ("stream",), direct: bool = False) -> list[FusedOptions]:
     """The syncopate rows to run, in report order: every (tile, chunks,
     backend, order, reduction), and for the ce backends every lane count
     (others move no ce chunk, so they get one row). Epilogue reductions
     exist for the ce backend only (fuse-peer-reduction refuses the others),
-    so other backends get their stream rows."""
+    so other backends get their stream rows. ``direct``: each row is
+    followed by its ``/direct`` twin (all-gather workloads only, see
+    :func:`fused_variants`)."""
     rows: list[FusedOptions] = []
     for t in tiles:
         for c in chunks:
@@ -110,6 +124,8 @@ def row_options(backends: Sequence[str] = BACKENDS, orders: Sequence[str] = ORDE
                         for r in (reductions if b == "ce" else ("stream",)):
                             if FusedOptions(b, o, c, n, t, r) not in rows:
                                 rows.append(FusedOptions(b, o, c, n, t, r))
+                                if direct:
+                                    rows.append(FusedOptions(b, o, c, n, t, r, direct=True))
     return rows
 
 
@@ -130,16 +146,22 @@ def fused_variants(spec: BenchSpec, world_ctx: BenchWorld, backends: Sequence[st
                    orders: Sequence[str] = ORDERS, chunks: Sequence[int] = (1,),
                    lanes: Sequence[int] = (1,), attn_waits: Sequence[str] = ("hoist",),
                    tiles: Sequence[str] = ("",), auto: Any | None = None,
-                   reductions: Sequence[str] = ("stream",)) -> list[Variant]:
+                   reductions: Sequence[str] = ("stream",), direct: bool = False) -> list[Variant]:
     """One Variant per :func:`row_options` entry for ``spec`` on this rank
     (ag-attn: per entry and K/V wait placement ``attn_waits``); ``auto``, the
     autotune cache's choice for this shape, replaces the ``auto`` rows
-    (:func:`auto_rows`).
+    (:func:`auto_rows`); ``direct`` adds the ``/direct`` twin of every row.
 
     For a workload without a benchmark kernel: a single "n/a" row
     ``syncopate */*``, so its table says so instead of dropping it.
     """
-    rows = auto_rows(row_options(backends, orders, chunks, lanes, tiles, reductions), auto)
+    rows = auto_rows(row_options(backends, orders, chunks, lanes, tiles, reductions, direct), auto)
+    return variants_for(spec, world_ctx, rows, attn_waits)
+
+
+def variants_for(spec: BenchSpec, world_ctx: BenchWorld, rows: Sequence[FusedOptions],
+                 attn_waits: Sequence[str] = ("hoist",)) -> list[Variant]:
+    """The Variants of the syncopate rows ``rows`` of ``spec`` on this rank."""
     if spec.workload not in (*PLANS, AG_ATTN, A2A_GEMM):  # one row stands for all of them
         return [unavailable(fused_name("*", "*"), f"no fused benchmark kernel for {spec.workload} yet")]
     if world_ctx.cpu:
@@ -149,7 +171,8 @@ def fused_variants(spec: BenchSpec, world_ctx: BenchWorld, backends: Sequence[st
         kernel = getattr(spec.config, "kernel", "")  # attention's AttnConfig has none
         why = (_nccl_refusal(spec.workload, row.backend, row.order, kernel)
                or _tile_refusal(spec.workload, row.tile)
-               or _epilogue_refusal(spec.workload, row.reduce, kernel))
+               or _epilogue_refusal(spec.workload, row.reduce, kernel)
+               or _direct_refusal(spec.workload, row.direct))
         if why:
             out.append(unavailable(row.name, why, **row.meta))
         elif spec.workload == AG_ATTN:
@@ -195,6 +218,13 @@ def _tile_refusal(workload: str, tile: str) -> str | None:
     return None
 
 
+def _direct_refusal(workload: str, direct: bool) -> str | None:
+    """``/direct`` rows exist where a producer can write the gathered input: the all-gather GEMM."""
+    if direct and workload != AG_GEMM:
+        return f"not run: a /direct row writes an all-gather's input in place ({AG_GEMM} only)"
+    return None
+
+
 def _epilogue_refusal(workload: str, reduce: str, kernel: str) -> str | None:
     """Epilogue rows exist for gemm-rs on the persistent GEMM only."""
     if reduce != "epilogue":
@@ -204,11 +234,14 @@ def _epilogue_refusal(workload: str, reduce: str, kernel: str) -> str | None:
     return None if kernel in PERSISTENT_KERNELS else EPILOGUE_KERNEL
 
 
-def _gathered_buffer(spec: BenchSpec, ctx: BenchWorld) -> torch.Tensor:
-    """The symmetric M x K buffer of the gathered A, shared by the fused rows of a shape."""
+def _gathered_buffer(spec: BenchSpec, ctx: BenchWorld, row: FusedOptions) -> torch.Tensor:
+    """The symmetric M x K buffer of the gathered A: shared by the staged
+    rows of a shape (each launch writes its own rows first), one per
+    ``/direct`` row (whose rows hold what its last ``produce`` wrote)."""
     d = spec.dims
     assert d.gathered is not None
-    return ctx.shared_symmetric(("ag-symmetric", d.gathered, spec.dtype), d.gathered, spec.dtype)
+    key = ("ag-symmetric", d.gathered, spec.dtype) + ((row.name,) if row.direct else ())
+    return ctx.shared_symmetric(key, d.gathered, spec.dtype)
 
 
 def _fused_kernel(spec: BenchSpec, ctx: BenchWorld, row: FusedOptions) -> Any:
@@ -221,8 +254,13 @@ def _fused_kernel(spec: BenchSpec, ctx: BenchWorld, row: FusedOptions) -> Any:
 
 def _fused_row(row: FusedOptions, st: dict[str, Any], run: Callable[[], None],
                result: Callable[[], torch.Tensor | None], setup: Callable[[], None],
-               poison_all: Callable[[], None]) -> Variant:
-    return Variant(row.name, run, result, setup, poison_all, st.clear, FUSED, TRITON, OUT, meta=row.meta)
+               poison_all: Callable[[], None], versions: int = 1,
+               produce: Callable[[int], None] | None = None) -> Variant:
+    variant = Variant(row.name, run, result, setup, poison_all, st.clear, FUSED, TRITON, OUT, meta=row.meta,
+                      versions=versions)
+    if produce is not None:
+        variant.produce = produce
+    return variant
 
 
 def _ag_variant(spec: BenchSpec, ctx: BenchWorld, row: FusedOptions) -> Variant:
@@ -231,24 +269,28 @@ def _ag_variant(spec: BenchSpec, ctx: BenchWorld, row: FusedOptions) -> Variant:
     lo, hi = spec.own_rows
     st: dict[str, Any] = {}
 
-    def write_own_rows() -> None:
-        st["buf"][lo:hi].copy_(p.a)
-
     def setup() -> None:
         st["kernel"] = _fused_kernel(spec, ctx, row)
         st["reserved"] = gemm.comm_programs(st["kernel"].program, ctx.gpu)
-        st["buf"] = _gathered_buffer(spec, ctx)
+        st["buf"] = _gathered_buffer(spec, ctx, row)
         st["c"] = torch.empty(d.c, dtype=spec.dtype, device=ctx.device)
-        write_own_rows()  # the runner's barrier after setup publishes it
+        st["a"] = p.a.clone()  # the producer's output: this rank's shard
+
+    def produce(version: int) -> None:
+        (st["buf"][lo:hi] if row.direct else st["a"]).copy_(p.a_versions[version])
 
     def poison_all() -> None:  # the runner barriers before and after: no peer is reading the buffer
         poison(st["c"], st["buf"])
-        write_own_rows()
 
-    def run() -> None:
+    def launch() -> None:
         launch_gemm(st["kernel"], st["buf"], p.b, st["c"], cfg, st["reserved"])
 
-    return _fused_row(row, st, run, lambda: st.get("c"), setup, poison_all)
+    def staged() -> None:  # what the public call does: stage the shard on the compute stream, then launch
+        st["buf"][lo:hi].copy_(st["a"])
+        launch()
+
+    return _fused_row(row, st, launch if row.direct else staged, lambda: st.get("c"), setup, poison_all,
+                      p.versions, produce)
 
 
 def _rs_variant(spec: BenchSpec, ctx: BenchWorld, row: FusedOptions) -> Variant:
@@ -268,7 +310,20 @@ def _rs_variant(spec: BenchSpec, ctx: BenchWorld, row: FusedOptions) -> Variant:
     def run() -> None:
         launch_gemm(st["kernel"], p.a, p.b, st["c"], cfg, reserved)
 
+    def poison_all() -> None:  # every rank poisons at once, between the runner's barriers
+        if "launched" not in st:  # the first launch allocates the staging buffers (collectively)
+            st["launched"] = True
+            run()
+            ctx.barrier()  # no peer still writes into this rank's staging buffers
+        poison(st["c"], *staging_buffers(ctx.gpu))
+
     def result() -> torch.Tensor | None:
         return st["c"][lo:hi] if "c" in st else None
 
-    return _fused_row(row, st, run, result, setup, lambda: poison(st["c"]))
+    return _fused_row(row, st, run, result, setup, poison_all)
+
+
+def staging_buffers(gpu: Any) -> list[torch.Tensor]:
+    """Every ce reduce-scatter staging buffer the GPU World holds (one per
+    launch configuration; what peers write their partials into)."""
+    return list(gpu.staging.values())

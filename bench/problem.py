@@ -4,6 +4,12 @@ Every rank draws every rank's inputs from the same seeds (``seed``, source
 rank, tensor), so references need no communication: the fp32 product of the
 gathered (AG) or K-concatenated (RS) bf16 inputs. Inputs are standard
 normal, never zeros.
+
+All-gather inputs come in :data:`AG_VERSIONS` versions (each with its own
+references): the checks of an all-gather row cycle through them, so a
+launch that read a peer's rows of the previous launch (a missing readiness
+signal) reads other numbers and fails its check instead of re-reading
+identical bytes.
 """
 
 from __future__ import annotations
@@ -19,6 +25,12 @@ from syncopate.bench.shapes import A2A_GEMM, AG_ATTN, AG_GEMM, GEMM_RS, GEMM_WOR
 
 # keys of Problem.references that a Variant's ``expect`` may name
 OUT, GATHERED, PARTIAL = "out", "gathered", "partial"
+AG_VERSIONS = 2  # input versions of an all-gather problem (see the module doc)
+
+
+def reference_key(expect: str, version: int) -> str:
+    """The key of ``Problem.references`` for reference ``expect`` of input version ``version``."""
+    return expect if version == 0 else f"{expect}@{version}"
 
 
 @dataclass
@@ -27,7 +39,9 @@ class Problem:
 
     ag-gemm: ``a`` is the M/W x K shard, ``b`` this rank's K x N/W block,
     ``a_full`` the gathered M x K A (for compute-alone rows);
-    references ``out`` (M x N/W) and ``gathered`` (= a_full).
+    references ``out`` (M x N/W) and ``gathered`` (= a_full); version
+    ``v`` > 0 of the inputs is ``a_versions[v]`` / ``a_full_versions[v]``
+    with references ``out@v`` and ``gathered@v``.
 
     gemm-rs: ``a`` is M x K/W, ``b`` K/W x N, ``partial`` this rank's bf16
     A_r @ B_r (input of the communication-alone row); references ``out``
@@ -39,6 +53,12 @@ class Problem:
     a_full: torch.Tensor | None = None
     partial: torch.Tensor | None = None
     references: dict[str, torch.Tensor] = field(default_factory=dict)
+    a_versions: tuple[torch.Tensor, ...] = ()  # ag-gemm: the shard of every input version (version 0 = a)
+    a_full_versions: tuple[torch.Tensor, ...] = ()  # ag-gemm: the gathered A of every input version
+
+    @property
+    def versions(self) -> int:
+        return max(1, len(self.a_versions))
 
 
 @dataclass
@@ -106,12 +126,18 @@ def make_problem(shape: Shape, world: int, rank: int, device: torch.device, dtyp
     per = shape.M // world
     lo, hi = rank * per, (rank + 1) * per
     if shape.workload == AG_GEMM:
-        shards = [randn(d.a, seed_of(seed, s, 0), device, dtype) for s in range(world)]
         b = randn(d.b, seed_of(seed, rank, 1), device, dtype)
-        a_full = torch.cat(shards, dim=0).contiguous()
-        out = a_full.float() @ b.float()
-        return Problem(a=shards[rank].contiguous(), b=b, a_full=a_full,
-                       references={OUT: out, GATHERED: a_full})
+        mine, fulls, references = [], [], {}
+        for version in range(AG_VERSIONS):
+            tensor = 0 if version == 0 else 1 + version  # tensor 1 is B
+            shards = [randn(d.a, seed_of(seed, s, tensor), device, dtype) for s in range(world)]
+            a_full = torch.cat(shards, dim=0).contiguous()
+            mine.append(shards[rank].contiguous())
+            fulls.append(a_full)
+            references[reference_key(OUT, version)] = a_full.float() @ b.float()
+            references[reference_key(GATHERED, version)] = a_full
+        return Problem(a=mine[0], b=b, a_full=fulls[0], references=references,
+                       a_versions=tuple(mine), a_full_versions=tuple(fulls))
     if shape.workload == GEMM_RS:
         reduced = torch.zeros(d.out, dtype=torch.float32, device=device)
         a = b = None

@@ -5,38 +5,45 @@ Per variant:
 1. ``setup()``; the ranks exchange whether it worked (a failure anywhere
    makes the row "n/a: <reason>" everywhere, so no rank waits in a
    collective the others skip);
-2. barrier, ``poison()`` (outputs to NaN), barrier, one ``run()``, compare
-   ``result()`` with the fp32 reference; the ranks exchange the outcome: a
-   failed check anywhere makes the row "WRONG" (not timed), an exception
-   "n/a: <reason>";
+2. barrier, ``poison()`` (outputs, and for the fused reduce-scatter rows the
+   staging buffers, to NaN), ``produce(v)`` (the next input version, for
+   rows whose inputs change between checked launches), barrier, one
+   ``run()``, compare ``result()`` with the fp32 reference of version ``v``;
+   the ranks exchange the outcome: a failed check anywhere makes the row
+   "WRONG" (not timed), an exception "n/a: <reason>";
 3. with ``cuda_graph``: capture one ``run()`` in a CUDA graph and check a
-   replay like step 2 (a capture that fails anywhere falls back to eager
-   launches, noted in the row);
+   replay like step 2, with the next input version (a capture that fails
+   anywhere falls back to eager launches, noted in the row);
 4. ``rounds`` times: barrier, then :func:`time_run` (``warmup`` launches,
    ``iters`` timed ones); the row's time is the maximum over ranks of each
    rank's median over every timed iteration of every round;
-5. the result left by the last timed launch is compared again (repeated
-   launches must stay correct: stale flags, a reduction applied twice); a
-   failure makes the row WRONG and drops its time.
+5. the result left by the last timed launch is compared again with the
+   reference of the last input version (repeated launches must stay
+   correct: stale flags, a reduction applied twice); a failure makes the
+   row WRONG and drops its time.
 
 ``teardown()`` always runs at the end.
 
 Interleaved rounds (``rounds`` > 1, :func:`run_case`): every variant of the
 case is set up and checked first (steps 1-3), then the rounds of step 4 go
-round-robin over the variants (round 1 of every row, then round 2, ...),
-then steps 5 and teardown. GPU clocks and the neighbour's load drift within
-a run by up to 15% (docs/performance.md, fourth session); timed one after
-another, a row's place in the table biases its verdict against the rows it
-is compared with. Round-robin spreads each row's iterations over the whole
-span of the case, so drift hits every row alike. Each round's median (max
-over ranks) is kept in ``Row.round_ms``. The cost: every row's buffers and
-CUDA graph live at once, so the builders give each row its own state
-(``variants.one_state_per_row``).
+round-robin over the variants, then steps 5 and teardown. GPU clocks and
+the neighbour's load drift within a run; timed one after another, a row's
+place in the table would bias its verdict against the rows it is compared
+with. Round-robin spreads each row's iterations over the whole span of the
+case, so drift hits every row alike, and the order of the rows within each
+round is a seeded shuffle (:func:`round_order`; ``shuffle=False`` keeps the
+table order), so no row is always timed right after the same neighbour.
+Each round's median (max over ranks) is kept in ``Row.round_ms``; their
+spread is reported. The cost: every row's buffers and CUDA graph live at
+once, so the builders give each row its own state
+(``variants.one_state_per_row``). With one round the rows are measured
+whole, one after another, in the same seeded order.
 """
 
 from __future__ import annotations
 
 import math
+import random
 import statistics
 import time
 from collections.abc import Callable, Sequence
@@ -45,8 +52,8 @@ from typing import Any
 
 from syncopate.bench.check import check_result
 from syncopate.bench.context import BenchWorld
-from syncopate.bench.problem import BenchSpec
-from syncopate.bench.report import NA, OK, WRONG, Row, Table, add_bounds
+from syncopate.bench.problem import BenchSpec, reference_key
+from syncopate.bench.report import EXPLORE, NA, OK, WRONG, Row, Table, add_bounds
 from syncopate.bench.timing import time_run
 from syncopate.bench.variants import Variant
 
@@ -61,10 +68,22 @@ class RunOptions:
     flush_bytes: int = 0  # > 0: zero this many bytes before each timed iteration (cold L2)
     cuda_graph: bool = False  # time replays of a CUDA graph of one run() (checked first), not eager launches
     rounds: int = 1  # > 1: time the rows of a case round-robin, this many rounds (see the module doc)
+    seed: int = 0  # seed of the row order within each round
+    shuffle: bool = True  # False: every round times the rows in table order
 
     def __post_init__(self) -> None:
         if self.rounds < 1:
             raise ValueError(f"rounds must be >= 1, got {self.rounds}")
+
+
+def round_order(count: int, seed: int, round_index: int, shuffle: bool = True) -> list[int]:
+    """The order in which round ``round_index`` times ``count`` rows: a
+    permutation that depends only on its arguments, so every rank (and a
+    rerun with the same seed) times the rows in the same order."""
+    order = list(range(count))
+    if shuffle:
+        random.Random(seed * 1_000_003 + round_index).shuffle(order)
+    return order
 
 
 def short_reason(err: BaseException, limit: int = 160) -> str:
@@ -97,22 +116,24 @@ def merge_outcomes(outcomes: Sequence[tuple[str, float, str]]) -> tuple[str, flo
     return OK, error
 
 
-def _compare(variant: Variant, spec: BenchSpec) -> tuple[str, float, str]:
-    """This rank's (status, error, reason) for the variant's current result."""
+def _compare(variant: Variant, spec: BenchSpec, version: int = 0) -> tuple[str, float, str]:
+    """This rank's (status, error, reason) for the variant's current result,
+    made from input version ``version``."""
     try:
         if spec.problem is None:
             raise ValueError(f"no reference for {spec.workload}")
-        result = check_result(variant.result(), spec.problem.references[variant.expect])
+        result = check_result(variant.result(), spec.problem.references[reference_key(variant.expect, version)])
     except Exception as exc:
         return NA, math.nan, short_reason(exc)
     return (OK, result.error, "") if result.ok else (WRONG, result.error, result.reason)
 
 
 def _check_once(variant: Variant, spec: BenchSpec, ctx: BenchWorld,
-                run: Callable[[], None] | None = None) -> tuple[str, float, str]:
-    """Poison, run once (``run`` or the variant's), compare: this rank's outcome."""
+                run: Callable[[], None] | None = None, version: int = 0) -> tuple[str, float, str]:
+    """Poison, produce input version ``version``, run once (``run`` or the
+    variant's), compare: this rank's outcome."""
     ctx.barrier()
-    err = _attempt(variant.poison)
+    err = _attempt(variant.poison) or _attempt(lambda: variant.produce(version))
     ctx.barrier()
     launch = run or variant.run
 
@@ -123,7 +144,7 @@ def _check_once(variant: Variant, spec: BenchSpec, ctx: BenchWorld,
     err = err or _attempt(once)
     if err:
         return NA, math.nan, err
-    return _compare(variant, spec)
+    return _compare(variant, spec, version)
 
 
 def _capture(variant: Variant, ctx: BenchWorld) -> tuple[Callable[[], None] | None, str | None]:
@@ -167,6 +188,14 @@ class _Case:
     host: list[float] = field(default_factory=list)
     started: float = field(default_factory=time.perf_counter)
     torn_down: bool = False
+    checks: int = 0  # checked launches so far
+    version: int = 0  # the input version of the latest checked launch (what the timed launches read)
+
+    def check(self, spec: BenchSpec, ctx: BenchWorld, run: Callable[[], None] | None = None) -> tuple[str, float]:
+        """One checked launch with the next input version; the ranks' agreed (status, error)."""
+        self.version = self.checks % max(1, self.variant.versions)
+        self.checks += 1
+        return _agree(ctx, _check_once(self.variant, spec, ctx, run, self.version))
 
     def teardown(self) -> None:
         if not self.torn_down:
@@ -179,7 +208,8 @@ def _prepare(variant: Variant, spec: BenchSpec, ctx: BenchWorld, options: RunOpt
     meta = variant.meta
     case = _Case(variant, Row(variant.name, variant.group, OK, compute=variant.compute, backend=meta.get("backend"),
                               order=meta.get("order"), chunks=meta.get("chunks"), lanes=meta.get("lanes"),
-                              tile=meta.get("tile"), reduce=meta.get("reduce")))
+                              tile=meta.get("tile"), reduce=meta.get("reduce"), headline=meta.get("headline", ""),
+                              note=variant.note))
     row = case.row
     if variant.na is not None:
         row.status = f"{NA}: {variant.na}"
@@ -189,7 +219,7 @@ def _prepare(variant: Variant, spec: BenchSpec, ctx: BenchWorld, options: RunOpt
     if status != OK:
         row.status = status
         return case
-    status, row.error = _agree(ctx, _check_once(variant, spec, ctx))
+    status, row.error = case.check(spec, ctx)
     if status != OK:
         row.status = status
         return case
@@ -198,16 +228,20 @@ def _prepare(variant: Variant, spec: BenchSpec, ctx: BenchWorld, options: RunOpt
         replay, capture_err = _capture(variant, ctx)
         failed = [e for e in ctx.gather_objects(capture_err) if e]
         if failed:
-            row.timing, row.note = "events", f"eager: CUDA graph capture failed: {failed[0]}"
+            row.timing, row.note = "events", _join(row.note, f"eager: CUDA graph capture failed: {failed[0]}")
         else:
             assert replay is not None
-            status, row.error = _agree(ctx, _check_once(variant, spec, ctx, replay))
+            status, row.error = case.check(spec, ctx, replay)
             if status != OK:
-                row.status, row.note = status, "under CUDA graph replay"
+                row.status, row.note = status, _join(row.note, "under CUDA graph replay")
                 return case
             run, row.timing = replay, "graph"
     case.run = run
     return case
+
+
+def _join(*notes: str) -> str:
+    return "; ".join(n for n in notes if n)
 
 
 def _time_round(case: _Case, ctx: BenchWorld, options: RunOptions) -> None:
@@ -242,9 +276,10 @@ def _finish(case: _Case, spec: BenchSpec, ctx: BenchWorld) -> Row:
     if case.run is None:
         return row
     ctx.sync()
-    status, error = _agree(ctx, _compare(case.variant, spec))  # repeated launches left a correct result?
+    # repeated launches left a correct result (of the inputs the timed launches read)?
+    status, error = _agree(ctx, _compare(case.variant, spec, case.version))
     if status != OK:
-        row.status, row.error, row.note = status, error, "after the timed launches"
+        row.status, row.error, row.note = status, error, _join(row.note, "after the timed launches")
         row.round_ms = []
         return row
     per_rank = ctx.gather_floats([statistics.median(case.times), min(case.times), statistics.median(case.host)])
@@ -269,20 +304,22 @@ def measure(variant: Variant, spec: BenchSpec, ctx: BenchWorld, options: RunOpti
 
 def run_case(spec: BenchSpec, ctx: BenchWorld, variants: Sequence[Variant], options: RunOptions,
              device_name: str, progress: Progress | None = None,
-             round_progress: RoundProgress | None = None) -> Table:
+             round_progress: RoundProgress | None = None, phase: str = EXPLORE) -> Table:
     """Measure ``variants`` of one case into a :class:`Table` (bounds added):
     one after another, or with ``options.rounds`` > 1 interleaved (see the
     module doc), calling ``round_progress`` after each round."""
     shape = spec.shape
     table = Table(shape.workload, shape.name, spec.label, shape.M, shape.K, shape.N, spec.world,
                   str(spec.dtype).replace("torch.", ""), device_name, note=shape.note,
-                  config=spec.config.text() if spec.problem is not None else "")
+                  config=spec.config.text() if spec.problem is not None else "", phase=phase)
     if options.rounds == 1:
-        for variant in variants:
+        rows: dict[int, Row] = {}
+        for i in round_order(len(variants), options.seed, 0, options.shuffle):
             start = time.perf_counter()
-            table.rows.append(measure(variant, spec, ctx, options))
+            rows[i] = measure(variants[i], spec, ctx, options)
             if progress is not None:
-                progress(variant, table.rows[-1], time.perf_counter() - start)
+                progress(variants[i], rows[i], time.perf_counter() - start)
+        table.rows += [rows[i] for i in range(len(variants))]
     else:
         table.rows += _interleaved(spec, ctx, variants, options, progress, round_progress)
     add_bounds(table)
@@ -299,9 +336,9 @@ def _interleaved(spec: BenchSpec, ctx: BenchWorld, variants: Sequence[Variant], 
             if cases[-1].run is None:  # settled (n/a, WRONG): free its buffers now
                 cases[-1].teardown()
         for done in range(1, options.rounds + 1):
-            for case in cases:
-                if case.run is not None:
-                    _time_round(case, ctx, options)
+            for i in round_order(len(cases), options.seed, done, options.shuffle):
+                if cases[i].run is not None:
+                    _time_round(cases[i], ctx, options)
             if round_progress is not None:
                 round_progress(done, options.rounds, time.perf_counter() - started)
         rows = []

@@ -16,8 +16,8 @@ Every shape is given by its *global* GEMM ``C[M, N] = A[M, K] @ B[K, N]``
     of ``A @ B`` (``M/W x N``). Label: ``RS M x K/W x N`` (the per-rank GEMM).
 
 So the same global (M, K, N) appears in both workloads; at W = 2 the
-anchors measured earlier on nvidia-h200-x2 are
-``AG 8192x8192x14336`` / ``RS 8192x4096x28672`` for (8192, 8192, 28672), etc.
+anchor (8192, 8192, 28672) is labelled ``AG 8192x8192x14336`` and
+``RS 8192x4096x28672``.
 
 ``ag-attn`` (context-parallel attention with all-gathered K/V) and
 ``a2a-gemm`` (MoE all-to-all dispatch + grouped GEMM) have their own layouts
@@ -169,20 +169,6 @@ def _attention_shapes() -> list[Shape]:
 
 SHAPES: tuple[Shape, ...] = tuple(_gemm_shapes(AG_GEMM) + _gemm_shapes(GEMM_RS) + _moe_shapes()
                                   + _attention_shapes())
-
-# Measured earlier on nvidia-h200-x2 with torch 2.11 (ms): cuBLAS GEMM, NCCL
-# collective, cuBLAS+NCCL sequential, async-TP. Keyed by label at W = 2.
-ANCHORS_H200_X2: dict[str, tuple[float, float, float, float]] = {
-    "AG 8192x8192x14336": (2.087, 0.290, 2.747, 2.705),
-    "RS 8192x4096x28672": (2.816, 1.035, 3.536, 3.138),
-    "AG 8192x8192x4096": (0.780, 0.312, 1.070, 0.783),
-    "RS 8192x4096x8192": (0.784, 0.322, 1.099, 0.896),
-    "AG 4096x8192x2048": (0.184, 0.169, 0.369, 0.479),
-    "RS 4096x4096x4096": (0.187, 0.097, 0.284, 0.370),
-    "AG 16384x4096x1024": (0.184, 0.293, 0.478, 0.386),
-    "RS 16384x2048x2048": (0.183, 0.166, 0.351, 0.394),
-}
-
 
 def parse_workloads(text: str | None) -> list[str]:
     """``--workload a,b`` -> workload names in table order; all by default."""

@@ -1,6 +1,6 @@
-"""The run's verdict across shapes: the best checked syncopate row of each
-table against that table's own baselines, geometric means, and the targets
-of the benchmark protocol (docs/performance.md):
+"""The run's verdict across shapes: one syncopate row of each table against
+that table's own baselines, geometric means, and the targets of the
+benchmark protocol (docs/performance.md):
 
 * faster than cuBLAS+NCCL (sequential) and than async-TP on every shape;
 * geometric-mean speedup over sequential >= :data:`TARGET_GEOMEAN` (the
@@ -8,17 +8,22 @@ of the benchmark protocol (docs/performance.md):
 * efficiency (the Triton bound / fused time) >= :data:`TARGET_EFFICIENCY`,
   i.e. within 10% of max(local Triton kernel alone, communication alone);
 * the ceiling: the speedup over cuBLAS+NCCL that perfect overlap of the
-  best row's own kernel would give (cuBLAS+NCCL / its bound), so a missed
-  geometric-mean target says whether better overlap could have met it or
-  only a faster local kernel;
+  row's own kernel with the faster transport would give (cuBLAS+NCCL /
+  max(kernel alone, floor min(NCCL, CE))), so a missed geometric-mean
+  target says whether better overlap could have met it or only a faster
+  local kernel;
 * the fused kernel without communication ("syncopate no-comm",
   bench/no_comm.py) as fast as the local kernel ("Triton alone"): their
   time ratio per shape.
 
-"Best" is the fastest row that passed its check, as ``--autotune`` picks it;
-a table without one (all n/a, as in ``--cpu`` runs) is listed as such and
-left out of the means. Speedups are taken within one table only: the same
-process group, the same GPUs, back to back.
+Which row: in a confirmation table (``--phases confirm``) the headline
+row, chosen before timing (bench/headline.py); in an exploration table the
+fastest row that passed its check, as ``--autotune`` picks it. The latter
+is best-of-N, chosen after timing, so it is optimistic: its section says
+so, and when a run has both phases the confirmation is the verdict. A
+table without its row (all n/a, as in ``--cpu`` runs) is listed as such
+and left out of the means. Speedups are taken within one table only: the
+same process group, the same GPUs, back to back.
 """
 
 from __future__ import annotations
@@ -28,8 +33,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from syncopate.bench.report import Row, Table
-from syncopate.bench.variants import ASYNC_TP, FUSED, NO_COMM, SEQ_CUBLAS, SEQ_TRITON, TRITON_ALONE
+from syncopate.bench.report import CONFIRM, EXPLORE, Row, Table
+from syncopate.bench.variants import ASYNC_TP, FUSED, NO_COMM, SEQ_CUBLAS, SEQ_TRITON, TRITON_ALONE, is_direct
 
 TARGET_GEOMEAN = 1.3
 TARGET_EFFICIENCY = 0.9
@@ -52,15 +57,23 @@ class Best:
         return self.row.variant.removeprefix("syncopate ")
 
 
+def verdict_row(table: Table) -> Row | None:
+    """The row a table is judged by: the headline (confirm) or the fastest checked syncopate row (explore)."""
+    if table.phase == CONFIRM:
+        r = table.headline()
+        return r if r is not None and r.ok else None
+    rows = [r for r in table.rows if r.group == FUSED and r.ok and not is_direct(r.variant)]
+    return min(rows, key=lambda x: x.ms or math.inf) if rows else None
+
+
 def best_rows(tables: Iterable[Table]) -> tuple[list[Best], list[Table]]:
-    """(the best row of every table that has a checked syncopate row, the tables without one)."""
+    """(the verdict row of every table that has one, the tables without one)."""
     found, without = [], []
     for t in tables:
-        rows = [r for r in t.rows if r.group == FUSED and r.ok]
-        if not rows:
+        r = verdict_row(t)
+        if r is None:
             without.append(t)
             continue
-        r = min(rows, key=lambda x: x.ms or math.inf)
         seq, bound = t.ms(SEQ_CUBLAS), t.bound_ms(r)
         found.append(Best(t, r, t.speedup(r, SEQ_CUBLAS), t.speedup(r, ASYNC_TP), t.speedup(r, SEQ_TRITON),
                           t.efficiency(r), seq / bound if seq is not None and bound else None))
@@ -93,22 +106,44 @@ def _count(best: list[Best], value: str, passes: Any, what: str) -> str:
     return text + (f" (missed: {', '.join(missed)})" if missed else "")
 
 
+TITLES = {
+    CONFIRM: "== summary [confirm]: the headline row per shape (chosen before timing), against the same table's "
+             "baselines ==",
+    EXPLORE: "== summary [explore]: best checked syncopate row per shape (best-of-N, chosen after timing: "
+             "optimistic, not a headline) ==",
+}
+
+
+def phases(tables: Sequence[Table]) -> list[str]:
+    """The phases present, the verdict's (confirm, when present) first."""
+    present = {t.phase for t in tables}
+    return [p for p in (CONFIRM, EXPLORE) if p in present]
+
+
 def format_summary(tables: Iterable[Table]) -> str:
-    """The verdict as text: one line per shape, then the means and the targets."""
+    """One section per phase present (see :func:`format_phase`), confirmation first."""
     tables = list(tables)
+    return "\n\n".join(format_phase([t for t in tables if t.phase == p]) for p in phases(tables) or [EXPLORE])
+
+
+def format_phase(tables: Sequence[Table]) -> str:
+    """The verdict of one phase as text: one line per shape, then the means and the targets."""
     best, without = best_rows(tables)
-    lines = ["== summary: best checked syncopate row per shape, against the same table's baselines =="]
+    lines = [TITLES[tables[0].phase if tables else EXPLORE]]
     if not best:
         return "\n".join(lines + ["no checked syncopate row in this run (nothing to compare)"] + _no_comm_lines(tables))
     label_w = max(len(f"{b.table.workload} {b.table.label}") for b in best)
     name_w = max(len("best row"), *(len(b.name) for b in best))
     lines.append(f"{'shape':<{label_w}}  W  {'best row':<{name_w}}  {'ms':>8}  {'vs cuBLAS+NCCL':>14}  "
-                 f"{'vs async-TP':>11}  {'vs Triton+NCCL':>14}  {'eff':>5}  {'ceiling':>7}")
+                 f"{'vs async-TP':>11}  {'vs Triton+NCCL':>14}  {'eff':>5}  {'ceiling':>7}  {'spread':>6}  "
+                 f"{'host ms':>7}")
     for b in best:
         eff = "-" if b.efficiency is None else f"{b.efficiency:.2f}"
+        spread = "-" if b.row.spread is None else f"{100 * b.row.spread:.1f}%"
+        host = "-" if b.row.host_ms is None else f"{b.row.host_ms:.3f}"
         lines.append(f"{b.table.workload + ' ' + b.table.label:<{label_w}}  {b.table.world}  {b.name:<{name_w}}  "
                      f"{b.row.ms:8.3f}  {_x(b.vs_sequential):>14}  {_x(b.vs_async_tp):>11}  "
-                     f"{_x(b.vs_triton_sequential):>14}  {eff:>5}  {_x(b.ceiling):>7}")
+                     f"{_x(b.vs_triton_sequential):>14}  {eff:>5}  {_x(b.ceiling):>7}  {spread:>6}  {host:>7}")
     for t in without:
         lines.append(f"{t.workload + ' ' + t.label:<{label_w}}  {t.world}  (no checked syncopate row)")
     seq = [b.vs_sequential for b in best if b.vs_sequential is not None]
@@ -138,7 +173,7 @@ def _ceiling_line(best: list[Best]) -> str:
     reach = ("the target is out of reach of these kernels, however well they overlap" if g < TARGET_GEOMEAN
              else "the target is within reach")
     return (f"ceiling (perfect overlap of the same kernels): {g:.2f}x over {len(ceilings)} shapes "
-            f"(cuBLAS+NCCL / bound max(kernel, NCCL); {reach})")
+            f"(cuBLAS+NCCL / bound max(kernel, floor min(NCCL, CE)); {reach})")
 
 
 def _no_comm_lines(tables: Sequence[Table]) -> list[str]:
@@ -151,14 +186,27 @@ def _no_comm_lines(tables: Sequence[Table]) -> list[str]:
 
 
 def summary_record(tables: Iterable[Table]) -> dict[str, Any]:
-    """The verdict for results.json: the best row per shape and the means."""
+    """The verdict for results.json: the record of the verdict's phase
+    (:func:`phase_record`: confirm when the run has it), and under
+    ``"explore"`` the exploration's when the run has both."""
     tables = list(tables)
+    present = phases(tables) or [EXPLORE]
+    record = phase_record([t for t in tables if t.phase == present[0]], present[0])
+    if len(present) > 1:
+        record["explore"] = phase_record([t for t in tables if t.phase == EXPLORE], EXPLORE)
+    return record
+
+
+def phase_record(tables: Sequence[Table], phase: str) -> dict[str, Any]:
+    """One phase's verdict: its row per shape and the means."""
     best, without = best_rows(tables)
     seq = [b.vs_sequential for b in best if b.vs_sequential is not None]
     atp = [b.vs_async_tp for b in best if b.vs_async_tp is not None]
     return {
+        "phase": phase,
         "best": [{"workload": b.table.workload, "shape": b.table.shape, "label": b.table.label,
-                  "world": b.table.world, "variant": b.row.variant, "ms": b.row.ms,
+                  "world": b.table.world, "variant": b.row.variant, "ms": b.row.ms, "host_ms": b.row.host_ms,
+                  "spread": b.row.spread, "headline": b.row.headline,
                   "speedup_vs_cublas_nccl": b.vs_sequential, "speedup_vs_async_tp": b.vs_async_tp,
                   "speedup_vs_triton_nccl": b.vs_triton_sequential, "efficiency": b.efficiency,
                   "ceiling_vs_cublas_nccl": b.ceiling} for b in best],

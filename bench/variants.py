@@ -4,7 +4,11 @@ A :class:`Variant` is a bundle of callables the runner drives:
 ``setup()`` once (allocate, compile), ``poison()`` before the check run
 (fill outputs with NaN), ``run()`` one iteration on the current stream,
 ``result()`` the tensor to compare with ``spec.problem.references[expect]``,
-``teardown()`` to drop buffers. A variant that cannot run at all says so in
+``teardown()`` to drop buffers. A row whose inputs change between checked
+launches (``versions`` > 1, the all-gather rows) also has ``produce(v)``:
+write input version ``v`` where the row reads it, untimed, before a
+checked launch; its result is then compared with the reference of version
+``v`` (:func:`syncopate.bench.problem.reference_key`). A variant that cannot run at all says so in
 ``na`` (the runner prints "n/a: <na>" without calling anything); one that
 fails in ``setup``/``run`` raises, and the runner reports "n/a: <error>".
 """
@@ -22,29 +26,46 @@ BASELINE, ALONE, BOUND, FUSED = "baseline", "alone", "bound", "fused"
 CUBLAS, TRITON = "cublas", "triton"
 
 SEQ_CUBLAS = "cuBLAS+NCCL"
+SEQ_CE = "cuBLAS+CE"  # copy-engine all-gather, then cuBLAS (bench/ce.py)
 ASYNC_TP = "async-TP"
+ASYNC_TP_NATIVE = "async-TP native"  # TORCH_SYMM_MEM_ENABLE_NATIVE_ASYNC_TP=1, where torch has that path
 SEQ_TRITON = "Triton+NCCL"
 CUBLAS_ALONE = "cuBLAS alone"
 TRITON_ALONE = "Triton alone"
 COMM_ALONE = "NCCL alone"
-BOUND_CUBLAS = "bound max(cuBLAS, NCCL)"
-BOUND_TRITON = "bound max(Triton, NCCL)"
+CE_ALONE = "CE alone"  # the copy-engine all-gather alone
+FLOOR = "floor min(NCCL, CE)"  # the communication floor: the faster transport alone
+BOUND_CUBLAS = "bound max(cuBLAS, floor)"
+BOUND_TRITON = "bound max(Triton, floor)"
 NO_COMM = "syncopate no-comm"  # the fused kernel with every chunk in place (bench/no_comm.py)
 
 BOUND_OF = {CUBLAS: BOUND_CUBLAS, TRITON: BOUND_TRITON}  # compute engine -> its bound row
 ALONE_OF = {CUBLAS: CUBLAS_ALONE, TRITON: TRITON_ALONE}
+COMM_ROWS = (COMM_ALONE, CE_ALONE)  # the transports alone; the floor is the faster
+ASYNC_TP_ROWS = (ASYNC_TP, ASYNC_TP_NATIVE)  # async-TP both ways; the baseline is the faster
 
 
 def fused_name(backend: str, order: str, chunks: int = 1, lanes: int = 1, tile: str = "",
-               reduce: str = "stream") -> str:
+               reduce: str = "stream", direct: bool = False) -> str:
     """Row name of a syncopate variant: ``syncopate ce/arrival``, with
     ``chunks_per_rank`` > 1 ``syncopate ce/arrival/c4``, with more than one
     ce lane ``syncopate ce/arrival/l3`` (or ``.../c2/l3``), with its own GEMM
     tile ``syncopate ce/arrival/t128x128``, reducing in the kernel's epilogue
-    (``overlap{reduce=epilogue}``) ``syncopate ce/arrival/epi``."""
+    (``overlap{reduce=epilogue}``) ``syncopate ce/arrival/epi``, with the
+    producer writing the all-gather's input straight into the symmetric
+    buffer (no staging copy in the timed region) ``syncopate ce/arrival/direct``."""
     return (f"syncopate {backend}/{order}" + (f"/c{chunks}" if chunks > 1 else "")
             + (f"/l{lanes}" if lanes > 1 else "") + (f"/t{tile}" if tile else "")
-            + ("/epi" if reduce == "epilogue" else ""))
+            + ("/epi" if reduce == "epilogue" else "") + (DIRECT if direct else ""))
+
+
+DIRECT = "/direct"
+
+
+def is_direct(name: str) -> bool:
+    """A ``/direct`` row: it skips the staging copy a call with an ordinary
+    input pays, so it is never a shape's verdict nor the autotune's choice."""
+    return name.endswith(DIRECT)
 
 
 def pipeline_spec(backend: str, order: str, reduce: str = "stream") -> str:
@@ -70,10 +91,11 @@ class FusedOptions:
     tile: str = ""
     reduce: str = "stream"  # overlap{reduce=...}: where a reduce-scatter's partials are summed
     cached: bool = False  # the ``auto`` row resolved from the autotune cache (see fused.auto_row)
+    direct: bool = False  # all-gather: the producer writes the shard into the symmetric buffer (no staging copy)
 
     @property
     def name(self) -> str:
-        name = fused_name(self.backend, self.order, self.chunks, self.lanes, self.tile, self.reduce)
+        name = fused_name(self.backend, self.order, self.chunks, self.lanes, self.tile, self.reduce, self.direct)
         return name.replace("syncopate ", "syncopate auto=", 1) if self.cached else name
 
     @property
@@ -83,6 +105,10 @@ class FusedOptions:
 
 
 def _nothing() -> None:
+    return None
+
+
+def _ignore(version: int) -> None:
     return None
 
 
@@ -101,6 +127,9 @@ class Variant:
     expect: str = "out"  # key of Problem.references
     na: str | None = None  # set: the row is "n/a: <na>" and nothing runs
     meta: dict[str, Any] = field(default_factory=dict)  # e.g. backend, order
+    versions: int = 1  # input versions the checks cycle through (> 1: inputs change between checked launches)
+    produce: Callable[[int], None] = _ignore  # write input version v where run() reads it (untimed)
+    note: str = ""  # shown in the row's status, e.g. why it is the headline
 
 
 def one_state_per_row(build: Callable[[], list[Variant]]) -> list[Variant]:

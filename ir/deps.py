@@ -21,6 +21,7 @@ from syncopate.dialects.chunk import PlanOp, extent_value
 from syncopate.ir import footprint
 from syncopate.ir.plans.expr import evaluate
 
+KERNEL_ATTR = "chunk.kernel"  # on a module: the name of the kernel to fuse (overlap-opt --kernel)
 TILE_LOOP_ATTR = "chunk.tile_loop"  # on a kernel: the tile count of its persistent tile loop (footprint.tile_loop)
 
 
@@ -53,6 +54,17 @@ class Footprint:
     role: str
     lo: str  # host expression or "?"
     extent: str
+    wrap: str | None = None  # the rows are (lo + i) % wrap (host expression or "?")
+
+    def intervals(self, lo: int, extent: int, wrap: int | None) -> list[tuple[int, int]]:
+        """The half-open row ranges of ``[lo, lo + extent)``, taken modulo
+        ``wrap`` when the footprint wraps (``lo >= 0``)."""
+        if wrap is None:
+            return [(lo, lo + extent)]
+        if extent >= wrap:
+            return [(0, wrap)]
+        start = lo % wrap
+        return [(start, min(start + extent, wrap)), (0, start + extent - wrap)]
 
 
 def concrete_chunks(plan: PlanOp, env: Mapping[str, int], flag_base: int) -> list[ConcreteChunk]:
@@ -79,8 +91,9 @@ def footprints(kernel: tile.FuncOp) -> list[Footprint]:
         attr = op.attributes.get("chunk.access")
         if isinstance(attr, DictionaryAttr):
             d = attr.data
+            wrap = d["wrap"].data if "wrap" in d else None  # type: ignore[union-attr]
             result.append(
-                Footprint(d["plan"].string_value(), d["tensor"].data, d["role"].data, d["lo"].data, d["extent"].data)  # type: ignore[union-attr]
+                Footprint(d["plan"].string_value(), d["tensor"].data, d["role"].data, d["lo"].data, d["extent"].data, wrap)  # type: ignore[union-attr]
             )
     return result
 
@@ -140,9 +153,11 @@ def tile_chunk_graph(
             candidates = [c for c in rank_chunks(chunks[fp.plan], rank, role) if c.tensor == fp.tensor]
             lo = eval_host(fp.lo, env, pid, g3)
             extent = eval_host(fp.extent, env, pid, g3)
+            wrap = eval_host(fp.wrap, env, pid, g3) if fp.wrap is not None else None
+            exact = lo is not None and extent is not None and (fp.wrap is None or wrap is not None)
+            ranges = fp.intervals(lo, extent, wrap) if exact else []  # type: ignore[arg-type]
             for c in candidates:
-                exact = lo is not None and extent is not None
-                if exact and not (c.lo < lo + extent and c.hi > lo):  # type: ignore[operator]
+                if exact and not any(c.lo < end and c.hi > start for start, end in ranges):
                     continue
                 edge = (("chunk", c.plan, c.id), node) if role == "wait" else (node, ("chunk", c.plan, c.id))
                 graph.add_edge(*edge, exact=exact)

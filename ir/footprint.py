@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from xdsl.dialects import arith, scf
 from xdsl.dialects.builtin import IntegerAttr
 from xdsl.ir import Block, BlockArgument, Operation, OpResult, SSAValue
+from xdsl.traits import Pure
 
 from syncopate.dialects import tile
 
@@ -49,6 +50,20 @@ class Offset:
 
     left: SSAValue
     right: SSAValue | None
+    product: SSAValue | None = None  # ``left * right`` itself
+
+
+@dataclass(frozen=True)
+class Carried:
+    """A pointer carried through ``loop`` and advanced by the loop-invariant
+    scalar ``increment`` in every iteration (``ptrs += BLOCK_K * stride_k``).
+    Inside the loop, iteration ``t`` (counted from 0) accesses ``init + t *
+    increment``; ``after`` marks a use of the loop's result (after the last
+    iteration, ``t`` = the trip count)."""
+
+    loop: Operation  # scf.for or scf.while
+    increment: Offset
+    after: bool = False
 
 
 @dataclass(frozen=True)
@@ -61,19 +76,36 @@ class Access:
     terms: tuple[Term, ...]  # empty for descriptor accesses (see ``desc_spans``)
     desc_spans: tuple[tuple[SSAValue, SSAValue], ...] = ()  # (offset, block size) per dim
     offsets: tuple[Offset, ...] = ()  # scalar terms (whole-tile shifts)
+    carried: tuple[Carried, ...] = ()  # loop-carried increments of the pointer
+
+
+@dataclass(frozen=True)
+class Walk:
+    """A shift of ``t * shift`` along a dim in iteration ``t`` (from 0) of
+    ``loop``: a loop-carried pointer advanced along that dim."""
+
+    loop: scf.ForOp
+    shift: SSAValue
 
 
 @dataclass(frozen=True)
 class Span:
-    """``[sum(lo_terms), sum(lo_terms) + extent)`` along one dim."""
+    """``[lo, lo + extent)`` along one dim, ``lo = sum(lo_terms) + sum(t_L *
+    shift_L for each walk)`` where ``t_L`` is the iteration number of the
+    walk's loop."""
 
     lo_terms: tuple[SSAValue, ...]
     extent: SSAValue
+    walks: tuple[Walk, ...] = ()
+    wrap: SSAValue | None = None  # ``(lo + tl.arange(0, B)) % wrap``: the range taken modulo ``wrap``
 
     def values(self) -> tuple[SSAValue, ...]:
-        return (*self.lo_terms, self.extent)
+        walked = tuple(v for w in self.walks for v in (w.loop.body.block.args[0], w.shift))
+        return (*self.lo_terms, self.extent, *walked, *((self.wrap,) if self.wrap is not None else ()))
 
     def lo_host_expr(self) -> str | None:
+        if self.walks:
+            return None  # depends on an iteration number
         parts = [host_expr(v) for v in self.lo_terms]
         return None if None in parts else " + ".join(parts)  # type: ignore[arg-type]
 
@@ -82,6 +114,18 @@ def strip(value: SSAValue) -> SSAValue:
     """Look through value-preserving ops."""
     while isinstance(value, OpResult) and isinstance(value.op, (tile.RetypeOp, tile.BroadcastOp)):
         value = value.op.src
+    return value
+
+
+HINTS = ("tl.multiple_of", "tl.max_contiguous", "tl.max_constancy")
+
+
+def _unhinted(value: SSAValue) -> SSAValue:
+    """Look through value-preserving ops and compiler hints
+    (``tl.max_contiguous(tl.multiple_of(offs, B), B)`` is ``offs``)."""
+    value = strip(value)
+    while isinstance(value, OpResult) and isinstance(value.op, tile.CallOp) and value.op.callee.data in HINTS:
+        value = strip(value.op.arguments[0])
     return value
 
 
@@ -171,20 +215,90 @@ def _term(value: SSAValue, rank: int) -> Term:
     return Term(axis, index, None)
 
 
-def _pointer_terms(ptr: SSAValue) -> tuple[str | None, list[SSAValue]]:
+PointerTerms = tuple[str | None, list[SSAValue], list[tuple[Operation, int, bool]]]
+
+
+def _pointer_terms(ptr: SSAValue) -> PointerTerms:
+    """(base parameter, offset terms, the loops that carry it: (loop, index, after))."""
     ptr = strip(ptr)
     if isinstance(ptr, OpResult) and isinstance(ptr.op, tile.AddPtrOp):
-        base, offsets = _pointer_terms(ptr.op.ptr)
-        return base, offsets + _sum_terms(ptr.op.offset)
+        base, offsets, carried = _pointer_terms(ptr.op.ptr)
+        return base, offsets + _sum_terms(ptr.op.offset), carried
     if isinstance(ptr, OpResult) and isinstance(ptr.op, tile.AddOp):
         # `p + a + b` where the frontend could not type `p + a` as a pointer
         lhs, rhs = ptr.op.lhs, ptr.op.rhs
         if _is_pointer(rhs) and not _is_pointer(lhs):
             lhs, rhs = rhs, lhs
         if _is_pointer(lhs):
-            base, offsets = _pointer_terms(lhs)
-            return base, offsets + _sum_terms(rhs)
-    return param_name(ptr), []
+            base, offsets, carried = _pointer_terms(lhs)
+            return base, offsets + _sum_terms(rhs), carried
+    carried_through = _loop_carried(ptr)
+    if carried_through is not None:
+        loop, index, after = carried_through
+        base, offsets, carried = _pointer_terms(_loop_init(loop, index))
+        if base is None:
+            return None, [], []
+        return base, offsets, carried + [carried_through]
+    return param_name(ptr), [], []
+
+
+def _loop_carried(value: SSAValue) -> tuple[Operation, int, bool] | None:
+    """(loop, index of the carried value, used after the loop) when ``value``
+    is a loop's iter arg inside its body, or the loop's result."""
+    if isinstance(value, BlockArgument):
+        loop = value.owner.parent_op()
+        if isinstance(loop, scf.ForOp) and value.index >= 1:
+            return loop, value.index - 1, False
+        if isinstance(loop, scf.WhileOp):
+            return loop, value.index, False
+        return None
+    if isinstance(value, OpResult) and isinstance(value.op, (scf.ForOp, scf.WhileOp)):
+        return value.op, value.index, True
+    return None
+
+
+def _loop_init(loop: Operation, index: int) -> SSAValue:
+    return loop.iter_args[index] if isinstance(loop, scf.ForOp) else loop.operands[index]  # type: ignore[attr-defined]
+
+
+def _increments(loop: Operation, index: int) -> list[SSAValue]:
+    """The scalar steps ``s`` of ``ptrs += s`` (one per augmented assignment)
+    that the body of ``loop`` adds to carried pointer ``index``; raises
+    :class:`Unbounded` unless the yielded pointer is the iter arg plus
+    loop-invariant scalars."""
+    if isinstance(loop, scf.ForOp):
+        arg, body = loop.body.block.args[index + 1], loop.body.block
+    else:
+        assert isinstance(loop, scf.WhileOp)
+        before, body = loop.before_region.block, loop.after_region.block
+        condition = before.last_op
+        if not isinstance(condition, scf.ConditionOp) or list(condition.args) != list(before.args):
+            raise Unbounded("a pointer carried through a while loop whose condition reorders its values")
+        arg = body.args[index]
+    terminator = body.last_op
+    assert isinstance(terminator, scf.YieldOp)
+    value = strip(terminator.arguments[index])
+    steps: list[SSAValue] = []
+    while isinstance(value, OpResult):
+        if isinstance(value.op, tile.AddPtrOp):
+            steps.append(value.op.offset)
+            value = strip(value.op.ptr)
+        elif isinstance(value.op, tile.AddOp) and (strip(value.op.lhs) is arg or _is_pointer(value.op.lhs)):
+            # `ptrs + step` where the frontend typed the carried pointer as !tile.any
+            steps.append(value.op.rhs)  # type: ignore[union-attr]
+            value = strip(value.op.lhs)  # type: ignore[union-attr]
+        else:
+            break
+    if value is not arg:
+        raise Unbounded("a loop-carried pointer is replaced in the loop by something other than itself plus a step "
+                        "(write `ptrs += step`)")
+    for step in steps:
+        if _rank(step) != 0:
+            raise Unbounded("a loop-carried pointer is advanced by a block, not a scalar step")
+        if not is_loop_invariant(step, loop):
+            raise Unbounded("a loop-carried pointer is advanced by a step computed inside the loop "
+                            "(compute the step before the loop)")
+    return steps[::-1]
 
 
 def access_of(op: Operation, params: set[str] | None = None) -> Access | None:
@@ -210,28 +324,39 @@ def access_of(op: Operation, params: set[str] | None = None) -> Access | None:
         role = "write"
     else:
         return None
-    param, offsets = _pointer_terms(op.ptr)
+    param, offsets, carried = _pointer_terms(op.ptr)
     if param is None or (params is not None and param not in params):
         return None
     rank = _rank(op.ptr)
     scalars = tuple(_offset(v) for v in offsets if _rank(v) == 0)
     try:
         terms = tuple(_term(v, rank) for v in offsets if _rank(v) != 0)
+        steps = tuple(Carried(loop, _offset(inc), after) for loop, index, after in carried
+                      for inc in _increments(loop, index))
     except Unbounded as err:
         raise Unbounded(f"access of '{param}': {err}") from None
-    return Access(op, param, role, terms, offsets=scalars)
+    return Access(op, param, role, terms, offsets=scalars, carried=steps)
 
 
 def _offset(value: SSAValue) -> Offset:
     value = strip(value)
     if isinstance(value, OpResult) and isinstance(value.op, tile.MulOp):
-        return Offset(value.op.lhs, value.op.rhs)
+        return Offset(value.op.lhs, value.op.rhs, value)
     return Offset(value, None)
 
 
 def span_of(index: SSAValue) -> Span:
-    """``[lo, lo + B)`` of an index ``scalar + ... + tl.arange(0, B)``."""
-    index = strip(index)
+    """``[lo, lo + B)`` of an index ``scalar + ... + tl.arange(0, B)``; of
+    ``(scalar + ... + tl.arange(0, B)) % M`` (the tutorial's ``offs_am``),
+    the same range with ``wrap = M``: the rows ``(lo + i) % M``, which for
+    ``lo >= 0`` are ``[lo % M, ...)`` continued from row 0 past ``M``.
+    Value hints (``tl.multiple_of``, ``tl.max_contiguous``) are looked through."""
+    index = _unhinted(index)
+    if isinstance(index, OpResult) and isinstance(index.op, tile.ModOp) and _rank(index.op.rhs) == 0:
+        inner = span_of(index.op.lhs)
+        if inner.wrap is not None:
+            raise Unbounded("the index is wrapped twice (`(... % M) % N`)")
+        return Span(inner.lo_terms, inner.extent, wrap=index.op.rhs)
     scalars: list[SSAValue] = []
     while True:
         if isinstance(index, OpResult) and isinstance(index.op, tile.ArangeOp):
@@ -243,11 +368,11 @@ def span_of(index: SSAValue) -> Span:
             lhs, rhs = index.op.lhs, index.op.rhs
             if _rank(lhs) == 0 and _rank(rhs) >= 1:
                 scalars.append(lhs)
-                index = strip(rhs)
+                index = _unhinted(rhs)
                 continue
             if _rank(rhs) == 0 and _rank(lhs) >= 1:
                 scalars.append(rhs)
-                index = strip(lhs)
+                index = _unhinted(lhs)
                 continue
         what = index.op.name if isinstance(index, OpResult) else "a block argument"
         raise Unbounded(f"the index is not 'scalar + tl.arange(0, BLOCK)' (found {what})")
@@ -365,3 +490,13 @@ def is_defined_inside(value: SSAValue, op: Operation) -> bool:
             return False
         block = parent.parent_block()
     return False
+
+
+def is_loop_invariant(value: SSAValue, loop: Operation) -> bool:
+    """``value`` is the same in every iteration of ``loop``: defined outside
+    it, or computed inside by pure ops (no regions) from such values."""
+    if not is_defined_inside(value, loop):
+        return True
+    if not isinstance(value, OpResult) or value.op.regions or not value.op.has_trait(Pure):
+        return False
+    return all(is_loop_invariant(v, loop) for v in value.op.operands)

@@ -41,6 +41,7 @@ from syncopate.dialects import tile
 from syncopate.ir import type_rules as T
 from syncopate.ir.errors import FrontendError
 from syncopate.ir.pointer_scan import pointer_parameters
+from syncopate.ir.prelude import prelude_source
 
 TRITON = "triton"
 TL = "triton.language"
@@ -72,10 +73,13 @@ class PyRef:
 Value = SSAValue | PyRef
 
 
-def _is_jit_decorator(node: ast.expr) -> bool:
+def _is_jit_decorator(node: ast.expr, aliases: dict[str, str]) -> bool:
+    """``@triton.jit``, ``@jit``, or an alias of it (``from triton import jit as tjit``)."""
     target = node.func if isinstance(node, ast.Call) else node
     text = ast.unparse(target)
-    return text in ("triton.jit", "jit", "tl.jit")
+    head, _, rest = text.partition(".")
+    resolved = aliases.get(head, head) + (f".{rest}" if rest else "")
+    return text in ("triton.jit", "jit", "tl.jit") or resolved in ("triton.jit", "triton.runtime.jit.jit")
 
 
 def _is_constexpr_annotation(node: ast.expr | None) -> bool:
@@ -223,7 +227,12 @@ class FunctionImporter:
         elif isinstance(node, ast.AnnAssign):
             if node.value is None:
                 raise self.unsupported(node, "annotation without value")
-            self.assign(node.target, self.expr(node.value), node.value)
+            value = self.expr(node.value)
+            if _is_constexpr_annotation(node.annotation) and isinstance(node.target, ast.Name):
+                # `HALF: tl.constexpr = BLOCK // 2`: Triton needs the annotation to use HALF as a
+                # block size; a constexpr retype keeps it through the IR (the emitter writes it back).
+                value = self.insert(tile.RetypeOp(self.ssa(value, node.value), tile.ConstexprType())).results[0]
+            self.assign(node.target, value, node.value)
         elif isinstance(node, ast.AugAssign):
             if not isinstance(node.target, ast.Name):
                 raise self.unsupported(node, "augmented assignment target")
@@ -444,7 +453,30 @@ class FunctionImporter:
             return PyRef(self.m.aliases[name])
         if name in ("min", "max", "float", "int", "range", "len", "print"):
             return PyRef(f"builtins.{name}")
+        if name in self.m.globals:
+            return self.global_constant(name, node)
         raise self.error(node, f"unsupported name `{name}`: not a parameter, local variable, jit function or import")
+
+    def global_constant(self, name: str, node: ast.AST) -> SSAValue:
+        """A module-level constexpr (``GROUP: tl.constexpr = 8``, ``GROUP = tl.constexpr(8)``,
+        ``DTYPE = tl.float16``) used in a kernel: its literal value (Triton itself only lets
+        kernels read constexpr globals)."""
+        value = self.m.globals[name]
+        if isinstance(value, ast.Call) and self.callee_path(value.func, required=False) == f"{TL}.constexpr" and len(value.args) == 1:
+            value = value.args[0]
+        literal = self.static_literal(value)
+        if isinstance(literal, IntegerAttr) and literal.type == i1:
+            return self.constant(bool(literal.value.data), node)
+        if isinstance(literal, IntegerAttr):
+            return self.constant(literal.value.data, node)
+        if isinstance(literal, FloatAttr):
+            return self.constant(literal.value.data, node)
+        if literal is not None and not isinstance(literal, NoneAttr):
+            return self.insert(tile.LiteralOp(literal)).results[0]
+        raise self.error(
+            node, f"unsupported global `{name}`: a kernel may read a module-level constant only when it is a literal "
+            f"number, string or dtype (e.g. `{name}: tl.constexpr = 8`)"
+        )
 
     def ssa(self, value: Value | list[Value], node: ast.AST) -> SSAValue:
         if isinstance(value, SSAValue):
@@ -1039,11 +1071,18 @@ class ModuleImporter:
             self.tree = ast.parse(source, filename)
         except SyntaxError as error:
             raise FrontendError(filename, error.lineno or 0, f"Python syntax error: {error.msg}") from None
+        self.source = source
         self.aliases = _module_aliases(self.tree)
+        self.globals: dict[str, ast.expr] = {}
+        for statement in self.tree.body:
+            if isinstance(statement, ast.Assign) and len(statement.targets) == 1 and isinstance(statement.targets[0], ast.Name):
+                self.globals[statement.targets[0].id] = statement.value
+            elif isinstance(statement, ast.AnnAssign) and isinstance(statement.target, ast.Name) and statement.value:
+                self.globals[statement.target.id] = statement.value
         self.jit_functions: dict[str, ast.FunctionDef] = {
             node.name: node
             for node in self.tree.body
-            if isinstance(node, ast.FunctionDef) and any(_is_jit_decorator(d) for d in node.decorator_list)
+            if isinstance(node, ast.FunctionDef) and any(_is_jit_decorator(d, self.aliases) for d in node.decorator_list)
         }
 
     @property
@@ -1079,6 +1118,9 @@ class ModuleImporter:
         funcs = [self.build_function(node) for node in self.jit_functions.values()]
         module = ModuleOp(funcs)
         module.attributes["tile.source"] = StringAttr(Path(self.filename).name)
+        prelude = prelude_source(self.tree, self.source, set(self.jit_functions))
+        if prelude:
+            module.attributes["tile.prelude"] = StringAttr(prelude)
         return module
 
 

@@ -11,10 +11,9 @@ understand contribute nothing, so the result is evidence, never a guess.
 
 from __future__ import annotations
 
-from xdsl.ir import OpResult, SSAValue
-
 from syncopate.dialects import tile
 from syncopate.ir import footprint
+from xdsl.ir import OpResult, SSAValue
 
 
 def _index(value: SSAValue) -> SSAValue:

@@ -17,10 +17,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from syncopate.dialects import tile
 from xdsl.dialects import scf
 from xdsl.ir import Operation, SSAValue
-
-from syncopate.dialects import tile
 
 MEMORY_OPS = (tile.LoadOp, tile.StoreOp, tile.AtomicRMWOp, tile.AtomicCASOp)
 DESCRIPTOR_OPS = (tile.DescriptorLoadOp, tile.DescriptorStoreOp)

@@ -58,6 +58,10 @@ def emit_module(module: ModuleOp) -> str:
         raise EmitError(f"cannot emit top-level op(s) {', '.join(sorted(set(others)))} as Triton")
     reserved = {"tl", "triton"} | {f.sym_name.data for f in funcs}
     parts = [HEADER]
+    prelude = module.attributes.get("tile.prelude")
+    if isinstance(prelude, StringAttr):
+        # module-level Python the kernels' decorators and defaults use (ir/prelude.py)
+        parts.append("\n" + prelude.data + "\n")
     for func in funcs:
         parts.append("\n\n" + FunctionEmitter(func, reserved).emit())
     return "".join(parts)
@@ -92,6 +96,39 @@ def option_text(attr: Attribute) -> str:
     if isinstance(attr, SymbolRefAttr):
         return attr.root_reference.data
     return literal_text(attr)
+
+
+TL_RANGE_OPTIONS = ("num_stages", "loop_unroll_factor", "disallow_acc_multi_buffer", "flatten", "warp_specialize",
+                    "disable_licm")
+"""Keyword options of ``tl.range`` (Triton 3.6): a ``tile.<option>`` loop attribute becomes ``option=value``."""
+
+LOOP_BOOKKEEPING = ("tile.loop", "tile.origin")
+"""``tile.*`` loop attributes that are not ``tl.range`` options (the loop kind, the pass that made it)."""
+
+
+def loop_options(loop: scf.ForOp, callee: str, kernel: str) -> list[tuple[str, Attribute]]:
+    """The ``tl.range`` keywords of ``loop``, in attribute order.
+
+    Only ``tile.<option>`` attributes with ``option`` in :data:`TL_RANGE_OPTIONS`
+    become keywords. Attributes of other namespaces (``chunk.*``, a pass's own
+    tags) are not loop options and are ignored. Any other ``tile.*`` attribute,
+    or an option on a loop that is not ``tl.range``, is refused: emitting it
+    would make Triton reject the kernel, and dropping it would silently lose
+    what the attribute asked for."""
+    options = []
+    for key, value in loop.attributes.items():
+        if not key.startswith("tile.") or key in LOOP_BOOKKEEPING:
+            continue
+        name = key.removeprefix("tile.")
+        if name not in TL_RANGE_OPTIONS:
+            raise EmitError(
+                f"{kernel}: loop attribute '{key}' is not a tl.range option "
+                f"(known: {', '.join(TL_RANGE_OPTIONS)})"
+            )
+        if callee != "tl.range":
+            raise EmitError(f"{kernel}: loop option '{name}' needs tl.range, but the loop is {callee}")
+        options.append((name, value))
+    return options
 
 
 def float_text(value: float, single: bool = False) -> str:
@@ -145,7 +182,7 @@ class FunctionEmitter:
             visit(op)
 
     def is_transparent(self, op: Operation) -> bool:
-        return isinstance(op, tile.RetypeOp)
+        return isinstance(op, tile.RetypeOp) and not _is_local_constexpr(op)
 
     def is_inlinable(self, op: Operation) -> bool:
         if len(op.results) != 1 or isinstance(op, (scf.ForOp, scf.IfOp, scf.WhileOp)):
@@ -430,6 +467,9 @@ class FunctionEmitter:
                 self.line(depth, text)
             return
         targets = [self.bind(r, r.name_hint, at) for r in op.results]
+        if _is_local_constexpr(op):
+            self.line(depth, f"{targets[0]}: tl.constexpr = {text}")
+            return
         self.line(depth, f"{', '.join(targets)} = {text}")
 
     def assign_copies(self, depth: int, targets: list[str], values: list[SSAValue]) -> None:
@@ -464,7 +504,7 @@ class FunctionEmitter:
             bounds.pop()
             if bounds[0] == "0" and callee == "range":
                 bounds.pop(0)
-        options = [f"{k.removeprefix('tile.')}={option_text(v)}" for k, v in op.attributes.items() if k not in ("tile.loop", "tile.origin") and k.startswith("tile.")]
+        options = [f"{name}={option_text(value)}" for name, value in loop_options(op, callee, self.func.sym_name.data)]
         self.line(depth, f"for {iv_name} in {callee}({', '.join(bounds + options)}):")
         self.body_with_yield(op.body.block, carried, depth + 1)
         self.bind_results(op, carried, depth)
@@ -524,6 +564,15 @@ class FunctionEmitter:
         for text in prelude:
             self.lines.append("    " + text)
         self.bind_results(op, carried, depth)
+
+
+def _is_local_constexpr(op: Operation) -> bool:
+    """``NAME: tl.constexpr = ...`` in the source: a named retype to constexpr."""
+    return (
+        isinstance(op, tile.RetypeOp)
+        and isinstance(op.res.type, tile.ConstexprType)
+        and op.res.name_hint is not None
+    )
 
 
 def _is_ancestor(op: Operation, maybe_descendant: Operation | None) -> bool:

@@ -9,6 +9,7 @@ folder `test/<name>/`.
 from __future__ import annotations
 
 import importlib
+import inspect
 from collections.abc import Callable
 
 from xdsl.passes import ModulePass
@@ -25,8 +26,13 @@ PASS_MODULES: dict[str, str] = {
     "overlap_pipeline": "OverlapPipelinePass",
 }
 
-# xDSL passes that make sense on tile IR too.
-XDSL_PASSES = ("canonicalize", "cse", "dce")
+# xDSL passes that make sense on tile IR too, with the summary --help shows
+# (xDSL's own docstrings are missing or describe other dialects).
+XDSL_PASSES: dict[str, str] = {
+    "canonicalize": "Fold constants and apply the dialects' canonicalization patterns (xDSL).",
+    "cse": "Merge identical side-effect-free ops (common subexpression elimination, xDSL).",
+    "dce": "Erase ops whose results are unused and that have no side effects (xDSL).",
+}
 
 
 def _loader(module: str, cls: str) -> Callable[[], type[ModulePass]]:
@@ -46,3 +52,12 @@ def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
         pass_class = _loader(module, cls)()
         passes[pass_class.name] = _loader(module, cls)
     return passes
+
+
+def summary(pass_class: type[ModulePass]) -> str:
+    """The one-line summary of a pass: its docstring's first line (ours) or
+    the :data:`XDSL_PASSES` entry (xDSL's)."""
+    if pass_class.name in XDSL_PASSES:
+        return XDSL_PASSES[pass_class.name]
+    doc = inspect.cleandoc(pass_class.__dict__.get("__doc__") or "")
+    return doc.partition("\n")[0].strip()

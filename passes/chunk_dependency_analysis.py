@@ -5,21 +5,29 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
-from xdsl.context import Context
-from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, IntegerAttr, ModuleOp, StringAttr, SymbolRefAttr, i64
-from xdsl.ir import BlockArgument, Operation, OpResult, SSAValue
-from xdsl.passes import ModulePass
-from xdsl.utils.exceptions import PassFailedException
-
 from syncopate.dialects import tile
 from syncopate.dialects.chunk import PlanOp, TensorOp, extent_attr
-from syncopate.ir import footprint
-from syncopate.ir.deps import TILE_LOOP_ATTR
+from syncopate.ir import footprint, mask_bounds
+from syncopate.ir.deps import KERNEL_ATTR, TILE_LOOP_ATTR
 from syncopate.ir.footprint import Access, Span, Unbounded
-from syncopate.ir import mask_bounds
 from syncopate.ir.locations import describe
-from syncopate.ir.pointer_uses import PointerUse, pointer_uses
 from syncopate.ir.plans.expr import symbols
+from syncopate.ir.pointer_uses import PointerUse, pointer_uses
+from xdsl.context import Context
+from xdsl.dialects import arith, scf
+from xdsl.dialects.builtin import (
+    ArrayAttr,
+    DictionaryAttr,
+    IntegerAttr,
+    ModuleOp,
+    StringAttr,
+    SymbolRefAttr,
+    i32,
+    i64,
+)
+from xdsl.ir import Attribute, BlockArgument, Operation, OpResult, SSAValue
+from xdsl.passes import ModulePass
+from xdsl.utils.exceptions import PassFailedException
 
 ACCESS_ATTR = "chunk.access"
 
@@ -69,6 +77,12 @@ def find_kernel(module: ModuleOp, plans: list[PlanOp]) -> tile.FuncOp:
     if not funcs:
         raise fail("the module has no tile.func (give a Triton kernel)")
     wanted = {name for p in plans for t in p.tensors for name in (t.param.data, t.tensor.data)}
+    chosen = module.attributes.get(KERNEL_ATTR)
+    if isinstance(chosen, StringAttr):
+        named = [f for f in funcs if f.sym_name.data == chosen.data]
+        if not named:
+            raise fail(f"no kernel named '{chosen.data}' (kernels: {', '.join(f.sym_name.data for f in funcs)})")
+        return named[0]
     candidates = [f for f in funcs if wanted & set(f.arg_names)]
     if len(candidates) == 1:
         return candidates[0]
@@ -78,10 +92,10 @@ def find_kernel(module: ModuleOp, plans: list[PlanOp]) -> tile.FuncOp:
             f"no kernel takes the plan tensor(s) {', '.join(sorted(wanted))}; "
             f"name a pointer parameter with the template's tensor= option (pointer parameters: {', '.join(params)})"
         )
+    names = [f.sym_name.data for f in candidates]
     raise fail(
-        "several kernels take the plan tensors ("
-        + ", ".join("@" + f.sym_name.data for f in candidates)
-        + "); keep one kernel per file"
+        f"several kernels take the plan tensors ({', '.join('@' + n for n in names)}); name the one to fuse "
+        f"with --kernel (e.g. --kernel {names[0]}); the others are emitted unchanged"
     )
 
 
@@ -149,14 +163,21 @@ def _span_along(acc: Access, tensor: TensorOp, dim: int, kernel: tile.FuncOp) ->
         return Span((offset,), block), None
     strides = tensor.stride_values
     named = [t for t in acc.terms if _stride_name(t) == strides[dim]]
-    if not named and _explicit_stride(tensor, dim):
+    if not named and _explicit_stride(tensor, dim) and _scalar_row(acc, strides[dim], dim) is None:
         found = ", ".join(str(_stride_name(t)) for t in acc.terms) or "none"
         raise fail(f"{where}: the plan's stride={strides[dim]} multiplies no index of the access of '{acc.param}' "
                    f"(its strides: {found}); name the stride parameter of dim {dim}")
+    row = _scalar_row(acc, strides[dim], dim) if not named else None
+    if row is not None:
+        return _row_span(acc, row, where, dim, kernel), footprint.param_name(_row_stride(row))
     if len(named) == 1:
         term = named[0]
     elif len(acc.terms) == rank and sorted(t.axis for t in acc.terms) == list(range(rank)):
         term = _in_dim_order(acc.terms)[dim]
+    elif _is_flat(acc) and dim == 0:
+        term = acc.terms[0]  # a 1-D tensor: its only index is dim 0
+    elif dim == 1 and _is_row_of_matrix(acc):
+        term = acc.terms[0]  # `row_ptr + cols`: the columns of a row-major matrix
     else:
         found = ", ".join(f"{_stride_name(t)} (block axis {t.axis})" for t in acc.terms) or "none"
         raise fail(
@@ -171,7 +192,103 @@ def _span_along(acc: Access, tensor: TensorOp, dim: int, kernel: tile.FuncOp) ->
     _check_mask(acc, term, tensor, dim, where)
     others = {_stride_name(t) for t in acc.terms if t is not term} | {s for i, s in enumerate(strides) if i != dim}
     shifts = [_shift_along(o, stride, where, acc.param, dim, kernel, others) for o in acc.offsets]
-    return Span((*span.lo_terms, *(v for v in shifts if v is not None)), span.extent), stride
+    walks = _walks_along(acc, stride, where, dim, kernel, others)
+    moved = [v for v in shifts if v is not None]
+    if span.wrap is not None and (moved or walks or acc.role == "write"):
+        what = "a store" if acc.role == "write" else "a pointer also moved by a scalar offset or a loop"
+        raise fail(f"{where}: '{acc.param}' is accessed through offsets wrapped with `%` along dim {dim} in {what}; "
+                   f"only loads of `(start + tl.arange(0, B)) % M` are supported")
+    return Span((*span.lo_terms, *moved), span.extent, walks, span.wrap), stride
+
+
+def _is_flat(acc: Access) -> bool:
+    """The address is ``param + offs`` with one unit-stride index and no
+    scalar moved by a runtime stride parameter: a 1-D tensor."""
+    return (len(acc.terms) == 1 and acc.terms[0].stride is None
+            and not any(_runtime_stride(o) is not None for o in acc.offsets))
+
+
+def _is_row_of_matrix(acc: Access) -> bool:
+    """``param + row * stride + cols``: one unit-stride block index and one
+    scalar moved by a runtime stride parameter."""
+    rows = [o for o in acc.offsets if _runtime_stride(o) is not None]
+    return len(acc.terms) == 1 and acc.terms[0].stride is None and len(rows) == 1
+
+
+def _runtime_stride(offset: footprint.Offset) -> SSAValue | None:
+    """The factor of ``index * stride`` that is a runtime (not constexpr)
+    kernel parameter, when exactly one is."""
+    if offset.right is None:
+        return None
+    params = [f for f in (offset.left, offset.right)
+              if footprint.param_name(f) is not None and not isinstance(footprint.strip(f).type, tile.ConstexprType)]
+    return params[0] if len(params) == 1 else None
+
+
+def _row_stride(offset: footprint.Offset) -> SSAValue:
+    stride = _runtime_stride(offset)
+    assert stride is not None
+    return stride
+
+
+def _scalar_row(acc: Access, stride: str | int, dim: int) -> footprint.Offset | None:
+    """A scalar row index along ``dim``: ``row * stride`` added to the
+    pointer (``X += row * stride``, ``x_ptr + row_idx * stride_row``) when
+    the address has no block index along ``dim``. It is the offset whose
+    stride is the plan's stride of ``dim``; or, for dim 0 with the default
+    stride, the only offset moved by a runtime stride parameter while every
+    block index has unit stride (a row of a row-major matrix)."""
+    rows = [o for o in acc.offsets if _runtime_stride(o) is not None]
+    named = [o for o in rows if footprint.param_name(_row_stride(o)) == stride]
+    if len(named) == 1:
+        return named[0]
+    if dim == 0 and len(rows) == 1 and acc.terms and all(t.stride is None for t in acc.terms):
+        return rows[0]
+    return None
+
+
+def _row_span(acc: Access, row: footprint.Offset, where: str, dim: int, kernel: tile.FuncOp) -> Span:
+    """``[row, row + 1)``: one row per access."""
+    stride = _row_stride(row)
+    index = row.right if stride is row.left else row.left
+    assert index is not None
+    walks = _walks_along(acc, footprint.param_name(stride) or "?", where, dim, kernel, set())
+    if walks:
+        raise fail(f"{where}: '{acc.param}' is indexed by a scalar row and also advanced along dim {dim} by a loop; "
+                   f"index the row from the parameter in each iteration (`x_ptr + row * stride`)")
+    return Span((index,), _unit(kernel))
+
+
+def _unit(kernel: tile.FuncOp) -> SSAValue:
+    """A ``1 : i32`` constant at the top of ``kernel`` (the extent of a
+    scalar row), reused when there is one."""
+    block = kernel.body.block
+    first = block.first_op
+    if isinstance(first, arith.ConstantOp) and first.value == IntegerAttr(1, i32):
+        return first.result
+    one = arith.ConstantOp(IntegerAttr(1, i32))
+    block.insert_op_before(one, first) if first is not None else block.add_op(one)
+    return one.result
+
+
+def _walks_along(acc: Access, stride: str | int, where: str, dim: int, kernel: tile.FuncOp,
+                 others: set[str | int]) -> tuple[footprint.Walk, ...]:
+    """The loop-carried increments of ``acc``'s pointer that move it along
+    ``dim``: a shift per iteration of a ``for`` loop; one along another dim
+    leaves the footprint on ``dim`` unchanged (hoistable over that loop)."""
+    walks = []
+    for carried in acc.carried:
+        shift = _shift_along(carried.increment, stride, where, acc.param, dim, kernel, others)
+        if shift is None:
+            continue
+        if carried.after:
+            raise fail(f"{where}: '{acc.param}' is accessed through a pointer advanced along dim {dim} by a loop "
+                       f"before it, so its rows depend on the trip count; index it from the parameter instead")
+        if not isinstance(carried.loop, scf.ForOp):
+            raise fail(f"{where}: a while loop advances the pointer of '{acc.param}' along dim {dim}, so the rows "
+                       f"of an iteration are not known; use a for loop (`for k in range(...)`)")
+        walks.append(footprint.Walk(carried.loop, shift))
+    return tuple(walks)
 
 
 def _factors(value: SSAValue) -> list[SSAValue]:
@@ -204,9 +321,11 @@ def _shift_along(offset: footprint.Offset, stride: str | int, where: str, param:
     longer product that contains the dim's stride (``off_hz * HEAD_DIM *
     N_CTX`` with stride ``HEAD_DIM``) also moves whole rows, by a value the
     kernel does not compute on its own: refused with the form that works.
-    ``x * s`` with ``s`` a runtime parameter that is an inner dim's stride
-    (see :func:`_inner_stride`) stays inside the rows; a bare scalar shifts
-    a unit-stride dim. Anything else is an error, not a guess."""
+    ``x * s`` with ``s`` a runtime parameter moves along another dim when
+    that dim lies inside this one's rows (see :func:`_inner_stride`) or this
+    dim has unit stride (the innermost: any stride parameter is an outer
+    dim's); a bare scalar or a constant product shifts a unit-stride dim.
+    Anything else is an error, not a guess."""
     if offset.right is None:
         if stride == 1:
             return offset.left
@@ -219,18 +338,23 @@ def _shift_along(offset: footprint.Offset, stride: str | int, where: str, param:
             return factors[1 - i]
     flat = _factors(offset.left) + _factors(offset.right)
     if isinstance(stride, str) and stride in [footprint.param_name(f) for f in flat]:
-        rest = " * ".join(f"<{footprint.host_expr(f) or 'value'}>" for f in flat if footprint.param_name(f) != stride)
+        rest = " * ".join(f.name_hint or footprint.host_expr(f) or "<value>" for f in flat
+                         if footprint.param_name(f) != stride)
         raise fail(f"{where}: the access of '{param}' adds a product of {len(flat)} factors that contains dim {dim}'s "
                    f"stride {stride}: it moves the tile by whole rows, a number of rows the kernel never computes; "
                    f"write it as ({rest}) * {stride}")
     runtime = [n for f, n in zip(factors, names) if n is not None and not isinstance(f.type, tile.ConstexprType)]
-    if isinstance(stride, str) and runtime:
-        if all(_inner_stride(n, stride, kernel, others) for n in runtime):
-            return None  # times an inner dim's stride: a shift inside the rows
+    if runtime and stride == 1:
+        return None  # the unit-stride dim is the innermost: a stride parameter moves along an outer dim
+    if runtime and isinstance(stride, str):
         outer = [n for n in runtime if not _inner_stride(n, stride, kernel, others)]
+        if not outer:
+            return None  # times an inner dim's stride: a shift inside the rows
         raise fail(f"{where}: the access of '{param}' adds a scalar times {', '.join(outer)}, which is not the stride "
                    f"of dim {dim} ({stride}) nor of a dim inside it (declared after {stride}, or one the plan "
                    f"models); it may move the tile by whole rows, so its footprint along dim {dim} is unknown")
+    if stride == 1 and offset.product is not None:
+        return offset.product  # `2 * BLOCK` elements along the unit-stride dim
     raise fail(f"{where}: the access of '{param}' adds a scalar product with no stride parameter of its own; "
                f"cannot tell which dim it moves along (write it as index * <stride parameter>)")
 
@@ -371,18 +495,20 @@ def analyze(module: ModuleOp) -> ChunkDependencies:
 def _access_attr(b: BoundAccess) -> DictionaryAttr:
     lo = b.span.lo_host_expr()
     extent = footprint.host_expr(b.span.extent)
-    return DictionaryAttr(
-        {
-            "plan": SymbolRefAttr(b.plan.sym_name.data),
-            "tensor": StringAttr(b.tensor.tensor.data),
-            "dim": IntegerAttr(b.dim, i64),
-            "role": StringAttr(b.role),
-            "lo": StringAttr(lo if lo is not None else "?"),
-            "extent": StringAttr(extent if extent is not None else "?"),
-            "loops": IntegerAttr(len(b.loops), i64),
-            "invariant": IntegerAttr(b.invariant, i64),
-        }
-    )
+    fields: dict[str, Attribute] = {
+        "plan": SymbolRefAttr(b.plan.sym_name.data),
+        "tensor": StringAttr(b.tensor.tensor.data),
+        "dim": IntegerAttr(b.dim, i64),
+        "role": StringAttr(b.role),
+        "lo": StringAttr(lo if lo is not None else "?"),
+        "extent": StringAttr(extent if extent is not None else "?"),
+        "loops": IntegerAttr(len(b.loops), i64),
+        "invariant": IntegerAttr(b.invariant, i64),
+    }
+    if b.span.wrap is not None:
+        wrap = footprint.host_expr(b.span.wrap)
+        fields["wrap"] = StringAttr(wrap if wrap is not None else "?")
+    return DictionaryAttr(fields)
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,7 @@ from xdsl.builder import Builder, InsertPoint
 from xdsl.context import Context
 from xdsl.dialects import arith, scf
 from xdsl.dialects.builtin import IntegerAttr, ModuleOp, StringAttr, i32
-from xdsl.ir import Operation, SSAValue
+from xdsl.ir import Operation, OpResult, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import PassFailedException
 
@@ -31,29 +31,69 @@ def _top_level_ancestor(op: Operation, func: Operation) -> Operation:
     return op
 
 
-def _lo_value(b: BoundAccess, builder: Builder) -> SSAValue:
-    """The span's lower bound as one SSA value (summing its terms)."""
-    terms = list(b.span.lo_terms)
-    lo = terms[0]
-    for term in terms[1:]:
-        add = builder.insert(tile.AddOp(lo, term, tile.AnyValueType()))
-        add.attributes["tile.origin"] = ORIGIN
-        lo = add.results[0]
+def _inserted(builder: Builder, op: Operation) -> SSAValue:
+    builder.insert(op)
+    op.attributes["tile.origin"] = ORIGIN
+    return op.results[0]
+
+
+def _hoisted(value: SSAValue, loop: scf.ForOp, builder: Builder) -> SSAValue:
+    """``value`` (loop-invariant, see ``footprint.is_loop_invariant``) usable
+    at ``builder``: a copy of its computation when the loop body computes it
+    (``ptrs += 2 * BLOCK`` computes the step after the load that waits)."""
+    if not footprint.is_defined_inside(value, loop):
+        return value
+    assert isinstance(value, OpResult)
+    operands = [_hoisted(v, loop, builder) for v in value.op.operands]
+    clone = value.op.clone()
+    for index, operand in enumerate(operands):
+        clone.operands[index] = operand
+    clone.results[value.index].name_hint = None
+    _inserted(builder, clone)
+    return clone.results[value.index]
+
+
+def _iteration(loop: scf.ForOp, builder: Builder) -> SSAValue:
+    """The iteration number ``(iv - lb) // step`` of ``loop`` (``iv`` when
+    the loop counts from 0 by 1)."""
+    iv = loop.body.block.args[0]
+    if footprint.host_expr(loop.lb) == "0" and footprint.host_expr(loop.step) == "1":
+        return iv
+    any_type = tile.AnyValueType()
+    shifted = _inserted(builder, tile.SubOp(iv, loop.lb, any_type))
+    return _inserted(builder, tile.FloorDivOp(shifted, loop.step, any_type))
+
+
+def _lo_value(b: BoundAccess, builder: Builder, walks: bool = True) -> SSAValue:
+    """The span's lower bound as one SSA value: its terms summed, plus the
+    shift of each loop-carried pointer walk (``iteration * shift``) unless
+    ``walks`` is false."""
+    lo = b.span.lo_terms[0]
+    for term in b.span.lo_terms[1:]:
+        lo = _inserted(builder, tile.AddOp(lo, term, tile.AnyValueType()))
+    for walk in b.span.walks if walks else ():
+        shift = _hoisted(walk.shift, walk.loop, builder)
+        moved = _inserted(builder, tile.MulOp(_iteration(walk.loop, builder), shift, tile.AnyValueType()))
+        lo = _inserted(builder, tile.AddOp(lo, moved, tile.AnyValueType()))
     return lo
 
 
-def _loop_walk(b: BoundAccess, anchor: Operation) -> tuple[scf.ForOp, SSAValue] | None:
-    """(loop, the range's lo in its first iteration) when the wait placed at
-    ``anchor`` walks a loop: it sits directly in the body of the innermost
-    loop that moves its range (so it runs once per iteration), its lo is
-    that loop's induction variable plus terms defined outside the loop, and
-    its extent is defined outside too. ``first`` is built before the loop."""
+def _loop_walk(b: BoundAccess, anchor: Operation) -> tuple[scf.ForOp, SSAValue, SSAValue] | None:
+    """(loop, the range's lo in its first iteration, its step per iteration)
+    when the wait placed at ``anchor`` walks a loop: it sits directly in the
+    body of the innermost loop that moves its range (so it runs once per
+    iteration), its lo is that loop's induction variable (step: the loop's)
+    or a pointer the loop advances (step: the pointer's shift) plus terms
+    defined outside the loop, and its extent is defined outside too.
+    ``first`` is built before the loop."""
     varying = len(b.loops) - b.invariant
     if varying == 0:
         return None
     loop = b.loops[varying - 1]
     if not isinstance(loop, scf.ForOp) or anchor.parent_op() is not loop:
         return None
+    if b.span.walks:
+        return _pointer_walk(b, loop)
     iv = loop.body.block.args[0]
     terms = [footprint.strip(t) for t in b.span.lo_terms]
     rest = [t for t, s in zip(b.span.lo_terms, terms) if s is not iv]
@@ -62,10 +102,21 @@ def _loop_walk(b: BoundAccess, anchor: Operation) -> tuple[scf.ForOp, SSAValue] 
     builder = Builder(InsertPoint.before(loop))
     first = loop.lb
     for term in rest:
-        add = builder.insert(tile.AddOp(first, term, tile.AnyValueType()))
-        add.attributes["tile.origin"] = ORIGIN
-        first = add.results[0]
-    return loop, first
+        first = _inserted(builder, tile.AddOp(first, term, tile.AnyValueType()))
+    return loop, first, loop.step
+
+
+def _pointer_walk(b: BoundAccess, loop: scf.ForOp) -> tuple[scf.ForOp, SSAValue, SSAValue] | None:
+    """(loop, first lo, per-iteration step) of a range moved only by one
+    loop-carried pointer of ``loop`` (``ptrs += BLOCK_K * stride_k``): its
+    other terms and extent are defined outside the loop."""
+    if len(b.span.walks) != 1 or b.span.walks[0].loop is not loop:
+        return None
+    if any(footprint.is_defined_inside(v, loop) for v in (*b.span.lo_terms, b.span.extent)):
+        return None
+    builder = Builder(InsertPoint.before(loop))
+    first = _lo_value(b, builder, walks=False)
+    return loop, first, _hoisted(b.span.walks[0].shift, loop, builder)
 
 
 @dataclass(frozen=True)
@@ -143,13 +194,31 @@ class InsertSignalsPass(ModulePass):
         builder = Builder(InsertPoint.before(anchor))
         lo = _lo_value(b, builder)
         plan, tensor = b.plan.sym_name.data, b.tensor.tensor.data
+        if b.span.wrap is not None:
+            self._insert_wrapped_wait(b, lo, builder)
+            return
         walk = _loop_walk(b, anchor)
         if walk is None:
             wait = builder.insert(WaitSpanOp(lo, b.span.extent, plan, tensor))
         else:
-            loop, first = walk
-            wait = builder.insert(WaitSpanLoopOp(lo, b.span.extent, first, loop.step, plan, tensor))
+            _, first, step = walk
+            wait = builder.insert(WaitSpanLoopOp(lo, b.span.extent, first, step, plan, tensor))
         wait.attributes["tile.origin"] = ORIGIN
+
+    def _insert_wrapped_wait(self, b: BoundAccess, lo: SSAValue, builder: Builder) -> None:
+        """Rows ``(lo + i) % M`` for ``i < extent`` (``lo >= 0``): ``[lo % M,
+        lo % M + extent)`` (chunks end at ``M``), then the rows continued from
+        0, ``[0, lo % M + extent - M)`` (no chunk when that is empty)."""
+        wrap, extent, any_type = b.span.wrap, b.span.extent, tile.AnyValueType()
+        assert wrap is not None
+        start = _inserted(builder, tile.ModOp(lo, wrap, any_type))
+        end = _inserted(builder, tile.AddOp(start, extent, any_type))
+        rest = _inserted(builder, tile.SubOp(end, wrap, any_type))
+        zero = _inserted(builder, arith.ConstantOp(IntegerAttr(0, i32)))
+        plan, tensor = b.plan.sym_name.data, b.tensor.tensor.data
+        for wait_lo, wait_extent in ((start, extent), (zero, rest)):
+            wait = builder.insert(WaitSpanOp(wait_lo, wait_extent, plan, tensor))
+            wait.attributes["tile.origin"] = ORIGIN
 
     def _insert_whole_wait(self, b: BoundAccess, seen: set[tuple]) -> None:
         """One wait for every chunk of the tensor, before the outermost loop around ``b``."""

@@ -64,8 +64,10 @@ def _parse_sizes(text: str) -> dict[str, int]:
 
 @dataclass(frozen=True)
 class SelectBackendPass(ModulePass):
-    """Choose how each chunk moves: ``ce`` (copy engine), ``sm`` (loads and
-    stores by SMs) or ``nccl`` (portable fallback).
+    """Choose how each chunk moves: copy engine, SM loads and stores, or NCCL.
+
+    ``ce`` is the copy engine, ``sm`` loads and stores by SMs, ``nccl`` the
+    portable fallback.
 
     Assumes: the module holds chunk.plan ops; ``sizes="M=8192,K=4096"`` gives
     the values of the shape symbols (other dims of a chunk come from the

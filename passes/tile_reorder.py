@@ -25,8 +25,9 @@ TILE_ORDER, ROTATE = "syn_tile_order", "syn_rotate"
 
 @dataclass(frozen=True)
 class TileReorderPass(ModulePass):
-    """Rewrite the program-id -> tile mapping so tiles run in the order their
-    chunks arrive on this rank.
+    """Map program ids to tiles so that tiles run in the order their chunks arrive.
+
+    The program-id -> tile mapping is rewritten for this rank's arrival order.
 
     Assumes: the kernel's tiles are independent (any permutation of program
     ids computes the same result, as for every Triton kernel without

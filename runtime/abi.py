@@ -52,6 +52,8 @@ class LaunchPlan:
         bases = {k: v.value.data for k, v in abi["flag_bases"].data.items()} if "flag_bases" in abi else {}
         plans = {p.sym_name.data: p for p in program.plans}
         chunks = {name: deps.concrete_chunks(p, env, bases.get(name, 0)) for name, p in plans.items()}
+        _check_flags(chunks)
+        _check_extents(plans, chunks, params, rank)
         tiles = tile_grid(program, env, grid)
         graph = deps.tile_chunk_graph(program.module, program.kernel, env, tiles, rank, bases)
         return cls(plans, chunks, graph, grid, rank, tiles, TILE_LOOP_ATTR in program.kernel.attributes)
@@ -237,6 +239,70 @@ def tile_grid(program: FusedProgram, env: Mapping[str, int], grid: tuple[int, ..
         raise AbiError(f"@{program.kernel.sym_name.data}: the tile count '{attr.data}' of its tile loop cannot be "
                        f"evaluated at this launch: {err}") from None
     return (max(count or 0, 0),)
+
+
+def _check_flags(chunks: Mapping[str, list[ConcreteChunk]]) -> None:
+    """Every chunk of every plan has its own signal-pad flag: a flag shared by
+    two chunks would let a wait pass on the other chunk's arrival."""
+    seen: dict[int, ConcreteChunk] = {}
+    for c in (c for cs in chunks.values() for c in cs):
+        other = seen.setdefault(c.flag, c)
+        if other is not c:
+            raise AbiError(f"chunk {other.id} of @{other.plan} and chunk {c.id} of @{c.plan} share signal-pad flag "
+                           f"{c.flag}; each chunk needs its own (chunk.abi flag_bases)")
+
+
+def _check_extents(plans: Mapping[str, PlanOp], chunks: Mapping[str, list[ConcreteChunk]],
+                   params: Mapping[str, Any], rank: int) -> None:
+    """The rows a plan moves for this rank must be exactly the launch
+    tensor's extent along the plan's dim: rows past the end would be read or
+    written out of bounds, rows the plan leaves out would never be
+    synchronised."""
+    for name, plan in plans.items():
+        role = "wait" if plan.collective in ("all-gather", "all-to-all") else "signal"
+        for tensor in plan.tensors:
+            param = tensor.param.data
+            mine = [c for c in deps.rank_chunks(chunks[name], rank, role) if c.param == param]
+            t = params.get(param)
+            if not mine or not isinstance(t, torch.Tensor):
+                continue
+            dim = mine[0].dim
+            if dim >= t.dim():
+                raise AbiError(f"plan @{name} cuts '{param}' along dim {dim}, but rank {rank}'s '{param}' has "
+                               f"{t.dim()} dim(s) (shape {tuple(t.shape)})")
+            # (an all-to-all may send a rank nothing; an even cut gives every rank rows unless world > extent)
+            empty = [c.dst for c in chunks[name] if c.param == param and c.is_local and c.hi <= c.lo
+                     and plan.collective != "all-to-all"]
+            if empty:
+                raise AbiError(f"plan @{name} gives rank {empty[0]} no rows of '{param}' along dim {dim} (extent "
+                               f"{t.shape[dim]}, world {plan.world_size}): the world must be at most the extent")
+            lo, hi = min(c.lo for c in mine), max(c.hi for c in mine)
+            if (lo, hi) != (0, t.shape[dim]):
+                raise AbiError(f"plan @{name} covers rows [{lo}, {hi}) of '{param}' along dim {dim} on rank {rank}, "
+                               f"but the launch's '{param}' has {t.shape[dim]} (shape {tuple(t.shape)})")
+
+
+def check_shards(launch: LaunchPlan, shards: Mapping[str, tuple[str, list[tuple[int, int]]]]) -> None:
+    """Each rank's all-gather input must be exactly the rows the plan gives
+    it. ``shards``: gathered parameter -> (launch argument, per rank the
+    (start, size) of its input in the gathered tensor)."""
+    for name, plan in launch.plans.items():
+        if plan.collective != "all-gather":
+            continue
+        for tensor in plan.tensors:
+            param = tensor.param.data
+            if param not in shards:
+                continue
+            arg, cut = shards[param]
+            chunks = [c for c in launch.chunks[name] if c.param == param]
+            for r, (start, size) in enumerate(cut):
+                owned = sorted({(c.lo, c.hi) for c in chunks if c.is_local and c.dst == r and c.hi > c.lo})
+                lo, hi = (owned[0][0], owned[-1][1]) if owned else (start, start)
+                if (lo, hi) != (start, start + size) or sum(b - a for a, b in owned) != hi - lo:
+                    dim = chunks[0].dim
+                    raise AbiError(f"rank {r}'s input '{arg}' has {size} rows along dim {dim} (rows [{start}, "
+                                   f"{start + size}) of the gathered tensor), but plan @{name} gives rank {r} "
+                                   f"{hi - lo} rows [{lo}, {hi})")
 
 
 def _check_disjoint(chunks: list[ConcreteChunk], rank: int) -> None:

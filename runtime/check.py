@@ -19,10 +19,18 @@ from syncopate.dialects.chunk import PlanOp
 from syncopate.ir import deps
 from syncopate.passes.chunk_dependency_analysis import CONSUMED
 from syncopate.runtime.fused import FusedKernel, FusedProgram, compile_fused
+from syncopate.runtime.abi import AbiError
+from syncopate.runtime.sim import SimulationError
 from syncopate.runtime.workload import Workload, WorkloadError, with_world
 from syncopate.runtime.world import SimWorld, rows
 
 ATOL = RTOL = 1e-4
+RUNTIME_ERRORS = (SimulationError, AbiError, WorkloadError)  # raised by the runtime through the user's launch
+
+
+class RunError(Exception):
+    """Misuse found before any comparison: a plan that does not fit the world
+    or the inputs it runs with, a pipeline that left a plan unsynchronised."""
 
 
 @dataclass
@@ -38,8 +46,9 @@ def compile_workload(workload: Workload, world: int, pipeline: str = "overlap",
     """Fuse the workload's PLANS (or ``plan_specs``, ``world=`` added where
     missing) into its KERNEL, read from the file that defines it (the
     workload file, or the module it imports KERNEL from)."""
-    kernel = workload.kernel
-    fn = getattr(kernel, "fn", kernel)
+    fn = workload.kernel
+    while not inspect.isfunction(fn) and hasattr(fn, "fn"):  # autotune/heuristics wrap the jit function
+        fn = fn.fn
     name = getattr(fn, "__name__", None)
     if name is None:
         raise WorkloadError(f"{workload.path}: KERNEL is not a @triton.jit function")
@@ -49,6 +58,29 @@ def compile_workload(workload: Workload, world: int, pipeline: str = "overlap",
         source = workload.path
     specs = [with_world(s, world) for s in plan_specs] if plan_specs else workload.plan_specs(world)
     return compile_fused(source, name, specs, pipeline)
+
+
+def check_synchronised(program: FusedProgram, pipeline: str) -> None:
+    """Every plan must reach the fused kernel's ABI (a wait, signal, copy or
+    reduction table): a pipeline that never lowers a plan (``-p ''``,
+    ``-p chunk-dependency-analysis``) or drops its waits would run an
+    unsynchronised kernel. (overlap-run checks this; tests that run such
+    kernels on purpose call compile_workload directly.)"""
+    tables = program.abi["tables"].data if "tables" in program.abi else ()
+    lowered = {e.data["plan"].data for e in tables}
+    missing = [p.sym_name.data for p in program.plans if p.sym_name.data not in lowered]
+    if missing:
+        raise RunError(f"pipeline '{pipeline}' leaves plan(s) {', '.join('@' + m for m in missing)} without waits or "
+                       "signals in the fused kernel, which would then race; use a pipeline that synchronises every plan, "
+                       "e.g. 'overlap'")
+
+
+def check_world(program: FusedProgram, world: int, where: str) -> None:
+    """Each plan's world must be the world it runs in."""
+    for plan in program.plans:
+        if plan.world_size != world:
+            raise RunError(f"plan @{plan.sym_name.data} is for world={plan.world_size}, but it runs on {world} "
+                           f"{where}; the plan's world must equal the number of ranks")
 
 
 def _collective_arg(workload: Workload, plan: PlanOp) -> tuple[str, str, int]:
@@ -85,6 +117,19 @@ def _receive_buffers(plan: PlanOp, sends: list[torch.Tensor], dim: int) -> list[
     return out
 
 
+def _cut(workload: Workload, plan: PlanOp, parts: list[Any], arg: str, dim: int) -> list[tuple[int, int]]:
+    """(start, size) of each rank's all-gather input in the gathered tensor."""
+    cut, start = [], 0
+    for r, part in enumerate(parts):
+        if not isinstance(part, torch.Tensor) or part.dim() <= dim:
+            raise WorkloadError(f"{workload.path}: make_inputs(rank={r}, ...)['{arg}'] must be a tensor with a dim {dim} "
+                                f"(plan @{plan.sym_name.data} gathers it along dim {dim}), got "
+                                f"{tuple(part.shape) if isinstance(part, torch.Tensor) else type(part).__name__}")
+        cut.append((start, part.shape[dim]))
+        start += part.shape[dim]
+    return cut
+
+
 def _error(a: torch.Tensor, b: torch.Tensor) -> float:
     if a.shape != b.shape:
         return math.inf
@@ -98,23 +143,54 @@ def _close(a: torch.Tensor, b: torch.Tensor) -> bool:
     return a.shape == b.shape and bool(torch.allclose(a, b, atol=ATOL, rtol=RTOL))
 
 
+def _worst(errors: list[float]) -> float:
+    return max(errors, key=lambda e: math.inf if math.isnan(e) else e, default=0.0)
+
+
+def outputs_of(workload: Workload, value: Any) -> list[torch.Tensor]:
+    """What ``launch`` returned, as a list of tensors (a tensor, or a tuple,
+    list or dict of them: each is compared)."""
+    items = list(value.values()) if isinstance(value, dict) else list(value) if isinstance(value, (tuple, list)) \
+        else [value]
+    bad = [type(v).__name__ for v in items if not isinstance(v, torch.Tensor)]
+    if bad or not items:
+        raise WorkloadError(f"{workload.path}: launch returned {type(value).__name__}"
+                            f"{' holding ' + ', '.join(sorted(set(bad))) if bad else ''}; it must return its output "
+                            "tensor, or a tuple, list or dict of tensors")
+    return items
+
+
+def _launch(workload: Workload, kernel: Any, inputs: dict[str, Any], what: str) -> list[torch.Tensor]:
+    return outputs_of(workload, workload.call_launch(kernel, inputs, what, RUNTIME_ERRORS + (RunError,)))
+
+
 def run_simulated(workload: Workload, world: int, order: str = "plan", seed: int = 0,
                   program: FusedProgram | None = None, pipeline: str = "overlap", **sim_options: Any) -> list[RankResult]:
     """Fused vs reference on every rank; never raises on a mismatch (see
-    ``ok``). ``sim_options`` go to :class:`SimWorld` (spin_limit, comm_programs, lost)."""
+    ``ok``); raises :class:`RunError`, :class:`WorkloadError`,
+    :class:`AbiError` or :class:`SimulationError` on misuse or a kernel that
+    cannot be right. ``sim_options`` go to :class:`SimWorld` (spin_limit,
+    comm_programs, lost)."""
     program = program or compile_workload(workload, world, pipeline)
+    check_world(program, world, "simulated ranks")
     plans = program.plans
     inputs = [workload.make_inputs(r, world, seed) for r in range(world)]
     ref_inputs = [dict(i) for i in inputs]
     sources: list[dict[str, torch.Tensor]] = [{} for _ in range(world)]
     produced: list[tuple[PlanOp, str, int]] = []
+    shards: dict[str, tuple[str, list[tuple[int, int]]]] = {}
     for plan in plans:
         param, arg, dim = _collective_arg(workload, plan)
         if plan.collective in CONSUMED:
+            missing = [r for r in range(world) if arg not in inputs[r]]
+            if missing:
+                raise WorkloadError(f"{workload.path}: COLLECTIVES maps '{param}' to '{arg}', which "
+                                    f"make_inputs(rank={missing[0]}, ...) does not return")
             parts = [i[arg] for i in inputs]
             if plan.collective == "all-to-all":
                 full = _receive_buffers(plan, parts, dim)
             else:
+                shards[param] = (arg, _cut(workload, plan, parts, arg, dim))
                 full = [torch.cat(parts, dim=dim)] * world
             for r in range(world):
                 ref_inputs[r][arg] = full[r]
@@ -122,32 +198,41 @@ def run_simulated(workload: Workload, world: int, order: str = "plan", seed: int
         else:
             produced.append((plan, param, dim))
     original = workload.kernel
-    references = [workload.launch(original, **ref_inputs[r]) for r in range(world)]
+    references = [_launch(workload, original, ref_inputs[r], "KERNEL") for r in range(world)]
 
-    sim = SimWorld(world, order, seed, **sim_options)
+    sim = SimWorld(world, order, seed, shards=shards, **sim_options)
     outputs = []
     for r in range(world):
         fused_inputs = {k: (v.clone() if isinstance(v, torch.Tensor) else v) for k, v in ref_inputs[r].items()}
         kernel = FusedKernel(program, original, sim.rank(r, sources[r]))
-        outputs.append(workload.launch(kernel, **fused_inputs))
+        outputs.append(_launch(workload, kernel, fused_inputs, "the fused kernel"))
 
     results = []
     for r in range(world):
         polls = sum(info.polls for info in sim.launches.get(r, []))
         if not produced:
-            err = _error(outputs[r], references[r])
-            results.append(RankResult(r, err, _close(outputs[r], references[r]), polls))
+            if len(outputs[r]) != len(references[r]):
+                raise WorkloadError(f"{workload.path}: launch returned {len(references[r])} tensor(s) with the original "
+                                    f"kernel and {len(outputs[r])} with the fused one on rank {r}")
+            errs = [_error(o, ref) for o, ref in zip(outputs[r], references[r])]
+            ok = all(_close(o, ref) for o, ref in zip(outputs[r], references[r]))
+            results.append(RankResult(r, _worst(errs), ok, polls))
             continue
+        if any(len(ref) != 1 for ref in references):
+            raise WorkloadError(f"{workload.path}: launch returns {len(references[0])} tensors; with a "
+                                "reduce-scatter plan it must return the one tensor the plan reduces")
+        if r not in sim.launches:
+            raise RunError(f"rank {r}'s launch never ran the fused kernel (launch must call the kernel it is given)")
         errs, ok = [], True
         for plan, _param, dim in produced:
             name = plan.sym_name.data
             chunks = [c for c in sim.launches[r][-1].chunks[name] if c.is_local and c.dst == r]
-            total = sum(references)
+            total = sum(ref[0] for ref in references)
             got = sim.reduced.get((name, r))
             for c in chunks:
                 want = rows(total, dim, c.lo, c.hi)
                 have = rows(got, dim, c.lo, c.hi) if got is not None else torch.full_like(want, math.nan)
                 errs.append(_error(have, want))
                 ok = ok and _close(have, want)
-        results.append(RankResult(r, max(errs, key=lambda e: math.inf if math.isnan(e) else e), ok, polls))
+        results.append(RankResult(r, _worst(errs), ok, polls))
     return results

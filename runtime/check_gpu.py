@@ -17,7 +17,9 @@ from typing import Any
 import torch
 
 from syncopate.ir import deps
-from syncopate.runtime.check import RankResult, _collective_arg, _error, _receive_buffers, compile_workload
+from syncopate.runtime.check import (RUNTIME_ERRORS, RankResult, RunError, _collective_arg, _error, _receive_buffers,
+                                    _cut, check_world, compile_workload, outputs_of)
+from syncopate.runtime.abi import check_shards
 from syncopate.runtime.fused import FusedKernel, FusedProgram
 from syncopate.runtime.gpu_world import GpuWorld
 from syncopate.runtime.world import rows
@@ -53,6 +55,7 @@ def _poison_allocator(like: torch.Tensor) -> None:
 def run_gpu(workload, world: GpuWorld, seed: int = 0, program: FusedProgram | None = None,
             launches: int = 3) -> RankResult:
     program = program or compile_workload(workload, world.world)
+    check_world(program, world.world, "GPUs")
     buffers = _Buffers(world)
     worst, ok = 0.0, True
     for i in range(launches):
@@ -69,6 +72,7 @@ def _check_once(workload, world: GpuWorld, program: FusedProgram, buffers: _Buff
     fused_inputs = dict(inputs[r])
     sources: dict[str, torch.Tensor] = {}
     produced = []
+    shards: dict[str, tuple[str, list[tuple[int, int]]]] = {}
     for plan in program.plans:
         param, arg, dim = _collective_arg(workload, plan)
         if plan.collective == "reduce-scatter":  # the tensor is launch's output
@@ -85,6 +89,7 @@ def _check_once(workload, world: GpuWorld, program: FusedProgram, buffers: _Buff
             sources[param] = send[: parts[r].shape[0]]
             fused_inputs[arg] = torch.full_like(received[r], float("nan"))
         else:
+            shards[param] = (arg, _cut(workload, plan, parts, arg, dim))
             full = torch.cat(parts, dim=dim).contiguous()
             for s in range(w):
                 ref_inputs[s][arg] = full
@@ -93,22 +98,40 @@ def _check_once(workload, world: GpuWorld, program: FusedProgram, buffers: _Buff
             start = sum(p.shape[dim] for p in parts[:r])
             rows(buf, dim, start, start + parts[r].shape[dim]).copy_(parts[r])
             fused_inputs[arg] = buf
-    reference = workload.launch(workload.kernel, **ref_inputs[r])
+    passthrough = RUNTIME_ERRORS + (RunError,)
+
+    def outputs(kernel: Any, inputs: dict[str, Any], what: str) -> list[torch.Tensor]:
+        got = outputs_of(workload, workload.call_launch(kernel, inputs, what, passthrough))
+        if produced and len(got) != 1:
+            raise RunError(f"{workload.path}: launch returns {len(got)} tensors; with a reduce-scatter plan it must "
+                           "return the one tensor the plan reduces")
+        return got
+
+    references = outputs(workload.kernel, ref_inputs[r], "KERNEL")
     if produced:
-        reference = sum(workload.launch(workload.kernel, **ref_inputs[s]) for s in range(w))
+        references = [sum(outputs(workload.kernel, ref_inputs[s], "KERNEL")[0] for s in range(w))]
     context = world.context(sources)
     # the receiver's own block of an all-to-all is in place before the launch
     for plan in program.plans:
         if plan.collective == "all-to-all":
             _param, arg, dim = _collective_arg(workload, plan)
             _place_own_block(plan, inputs[r][arg], fused_inputs[arg], r, dim)
-    _poison_allocator(reference)
+    for ref in references:
+        _poison_allocator(ref)
     # no barrier: the launch's ready tokens hold every reader until this
     # rank's rows are written, and its release tokens hold the next check's
-    # poisoning until every reader is done (runtime/gather_tokens.py)
-    out = workload.launch(FusedKernel(program, workload.kernel, context), **fused_inputs)
+    # poisoning until every reader is done (runtime/gpu/gather_tokens.py)
+    outs = outputs(FusedKernel(program, workload.kernel, context), fused_inputs, "the fused kernel")
     torch.cuda.synchronize()
+    check_shards(context.last, shards)  # a shard cut unlike the plan moved the wrong rows: misuse, not a mismatch
+    if len(outs) != len(references):
+        raise RunError(f"{workload.path}: launch returned {len(references)} tensor(s) with the original kernel and "
+                       f"{len(outs)} with the fused one")
+    if any(o.shape != ref.shape for o, ref in zip(outs, references)):
+        return math.inf, False
+    out, reference = torch.cat([o.flatten() for o in outs]), torch.cat([ref.flatten() for ref in references])
     if produced:
+        out, reference = outs[0], references[0]
         got, want = [], []
         for plan, dim in produced:
             chunks = context.last.chunks[plan.sym_name.data]

@@ -11,6 +11,7 @@ is what a workload's ``launch`` receives instead of the original kernel:
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import importlib.util
 import inspect
@@ -20,11 +21,11 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from xdsl.dialects.builtin import DictionaryAttr, ModuleOp
-from xdsl.passes import PassPipeline
-
 from syncopate.dialects import tile
 from syncopate.dialects.chunk import PlanOp
+from syncopate.ir.deps import KERNEL_ATTR
+from xdsl.dialects.builtin import DictionaryAttr, ModuleOp, StringAttr
+from xdsl.passes import PassPipeline
 
 
 @dataclass
@@ -50,6 +51,34 @@ class FusedProgram:
         attr = self.kernel.attributes.get("chunk.abi")
         return dict(attr.data) if isinstance(attr, DictionaryAttr) else {}
 
+    @functools.cached_property
+    def launch_facts(self) -> LaunchFacts:
+        """What every launch needs from the IR, read once (a launch in steady
+        state touches no IR object)."""
+        from syncopate.passes.chunk_dependency_analysis import CONSUMED
+
+        plans = {p.sym_name.data: p for p in self.plans}
+        abi = self.abi
+        tables = abi["tables"].data if "tables" in abi else ()
+        return LaunchFacts(
+            consumed=tuple(n for n, p in plans.items() if p.collective in CONSUMED),
+            produced=tuple(n for n, p in plans.items() if p.collective not in CONSUMED),
+            moved=frozenset(t.param.data for p in plans.values() for t in p.tensors),
+            fused_reductions=frozenset(e.data["plan"].data for e in tables if e.data["role"].data == "reduce"),
+            spin_limit=abi["spin_limit"].data if "spin_limit" in abi else None,
+        )
+
+
+@dataclass(frozen=True)
+class LaunchFacts:
+    """A program's plans and ABI as a launch uses them (plain Python values)."""
+
+    consumed: tuple[str, ...]  # plans whose chunks tiles wait for (all-gather, all-to-all, ring-exchange)
+    produced: tuple[str, ...]  # plans whose chunks tiles announce (reduce-scatter)
+    moved: frozenset[str]  # parameters the plans move: their addresses shape the launch tables
+    fused_reductions: frozenset[str]  # produced plans the kernel sums in its epilogue
+    spin_limit: str | None  # the spin-limit parameter's name, if the kernel has one
+
 
 def run_pipeline(module: ModuleOp, pipeline: str) -> None:
     from syncopate.ir.context import make_context
@@ -66,6 +95,7 @@ def compile_fused(source_path: str, kernel_name: str, plan_specs: Sequence[str],
     from syncopate.ir.plans.cli import load_plans
 
     module = import_file(source_path)
+    module.attributes[KERNEL_ATTR] = StringAttr(kernel_name)  # the file may hold other kernels too
     for plan in load_plans(list(plan_specs), make_context()):
         module.body.block.add_op(plan)
     run_pipeline(module, pipeline)
@@ -103,29 +133,91 @@ class RankContext(Protocol):
         original grid) and finish the launch's communication."""
 
 
+LAUNCH_OPTIONS = frozenset(("num_warps", "num_stages", "num_ctas"))  # Triton launch options, not parameters
+
+
 class FusedKernel:
-    """Stands in for the original ``@triton.jit`` kernel in ``launch`` code."""
+    """Stands in for the original ``@triton.jit`` kernel in ``launch`` code.
+
+    A call binds the arguments to the original parameters by name (a
+    precomputed table; ``inspect.Signature.bind`` only to report a bad
+    call), asks its :class:`RankContext` for the extra arguments, and
+    launches the fused kernel with the caller's own arguments plus those."""
 
     def __init__(self, program: FusedProgram, original: Any, context: RankContext):
         self.program = program
         self.original = original
         self.context = context
-        fn = getattr(original, "fn", original)
+        fn = original
+        while not inspect.isfunction(fn) and hasattr(fn, "fn"):  # autotune/heuristics wrap the jit function
+            fn = fn.fn
         self.signature = inspect.signature(fn)
+        params = self.signature.parameters.values()
+        self._names = tuple(p.name for p in params)
+        self._known = frozenset(self._names)
+        self._defaults = tuple((p.name, p.default) for p in params if p.default is not inspect.Parameter.empty)
+        self._undefaulted = len(self._names) - len(self._defaults)
+        self._simple = all(p.kind is inspect.Parameter.POSITIONAL_OR_KEYWORD for p in params)
+
+    def bind(self, args: tuple, kwargs: Mapping[str, Any]) -> dict[str, Any]:
+        """The original parameters' values, defaults included (raises
+        TypeError as the original function would on a bad call)."""
+        if self._simple and len(args) <= len(self._names):
+            params = dict(zip(self._names, args))
+            for k, v in kwargs.items():
+                if k in params or k not in self._known:
+                    break
+                params[k] = v
+            else:
+                for k, v in self._defaults:
+                    if k not in params:
+                        params[k] = v
+                if len(params) == len(self._names):
+                    return params
+        bound = self.signature.bind(*args, **kwargs)
+        bound.apply_defaults()
+        return dict(bound.arguments)
+
+    def _tuned(self) -> tuple[Any, dict[str, Any], dict[str, Any]]:
+        """(jit function to launch, config meta-parameters, launch options).
+
+        The fused kernel keeps the original's ``@triton.autotune``; but the
+        chunk tables depend on the block sizes, so a launch must know its
+        config before it starts: a kernel autotuned over one config launches
+        that config through the inner jit function; several are refused."""
+        configs = getattr(self.original, "configs", None)
+        if configs is None:
+            return self.program.jit, {}, {}
+        if len(configs) != 1:
+            raise ValueError(
+                f"{self.program.kernel_name} is autotuned over {len(configs)} configs; a fused launch needs its block "
+                "sizes before it starts: autotune the original kernel, then give the fused one the chosen config"
+            )
+        options = {k: v for k, v in configs[0].all_kwargs().items() if k not in configs[0].kwargs}
+        return getattr(self.program.jit, "fn", self.program.jit), dict(configs[0].kwargs), options
 
     def __getitem__(self, grid: Any) -> Callable[..., None]:
         def call(*args: Any, **kwargs: Any) -> None:
-            launch_kwargs = {k: kwargs.pop(k) for k in list(kwargs) if k in ("num_warps", "num_stages", "num_ctas")}
-            bound = self.signature.bind(*args, **kwargs)
-            bound.apply_defaults()
-            params = dict(bound.arguments)
+            jit, meta, tuned_options = self._tuned()
+            if meta:
+                kwargs = {**meta, **kwargs}
+            options = {k: kwargs.pop(k) for k in LAUNCH_OPTIONS & kwargs.keys()} if kwargs else {}
+            if tuned_options:
+                options = {**tuned_options, **options}
+            params = self.bind(args, kwargs)
             g = grid(params) if callable(grid) else grid
             g = tuple(int(x) for x in (g if isinstance(g, (tuple, list)) else (g,)))
 
+            # The fused kernel adds its parameters before the user's defaulted
+            # ones (Python needs those last): a defaulted parameter given by
+            # position would land on an added one, so such a call goes by name.
+            by_name = len(args) > self._undefaulted
+
             def run(extra: dict[str, Any], launch_grid: tuple[int, ...] | None = None) -> None:
-                # every parameter by name: the fused kernel adds its own before
-                # the user's defaulted ones, so positions no longer line up
-                self.program.jit[launch_grid or g](**params, **extra, **launch_kwargs)
+                if by_name:
+                    jit[launch_grid or g](**params, **extra, **options)
+                else:
+                    jit[launch_grid or g](*args, **kwargs, **extra, **options)
 
             self.context.launch(self.program, g, params, run)
 

@@ -21,6 +21,23 @@ kernel runs, :class:`DeliveryHook` wraps it and sees each poll of a flag
   (``reversed``, ``random``: announced chunks are reduced in that order after
   the kernel), so a signal raised before the data is written shows up as a
   wrong result.
+
+A chunk arrives only when the wait really waits for it: the first poll of a
+flag that has not arrived sees it unset, and the chunk lands before the
+second poll. A spin that exits on its first poll (a wait that accepts a
+stale flag, say the previous launch's epoch) reads poison.
+
+``isolated`` delivers like ``late`` and, in addition, runs every program
+(tile) of the grid against a fresh world: when a program starts, every chunk
+an earlier program had delivered is taken back (its rows NaN again, its flag
+as before), so a tile reads real data only for chunks it waited for itself.
+The mirror for produced tensors (:class:`IsolatedOutput`): each program
+starts from the tensor's launch state, and only the rows of a chunk it
+signals, as they are at that signal, count towards the chunk, which is
+collected at its last signal, before any later program runs. Rows a tile
+writes without announcing them, or after announcing them, are lost.
+SM-backend chunks, copied by the kernel's own communication programs, are
+not taken back.
 """
 
 from __future__ import annotations
@@ -34,7 +51,8 @@ import torch
 
 from syncopate.ir.deps import ConcreteChunk
 
-DELIVERY_ORDERS = ("plan", "reversed", "random", "late")
+DELIVERY_ORDERS = ("plan", "reversed", "random", "late", "isolated")
+IMMEDIATE = ("plan", "late", "isolated")  # orders that hand a produced chunk over at its last signal
 
 
 class SimulationError(Exception):
@@ -60,6 +78,7 @@ class Incoming:
 
     chunk: ConcreteChunk
     deliver: Callable[[], None]
+    retract: Callable[[], None] | None = None  # poison the delivered rows again (isolated delivery)
 
 
 @dataclass
@@ -70,6 +89,39 @@ class Outgoing:
     count: int
     collect: Callable[[], None]
     done: bool = False
+    isolated: IsolatedOutput | None = None  # isolated delivery: the tensor the chunk's rows are merged from
+
+
+@dataclass
+class IsolatedOutput:
+    """A produced tensor under isolated delivery. ``initial`` is its state
+    at launch (NaN, or what ``launch`` put there for a kernel that reads it,
+    e.g. a zeroed split-K output); ``acc`` is what the rank's signals made
+    of it, and what the chunks are collected from. ``additive``: the kernel
+    adds into the tensor (atomics), so a program's part is its change."""
+
+    target: torch.Tensor
+    initial: torch.Tensor
+    acc: torch.Tensor
+    additive: bool
+
+    @classmethod
+    def of(cls, target: torch.Tensor, additive: bool) -> IsolatedOutput:
+        return cls(target, target.detach().clone(), target.detach().clone(), additive)
+
+    def reset(self) -> None:
+        self.target.copy_(self.initial)
+
+    def merge(self, c: ConcreteChunk) -> None:
+        """Rows of ``c`` as the signalling program left them count; the
+        program's copy goes back to the launch state."""
+        now, start, acc = (t.narrow(c.dim, c.lo, c.hi - c.lo) for t in (self.target, self.initial, self.acc))
+        if self.additive:
+            acc.add_(now - start)
+        else:
+            written = ~torch.isnan(now)
+            acc.copy_(torch.where(written, now, acc))
+        now.copy_(start)
 
 
 @dataclass
@@ -87,18 +139,38 @@ class DeliveryHook:
     polls: int = 0
     lost: set[int] = field(default_factory=set)  # flags never delivered (fault injection)
     bounded: bool = False  # the kernel's spins are bounded: let a wait on a lost chunk run out
+    outputs: list[IsolatedOutput] = field(default_factory=list)  # isolated delivery: produced tensors
+    programs: int = 0  # programs started (isolated delivery)
 
     def __post_init__(self) -> None:
         by_flag = {i.chunk.flag: i for i in self.incoming}
         self._sequence = [by_flag[c.flag] for c in delivery_sequence([i.chunk for i in self.incoming], self.order, self.seed)]
         self._by_flag = by_flag
+        self._polled: dict[int, int] = {}  # flag -> polls that found it unset
+        self._before: dict[int, int] = {}  # flag -> its value before delivery
+        if self.order == "isolated" and any(i.retract is None for i in self.incoming):
+            raise ValueError("isolated delivery needs every incoming chunk to be retractable")
 
     def _deliver(self, item: Incoming) -> None:
         if item.chunk.flag in self.delivered:
             return
         item.deliver()
+        self._before[item.chunk.flag] = int(self.flags[item.chunk.flag])
         self.flags[item.chunk.flag] = self.epoch
         self.delivered.add(item.chunk.flag)
+
+    def on_program(self) -> None:
+        """Isolated delivery: a program starts against a fresh world."""
+        self.programs += 1
+        for flag in sorted(self.delivered):
+            item = self._by_flag[flag]
+            assert item.retract is not None
+            item.retract()
+            self.flags[flag] = self._before.pop(flag)
+        self.delivered.clear()
+        self._polled.clear()
+        for out in self.outputs:
+            out.reset()
 
     def on_poll(self, flag: int) -> None:
         self.polls += 1
@@ -115,7 +187,11 @@ class DeliveryHook:
             return
         if flag in self.delivered:
             return
-        if self.order == "late" and flag in self._by_flag:
+        # the first poll sees the flag unset: a spin that does not poll again never gets the data
+        self._polled[flag] = self._polled.get(flag, 0) + 1
+        if self._polled[flag] < 2:
+            return
+        if self.order in ("late", "isolated"):
             self._deliver(self._by_flag[flag])
             return
         for item in self._sequence:
@@ -128,10 +204,12 @@ class DeliveryHook:
         out = self.outgoing.get(flag)
         if out is None or out.done:
             return
+        if out.isolated is not None:
+            out.isolated.merge(out.chunk)
         value = int(self.flags[flag])
         if value >= self.epoch * out.count:
             out.done = True
-            if self.order in ("plan", "late"):
+            if self.order in IMMEDIATE:
                 out.collect()
             else:
                 self.queued.append(out)
@@ -182,7 +260,15 @@ class DeliveryHook:
             return result
 
         builder.create_atomic_rmw = create_atomic_rmw
+        set_grid_idx = builder.set_grid_idx
+        if self.order == "isolated":
+            def start_program(x, y, z):
+                set_grid_idx(x, y, z)
+                self.on_program()
+
+            builder.set_grid_idx = start_program
         try:
             yield
         finally:
             builder.create_atomic_rmw = original
+            builder.set_grid_idx = set_grid_idx

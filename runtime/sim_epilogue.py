@@ -115,9 +115,11 @@ def _run(state: _RankState, partials: dict[tuple[str, int, int, int], torch.Tens
         assert state.snapshot is not None
         sync.flags.copy_(state.snapshot)
     # every produced plan is reduced in the epilogue: partials kept in the first run, for the owners' second
-    incoming, outgoing = d.rank.transfers(
+    # the own rows are this run's result, so only the arrivals are isolated (not the produced tensor)
+    incoming, outgoing, _ = d.rank.transfers(
         launch, d.params, sync, epoch,
-        lambda c, owner, partial: _collector(c, owner, partial, partials) if first else None)
+        lambda c, owner, partial: _collector(c, owner, partial, partials) if first else None,
+        d.program, isolate_outputs=False)
     for name, layout in state.layouts.items():
         state.staging[name].fill_(float("nan"))
         for region in (r for r in owner_regions(launch.chunks[name]) if r.dst == rank):
@@ -163,4 +165,8 @@ def _arrival(chunks: list[ConcreteChunk], region: ConcreteChunk, src: int, layou
             at = layout.slot(region) + c.lo - region.lo
             staging[src].narrow(0, at, c.hi - c.lo).copy_(data)
 
-    return Incoming(dataclasses.replace(sent[0], flag=layout.flag(region, src)), deliver)
+    def retract() -> None:
+        for c in sent:
+            staging[src].narrow(0, layout.slot(region) + c.lo - region.lo, c.hi - c.lo).fill_(float("nan"))
+
+    return Incoming(dataclasses.replace(sent[0], flag=layout.flag(region, src)), deliver, retract)

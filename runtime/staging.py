@@ -80,13 +80,16 @@ def reduce_table(layout: StagingLayout, regions: list[ConcreteChunk], rank: int,
                  staging: torch.Tensor) -> list[list[int]]:
     """``syn_reduce_span``'s rows for ``rank``: per own region and peer,
     ``(lo, hi, arrival flag, staging offset of row lo, row stride, columns)``
-    in elements of ``staging`` (a contiguous ``layout.shape(out)`` buffer of
-    2-D ``out``'s dtype)."""
+    in elements of ``staging`` (a contiguous buffer of 2-D ``out``'s dtype,
+    shaped ``layout.shape(out)`` or with more rows per slot)."""
     if out.dim() != 2:
         raise StagingError(f"the epilogue reduction sums 2-D tiles; the reduce-scattered tensor has shape {tuple(out.shape)}")
-    if tuple(staging.shape) != layout.shape(out) or not staging.is_contiguous() or staging.dtype != out.dtype:
+    shape = layout.shape(out)
+    fits = (staging.dim() == len(shape) and staging.shape[0] == shape[0] and staging.shape[1] >= shape[1]
+            and tuple(staging.shape[2:]) == shape[2:])
+    if not fits or not staging.is_contiguous() or staging.dtype != out.dtype:
         raise StagingError(f"staging buffer {tuple(staging.shape)} {staging.dtype} does not fit layout "
-                           f"{layout.shape(out)} {out.dtype}")
+                           f"{shape} {out.dtype}")
     return [[r.lo, r.hi, layout.flag(r, src), src * staging.stride(0) + layout.slot(r) * staging.stride(1),
              staging.stride(1), out.shape[1]]
             for r in regions if r.dst == rank for src in range(layout.world) if src != rank]

@@ -42,6 +42,7 @@ Semantics per collective (the reference ``overlap-run`` compares with):
 from __future__ import annotations
 
 import importlib.util
+import inspect
 import os
 from dataclasses import dataclass
 from types import ModuleType
@@ -79,19 +80,89 @@ class Workload:
 
     @property
     def collectives(self) -> dict[str, str]:
-        return dict(self.module.COLLECTIVES)
+        value = self.module.COLLECTIVES
+        if not isinstance(value, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in value.items()):
+            raise WorkloadError(f"{self.path}: COLLECTIVES must map kernel pointer parameters to launch argument "
+                                f"names, e.g. {{'a_ptr': 'a'}}, got {_short(value)}")
+        return dict(value)
 
     def plan_specs(self, world: int) -> list[str]:
         plans = self.module.PLANS
-        specs = plans(world) if callable(plans) else list(plans)
-        return [with_world(spec, world) for spec in specs]
+        if callable(plans):
+            try:
+                plans = plans(world)
+            except Exception as err:  # the user's function failed
+                raise WorkloadError(f"{self.path}: PLANS({world}) raised {describe(err)}") from None
+        if isinstance(plans, str) or not isinstance(plans, (list, tuple)) or not all(isinstance(p, str) for p in plans):
+            raise WorkloadError(f"{self.path}: PLANS must be a list of plan specs (strings) or a function of the world "
+                                f"returning one, got {_short(plans)}")
+        return [with_world(spec, world) for spec in plans]
 
     def make_inputs(self, rank: int, world: int, seed: int) -> dict[str, Any]:
-        return self.module.make_inputs(rank, world, seed)
+        """Rank ``rank``'s inputs, checked against ``launch``'s parameters."""
+        call = f"make_inputs(rank={rank}, world={world}, seed={seed})"
+        try:
+            inputs = self.module.make_inputs(rank, world, seed)
+        except Exception as err:  # the user's function failed
+            raise WorkloadError(f"{self.path}: {call} raised {describe(err)}") from None
+        if not isinstance(inputs, dict) or not all(isinstance(k, str) for k in inputs):
+            raise WorkloadError(f"{self.path}: {call} returned {_short(inputs)}; it must return a dict of launch's "
+                                "keyword arguments")
+        try:
+            inspect.signature(self.module.launch).bind(None, **inputs)
+        except TypeError as err:
+            raise WorkloadError(f"{self.path}: {call} returned keys {sorted(inputs)}, which do not fit "
+                                f"launch{_signature(self.module.launch)}: {err}") from None
+        except ValueError:  # a builtin without a signature: let the call tell
+            pass
+        return inputs
 
     @property
     def launch(self) -> Callable[..., Any]:
         return self.module.launch
+
+    def call_launch(self, kernel: Any, inputs: dict[str, Any], what: str,
+                    passthrough: tuple[type[BaseException], ...] = ()) -> Any:
+        """``launch(kernel, **inputs)``; its failure, or a None result, as a
+        one-line :class:`WorkloadError` (``what`` names the kernel). Errors
+        of the types in ``passthrough`` (the runtime's own, raised through
+        the user's code) and their Triton interpreter wrappers are re-raised
+        as they are."""
+        try:
+            out = self.module.launch(kernel, **inputs)
+        except passthrough:
+            raise
+        except Exception as err:
+            cause = err.__cause__
+            if isinstance(cause, passthrough):  # the interpreter wraps errors raised inside a kernel
+                raise cause from None
+            where = "in Triton's interpreter" if type(err).__name__ == "InterpreterError" else ""
+            if where and cause is not None:
+                err = cause
+            raise WorkloadError(f"{self.path}: launch({what}, ...) raised {where + ': ' if where else ''}"
+                                f"{describe(err)}") from None
+        if out is None:
+            raise WorkloadError(f"{self.path}: launch({what}, ...) returned None; it must return its output "
+                                "tensor (or a tuple of them)")
+        return out
+
+
+def describe(err: BaseException) -> str:
+    """An exception as one line: its type and the first line of its message."""
+    text = str(err).strip().splitlines()
+    return f"{type(err).__name__}: {text[0]}" if text else type(err).__name__
+
+
+def _short(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _signature(fn: Callable[..., Any]) -> str:
+    try:
+        return str(inspect.signature(fn))
+    except (TypeError, ValueError):
+        return "(...)"
 
 
 def with_world(spec: str, world: int) -> str:

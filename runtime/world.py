@@ -19,12 +19,13 @@ from typing import Any
 
 import torch
 
-from syncopate.ir import deps
+from syncopate.dialects import tile
+from syncopate.ir import deps, footprint
 from syncopate.ir.deps import ConcreteChunk
 from syncopate.passes.chunk_dependency_analysis import CONSUMED
-from syncopate.runtime.abi import LaunchPlan, SyncState, fused_reductions
+from syncopate.runtime.abi import LaunchPlan, SyncState, check_shards, fused_reductions
 from syncopate.runtime.fused import FusedProgram
-from syncopate.runtime.sim import DeliveryHook, Incoming, Outgoing, SimulationError
+from syncopate.runtime.sim import DeliveryHook, Incoming, IsolatedOutput, Outgoing, SimulationError
 from syncopate.runtime.sim_epilogue import DeferredLaunch, run_deferred
 
 
@@ -34,6 +35,26 @@ def _nothing() -> None:
 
 def rows(t: torch.Tensor, dim: int, lo: int, hi: int) -> torch.Tensor:
     return t.narrow(dim, lo, hi - lo)
+
+
+def output_reads(program: FusedProgram, param: str) -> tuple[bool, bool]:
+    """(the kernel reads ``param`` back, it adds into it with atomics). A
+    produced tensor the kernel reads, e.g. a split-K output it adds into,
+    holds what the workload's ``launch`` put there: the simulator must not
+    poison it. An access it cannot bound counts as a read."""
+    reads = adds = False
+    for op in program.kernel.walk():
+        if not isinstance(op, (tile.LoadOp, tile.DescriptorLoadOp, tile.AtomicRMWOp, tile.AtomicCASOp)):
+            continue
+        try:
+            access = footprint.access_of(op, {param})
+        except footprint.Unbounded:
+            access = True
+        if access is None:
+            continue
+        reads = True
+        adds = adds or isinstance(op, tile.AtomicRMWOp)
+    return reads, adds
 
 
 @dataclass
@@ -57,6 +78,7 @@ class SimWorld:
     spin_limit: int = 0
     comm_programs: int = 2
     lost: frozenset[tuple[str, int]] = frozenset()
+    shards: dict[str, tuple[str, list[tuple[int, int]]]] = field(default_factory=dict)  # see abi.check_shards
     sync: dict[int, SyncState] = field(default_factory=dict)
     epochs: dict[int, int] = field(default_factory=dict)
     reduced: dict[tuple[str, int], torch.Tensor] = field(default_factory=dict)
@@ -99,45 +121,56 @@ class SimRank:
             self.sim.defer(DeferredLaunch(self, program, grid, params, run))
             return
         launch = LaunchPlan.build(program, params, grid, self.rank)
+        check_shards(launch, self.sim.shards)
         sync = self.sim.sync_state(self.rank, launch.total_flags(self.sim.comm_programs))
         epoch = self.sim.epochs.get(self.rank, 0) + 1
         self.sim.epochs[self.rank] = epoch
-        incoming, outgoing = self.transfers(launch, params, sync, epoch, self.collector)
+        incoming, outgoing, isolated = self.transfers(launch, params, sync, epoch, self.collector, program)
         extra = launch.arguments(program, sync, None, self.peer_offset, params)
-        polls = self.execute(launch, program, sync, epoch, incoming, outgoing, extra, run)
+        polls = self.execute(launch, program, sync, epoch, incoming, outgoing, extra, run, isolated)
         self.sim.launches.setdefault(self.rank, []).append(LaunchInfo(launch.chunks, launch.graph, polls, extra))
 
     def transfers(self, launch: LaunchPlan, params: Mapping[str, Any], sync: SyncState, epoch: int,
-                  collect: Callable[[ConcreteChunk, int, torch.Tensor], Callable[[], None] | None]
-                  ) -> tuple[list[Incoming], dict[int, Outgoing]]:
+                  collect: Callable[[ConcreteChunk, int, torch.Tensor], Callable[[], None] | None],
+                  program: FusedProgram, isolate_outputs: bool = True
+                  ) -> tuple[list[Incoming], dict[int, Outgoing], list[IsolatedOutput]]:
         """One launch's chunks delivered to this rank and chunks it produces
         (``collect(chunk, owner, partial)`` runs when one is complete; None:
-        nothing), with the plan tensors poisoned and the epoch set."""
+        nothing), with the plan tensors poisoned and the epoch set; under
+        isolated delivery (and ``isolate_outputs``) the produced tensors'
+        :class:`IsolatedOutput`, which the chunks are collected from."""
         sync.epoch.fill_(epoch)
         sync.report.zero_()
         counts = deps.signal_counts(launch.graph)
         incoming: list[Incoming] = []
         outgoing: dict[int, Outgoing] = {}
+        isolated: dict[str, IsolatedOutput] = {}
         for name, plan in launch.plans.items():
             consumed = plan.collective in CONSUMED
+            self.poison(plan, launch.chunks[name], params, consumed, sync.flags, epoch, program)
             for c in launch.chunks[name]:
                 target = params[c.param]
                 if consumed and c.dst == self.rank:
                     incoming.append(self.delivery(c, target))
                 elif not consumed and c.src == self.rank:
-                    done = collect(c, deps.owner(launch.chunks[name], c), target) or _nothing
-                    outgoing[c.flag] = Outgoing(c, counts.get((c.plan, c.id), 0), done)
-            self.poison(plan, launch.chunks[name], params, consumed, sync.flags, epoch)
+                    out = None
+                    if self.sim.order == "isolated" and isolate_outputs:
+                        if c.param not in isolated:
+                            isolated[c.param] = IsolatedOutput.of(target, output_reads(program, c.param)[1])
+                        out = isolated[c.param]
+                    done = collect(c, deps.owner(launch.chunks[name], c), target if out is None else out.acc)
+                    outgoing[c.flag] = Outgoing(c, counts.get((c.plan, c.id), 0), done or _nothing, isolated=out)
         # local chunks are in place; SM chunks are the kernel's own business
-        return [i for i in incoming if not i.chunk.is_local and i.chunk.backend != "sm"], outgoing
+        incoming = [i for i in incoming if not i.chunk.is_local and i.chunk.backend != "sm"]
+        return incoming, outgoing, list(isolated.values())
 
     def execute(self, launch: LaunchPlan, program: FusedProgram, sync: SyncState, epoch: int,
                 incoming: list[Incoming], outgoing: dict[int, Outgoing], extra: dict[str, Any],
-                run: Callable[..., None]) -> int:
+                run: Callable[..., None], isolated: list[IsolatedOutput] | None = None) -> int:
         """Run the kernel with chunks delivered as it polls (runtime/sim.py); its poll count."""
         hook = DeliveryHook(sync.flags, epoch, self.sim.order, self.sim.seed + self.rank, incoming, outgoing,
                             lost={i.chunk.flag for i in incoming if (i.chunk.plan, i.chunk.id) in self.sim.lost},
-                            bounded=self.sim.spin_limit > 0)
+                            bounded=self.sim.spin_limit > 0, outputs=list(isolated or ()))
         with hook.installed():
             run(extra, launch.launch_grid(program, sync.comm_programs))
         message = sync.timeout(launch, self.rank)
@@ -161,7 +194,10 @@ class SimRank:
         def deliver() -> None:
             rows(target, c.dim, c.lo, c.hi).copy_(rows(source, c.dim, c.lo, c.hi))
 
-        return Incoming(c, deliver)
+        def retract() -> None:
+            rows(target, c.dim, c.lo, c.hi).fill_(float("nan"))
+
+        return Incoming(c, deliver, retract)
 
     def collector(self, c: ConcreteChunk, owner: int, partial: torch.Tensor) -> Callable[[], None]:
         """Add this rank's partial rows of ``c`` into their owner's result. (A
@@ -177,13 +213,16 @@ class SimRank:
         return collect
 
     def poison(self, plan, chunks: list[ConcreteChunk], params: Mapping[str, Any], consumed: bool,
-                flags: torch.Tensor, epoch: int) -> None:
+                flags: torch.Tensor, epoch: int, program: FusedProgram) -> None:
         """Gathered tensors: NaN outside local chunks (which are present: their
-        flags are set). Produced tensors: NaN everywhere before the kernel."""
+        flags are set). Produced tensors: NaN everywhere before the kernel,
+        unless the kernel reads them back (``output_reads``)."""
         for tensor in plan.tensors:
             target = params[tensor.param.data]
             if not isinstance(target, torch.Tensor) or not target.is_floating_point():
                 raise TypeError(f"parameter '{tensor.param.data}' must be a floating-point tensor")
+            if not consumed and output_reads(program, tensor.param.data)[0]:
+                continue
             target.fill_(float("nan"))
             if consumed:
                 source = self.sources[tensor.param.data]

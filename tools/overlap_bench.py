@@ -2,18 +2,25 @@
 
     NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1 \\
         torchrun --nproc-per-node=2 -m syncopate.tools.overlap_bench --quick
-    torchrun --nproc-per-node=4 $(which overlap-bench) --workload ag-gemm --shapes anchor --autotune
+    torchrun --nproc-per-node=2 $(which overlap-bench) --shapes anchor --phases explore --autotune
+    torchrun --nproc-per-node=2 $(which overlap-bench) --shapes anchor --phases confirm
     overlap-bench --cpu            # no GPU: the whole pipeline on one gloo rank, Triton interpreter
     overlap-bench --list-shapes --world 2
 
 One process per GPU, one process group, one run: for every workload and
 shape it checks each variant against an fp32 reference, then times the
-checked variants round-robin (``--rounds``; CUDA events, median over the
-timed launches after warm-up, max over ranks), and rank 0 prints a
-table per workload and shape, then a summary against the targets (best
-row per shape, geometric means, the shapes that miss; bench/summary.py),
-and writes CSV, JSON and a bar chart to ``--out``. See docs/performance.md
-for the protocol.
+checked variants round-robin in a seeded shuffled order per round
+(``--rounds``, ``--seed``; CUDA events, median over the timed launches
+after warm-up, max over ranks), and rank 0 prints a table per workload,
+shape and phase, then a summary against the targets (bench/summary.py),
+and writes CSV, JSON and a bar chart to ``--out``.
+
+Phases (``--phases``): ``explore`` times every requested syncopate row
+(best-of-N: a table to explore, not a headline; ``--autotune`` stores its
+best row for later runs); ``confirm`` times the baselines and one
+syncopate row per shape chosen before anything is timed (the autotune
+cache's choice from an earlier run, else a fixed rule; bench/headline.py),
+which is the headline. See docs/performance.md for the protocol.
 
 Exit status: 0 when every row is ok or n/a, 1 when any row is WRONG, 2 on a
 usage or setup error.
@@ -39,6 +46,7 @@ def _csv(text: str | None) -> list[str]:
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     from syncopate.bench.configs import SHAPE_TILE, parse_tile
     from syncopate.bench.fused import BACKENDS, ORDERS, REDUCTIONS
+    from syncopate.bench.report import CONFIRM, EXPLORE
     from syncopate.bench.shapes import WORKLOADS
 
     parser = argparse.ArgumentParser(
@@ -50,7 +58,8 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         "(exit status 1). Rows that cannot run say 'n/a: <reason>'.",
     )
     parser.add_argument("--workload", default=None, metavar="LIST",
-                        help=f"comma list of workloads (default all: {','.join(WORKLOADS)})")
+                        help=f"comma list of workloads (default all: {','.join(WORKLOADS)}), or tp-layer alone "
+                        "(a tensor-parallel decoder layer: torch TP, async-TP, syncopate ops)")
     parser.add_argument("--shapes", default=None, metavar="LIST",
                         help="comma list of shape names, labels at this W (AG-8192x8192x14336) or groups "
                         "(anchor, llama, quick, all); default all, or the quick group with --quick")
@@ -65,7 +74,17 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
                         "each, after every row is checked: GPU speed drifts within a run, and round-robin spreads "
                         "it over all rows instead of biasing those timed late; 1: one row after another "
                         "(default 5, 2 with --quick, 1 with --cpu)")
-    parser.add_argument("--seed", type=int, default=0, help="seed of the random inputs (default 0)")
+    parser.add_argument("--seed", type=int, default=0,
+                        help="seed of the random inputs and of the row order in each timing round (default 0)")
+    parser.add_argument("--no-shuffle", action="store_true",
+                        help="time the rows of every round in table order instead of a seeded shuffle")
+    parser.add_argument("--phases", default=EXPLORE, metavar="LIST",
+                        help="explore (every requested syncopate row; best-of-N, not a headline) and/or confirm "
+                        "(the baselines and one syncopate row per shape chosen before timing: the autotune cache's "
+                        "choice from an earlier run, else ce/arrival; the headline); default explore")
+    parser.add_argument("--direct", action="store_true",
+                        help="explore: add the /direct twin of every ag-gemm syncopate row (the producer writes the "
+                        "shard straight into the symmetric buffer; no staging copy in the timed region)")
     parser.add_argument("--backends", default=",".join(BACKENDS), metavar="LIST",
                         help=f"syncopate backends to run (default {','.join(BACKENDS)}); 'auto' runs the autotune "
                         "cache's best row for the shape (one row, 'syncopate auto=ce/arrival/c2') when it has one, "
@@ -151,7 +170,8 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         parser.error(f"--spin-limit must be >= 0, got {args.spin_limit}")
     if args.world is not None and args.world < 1:
         parser.error(f"--world must be >= 1, got {args.world}")
-    for option, allowed in (("backends", BACKENDS), ("orders", ORDERS), ("reduce", REDUCTIONS)):
+    for option, allowed in (("backends", BACKENDS), ("orders", ORDERS), ("reduce", REDUCTIONS),
+                            ("phases", (EXPLORE, CONFIRM))):
         values = _csv(getattr(args, option))
         bad = [v for v in values if v not in allowed]
         if bad or not values:
@@ -163,6 +183,9 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     args.iters = defaults[1] if args.iters is None else args.iters
     args.rounds = defaults[2] if args.rounds is None else args.rounds
     return args
+
+
+TP_LAYER = "tp-layer"  # the tensor-parallel decoder layer (not a fused-kernel workload)
 
 
 def _world_size(args: argparse.Namespace) -> int:
@@ -180,6 +203,17 @@ def _error(message: str) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
+    if args.workload == TP_LAYER:  # its own rows and table: bench/tp_layer.py
+        if args.list_shapes:
+            from syncopate.bench.tp_layer import describe
+
+            print(describe(args.cpu, args.quick))
+            return 0
+        if args.cpu:
+            os.environ.setdefault("TRITON_INTERPRET", "1")
+        from syncopate.bench import tp_layer
+
+        return tp_layer.main(args.cpu, args.quick, args.warmup, args.iters, args.seed)
     from syncopate.bench.shapes import ShapeError, describe, parse_workloads, select_shapes
 
     world = _world_size(args)
@@ -224,12 +258,13 @@ def run(args: argparse.Namespace, ctx: Any, shapes: list[Any]) -> int:
     from syncopate.bench.fused import fused_variants
     from syncopate.bench.no_comm import no_comm_variant
     from syncopate.bench.problem import make_spec
+    from syncopate.bench.report import CONFIRM, EXPLORE
     from syncopate.bench.runner import RunOptions, run_case, short_reason
-    from syncopate.bench.shapes import ANCHORS_H200_X2
     from syncopate.bench.variants import unavailable
 
     lead = ctx.rank == 0
-    options = RunOptions(args.warmup, args.iters, FLUSH_BYTES if args.flush_l2 else 0, args.cuda_graph, args.rounds)
+    options = RunOptions(args.warmup, args.iters, FLUSH_BYTES if args.flush_l2 else 0, args.cuda_graph, args.rounds,
+                         args.seed, not args.no_shuffle)
     device_name = ctx.device_name
     started = time.time()
 
@@ -240,7 +275,13 @@ def run(args: argparse.Namespace, ctx: Any, shapes: list[Any]) -> int:
     say(f"overlap-bench: W={ctx.world} on {device_name}, {len(shapes)} shape(s), "
         f"warm-up {options.warmup}, {options.iters} timed iterations"
         f"{f' in each of {options.rounds} round-robin rounds' if options.rounds > 1 else ''}, L2 {'flushed' if args.flush_l2 else 'warm'}, "
-        f"{'CUDA graph replays' if args.cuda_graph and not ctx.cpu else 'eager launches'}")
+        f"{'CUDA graph replays' if args.cuda_graph and not ctx.cpu else 'eager launches'}, "
+        f"row order {'shuffled (seed ' + str(args.seed) + ')' if options.shuffle else 'fixed'}, "
+        f"phases {','.join(args.phases)}")
+    try:  # before anything is timed
+        headlines = _headlines(args, ctx, shapes) if CONFIRM in args.phases else {}
+    except autotune.AutotuneError as err:
+        return _error(str(err))
     tables = []
     for index, shape in enumerate(shapes, 1):
         tag = f"[{index}/{len(shapes)}] {shape.workload} {shape.label(ctx.world)}"
@@ -250,35 +291,41 @@ def run(args: argparse.Namespace, ctx: Any, shapes: list[Any]) -> int:
             spec = _gemm_config(args, ctx, spec, say)
         except autotune.AutotuneError as err:
             return _error(str(err))
-        variants = baseline_variants(spec, ctx) + [no_comm_variant(spec, ctx)]
-        try:
-            variants += fused_variants(spec, ctx, args.backends, args.orders, args.chunks,
-                                       args.lanes or [ctx.default_lanes], args.attn_waits, args.tiles,
-                                       _auto_choice(args, ctx, shape), args.reduce)
-        except Exception as err:  # a broken extension must not take the baselines down
-            variants.append(unavailable("syncopate", f"fused_variants failed: {short_reason(err)}"))
+        for phase in args.phases:
+            say(f"{tag}: {phase}")
+            if phase == EXPLORE:
+                variants = baseline_variants(spec, ctx) + [no_comm_variant(spec, ctx)]
+                try:
+                    variants += fused_variants(spec, ctx, args.backends, args.orders, args.chunks,
+                                               args.lanes or [ctx.default_lanes], args.attn_waits, args.tiles,
+                                               _auto_choice(args, ctx, shape), args.reduce, args.direct)
+                except Exception as err:  # a broken extension must not take the baselines down
+                    variants.append(unavailable("syncopate", f"fused_variants failed: {short_reason(err)}"))
+            else:
+                variants = baseline_variants(spec, ctx) + _confirm_rows(spec, ctx, headlines[shape], args)
 
-        def progress(variant: Any, row: Any, seconds: float, tag: str = tag) -> None:
-            shown = f"{row.ms:.3f} ms" if row.ok else row.status
-            say(f"{tag}: {variant.name:<24} {shown}  ({seconds:.1f}s)")
+            def progress(variant: Any, row: Any, seconds: float, tag: str = tag) -> None:
+                shown = f"{row.ms:.3f} ms" if row.ok else row.status
+                say(f"{tag}: {variant.name:<24} {shown}  ({seconds:.1f}s)")
 
-        def round_done(done: int, rounds: int, seconds: float, tag: str = tag) -> None:
-            say(f"{tag}: rows checked; timing round {done}/{rounds} done ({seconds:.1f}s)")
+            def round_done(done: int, rounds: int, seconds: float, tag: str = tag) -> None:
+                say(f"{tag}: rows checked; timing round {done}/{rounds} done ({seconds:.1f}s)")
 
-        table = run_case(spec, ctx, variants, options, device_name, progress, round_done)
-        tables.append(table)
-        if lead:
-            print(report.format_table(table, ANCHORS_H200_X2) + "\n", flush=True)
-        del spec, variants
-        if not ctx.cpu:
-            torch.cuda.empty_cache()
+            table = run_case(spec, ctx, variants, options, device_name, progress, round_done, phase)
+            tables.append(table)
+            if lead:
+                print(report.format_table(table) + "\n", flush=True)
+            del variants
+            if not ctx.cpu:
+                torch.cuda.empty_cache()
+        del spec
 
     if lead:
         print(summary.format_summary(tables) + "\n", flush=True)
         _write_outputs(args, ctx, tables, started)
         if args.autotune:
-            try:
-                choices = autotune.record(tables, args.cache)
+            try:  # the exploration's best rows: the headlines of later runs
+                choices = autotune.record([t for t in tables if t.phase == EXPLORE], args.cache)
             except autotune.AutotuneError as err:
                 print(f"overlap-bench: error: {err}", file=sys.stderr)
                 return EXIT_ERROR
@@ -290,6 +337,38 @@ def run(args: argparse.Namespace, ctx: Any, shapes: list[Any]) -> int:
     if wrong and lead:
         print("overlap-bench: some rows are WRONG (failed the reference check)", file=sys.stderr)
     return EXIT_WRONG if wrong else 0
+
+
+def _headlines(args: argparse.Namespace, ctx: Any, shapes: list[Any]) -> dict[Any, Any]:
+    """Every shape's headline row (bench/headline.py), read from the cache
+    before anything is timed. Rank 0 reads, every rank follows."""
+    from syncopate.bench import autotune, headline
+
+    chosen: Any = None
+    if ctx.rank == 0:
+        try:
+            chosen = [headline.choose(autotune.TuneKey(s.workload, s.key, ctx.world, ctx.device_name),
+                                      (args.lanes or [ctx.default_lanes])[0], args.cache) for s in shapes]
+        except autotune.AutotuneError as err:  # every rank raises it below, so none waits for the others
+            chosen = err
+    chosen = ctx.gather_objects(chosen)[0]
+    if isinstance(chosen, Exception):
+        raise chosen
+    return dict(zip(shapes, chosen))
+
+
+def _confirm_rows(spec: Any, ctx: Any, chosen: Any, args: argparse.Namespace) -> list[Any]:
+    """The syncopate rows of a confirmation: the headline (and its /direct twin for ag-gemm)."""
+    from syncopate.bench import headline
+    from syncopate.bench.fused import variants_for
+    from syncopate.bench.runner import short_reason
+    from syncopate.bench.variants import unavailable
+
+    try:
+        return headline.mark(variants_for(spec, ctx, headline.rows_of(chosen, spec.workload), args.attn_waits),
+                             chosen)
+    except Exception as err:  # a broken extension must not take the baselines down
+        return [unavailable("syncopate", f"fused_variants failed: {short_reason(err)}")]
 
 
 def _auto_choice(args: argparse.Namespace, ctx: Any, shape: Any) -> Any:
@@ -359,7 +438,8 @@ def _meta(args: argparse.Namespace, ctx: Any, started: float) -> dict[str, Any]:
         "argv": sys.argv[1:], "world": ctx.world, "device": ctx.device_name, "cpu": ctx.cpu,
         "torch": torch.__version__, "triton": triton.__version__, "cuda": torch.version.cuda,
         "warmup": args.warmup, "iters": args.iters, "rounds": args.rounds, "l2": "flushed" if args.flush_l2 else "warm",
-        "seed": args.seed, "backends": args.backends, "orders": args.orders, "chunks": args.chunks, "reduce": args.reduce,
+        "seed": args.seed, "shuffle": not args.no_shuffle, "phases": args.phases, "direct": args.direct,
+        "backends": args.backends, "orders": args.orders, "chunks": args.chunks, "reduce": args.reduce,
         "lanes": args.lanes, "tiles": args.tiles, "attn_waits": args.attn_waits,
         "timing": "CUDA events per iteration, median, max over ranks" if not ctx.cpu else "perf_counter, median",
         "launches": "CUDA graph replays" if args.cuda_graph and not ctx.cpu else "eager",

@@ -12,20 +12,25 @@ from __future__ import annotations
 
 import argparse
 import ast
-import inspect
 import io
 import sys
 from collections.abc import Sequence
 from typing import IO
 
-from xdsl.dialects.builtin import ModuleOp
-from xdsl.utils.exceptions import DiagnosticException, ParseError
-from xdsl.xdsl_opt_main import xDSLOptMain
-
 from syncopate.dialects.chunk import PlanOp
+from syncopate.ir.deps import KERNEL_ATTR
 from syncopate.ir.errors import FrontendError
 from syncopate.ir.plans.errors import PlanError
 from syncopate.lowering.triton_emitter import EmitError
+from xdsl.dialects.builtin import ModuleOp, StringAttr
+from xdsl.utils.exceptions import DiagnosticException, ParseError
+from xdsl.xdsl_opt_main import xDSLOptMain
+
+TARGET_SUMMARIES = {
+    "mlir": "Print the IR (the default).",
+    "triton": "Emit Triton Python: one @triton.jit function per tile.func.",
+}
+"""The output targets overlap-opt offers, with their --help summaries."""
 
 
 class OverlapOptMain(xDSLOptMain):
@@ -58,23 +63,35 @@ class OverlapOptMain(xDSLOptMain):
             self.register_pass(name, factory)
 
     def register_all_targets(self) -> None:
+        """Only the targets that make sense for tile IR (see TARGET_SUMMARIES);
+        xDSL's assembly and other backends do not know the tile dialect."""
         super().register_all_targets()
         from syncopate.lowering.target import TritonTarget
 
         self.available_targets["triton"] = lambda: TritonTarget
+        for name in list(self.available_targets):
+            if name not in TARGET_SUMMARIES:
+                del self.available_targets[name]
 
     def register_all_arguments(self, arg_parser: argparse.ArgumentParser) -> None:
         super().register_all_arguments(arg_parser)
         from syncopate.ir.plans.cli import add_plan_arguments
 
         add_plan_arguments(arg_parser)
+        arg_parser.add_argument(
+            "--kernel", metavar="NAME", default=None,
+            help="the kernel to fuse when several kernels of the file take the plan's tensor "
+            "(e.g. a forward and a backward kernel); the others are emitted unchanged",
+        )
         arg_parser.formatter_class = argparse.RawDescriptionHelpFormatter
+        from syncopate.passes import summary
+
         lines = ["passes:"]
         for name, factory in sorted(self.available_passes.items()):
-            pass_class = factory()
-            doc = inspect.cleandoc(pass_class.__dict__.get("__doc__") or "")
-            lines.append(f"  {name:28} {doc.splitlines()[0] if doc else ''}")
-        lines += ["", "targets: " + ", ".join(self.available_targets), "frontends: .py (Triton), .mlir (IR)"]
+            lines.append(f"  {name:28} {summary(factory())}")
+        lines += ["", "targets:"]
+        lines += [f"  {name:28} {TARGET_SUMMARIES[name]}" for name in self.available_targets]
+        lines += ["", "frontends: .py (Triton), .mlir (IR)"]
         arg_parser.epilog = "\n".join(lines)
 
 
@@ -109,6 +126,8 @@ class OverlapOptMain(xDSLOptMain):
         if module is not None and self.args.plan is not None:
             for plan in self.plans():
                 module.body.block.add_op(plan.clone())
+        if module is not None and self.args.kernel is not None:
+            module.attributes[KERNEL_ATTR] = StringAttr(self.args.kernel)
         return module
 
     def plans(self) -> list[PlanOp]:

@@ -9,7 +9,10 @@ one process, chunks delivered in the chosen order while the fused kernel
 runs (``plan``, ``reversed``, ``random`` with ``--seed``, ``late``; ``all``
 runs each). The reference is the collective done with torch, then the
 original kernel. Prints one line per rank and delivery order with the max
-error, and exits 1 on any mismatch (2 on a usage or compile error).
+error, and exits 1 on any mismatch. Anything else that stops the check (a
+compile error, a workload function that fails or returns the wrong thing, a
+plan that does not fit the world or the inputs, a kernel that cannot be
+right) is one ``overlap-run: error:`` line and exit 1; usage errors exit 2.
 """
 
 from __future__ import annotations
@@ -24,7 +27,8 @@ from collections.abc import Sequence
 from syncopate.runtime.abi import COMM_PROGRAMS
 from syncopate.runtime.sim import DELIVERY_ORDERS
 
-EXIT_MISMATCH, EXIT_ERROR = 1, 2
+EXIT_MISMATCH, EXIT_ERROR = 1, 1
+MAX_SEED = 2**31 - 1  # workloads derive generator seeds from it (seed * 1000 + rank must fit in 64 bits)
 
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
@@ -60,6 +64,8 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
                         help="debug: every flag spin gives up after POLLS polls and the run reports the rank, "
                         "program and chunk it waited for (default 0: unbounded)")
     args = parser.parse_args(argv)
+    if not 0 <= args.seed <= MAX_SEED:
+        parser.error(f"--seed must be between 0 and {MAX_SEED}, got {args.seed}")
     if args.world < 1:
         parser.error(f"--world must be >= 1, got {args.world}")
     if args.ce_lanes is not None and args.ce_lanes < 1:
@@ -84,46 +90,74 @@ def main(argv: Sequence[str] | None = None) -> int:
     from syncopate.ir.errors import FrontendError
     from syncopate.ir.plans.errors import PlanError
     from syncopate.lowering.triton_emitter import EmitError
-    from syncopate.runtime.check import compile_workload, run_simulated
+    from syncopate.runtime.abi import AbiError
+    from syncopate.runtime.check import RunError, check_synchronised, compile_workload, run_simulated
     from syncopate.runtime.sim import SimulationError
     from syncopate.runtime.workload import WorkloadError, load_workload
+
+    def error(err: BaseException | str) -> int:
+        print(f"overlap-run: error: {_message(err)}", file=sys.stderr)
+        return EXIT_ERROR
 
     try:
         workload = load_workload(args.workload)
         start = time.perf_counter()
         program = compile_workload(workload, args.world, args.pipeline, args.plan)
+        check_synchronised(program, args.pipeline)
         print(f"compiled {workload.name} for W={args.world} with '{args.pipeline}' "
               f"in {time.perf_counter() - start:.1f}s -> {program.path}", flush=True)
         if args.emit:
             with open(args.emit, "w") as f:
                 f.write(program.source)
-    except (WorkloadError, PlanError, FrontendError, EmitError, DiagnosticException) as err:
-        print(f"overlap-run: error: {err}", file=sys.stderr)
-        return EXIT_ERROR
+    except (WorkloadError, PlanError, FrontendError, EmitError, DiagnosticException, RunError) as err:
+        return error(err)
+    except OSError as err:  # --emit to a directory or a missing folder
+        return error(f"{err.filename}: {err.strerror}")
+    except Exception as err:  # a bug of syncopate's: still one line, with how to see more
+        return error(_internal(err, "compiling"))
 
     orders = DELIVERY_ORDERS if args.delivery == "all" else (args.delivery,)
-    failed = False
+    failed: list[str] = []
     for order in orders:
         try:
             results = run_simulated(workload, args.world, order, args.seed, program)
+        except (WorkloadError, RunError, AbiError) as err:  # misuse: the same under every order
+            return error(err)
+        except Exception as err:
+            return error(_internal(err, f"running delivery '{order}'"))
         except SimulationError as err:
-            print(f"[{order}] FAIL: {err}", flush=True)
-            failed = True
+            lines = str(err).splitlines()
+            more = f" (+{len(lines) - MAX_DETAIL} more)" if len(lines) > MAX_DETAIL else ""
+            print(f"[{order}] FAIL: " + "\n  ".join(lines[:MAX_DETAIL]) + more, flush=True)
+            failed.append(f"{order}: {lines[0]}")
             continue
-        except Exception as err:  # an interpreter error inside the user's launch code or kernel
-            text = str(err).splitlines()[0] if str(err) else type(err).__name__
-            if "SimulationError" in str(err):
-                print(f"[{order}] FAIL: {text}", flush=True)
-                failed = True
-                continue
-            raise
         for r in results:
             status = "ok" if r.ok else "MISMATCH"
             err = "nan (poisoned data reached the output)" if math.isnan(r.max_error) else f"{r.max_error:.3e}"
             print(f"[{order}] rank {r.rank}: max error {err}, {r.polls} flag polls: {status}", flush=True)
-            failed = failed or not r.ok
-    print("FAILED: the fused kernel differs from the reference" if failed else "all ranks match the reference")
-    return EXIT_MISMATCH if failed else 0
+        bad = [r.rank for r in results if not r.ok]
+        if bad:
+            failed.append(f"{order}: rank(s) {', '.join(map(str, bad))} differ")
+    if failed:
+        print(f"FAILED: the fused kernel differs from the reference ({'; '.join(failed)})")
+        return EXIT_MISMATCH
+    print("all ranks match the reference")
+    return 0
+
+
+MAX_DETAIL = 6  # lines of a simulation failure shown (a chunk per line: thousands on large grids)
+
+
+def _internal(err: Exception, doing: str) -> str:
+    if os.environ.get("SYNCOPATE_TRACEBACK") == "1":
+        raise err
+    text = (str(err).strip().splitlines() or [""])[0]
+    return (f"internal error while {doing}: {type(err).__name__}: {text} "
+            "(set SYNCOPATE_TRACEBACK=1 for the traceback, and please report it)")
+
+
+def _message(err: BaseException | str) -> str:
+    return str(err).strip() or type(err).__name__
 
 
 def main_gpu(args: argparse.Namespace) -> int:
@@ -134,9 +168,13 @@ def main_gpu(args: argparse.Namespace) -> int:
     import torch
     import torch.distributed as dist
 
+    from xdsl.utils.exceptions import DiagnosticException
+
+    from syncopate.ir.errors import FrontendError
     from syncopate.ir.plans.errors import PlanError
+    from syncopate.lowering.triton_emitter import EmitError
     from syncopate.runtime.abi import AbiError
-    from syncopate.runtime.check import compile_workload
+    from syncopate.runtime.check import RunError, check_synchronised, compile_workload
     from syncopate.runtime.check_gpu import run_gpu
     from syncopate.runtime.gpu_world import GpuWorld, GpuWorldError
     from syncopate.runtime.workload import WorkloadError, load_workload
@@ -145,8 +183,10 @@ def main_gpu(args: argparse.Namespace) -> int:
         world = GpuWorld.from_torchrun(spin_limit=args.spin_limit, comm_programs=args.sms, ce_lanes=args.ce_lanes)
         workload = load_workload(args.workload)
         program = compile_workload(workload, world.world, args.pipeline, args.plan)
+        check_synchronised(program, args.pipeline)
         result = run_gpu(workload, world, args.seed, program, args.launches)
-    except (GpuWorldError, WorkloadError, AbiError, PlanError) as err:
+    except (GpuWorldError, WorkloadError, AbiError, PlanError, RunError, FrontendError, EmitError,
+            DiagnosticException) as err:
         print(f"overlap-run: error: rank {os.environ.get('RANK')}: {err}", file=sys.stderr)
         return EXIT_ERROR
     err = "nan (poisoned data reached the output)" if math.isnan(result.max_error) else f"{result.max_error:.3e}"

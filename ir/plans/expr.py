@@ -1,13 +1,26 @@
-"""Symbolic extents: ints or affine-like expression strings over shape symbols.
+"""Symbolic extents: ints or expression strings over shape symbols, held as sympy.
 
 An *extent* (chunk offset or size, tensor shape entry, all-to-all split) is an
 ``int`` or a string such as ``"M/4"``, ``"2*(M/8)"`` or ``"M - 3*(M/4)"``.
 Grammar: integers, identifiers (shape symbols such as ``M``, ``K`` and the world
 size ``W``), ``+ - * / %``, unary minus and parentheses. ``/`` is integer
-(floor) division, as in Triton index arithmetic on non-negative values.
+(floor) division and ``%`` its remainder, as in Triton index arithmetic on
+non-negative values. Symbols stand for non-negative integers.
 
-Expressions are evaluated, never simplified: the verifier checks symbolic
-plans by evaluating them at several concrete bindings of their symbols.
+The strings are the user-visible syntax (plan specs, ``chunk.chunk`` attributes,
+error messages). Underneath, each string is parsed once into a sympy
+expression (``/`` becomes ``floor(a/b)``, ``%`` becomes ``Mod``), so that:
+
+* :func:`simplify` returns the canonical form, printed back in the same
+  syntax (``(M/2)/2 + M/2 - (M/2)/2`` becomes ``M/2``);
+* :func:`equal` decides equality for every binding of the symbols by
+  comparing canonical forms. It is sound but not complete: ``True`` means
+  equal everywhere; ``False`` means not *proved* equal (``M - 2*(M/2)``
+  and ``M % 2`` are equal but have different canonical forms);
+* :func:`evaluate` substitutes concrete values.
+
+:func:`add`, :func:`sub`, :func:`mul`, :func:`div` and :func:`total` build
+new extents from old ones and return them simplified.
 """
 
 from __future__ import annotations
@@ -16,47 +29,166 @@ import ast
 from collections.abc import Mapping
 from functools import lru_cache
 
+import sympy
+
 from syncopate.ir.plans.errors import PlanError
 
 Extent = int | str
 
-_BINOPS = {
-    ast.Add: lambda a, b: a + b,
-    ast.Sub: lambda a, b: a - b,
-    ast.Mult: lambda a, b: a * b,
-    ast.Div: lambda a, b: a // b,
-    ast.FloorDiv: lambda a, b: a // b,
-    ast.Mod: lambda a, b: a % b,
-}
+_ALLOWED = (
+    ast.BinOp, ast.UnaryOp, ast.Name, ast.Load, ast.USub, ast.UAdd,
+    ast.Add, ast.Sub, ast.Mult, ast.Div, ast.FloorDiv, ast.Mod,
+)
+
+
+@lru_cache(maxsize=None)
+def _symbol(name: str) -> sympy.Symbol:
+    return sympy.Symbol(name, integer=True, nonnegative=True)
+
+
+def _floor_div(a: sympy.Expr, b: sympy.Expr) -> sympy.Expr:
+    if b == 0:
+        raise ZeroDivisionError
+    return _nested_floor(sympy.floor(a / b))
+
+
+def _nested_floor(e: sympy.Expr) -> sympy.Expr:
+    """``floor(floor(x)/n) = floor(x/n)`` for a positive integer ``n``, so that
+    repeated halving reads ``M/4`` rather than ``(M/2)/2``."""
+    if isinstance(e, sympy.floor):
+        num, den = sympy.fraction(sympy.together(e.args[0]))
+        if den.is_Integer and den > 0 and isinstance(num, sympy.floor):
+            return sympy.floor(num.args[0] / den)
+    return e
 
 
 @lru_cache(maxsize=4096)
-def _parse(text: str) -> ast.expr:
+def _parse(text: str) -> sympy.Expr:
     try:
-        tree = ast.parse(text, mode="eval").body
+        tree = ast.parse(text.strip(), mode="eval").body
     except SyntaxError as err:
         raise PlanError(f"malformed extent expression {text!r}: {err.msg}") from None
     for node in ast.walk(tree):
-        ok = isinstance(
-            node,
-            (ast.BinOp, ast.UnaryOp, ast.Name, ast.Load, ast.USub, ast.UAdd)
-            + tuple(_BINOPS),
-        ) or (isinstance(node, ast.Constant) and type(node.value) is int)
-        if not ok:
+        if not (isinstance(node, _ALLOWED) or (isinstance(node, ast.Constant) and type(node.value) is int)):
             raise PlanError(
                 f"extent expression {text!r} may only use integers, symbols, "
                 "+ - * / % and parentheses"
             )
-    return tree
+
+    def build(node: ast.expr) -> sympy.Expr:
+        if isinstance(node, ast.Constant):
+            return sympy.Integer(node.value)
+        if isinstance(node, ast.Name):
+            return _symbol(node.id)
+        if isinstance(node, ast.UnaryOp):
+            value = build(node.operand)
+            return -value if isinstance(node.op, ast.USub) else value
+        assert isinstance(node, ast.BinOp)
+        lhs, rhs = build(node.left), build(node.right)
+        if isinstance(node.op, ast.Add):
+            return lhs + rhs
+        if isinstance(node.op, ast.Sub):
+            return lhs - rhs
+        if isinstance(node.op, ast.Mult):
+            return lhs * rhs
+        if rhs == 0:
+            raise PlanError(f"division by zero in extent {text!r}")
+        if isinstance(node.op, ast.Mod):
+            return sympy.Mod(lhs, rhs)
+        return _floor_div(lhs, rhs)
+
+    return build(tree)
+
+
+def to_sympy(extent: Extent) -> sympy.Expr:
+    """The sympy expression of ``extent`` (raises PlanError if malformed)."""
+    if isinstance(extent, int):
+        return sympy.Integer(extent)
+    return _parse(extent)
+
+
+# ---------------------------------------------------------------- printing
+
+
+def _atom(e: sympy.Expr) -> str:
+    """``e`` as an operand of ``*``, ``/`` or ``%`` (parenthesized if compound)."""
+    text = _format(e)
+    if e.is_Symbol or (e.is_Integer and e >= 0):
+        return text
+    return f"({text})"
+
+
+def _format_mul(e: sympy.Expr) -> str:
+    coeff, rest = e.as_coeff_Mul()
+    factors: list[str] = []
+    for base, power in rest.as_powers_dict().items():
+        if not (power.is_Integer and power > 0):
+            raise PlanError(f"extent {e} is not expressible as an extent (power {power})")
+        factors += [_atom(base)] * int(power)
+    factors.sort()
+    if coeff != 1:
+        if not coeff.is_Integer:
+            raise PlanError(f"extent {e} has a fractional coefficient")
+        factors.insert(0, str(coeff) if coeff > 0 else f"({coeff})")
+    return "*".join(factors)
+
+
+def _format(e: sympy.Expr) -> str:
+    if e.is_Integer:
+        return str(int(e))
+    if e.is_Symbol:
+        return e.name
+    if isinstance(e, sympy.floor):
+        num, den = sympy.fraction(sympy.together(e.args[0]))
+        return f"{_atom(num)}/{_atom(den)}"
+    if isinstance(e, sympy.Mod):
+        return f"{_atom(e.args[0])} % {_atom(e.args[1])}"
+    if e.is_Add:
+        text = ""
+        terms = e.as_ordered_terms()
+        # positive terms first, so that ``M/2 - M/4`` does not read ``-(M/4) + M/2``
+        terms.sort(key=lambda t: bool(t.as_coeff_Mul()[0].is_negative))
+        for term in terms:
+            coeff, rest = term.as_coeff_Mul()
+            if text and coeff.is_negative:
+                text += " - " + _format(-term)
+            elif text:
+                text += " + " + _format(term)
+            else:
+                text = _format(term)
+        return text
+    if e.is_Mul:
+        if e.as_coeff_Mul()[0] == -1:
+            return "-" + _atom(-e)
+        return _format_mul(e)
+    if e.is_Pow:
+        return _format_mul(e)
+    raise PlanError(f"extent {e} is not expressible as an extent")
+
+
+def from_sympy(e: sympy.Expr) -> Extent:
+    """``e`` back in extent syntax: an int if constant, else a string."""
+    if e.is_Integer:
+        return int(e)
+    return _format(e)
+
+
+# ---------------------------------------------------------------- queries
+
+
+@lru_cache(maxsize=4096)
+def _names(text: str) -> frozenset[str]:
+    return frozenset(n.id for n in ast.walk(ast.parse(text.strip(), mode="eval")) if isinstance(n, ast.Name))
 
 
 def symbols(extent: Extent) -> frozenset[str]:
-    """The shape symbols an extent mentions (empty for ints)."""
+    """The shape symbols an extent mentions as written (empty for ints); a
+    symbol that cancels (``M - M``) is still reported, so that an unknown one
+    is refused."""
     if isinstance(extent, int):
         return frozenset()
-    return frozenset(
-        n.id for n in ast.walk(_parse(extent)) if isinstance(n, ast.Name)
-    )
+    _parse(extent)
+    return _names(extent)
 
 
 def check(extent: Extent) -> None:
@@ -65,95 +197,69 @@ def check(extent: Extent) -> None:
         _parse(extent)
 
 
+def simplify(extent: Extent) -> Extent:
+    """The canonical form of ``extent`` (an int if it is constant)."""
+    return from_sympy(to_sympy(extent))
+
+
+def equal(a: Extent, b: Extent) -> bool:
+    """True if ``a`` and ``b`` are equal for every binding of their symbols.
+
+    False means "not proved equal": canonical forms are compared, which is
+    exact for sums and products of symbols but not for every identity
+    between floors and remainders."""
+    return sympy.expand(to_sympy(a) - to_sympy(b)) == 0
+
+
 def evaluate(extent: Extent, env: Mapping[str, int]) -> int:
     """Evaluate ``extent`` with the symbol values in ``env``."""
     if isinstance(extent, int):
         return extent
-
-    def ev(node: ast.expr) -> int:
-        if isinstance(node, ast.Constant):
-            return node.value
-        if isinstance(node, ast.Name):
-            if node.id not in env:
-                raise PlanError(f"unknown symbol {node.id!r} in extent {extent!r}")
-            return env[node.id]
-        if isinstance(node, ast.UnaryOp):
-            v = ev(node.operand)
-            return -v if isinstance(node.op, ast.USub) else v
-        assert isinstance(node, ast.BinOp)
-        lhs, rhs = ev(node.left), ev(node.right)
-        if isinstance(node.op, (ast.Div, ast.FloorDiv, ast.Mod)) and rhs == 0:
-            raise PlanError(f"division by zero in extent {extent!r} at {dict(env)}")
-        return _BINOPS[type(node.op)](lhs, rhs)
-
-    return ev(_parse(extent))
+    e = _parse(extent)
+    values = {}
+    for s in e.free_symbols:
+        if s.name not in env:
+            raise PlanError(f"unknown symbol {s.name!r} in extent {extent!r}")
+        values[s] = sympy.Integer(env[s.name])
+    for name in _names(extent) - {s.name for s in e.free_symbols}:
+        if name not in env:
+            raise PlanError(f"unknown symbol {name!r} in extent {extent!r}")
+    result = e.xreplace(values)
+    if not result.is_Integer:
+        raise PlanError(f"division by zero in extent {extent!r} at {dict(env)}")
+    return int(result)
 
 
 def normalize(extent: Extent) -> Extent:
-    """Turn a string that is a plain integer literal into an int."""
-    if isinstance(extent, str):
-        stripped = extent.strip()
-        if stripped.lstrip("-").isdigit():
-            return int(stripped)
-        check(stripped)
-        return stripped
-    return extent
+    """A user-given extent in canonical form (``" 8 "`` becomes ``8``)."""
+    return simplify(extent.strip() if isinstance(extent, str) else extent)
 
 
-def _atom(extent: Extent) -> str:
-    """Parenthesize a compound expression so it can be an operand."""
-    text = str(extent)
-    return text if text.isidentifier() or text.lstrip("-").isdigit() else f"({text})"
+# ---------------------------------------------------------------- builders
 
 
 def mul(k: int, extent: Extent) -> Extent:
-    """``k * extent``, folded when either side is a constant."""
-    if isinstance(extent, int):
-        return k * extent
-    if k == 0:
-        return 0
-    return extent if k == 1 else f"{k}*{_atom(extent)}"
+    """``k * extent``, simplified."""
+    return from_sympy(k * to_sympy(extent))
 
 
 def add(a: Extent, b: Extent) -> Extent:
-    """``a + b``, folded when both are constants or one is zero."""
-    if isinstance(a, int) and isinstance(b, int):
-        return a + b
-    if a == 0:
-        return b
-    if b == 0:
-        return a
-    return f"{a} + {b}"
+    """``a + b``, simplified."""
+    return from_sympy(to_sympy(a) + to_sympy(b))
 
 
 def sub(a: Extent, b: Extent) -> Extent:
-    """``a - b``, folded when both are constants or ``b`` is zero."""
-    if isinstance(a, int) and isinstance(b, int):
-        return a - b
-    if b == 0:
-        return a
-    text = str(b)
-    top = _parse(text) if isinstance(b, str) else None
-    if isinstance(top, ast.BinOp) and isinstance(top.op, (ast.Add, ast.Sub)):
-        text = f"({text})"
-    return f"{a} - {text}"
+    """``a - b``, simplified."""
+    return from_sympy(to_sympy(a) - to_sympy(b))
 
 
 def total(extents: list[Extent]) -> Extent:
-    """Sum of ``extents`` with equal symbolic terms collected (``2*(M/4)``)."""
-    const = sum(e for e in extents if isinstance(e, int))
-    counts: dict[str, int] = {}
-    for e in extents:
-        if isinstance(e, str):
-            counts[e] = counts.get(e, 0) + 1
-    result: Extent = 0
-    for term, k in counts.items():
-        result = add(result, mul(k, term))
-    return add(result, const)
+    """Sum of ``extents``, simplified (equal terms collected: ``2*(M/4)``)."""
+    return from_sympy(sympy.Add(*(to_sympy(e) for e in extents)))
 
 
 def div(a: Extent, n: int) -> Extent:
-    """Floor division ``a / n`` by a positive constant."""
-    if isinstance(a, int):
-        return a // n
-    return a if n == 1 else f"{_atom(a)}/{n}"
+    """Floor division ``a / n`` by a positive constant, simplified."""
+    if n < 1:
+        raise PlanError(f"extent {a!r} divided by {n}: the divisor must be positive")
+    return from_sympy(_floor_div(to_sympy(a), sympy.Integer(n)))

@@ -21,7 +21,7 @@ stress checks of issue 5:
 * ``back-to-back``: 200 ag_gemm launches per backend (ce, sm, nccl),
   eagerly and as CUDA-graph replays, with fresh inputs each launch, no host
   sync or barrier, and randomly slowed producers (the readiness and release
-  tokens of runtime/gather_tokens.py must order them).
+  tokens of runtime/gpu/gather_tokens.py must order them).
 
 Prints one ``MATRIX <case> rank r/W: ok|FAIL <why>`` line per case and rank;
 test/e2e/test_gpu_world.py runs it and requires every line to be ok. Uses
@@ -129,7 +129,7 @@ def many_launches(world, backend: str, count: int = 2000) -> None:
         outs = [run() for _ in range(count)]
         torch.cuda.synchronize()
         bad = [i for i in (0, count // 2, count - 1) if not torch.allclose(outs[i], reference, atol=2e-2, rtol=2e-2)]
-        epochs = max(int(entry[3].epoch.item()) for entry in world.launches.values())
+        epochs = max(int(entry.sync.epoch.item()) for entry in world.launches.values())
         say(world, case, not bad and epochs >= count, f"launches {bad} differ, epoch {epochs}")
     except Exception as err:
         say(world, case, False, f"{type(err).__name__}: {err}")

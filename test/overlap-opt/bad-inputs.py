@@ -31,3 +31,11 @@ def copy(x_ptr, y_ptr, N, BLOCK: tl.constexpr = 16):
 # PYMLIR: overlap-opt: error: {{.*}}.mlir: this is Python, not IR text; give a Triton kernel a .py name
 # USAGE: overlap-opt: error: unrecognized arguments: --no-such-flag
 # WORLD0: overlap-opt: error: --plan: all-gather: world must be >= 1, got 0
+# RUN: not overlap-opt --plan 'all-gather{world=100000}' 2>&1 | filecheck %s --check-prefix=HUGE
+# RUN: not overlap-opt --plan 'all-gather{world=8 size=4}' 2>&1 | filecheck %s --check-prefix=ROWS
+# RUN: not overlap-opt --plan 'all-gather{world=2 name=a-b}' 2>&1 | filecheck %s --check-prefix=NAME
+# RUN: not overlap-opt --plan 'all-gather{world=2 tensor=class}' 2>&1 | filecheck %s --check-prefix=KEYWORD
+# HUGE: overlap-opt: error: --plan: all-gather: world=100000 is more ranks than a fused kernel supports (at most 72)
+# ROWS: overlap-opt: error: --plan: all-gather: world=8 is more ranks than the 4 rows of dim 0; every rank needs at least one row
+# NAME: overlap-opt: error: --plan: all-gather: name='a-b' is not a Python identifier
+# KEYWORD: overlap-opt: error: --plan: all-gather: tensor='class' is not a Python identifier

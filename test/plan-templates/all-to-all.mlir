@@ -23,7 +23,7 @@
 // W3:     offset 8 size 1 src 2 dst 2 step 0
 // W3-NOT: size 0
 
-// W4:     id 3 "a" dim 0 offset "3*(M - 3*(M/4))" size "M - 3*(M/4)" src 3 dst 3 step 0
+// W4:     id 3 "a" dim 0 offset "3*M - 9*(M/4)" size "M - 3*(M/4)" src 3 dst 3 step 0
 // W4:     id 15 "a"
 // W4-NOT: chunk.chunk
 

@@ -13,6 +13,10 @@ class SimulatedGpu:
     def __init__(self, world: int, rank: int, sources: dict[str, torch.Tensor]):
         self.sim, self.rank, self.sources = SimWorld(world), rank, sources
         self.lanes = None
+        self.staging: dict[tuple, torch.Tensor] = {}  # the GPU World's ce reduce-scatter staging buffers
+
+    def barrier(self) -> None:
+        """One process holds every simulated rank: nothing to wait for."""
 
     def symmetric(self, like: torch.Tensor) -> torch.Tensor:
         return torch.empty_like(like)

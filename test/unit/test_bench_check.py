@@ -5,16 +5,27 @@ import math
 import pytest
 import torch
 
-from syncopate.bench.baselines import baseline_variants
+from syncopate.bench.baselines import CE_REDUCE, NATIVE_RS, baseline_variants
 from syncopate.bench.check import check_result, poison
 from syncopate.bench.configs import CPU_DEFAULT
 from syncopate.bench.context import BenchWorld
 from syncopate.bench.problem import GATHERED, OUT, PARTIAL, make_problem, make_spec
 from syncopate.bench.report import OK, WRONG
-from syncopate.bench.runner import RunOptions, measure, merge_outcomes, run_case
+from syncopate.bench.problem import reference_key
+from syncopate.bench.runner import RunOptions, _prepare, measure, merge_outcomes, round_order, run_case
 from syncopate.bench.shapes import AG_GEMM, GEMM_RS, SHAPES
 from syncopate.bench.timing import time_run
-from syncopate.bench.variants import ASYNC_TP, BOUND_TRITON, SEQ_CUBLAS, Variant
+from syncopate.bench.variants import (
+    ASYNC_TP,
+    ASYNC_TP_NATIVE,
+    BOUND_TRITON,
+    CE_ALONE,
+    COMM_ALONE,
+    FLOOR,
+    SEQ_CE,
+    SEQ_CUBLAS,
+    Variant,
+)
 
 
 def bf16_gemm(m, k, n, seed):
@@ -163,9 +174,20 @@ def test_baselines_pass_their_check_on_one_cpu_rank(ctx, workload):
     spec = _spec(ctx, workload)
     table = run_case(spec, ctx, baseline_variants(spec, ctx), RunOptions(0, 1), "cpu")
     status = {r.variant: r.status for r in table.rows}
-    assert status.pop(ASYNC_TP) == "n/a: needs CUDA"
+    assert {name: status.pop(name) for name in not_on_one_cpu_rank(workload)} == not_on_one_cpu_rank(workload)
     assert set(status.values()) == {OK}, status
     assert table.ms(BOUND_TRITON) is not None and table.ms(SEQ_CUBLAS) > 0
+    if workload == AG_GEMM:  # the copy-engine rows run (and are checked) on one CPU rank too
+        assert table.ms(CE_ALONE) > 0 and table.ms(SEQ_CE) > 0
+        assert table.ms(FLOOR) == min(table.ms(CE_ALONE), table.ms(COMM_ALONE))
+
+
+def not_on_one_cpu_rank(workload):
+    """The baseline rows that are n/a on one CPU rank, with their status."""
+    if workload == AG_GEMM:
+        return {ASYNC_TP: "n/a: needs CUDA", ASYNC_TP_NATIVE: "n/a: needs CUDA"}
+    return {ASYNC_TP: "n/a: needs CUDA", ASYNC_TP_NATIVE: f"n/a: {NATIVE_RS}", SEQ_CE: f"n/a: {CE_REDUCE}",
+            CE_ALONE: f"n/a: {CE_REDUCE}"}
 
 
 def test_runner_rechecks_after_the_timed_launches(ctx):
@@ -211,7 +233,7 @@ def test_rounds_time_the_rows_round_robin_after_checking_them_all(ctx):
     log = []
     (a, sa), (b, sb) = _logged("a", spec, log), _logged("b", spec, log)
     rounds = []
-    table = run_case(spec, ctx, [a, b], RunOptions(1, 2, rounds=3), "cpu",
+    table = run_case(spec, ctx, [a, b], RunOptions(1, 2, rounds=3, shuffle=False), "cpu",
                      round_progress=lambda done, total, seconds: rounds.append((done, total, len(log))))
     # checks first, then per round: each row's warm-up launch and 2 timed launches
     assert log == ["a", "b"] + (["a"] * 3 + ["b"] * 3) * 3
@@ -280,5 +302,77 @@ def test_baseline_rows_own_their_buffers(ctx, workload):
     assert len(ptrs) == len(set(ptrs)) >= 3
     table = run_case(spec, ctx, baseline_variants(spec, ctx), RunOptions(0, 1, rounds=2), "cpu")
     status = {r.variant: r.status for r in table.rows}
-    assert status.pop(ASYNC_TP) == "n/a: needs CUDA"
+    assert {name: status.pop(name) for name in not_on_one_cpu_rank(workload)} == not_on_one_cpu_rank(workload)
     assert set(status.values()) == {OK}, status
+
+
+def test_round_order_is_a_seeded_permutation_that_every_rank_repeats():
+    orders = [round_order(8, 7, r) for r in range(1, 6)]
+    assert all(sorted(o) == list(range(8)) for o in orders)
+    assert orders == [round_order(8, 7, r) for r in range(1, 6)]  # same seed, same rounds: same orders
+    assert len({tuple(o) for o in orders}) > 1  # the order changes from round to round
+    assert [round_order(8, 8, r) for r in range(1, 6)] != orders  # and with the seed
+    assert round_order(8, 7, 3, shuffle=False) == list(range(8))
+
+
+def test_rounds_time_the_rows_in_the_seeded_order_and_report_their_spread(ctx):
+    spec = _spec(ctx)
+    log = []
+    rows = [_logged(name, spec, log)[0] for name in "abcd"]
+    table = run_case(spec, ctx, rows, RunOptions(0, 1, rounds=4, seed=3), "cpu")
+    timed = log[4:]  # after the four checks: one launch per row per round
+    assert timed == ["abcd"[i] for r in range(1, 5) for i in round_order(4, 3, r)]
+    assert [r.variant for r in table.rows[:4]] == list("abcd")  # the table keeps its order
+    assert all(len(r.round_ms) == 4 and r.spread is not None and r.spread >= 0 for r in table.rows[:4])
+    log.clear()
+    run_case(spec, ctx, [_logged(name, spec, log)[0] for name in "abcd"], RunOptions(0, 1, seed=3), "cpu")
+    assert log[::2] == ["abcd"[i] for i in round_order(4, 3, 0)]  # one round: whole rows in the seeded order
+
+
+def test_checked_launches_cycle_through_the_input_versions(ctx):
+    """Each checked launch reads the next input version and is compared with
+    that version's reference, so a launch that re-reads the previous inputs fails."""
+    spec = _spec(ctx)
+    p = spec.problem
+    assert p.versions == 2 and not torch.equal(p.a_versions[0], p.a_versions[1])
+    a = torch.empty_like(p.a_full)
+    out = torch.empty(spec.dims.c)
+    produced = []
+
+    def produce(version):
+        produced.append(version)
+        a.copy_(p.a_full_versions[version])
+
+    def run():
+        torch.matmul(a, p.b, out=out)
+
+    ok = Variant("fresh", run, lambda: out, poison=lambda: poison(out), versions=p.versions, produce=produce)
+    row = measure(ok, spec, ctx, RunOptions(0, 2))
+    assert row.status == OK and produced == [0]  # eager: one checked launch (version 0), then the timed ones
+
+    stale = torch.empty_like(p.a_full).copy_(p.a_full_versions[0])
+
+    def run_stale():  # reads version 0 whatever was produced: a missing readiness signal
+        torch.matmul(stale, p.b, out=out)
+
+    case = _prepare(Variant("stale", run_stale, lambda: out, poison=lambda: poison(out), versions=2,
+                            produce=produce), spec, ctx, RunOptions(0, 1))
+    assert case.row.status == OK  # version 0 matches by luck
+    status, _ = case.check(spec, ctx)  # the next checked launch: version 1
+    assert status == WRONG and case.version == 1
+
+
+def test_ce_and_nccl_rows_read_inputs_that_change_between_checks(ctx):
+    spec = _spec(ctx, AG_GEMM)
+    rows = {v.name: v for v in baseline_variants(spec, ctx) if v.na is None}
+    for name in (SEQ_CUBLAS, SEQ_CE, CE_ALONE, COMM_ALONE):
+        v = rows[name]
+        v.setup()
+        assert v.versions == 2
+        for version in (1, 0):
+            v.poison()
+            v.produce(version)
+            v.run()
+            want = spec.problem.references[reference_key(v.expect, version)]
+            assert check_result(v.result(), want).ok, (name, version)
+        v.teardown()

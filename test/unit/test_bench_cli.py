@@ -8,7 +8,17 @@ import sys
 
 import pytest
 
-from syncopate.bench.variants import ASYNC_TP, COMM_ALONE, NO_COMM, SEQ_CUBLAS, SEQ_TRITON, TRITON_ALONE
+from syncopate.bench.variants import (
+    ASYNC_TP,
+    BOUND_TRITON,
+    CE_ALONE,
+    COMM_ALONE,
+    FLOOR,
+    NO_COMM,
+    SEQ_CUBLAS,
+    SEQ_TRITON,
+    TRITON_ALONE,
+)
 
 
 def bench(*args, env=None):
@@ -31,7 +41,7 @@ def test_cpu_run_exits_0_and_prints_tables_and_progress(cpu_run):
     assert proc.returncode == 0, proc.stderr
     assert "== ag-gemm  AG 64x48x40" in proc.stdout and "== gemm-rs  RS 64x48x40" in proc.stdout
     assert "== a2a-gemm  A2A+GG tokens=32" in proc.stdout and "== ag-attn  AG-KV attn seq=64" in proc.stdout
-    assert "== summary: best checked syncopate row per shape" in proc.stdout
+    assert "== summary [explore]: best checked syncopate row per shape (best-of-N" in proc.stdout
     assert "no checked syncopate row in this run" in proc.stdout  # the fused rows need CUDA
     assert "fused kernel without communication / Triton alone: geometric mean" in proc.stdout
     progress = [line for line in proc.stderr.splitlines() if line.startswith("[1/4] ag-gemm")]
@@ -47,8 +57,10 @@ def test_cpu_run_writes_csv_json_png(cpu_run):
             assert by[(workload, name)]["status"] == "ok" and float(by[(workload, name)]["ms"]) > 0
         assert by[(workload, ASYNC_TP)]["status"] == "n/a: needs CUDA"
         assert by[(workload, "syncopate ce/arrival")]["status"] == "n/a: needs CUDA"
-        assert float(by[(workload, "bound max(Triton, NCCL)")]["ms"]) == max(
-            float(by[(workload, TRITON_ALONE)]["ms"]), float(by[(workload, COMM_ALONE)]["ms"]))
+        floor = min(float(by[(workload, r)]["ms"]) for r in (COMM_ALONE, CE_ALONE) if by[(workload, r)]["ms"])
+        assert float(by[(workload, FLOOR)]["ms"]) == floor
+        assert float(by[(workload, BOUND_TRITON)]["ms"]) == max(float(by[(workload, TRITON_ALONE)]["ms"]), floor)
+    assert by[("ag-gemm", CE_ALONE)]["status"] == "ok" and by[("gemm-rs", CE_ALONE)]["status"].startswith("n/a")
     for workload, why in (("a2a-gemm", "all-to-all GEMM"), ("ag-attn", "all-gather attention")):
         for name in (SEQ_CUBLAS, SEQ_TRITON, TRITON_ALONE, COMM_ALONE):  # SDPA / per-segment matmuls for "cuBLAS"
             assert by[(workload, name)]["status"] == "ok", (workload, name)
@@ -106,6 +118,7 @@ def test_cpu_run_autotune_leaves_na_tables_unchanged(cpu_run):
     (["--cpu", "--tiles", ","], "--tiles: give at least one tile or 'shape'"),
     (["--cpu", "--reduce", "stream,tail"], "--reduce: unknown value 'tail' (choose from stream, epilogue)"),
     (["--cpu", "--attn-waits", "hoist,late"], "--attn-waits: unknown value 'late' (choose from hoist, walk)"),
+    (["--cpu", "--phases", "explore,verify"], "--phases: unknown value 'verify' (choose from explore, confirm)"),
     (["--list-shapes", "--world", "3", "--shapes", "anchor"], "is not divisible by W=3"),
 ])
 def test_usage_errors_exit_2_naming_the_option(args, message):
@@ -155,3 +168,31 @@ def test_tune_gemm_tunes_the_moe_grouped_gemm(tmp_path):
     assert len(trials) == 2 and all(" ok" in line for line in trials), tuned.stdout
     [key] = [k for k in json.load(open(cache))["entries"] if k.startswith("gemm|a2a-gemm|")]
     assert key.endswith("|1|cpu")
+
+
+def test_confirm_runs_the_headline_chosen_before_timing(tmp_path):
+    """The confirmation's syncopate rows are the cache's choice from an
+    earlier run (else the fixed rule) and, for ag-gemm, its /direct twin;
+    the exploration of the same run does not change that choice."""
+    cache = tmp_path / "autotune.json"
+    entry = {"backend": "sm", "order": "rotate", "chunks": 2, "lanes": 1, "tile": "", "ms": 1.0,
+             "variant": "syncopate sm/rotate/c2", "measured": 0}
+    cache.write_text(json.dumps({"version": 1, "entries": {"ag-gemm|64x48x40|1|cpu": entry}}))
+    proc = bench("--cpu", "--out", str(tmp_path), "--workload", "ag-gemm,gemm-rs", "--phases", "explore,confirm",
+                 "--backends", "ce", "--orders", "arrival", "--iters", "1", "--warmup", "0", "--rounds", "2",
+                 "--cache", str(cache), "--autotune")
+    assert proc.returncode == 0, proc.stderr
+    rows = list(csv.DictReader(open(tmp_path / "results.csv")))
+    confirm = [(r["workload"], r["variant"], r["headline"]) for r in rows if r["phase"] == "confirm" and r["group"] == "fused"]
+    assert confirm == [
+        ("ag-gemm", "syncopate sm/rotate/c2", "autotune cache (sm/rotate/c2, 1.000 ms in an earlier run)"),
+        ("ag-gemm", "syncopate sm/rotate/c2/direct", ""),
+        ("gemm-rs", "syncopate ce/arrival", "fixed rule ce/arrival"),
+    ]
+    assert {r["phase"] for r in rows} == {"explore", "confirm"}
+    assert "[headline: fixed rule ce/arrival]" in proc.stdout and "== summary [confirm]" in proc.stdout
+    assert proc.stdout.index("== summary [confirm]") < proc.stdout.index("== summary [explore]")
+    assert all(r["spread"] != "" for r in rows if r["status"] == "ok" and r["group"] != "bound")  # two rounds
+    doc = json.load(open(tmp_path / "results.json"))
+    assert doc["summary"]["phase"] == "confirm" and doc["meta"]["phases"] == ["explore", "confirm"]
+    assert doc["meta"]["shuffle"] is True

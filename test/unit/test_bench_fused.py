@@ -11,12 +11,12 @@ import dataclasses
 import pytest
 import torch
 
-from syncopate.bench import gemm
+from syncopate.bench import fused, gemm
 from syncopate.bench.check import check_result
 from syncopate.bench.configs import CPU_DEFAULT, KERNELS, parse_tile, with_tile
 from syncopate.bench.context import BenchWorld
 from syncopate.bench.fused import fused_variants, pipeline_spec, plan_spec, program_for, row_options
-from syncopate.bench.problem import BenchSpec, make_problem
+from syncopate.bench.problem import BenchSpec, make_problem, reference_key
 from syncopate.bench.shapes import A2A_GEMM, AG_GEMM, GEMM_RS, SHAPES
 from sim_gpu import SimulatedGpu
 
@@ -34,27 +34,51 @@ def test_plan_and_pipeline_specs():
 
 @pytest.mark.parametrize("kernel", KERNELS)
 def test_fused_ag_rows_compute_the_gathered_gemm_on_every_rank(kernel: str):
+    """Each checked launch reads a fresh input version: the staged rows copy
+    the shard into the (wholly poisoned) symmetric buffer inside ``run``,
+    the /direct rows have it written there by ``produce``."""
     world, s = 2, shape(AG_GEMM)
     config = dataclasses.replace(CPU_DEFAULT, kernel=kernel)
     for rank in range(world):
         problem = make_problem(s, world, rank, torch.device("cpu"), torch.float32, seed=5)
+        peers = problem.a_full.clone()  # what the simulated peers deliver: the version being checked
         ctx = BenchWorld(rank, world, torch.device("cpu"), None, torch.float32,
-                         SimulatedGpu(world, rank, {"a_ptr": problem.a_full}))
+                         SimulatedGpu(world, rank, {"a_ptr": peers}))
         spec = BenchSpec(s, world, rank, torch.float32, config, problem)
-        variants = fused_variants(spec, ctx, ["ce", "auto"], ["arrival", "rotate", "none"])
-        assert [v.name for v in variants][:3] == ["syncopate ce/arrival", "syncopate ce/rotate", "syncopate ce/none"]
+        variants = fused_variants(spec, ctx, ["ce", "auto"], ["arrival", "rotate", "none"], direct=True)
+        assert [v.name for v in variants][:3] == ["syncopate ce/arrival", "syncopate ce/arrival/direct",
+                                                  "syncopate ce/rotate"]
+        lo, hi = spec.own_rows
         for v in variants:
+            direct = v.name.endswith("/direct")
             v.setup()
-            v.poison()
-            buf = ctx.cache[("ag-symmetric", (64, 48), torch.float32)]
-            lo, hi = spec.own_rows
-            assert torch.isnan(buf[:lo]).all() and torch.isnan(buf[hi:]).all()  # peers' rows must be delivered
-            assert torch.equal(buf[lo:hi], problem.a)
-            assert torch.isnan(v.result()).all()
-            v.run()
-            result = check_result(v.result(), problem.references[v.expect])
-            assert result.ok, f"rank {rank} {v.name}: {result.reason}"
+            for version in (1, 0):
+                peers.copy_(problem.a_full_versions[version])
+                v.poison()
+                key = ("ag-symmetric", (64, 48), torch.float32) + ((v.name,) if direct else ())
+                buf = ctx.cache[key]
+                assert torch.isnan(v.result()).all()
+                v.produce(version)
+                assert torch.isnan(buf[:lo]).all() and torch.isnan(buf[hi:]).all()  # peers' rows must be delivered
+                if direct:  # the producer wrote straight into the symmetric buffer
+                    assert torch.equal(buf[lo:hi], problem.a_versions[version])
+                else:  # the launch stages the shard itself
+                    assert torch.isnan(buf[lo:hi]).all()
+                v.run()
+                assert torch.equal(buf[lo:hi], problem.a_versions[version])
+                result = check_result(v.result(), problem.references[reference_key(v.expect, version)])
+                assert result.ok, f"rank {rank} {v.name} version {version}: {result.reason}"
             v.teardown()
+
+
+def test_direct_rows_are_ag_gemm_only():
+    s = shape(GEMM_RS)
+    problem = make_problem(s, 2, 0, torch.device("cpu"), torch.float32)
+    ctx = BenchWorld(0, 2, torch.device("cpu"), None, torch.float32, SimulatedGpu(2, 0, {"a_ptr": problem.a}))
+    rows = fused_variants(BenchSpec(s, 2, 0, torch.float32, CPU_DEFAULT, problem), ctx, ["ce"], ["arrival"],
+                          direct=True)
+    assert [v.name for v in rows] == ["syncopate ce/arrival", "syncopate ce/arrival/direct"]
+    assert rows[0].na is None and "ag-gemm only" in rows[1].na
 
 
 def test_persistent_rows_with_a_short_last_l2_group(monkeypatch):
@@ -76,6 +100,28 @@ def test_rs_rows_compile_and_view_the_rank_rows():
     v.poison()
     assert v.result().shape == problem.references["out"].shape == (32, 40)
     assert torch.isnan(v.result()).all()
+
+
+def test_rs_rows_poison_every_staging_buffer_before_each_checked_launch(monkeypatch):
+    """A reduction that summed a peer's partial before it arrived would sum
+    NaN, not the identical partial of the launch before."""
+    s = shape(GEMM_RS)
+    problem = make_problem(s, 2, 0, torch.device("cpu"), torch.float32, seed=0)
+    gpu = SimulatedGpu(2, 0, {"a_ptr": problem.a})
+    ctx = BenchWorld(0, 2, torch.device("cpu"), None, torch.float32, gpu)
+    v = fused_variants(BenchSpec(s, 2, 0, torch.float32, CPU_DEFAULT, problem), ctx, ["ce"], ["arrival"])[0]
+    v.setup()
+    launches = []
+    launch = fused.launch_gemm
+    monkeypatch.setattr(fused, "launch_gemm", lambda *args: (launches.append(1), launch(*args)))
+    gpu.staging[("pad", (2, 32, 40), torch.float32)] = torch.zeros(2, 32, 40)
+    for check in range(3):
+        for buf in gpu.staging.values():
+            buf.zero_()  # what the previous launch left
+        v.poison()
+        assert all(torch.isnan(buf).all() for buf in gpu.staging.values()), check
+        assert torch.isnan(v.result()).all()
+    assert len(launches) == 1  # the first poisoning launched once: the runtime allocates the staging buffers then
 
 
 def test_cpu_and_unsupported_workloads_are_na_rows():
@@ -107,7 +153,7 @@ def test_ag_nccl_rows_run_only_local_first_on_gpus():
 
 
 def test_ag_nccl_rows_of_a_persistent_kernel_are_not_run():
-    """Its programs never hand an SM back, so no order is safe (this hung a run before the refusal)."""
+    """Its programs never hand an SM back, so no order is safe: tiles spinning on nccl chunks would hang."""
     s = shape(AG_GEMM)
     problem = make_problem(s, 2, 0, torch.device("cpu"), torch.float32)
     gpu = BenchWorld(0, 2, torch.device("cpu"), None, torch.float32, SimulatedGpu(2, 0, {"a_ptr": problem.a_full}))
@@ -251,4 +297,6 @@ def test_epilogue_rs_rows_sum_the_partials_on_simulated_ranks(monkeypatch):
     for v, problem in rows:
         result = check_result(v.result(), problem.references["out"])
         assert result.ok, result.reason
-    assert grids == [2, 2]  # the communication stream's and the one ce lane's waits
+    # the communication stream's and the one ce lane's waits; each rank launched
+    # twice: in its first poisoning (the runtime allocates staging then) and in run()
+    assert grids == [2, 2, 2, 2]

@@ -5,7 +5,7 @@ import math
 
 import pytest
 
-from syncopate.bench.report import Row, Table, add_bounds, json_text
+from syncopate.bench.report import CONFIRM, Row, Table, add_bounds, json_text
 from syncopate.bench.summary import best_rows, format_summary, geomean, summary_record
 from syncopate.bench.variants import (
     ALONE,
@@ -58,7 +58,7 @@ def test_the_best_row_is_the_fastest_checked_fused_row():
 def test_summary_text_states_means_and_targets():
     text = format_summary(run())
     lines = text.splitlines()
-    assert lines[0].startswith("== summary")
+    assert lines[0].startswith("== summary [explore]: best checked syncopate row per shape (best-of-N")
     assert any(line.startswith("ag-gemm AG a") and "ce/none" in line and "2.00x" in line for line in lines)
     assert "RS c  2  (no checked syncopate row)" in text
     g_seq = (2.0 * 0.8 * 1.5) ** (1 / 3)
@@ -111,7 +111,7 @@ def test_the_ceiling_is_cublas_nccl_over_the_best_rows_bound():
     text = format_summary(run())
     g = (2.0 * (1.0 / 1.2) * (3.0 / 1.9)) ** (1 / 3)
     assert (f"ceiling (perfect overlap of the same kernels): {g:.2f}x over 3 shapes "
-            "(cuBLAS+NCCL / bound max(kernel, NCCL); the target is within reach)") in text
+            "(cuBLAS+NCCL / bound max(kernel, floor min(NCCL, CE)); the target is within reach)") in text
     record = summary_record(run())
     assert record["geomean_ceiling_vs_cublas_nccl"] == pytest.approx(g)
     assert [b["ceiling_vs_cublas_nccl"] for b in record["best"]] == [b.ceiling for b in best]
@@ -122,9 +122,9 @@ def test_a_ceiling_below_the_target_says_overlap_alone_cannot_meet_it():
     text = format_summary([table("AG big", 1.1, 1.05, {"syncopate ce/arrival": 1.02}, comm=0.1)])
     assert "geometric mean vs cuBLAS+NCCL: 1.08x over 1 shapes (target 1.3x: missed)" in text
     assert ("ceiling (perfect overlap of the same kernels): 1.10x over 1 shapes (cuBLAS+NCCL / bound max(kernel, "
-            "NCCL); the target is out of reach of these kernels, however well they overlap)") in text
+            "floor min(NCCL, CE)); the target is out of reach of these kernels, however well they overlap)") in text
     row = next(line for line in text.splitlines() if line.startswith("ag-gemm AG big"))
-    assert row.split()[-1] == "1.10x" and row.split()[-2] == "0.98"
+    assert row.split()[-3] == "1.10x" and row.split()[-4] == "0.98"  # then spread and host ms: not measured
 
 
 def test_a_shape_without_its_bound_leaves_the_ceiling_unstated():
@@ -133,3 +133,41 @@ def test_a_shape_without_its_bound_leaves_the_ceiling_unstated():
     add_bounds(t)
     text = format_summary([t])
     assert "ceiling (perfect overlap of the same kernels): - (a shape lacks its bound)" in text
+
+
+def confirmed(label, seq, fused, headline):
+    """A confirmation table: ``headline`` names the row chosen before timing."""
+    t = table(label, seq, None, fused)
+    t.phase = CONFIRM
+    for r in t.rows:
+        r.headline = "fixed rule ce/arrival" if r.variant == headline else ""
+    return t
+
+
+def test_a_confirmation_is_judged_by_its_headline_not_its_fastest_row():
+    t = confirmed("AG a", 2.0, {"syncopate ce/arrival": 1.6, "syncopate ce/arrival/direct": 1.2},
+                  "syncopate ce/arrival")
+    best, without = best_rows([t])
+    assert [(b.name, b.vs_sequential) for b in best] == [("ce/arrival", pytest.approx(1.25))] and not without
+    t.row("syncopate ce/arrival").status = "n/a: lost"  # the headline failed: no verdict, not the next-best row
+    best, without = best_rows([t])
+    assert best == [] and without == [t]
+
+
+def test_exploration_best_of_n_never_picks_a_direct_row():
+    t = table("AG a", 2.0, 1.5, {"syncopate ce/arrival": 1.6, "syncopate ce/arrival/direct": 1.2})
+    best, _ = best_rows([t])
+    assert [b.name for b in best] == ["ce/arrival"]
+
+
+def test_a_run_with_both_phases_leads_with_the_confirmation():
+    explore = table("AG a", 2.0, 1.5, {"syncopate ce/arrival": 1.6, "syncopate sm/arrival": 1.0})
+    confirm = confirmed("AG a", 2.0, {"syncopate ce/arrival": 1.6}, "syncopate ce/arrival")
+    text = format_summary([explore, confirm])
+    sections = text.split("\n\n")
+    assert sections[0].startswith("== summary [confirm]: the headline row per shape (chosen before timing)")
+    assert "1.25x" in sections[0] and sections[1].startswith("== summary [explore]")
+    record = summary_record([explore, confirm])
+    assert record["phase"] == "confirm" and record["best"][0]["headline"] == "fixed rule ce/arrival"
+    assert record["geomean_vs_cublas_nccl"] == pytest.approx(1.25)
+    assert record["explore"]["phase"] == "explore" and record["explore"]["best"][0]["variant"] == "syncopate sm/arrival"

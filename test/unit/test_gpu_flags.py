@@ -7,14 +7,15 @@ replay's flag."""
 import pytest
 import torch
 
-from syncopate.runtime import gpu_world
+from syncopate.runtime.gpu import device
+from syncopate.runtime.gpu import flags as gpu_flags
 from syncopate.runtime.abi import SyncState
 
 
 @pytest.fixture
 def writes(monkeypatch):
     seen = []
-    monkeypatch.setattr(gpu_world, "_write_value", lambda flags, index, value: seen.append((index, value)))
+    monkeypatch.setattr(device, "write_value", lambda flags, index, value: seen.append((index, value)))
     return seen
 
 
@@ -26,7 +27,7 @@ def state(host_epoch: int) -> SyncState:
 def test_eager_flags_carry_the_launch_count(writes, monkeypatch):
     monkeypatch.setattr(torch.cuda, "is_current_stream_capturing", lambda: False)
     captured: list[int] = []
-    gpu_world._raise_flag(torch.zeros(8, dtype=torch.int32), 3, state(41), captured)
+    gpu_flags.raise_flag(torch.zeros(8, dtype=torch.int32), 3, state(41), captured)
     assert writes == [(3, 41)] and captured == []
 
 
@@ -34,10 +35,10 @@ def test_captured_flags_exceed_every_epoch_and_are_listed_for_clearing(writes, m
     monkeypatch.setattr(torch.cuda, "is_current_stream_capturing", lambda: True)
     captured: list[int] = []
     for index in (0, 5):
-        gpu_world._raise_flag(torch.zeros(8, dtype=torch.int32), index, state(2), captured)
-    assert writes == [(0, gpu_world.GRAPH_FLAG), (5, gpu_world.GRAPH_FLAG)]
+        gpu_flags.raise_flag(torch.zeros(8, dtype=torch.int32), index, state(2), captured)
+    assert writes == [(0, gpu_flags.GRAPH_FLAG), (5, gpu_flags.GRAPH_FLAG)]
     assert captured == [0, 5]
-    assert gpu_world.GRAPH_FLAG == torch.iinfo(torch.int32).max  # the kernels compare int32 flags
+    assert gpu_flags.GRAPH_FLAG == torch.iinfo(torch.int32).max  # the kernels compare int32 flags
 
 
 def test_an_eager_launch_after_replays_catches_up_with_the_device_epoch(monkeypatch):
@@ -48,21 +49,21 @@ def test_an_eager_launch_after_replays_catches_up_with_the_device_epoch(monkeypa
     monkeypatch.setattr(torch.cuda, "is_current_stream_capturing", lambda: capturing[0])
     monkeypatch.setattr(torch.cuda, "synchronize", lambda device=None: None)
     sync = state(0)
-    gpu_world._count_launch(sync, torch.device("cpu"))  # eager
+    gpu_flags.count_launch(sync, torch.device("cpu"))  # eager
     assert (sync.host_epoch, int(sync.epoch)) == (1, 1) and not sync.captured
     capturing[0] = True
-    gpu_world._count_launch(sync, torch.device("cpu"))  # the captured launch
+    gpu_flags.count_launch(sync, torch.device("cpu"))  # the captured launch
     capturing[0] = False
     assert sync.captured
     sync.epoch.add_(5)  # five more replays on the device
-    gpu_world._count_launch(sync, torch.device("cpu"))  # eager again
+    gpu_flags.count_launch(sync, torch.device("cpu"))  # eager again
     assert sync.host_epoch == int(sync.epoch) == 8
 
 
 def test_the_clear_after_a_captured_launch_takes_one_fill_per_run_of_flags(writes):
     flags = torch.full((12,), 7, dtype=torch.int32)
-    gpu_world._clear_flags(flags, [9, 3, 4, 5, 0, 10])
+    gpu_flags.clear_flags(flags, [9, 3, 4, 5, 0, 10])
     assert writes == [(0, 0)]  # a lone flag: one stream write
     assert flags.tolist() == [7, 7, 7, 0, 0, 0, 7, 7, 7, 0, 0, 7]  # runs 3-5 and 9-10: one fill each
-    gpu_world._clear_flags(flags, [])
+    gpu_flags.clear_flags(flags, [])
     assert writes == [(0, 0)]

@@ -1,4 +1,4 @@
-"""Readiness and reuse of consumed plans (runtime/gather_tokens.py) on the
+"""Readiness and reuse of consumed plans (runtime/gpu/gather_tokens.py) on the
 GPU World's real launch path, with every device call recorded (no GPU) and
 then executed by a model of the streams of all ranks under random
 interleavings.
@@ -32,10 +32,12 @@ import torch
 
 from syncopate.ir import deps
 from syncopate.runtime import gpu_world
+from syncopate.runtime.gpu import device, policies
+from syncopate.runtime.gpu import flags as gpu_flags
 from syncopate.runtime.abi import SyncState
 from syncopate.runtime.check import compile_workload
 from syncopate.runtime.fused import FusedKernel
-from syncopate.runtime.gather_tokens import GatherTokens, peer_reads
+from syncopate.runtime.gpu.gather_tokens import GatherTokens, peer_reads
 from syncopate.runtime.workload import load_workload
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
@@ -116,13 +118,13 @@ def _record(monkeypatch, example: str, world: int, backend: str, lanes: int = 1,
     monkeypatch.setattr(torch.cuda, "is_current_stream_capturing", lambda: False)
     monkeypatch.setattr(torch.cuda, "synchronize", lambda device=None: None)
     monkeypatch.setattr(torch.cuda, "get_device_properties", lambda d: types.SimpleNamespace(multi_processor_count=132))
-    monkeypatch.setattr(gpu_world, "_check_tensor", lambda t, name: None)
-    monkeypatch.setattr(gpu_world, "_write_value", lambda flags, index, value: op(
+    monkeypatch.setattr(policies, "check_tensor", lambda t, name: None)
+    monkeypatch.setattr(device, "write_value", lambda flags, index, value: op(
         "write", pad_owner[flags.data_ptr()], index, value))
-    monkeypatch.setattr(gpu_world, "wait_flag", lambda flags, index, count, *a, least=0: op(
+    monkeypatch.setattr(device, "wait_flag", lambda flags, index, count, *a, least=0: op(
         "wait", pad_owner[flags.data_ptr()], index, least))
-    monkeypatch.setattr(gpu_world, "_copy", lambda dst, src: op("read", owner_of(src)))
-    monkeypatch.setattr(gpu_world, "_raise_flag", lambda *a: None)
+    monkeypatch.setattr(device, "copy", lambda dst, src: op("read", owner_of(src)))
+    monkeypatch.setattr(gpu_flags, "raise_flag", lambda *a: None)
 
     for r in range(world):
         rank = Rank(r, world, pads, bufs)
@@ -251,10 +253,10 @@ def test_resetting_ready_after_the_release_loses_the_next_launchs_token(monkeypa
 
     def release_then_reset(self, sync, tokens, owners):
         for owner in owners:
-            gpu_world._write_value(self.world.peer_view(sync.flags, owner, "signal pad"),
+            device.write_value(self.world.peer_view(sync.flags, owner, "signal pad"),
                                    tokens.released(self.world.rank), 1)
         for owner in owners:
-            gpu_world._write_value(sync.flags, tokens.ready(owner), 0)
+            device.write_value(sync.flags, tokens.ready(owner), 0)
 
     monkeypatch.setattr(gpu_world.GpuRank, "_release", release_then_reset)
     ranks = _record(monkeypatch, "ag_gemm.py", 2, "ce")

@@ -62,7 +62,7 @@ def test_a_persistent_kernel_on_nccl_chunks_is_flagged_in_any_order(order):
 
 
 def test_a_persistent_launch_that_fills_every_sm_on_nccl_chunks_is_refused():
-    """It would hang for certain (seen on 2 H200s: 132 programs, 132 SMs); fewer programs only warn."""
+    """It would hang for certain: no program ever hands its SM to NCCL; fewer programs only warn."""
     params = {**AG_PARAMS, "PROGRAMS": 3}
     program = compile_workload(load_workload("examples/ag_gemm_persistent.py"), 2, "overlap{backend=nccl order=arrival}")
     launch = LaunchPlan.build(program, params, (3,), 1)

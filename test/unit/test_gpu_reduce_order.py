@@ -7,7 +7,9 @@ import pytest
 from syncopate.ir import deps
 from syncopate.ir.context import make_context
 from syncopate.ir.plans.cli import load_plans
-from syncopate.runtime.gpu_world import FLAG_CAPACITY, _arrival_order, _send_order
+from syncopate.runtime.gpu.flags import FLAG_CAPACITY
+from syncopate.runtime.gpu.reduce_scatter import arrival_order as _arrival_order
+from syncopate.runtime.gpu.reduce_scatter import send_order as _send_order
 from syncopate.runtime.staging import StagingLayout, owner_regions
 
 

@@ -1,5 +1,5 @@
 """Staging tokens of the ce reduce-scatter (runtime/staging.py), on the GPU
-World's real ``_reduce`` with the device calls recorded (no GPU): a source
+World's real ``reduce_scatter.reduce`` with the device calls recorded (no GPU): a source
 takes each owner's token before its first send, and every owner returns
 the token of every source that staged partials with it when its next
 launch begins (its stream has read the last launch's partials by then),
@@ -14,6 +14,7 @@ import pytest
 import torch
 
 from syncopate.runtime import gpu_world
+from syncopate.runtime.gpu import device, rank as gpu_rank, reduce_scatter
 from syncopate.runtime.abi import LaunchPlan, SyncState
 from syncopate.runtime.gpu_world import FLAG_CAPACITY
 from syncopate.runtime.staging import StagingError, StagingLayout, owner_regions
@@ -28,11 +29,11 @@ def _record(monkeypatch, world: int, rank: int):
     w = gpu_world.GpuWorld(rank=rank, world=world, device=torch.device("cpu"), group=None, comm_stream=None)
     pads = {r: torch.zeros(FLAG_CAPACITY, dtype=torch.int32) for r in range(world)}
     owner_of = {pads[r].data_ptr(): r for r in pads}
-    monkeypatch.setattr(gpu_world, "wait_flag", lambda flags, index, count, *a, least=0: log.append(
+    monkeypatch.setattr(device, "wait_flag", lambda flags, index, count, *a, least=0: log.append(
         ("wait", owner_of[flags.data_ptr()], index, least or count)))
-    monkeypatch.setattr(gpu_world, "_write_value", lambda flags, index, value: log.append(
+    monkeypatch.setattr(device, "write_value", lambda flags, index, value: log.append(
         ("write", owner_of[flags.data_ptr()], index, value)))
-    monkeypatch.setattr(gpu_world, "_write_epoch", lambda flags, index, epoch: log.append(
+    monkeypatch.setattr(device, "write_epoch", lambda flags, index, epoch: log.append(
         ("arrival", owner_of[flags.data_ptr()], index, None)))
     monkeypatch.setattr(torch.cuda, "stream", lambda stream: contextlib.nullcontext())
     monkeypatch.setattr(torch.cuda, "is_current_stream_capturing", lambda: False)
@@ -47,10 +48,10 @@ def _run(monkeypatch, order: str, world: int, per_rank: int, rank: int, fused: b
     plan, chunks = plan_and_chunks(order, world, per_rank)
     w, sync, log = _record(monkeypatch, world, rank)
     out = torch.zeros(16 * world * per_rank, N)
-    layout = gpu_world._ce_reduce_schedule(tuple(chunks), rank, world)[0]
+    layout = reduce_scatter.ce_reduce_schedule(tuple(chunks), rank, world)[0]
     w.staging_for(sync, layout, out)
     assert log == []  # no token is set up front: the first launch returns them
-    gpu_world.GpuRank(w, {})._reduce(plan, chunks, {plan.tensors[0].param.data: out}, sync, {}, fused)
+    reduce_scatter.reduce(w, 1, plan, chunks, {plan.tensors[0].param.data: out}, sync, {}, fused)
     return layout, log
 
 
@@ -113,10 +114,10 @@ def test_a_spin_report_on_a_token_names_the_owner_that_kept_it():
     plan, chunks = plan_and_chunks("direct", 2, 1)
     launch = LaunchPlan.__new__(LaunchPlan)
     launch.plans, launch.chunks = {"rs": plan}, {"rs": chunks}
-    layout = gpu_world._ce_reduce_schedule(tuple(chunks), 1, 2)[0]
+    layout = reduce_scatter.ce_reduce_schedule(tuple(chunks), 1, 2)[0]
     sync = SyncState(torch.zeros(FLAG_CAPACITY, dtype=torch.int32), torch.tensor([7], dtype=torch.int32),
                      torch.tensor([1, 3, layout.token(0), 0], dtype=torch.int32), spin_limit=100)
-    message = sync.timeout(launch, 1, gpu_world._token_words(launch, 1, 2))
+    message = sync.timeout(launch, 1, gpu_rank.token_words(launch, 1, 2))
     assert message == ("rank 1: program 3 gave up waiting for rank 0's staging token of @rs (rank 0 has not started "
                        "this launch, so it may still read this rank's last partials): flag 0, expected >= 1 after 100 polls")
 

@@ -79,6 +79,7 @@ def blocked_flag_in_loop(lo: int, hi: int, first: int, step: int) -> int | None:
     (15, 20, 0, -5, 2),  # a descending loop's previous range is not below: check everything
     (20, 30, 0, 10, None),  # chunk 2 was seen by [10, 20); chunk 3 starts at 25 >= 20 and is checked (ready)
     (5, 12, 0, 7, 1),  # after [-2, 5): chunk 0 was seen; the empty chunk at 10 is new and unready
+    (10, 26, 0, 16, 2),  # after [-6, 10): chunk 2 starts exactly at the previous end, so it is new (unready)
 ])
 def test_a_loop_wait_checks_only_chunks_the_previous_iteration_did_not(lo, hi, first, step, expected):
     assert blocked_flag_in_loop(lo, hi, first, step) == expected

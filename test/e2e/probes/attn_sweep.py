@@ -7,7 +7,7 @@ torch SDPA, on one GPU:
 Shapes are the ag-attn anchor's per-rank work at W = 2 and 4 (S_q = 4096 and
 2048 queries, N_KV = 8192 keys, 64 heads, 8 K/V heads, head dim 128). Each
 configuration is checked against SDPA (max abs error printed) before it is
-timed with ``triton.testing.do_bench``. Run 13 of docs/performance.md ran an
+timed with ``triton.testing.do_bench``. Run 13 of docs/performance-log.md ran an
 earlier form of it that also timed the masked kernel.
 """
 

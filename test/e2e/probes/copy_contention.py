@@ -9,7 +9,7 @@ Each rank pulls the W-1 peer shards (ROWS x 8192 bf16 each) of a symmetric
 buffer the way ``GpuRank._deliver`` does (peer views, ``copy_`` on the
 communication stream, ``_write_value`` flags), timed with CUDA events after
 a barrier; the table shows the median, maximum over ranks. Rank 0 prints;
-every rank checks the gathered rows. Run 13 of docs/performance.md quotes it.
+every rank checks the gathered rows. Run 13 of docs/performance-log.md quotes it.
 The nanosleep rows use inline PTX: NVIDIA GPUs only.
 """
 
@@ -20,7 +20,8 @@ import torch.distributed as dist
 import triton
 import triton.language as tl
 
-from syncopate.runtime.gpu_world import GpuWorld, _write_value
+from syncopate.runtime.gpu.device import write_value as _write_value
+from syncopate.runtime.gpu_world import GpuWorld
 
 
 @triton.jit

@@ -1,5 +1,5 @@
 """Device probe (not a test): what the readiness and release tokens of
-consumed plans (runtime/gather_tokens.py) cost per launch.
+consumed plans (runtime/gpu/gather_tokens.py) cost per launch.
 
     NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1 \\
     torchrun --nproc-per-node=2 test/e2e/probes/gather_token_cost.py
@@ -31,7 +31,8 @@ def main() -> None:
     from syncopate.bench.configs import GemmConfig
     from syncopate.bench.fused import _PROGRAMS, program_for
     from syncopate.bench.gemm import gemm_kernel, launch_gemm
-    from syncopate.runtime import gather_tokens, gpu_world
+    from syncopate.runtime import gpu_world
+    from syncopate.runtime.gpu import gather_tokens, rank as gpu_rank
     from syncopate.runtime.fused import FusedKernel
 
     world = gpu_world.GpuWorld.from_torchrun()
@@ -43,7 +44,7 @@ def main() -> None:
     reference = a_full.float() @ b.float()
     lo, hi = r * M // w, (r + 1) * M // w
     results = {}
-    real_reads = gpu_world.peer_reads
+    real_reads = gpu_rank.peer_reads
     for backend in ("ce", "sm"):
         for tokens in (True, False):
             _PROGRAMS.clear()  # a program of its own: its own launch tables and pad
@@ -52,13 +53,13 @@ def main() -> None:
             buf = world.symmetric(a_full)
             buf.copy_(a_full)  # every rank holds every row: no read can see stale data
             out = torch.empty(M, N, dtype=torch.bfloat16, device=world.device)
-            gpu_world.peer_reads = real_reads if tokens else (
+            gpu_rank.peer_reads = real_reads if tokens else (
                 lambda *a: gather_tokens.PeerReads((), {}))
             launch_gemm(kernel, buf, b, out, cfg)  # builds the tables (with or without tokens)
             torch.cuda.synchronize()
             ok = torch.allclose(out.float()[lo:hi], reference[lo:hi], atol=0.5, rtol=0.05)
             results[(backend, tokens)] = (kernel, buf, out, ok, [], [])
-    gpu_world.peer_reads = real_reads
+    gpu_rank.peer_reads = real_reads
     for _ in range(ROUNDS):
         for (backend, tokens), (kernel, buf, out, ok, device_ms, host_us) in results.items():
             world.barrier()

@@ -17,7 +17,7 @@ import triton.language as tl
 from syncopate.lowering.sync_helpers import syn_spin
 
 
-@triton.jit(do_not_specialize=["index", "count", "least", "spin_limit"])  # one binary (GpuWorld.warm_reduction loads it)
+@triton.jit(do_not_specialize=["index", "count", "least", "spin_limit"])  # one binary (GpuWorld.warm_reduction loads it early)
 def _stream_wait(flags, index, count, epoch_ptr, least, spin_limit, report):
     syn_spin(flags, index, tl.maximum(tl.load(epoch_ptr) * count, least), spin_limit, report)
 

@@ -38,10 +38,16 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from syncopate.dialects.chunk import PlanOp
 from syncopate.ir import deps
 from syncopate.ir.deps import ConcreteChunk
+from syncopate.runtime.abi import SyncState
+from syncopate.runtime.gpu import device
+
+if TYPE_CHECKING:
+    from syncopate.runtime.gpu.world import GpuWorld
 
 PULLED = ("ce", "sm")  # backends that read the owner's symmetric buffer directly
 
@@ -126,3 +132,31 @@ def peer_reads(plans: Mapping[str, PlanOp], chunks: Mapping[str, list[ConcreteCh
                 if src not in mine:
                     mine.append(src)
     return PeerReads(tuple(sorted(readers)), {b: tuple(o) for b, o in owners.items()})
+
+
+# -- the stream operations (on the current stream; see GpuRank.launch for which stream) --
+
+
+def announce(w: GpuWorld, sync: SyncState, tokens: GatherTokens, readers: tuple[int, ...]) -> None:
+    """After the communication stream joined the compute stream (this
+    launch's rows are written): each reader's ready token of this rank."""
+    for reader in readers:
+        device.write_value(w.peer_view(sync.flags, reader, "signal pad"), tokens.ready(w.rank), 1)
+
+
+def release(w: GpuWorld, sync: SyncState, tokens: GatherTokens, owners: tuple[int, ...]) -> None:
+    """After the last read of each of ``owners``' rows: reset their ready
+    tokens, then hand each owner its release token (in that order, so an
+    owner's next ready token cannot be lost to this reset)."""
+    for owner in owners:
+        device.write_value(sync.flags, tokens.ready(owner), 0)
+    for owner in owners:
+        device.write_value(w.peer_view(sync.flags, owner, "signal pad"), tokens.released(w.rank), 1)
+
+
+def await_releases(sync: SyncState, tokens: GatherTokens, readers: tuple[int, ...]) -> None:
+    """At the end of a launch: wait for every reader's release token and take
+    it, so nothing queued after the launch overwrites rows a peer still reads."""
+    for reader in readers:
+        device.await_token(sync, tokens.released(reader))
+        device.write_value(sync.flags, tokens.released(reader), 0)

@@ -1,0 +1,79 @@
+"""Module-level Python that a file's jit functions need.
+
+A kernel file is more than its ``@triton.jit`` functions: decorators call
+module-level functions (``@triton.autotune(configs=get_configs(), ...)``),
+name module-level constants and imports (``from triton import jit``), and
+kernels read constexpr globals (``GROUP: tl.constexpr = 8``). The frontend
+keeps the jit functions as IR; :func:`prelude_source` returns, verbatim and in
+file order, the other top-level statements those functions reach, so the
+emitted file defines everything its decorators and defaults evaluate.
+
+Reached means: a name used in a jit function (its decorators, defaults or
+body) that a top-level statement binds, and, transitively, the names those
+statements use. Statements other than imports, assignments, function and
+class definitions (``if __name__ == ...``, loops, bare calls) are never
+carried: running them on import of the emitted file would be a side effect
+the user did not ask for.
+"""
+
+from __future__ import annotations
+
+import ast
+
+_BINDERS = (ast.Import, ast.ImportFrom, ast.Assign, ast.AnnAssign, ast.FunctionDef, ast.ClassDef)
+
+
+def _in_header(statement: ast.stmt) -> bool:
+    """``import triton`` / ``import triton.language as tl``: every emitted file starts with them."""
+    if not isinstance(statement, ast.Import):
+        return False
+    return all((a.name, a.asname) in (("triton", None), ("triton.language", "tl")) for a in statement.names)
+
+
+def _bound_names(statement: ast.stmt) -> set[str]:
+    if isinstance(statement, (ast.Import, ast.ImportFrom)):
+        return {(a.asname or a.name).split(".")[0] for a in statement.names}
+    if isinstance(statement, (ast.FunctionDef, ast.ClassDef)):
+        return {statement.name}
+    targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]  # type: ignore[attr-defined]
+    return {n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)}
+
+
+def _used_names(node: ast.AST) -> set[str]:
+    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+
+
+def prelude_source(tree: ast.Module, source: str, jit_names: set[str]) -> str:
+    """The top-level statements of ``tree`` (other than the jit functions
+    ``jit_names``) that the jit functions reach, as source text."""
+    jit_defs = [s for s in tree.body if isinstance(s, ast.FunctionDef) and s.name in jit_names]
+    candidates = [s for s in tree.body if isinstance(s, _BINDERS) and s not in jit_defs and not _in_header(s)]
+    binders: dict[str, list[ast.stmt]] = {}
+    for statement in candidates:
+        for name in _bound_names(statement):
+            binders.setdefault(name, []).append(statement)
+    wanted: set[int] = set()
+    pending = set().union(*(_used_names(d) for d in jit_defs)) if jit_defs else set()
+    seen: set[str] = set()
+    while pending:
+        name = pending.pop()
+        if name in seen:
+            continue
+        seen.add(name)
+        for statement in binders.get(name, []):
+            if id(statement) not in wanted:
+                wanted.add(id(statement))
+                pending |= _used_names(statement) - seen
+    lines = source.splitlines()
+    carried = [s for s in candidates if id(s) in wanted]
+    parts = []
+    for statement in carried:
+        text = "\n".join(lines[_first_line(statement) - 1 : statement.end_lineno])
+        parts.append(f"\n\n{text}\n\n" if isinstance(statement, (ast.FunctionDef, ast.ClassDef)) else text)
+    return "\n".join(parts).replace("\n\n\n\n", "\n\n").strip("\n")
+
+
+def _first_line(statement: ast.stmt) -> int:
+    """A definition starts at its first decorator, not at ``def``."""
+    decorators = getattr(statement, "decorator_list", [])
+    return min([statement.lineno, *(d.lineno for d in decorators)])

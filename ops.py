@@ -1,0 +1,112 @@
+"""``syncopate.ops``: all-gather + matmul and matmul + reduce-scatter as
+``torch.library`` custom ops, with the arguments and results of PyTorch's
+async-TP ops, so switching is a one-line change::
+
+    torch.ops.symm_mem.fused_all_gather_matmul(A_shard, Bs, gather_dim, group_name, return_A=True)
+    syncopate.ops.all_gather_matmul(A_shard, Bs, gather_dim, group_name, return_A=True)
+
+    torch.ops.symm_mem.fused_matmul_reduce_scatter(A, B, reduce_op, scatter_dim, group_name)
+    syncopate.ops.matmul_reduce_scatter(A, B, reduce_op, scatter_dim, group_name)
+
+Both are also reachable as ``torch.ops.syncopate.<name>``. Each has
+
+* a fake implementation (shapes only), so ``torch.compile(fullgraph=True)``
+  traces a caller without a graph break;
+* an autograd formula: the input gradient of all-gather + matmul is a
+  matmul + reduce-scatter and the input gradient of matmul + reduce-scatter
+  an all-gather + matmul, each through these same ops (so fused where the
+  fused path applies); weight gradients are local matmuls;
+* two implementations chosen per call: the fused syncopate kernel
+  (pytorch/fused_ops.py: CUDA tensors, an NCCL group of two or more ranks,
+  fp16/bf16/fp32, the collective on dim 0) or, anywhere else, the unfused
+  collective + ``torch.matmul`` (pytorch/unfused_ops.py), announced by one
+  ``RuntimeWarning`` per reason and process. Both give PyTorch's results.
+
+``group_name`` is a process group's ``group_name`` (``dist.group.WORLD.group_name``
+for the default group), as for the ``symm_mem`` ops.
+"""
+
+from __future__ import annotations
+
+import torch
+from syncopate.pytorch import op_autograd, unfused_ops
+from syncopate.pytorch.unfused_ops import group_size
+
+__all__ = ["all_gather_matmul", "matmul_reduce_scatter"]
+
+_AG_SCHEMA = "(Tensor A_shard, Tensor[] Bs, int gather_dim, str group_name, *, bool return_A=True) -> (Tensor?, Tensor[])"
+_RS_SCHEMA = "(Tensor A, Tensor B, str reduce_op, int scatter_dim, str group_name) -> Tensor"
+
+
+@torch.library.custom_op("syncopate::all_gather_matmul", mutates_args=(), schema=_AG_SCHEMA)
+def _all_gather_matmul(A_shard: torch.Tensor, Bs: list[torch.Tensor], gather_dim: int, group_name: str, *,
+                       return_A: bool = True) -> tuple[torch.Tensor | None, list[torch.Tensor]]:
+    from syncopate.pytorch import fused_ops
+
+    unfused_ops.check_all_gather_matmul(A_shard, Bs, gather_dim, group_name)
+    if not Bs:  # a plain all-gather (the backward's re-gather): no matmul to fuse, nothing to announce
+        return unfused_ops.all_gather_matmul(A_shard, Bs, gather_dim, group_name, return_A)
+    refusal = fused_ops.all_gather_matmul_refusal(A_shard, Bs, gather_dim, group_name)
+    if refusal is None:
+        return fused_ops.all_gather_matmul(A_shard, Bs, group_name, return_A)
+    unfused_ops.warn_unfused("all_gather_matmul", refusal)
+    return unfused_ops.all_gather_matmul(A_shard, Bs, gather_dim, group_name, return_A)
+
+
+@_all_gather_matmul.register_fake
+def _all_gather_matmul_fake(A_shard: torch.Tensor, Bs: list[torch.Tensor], gather_dim: int, group_name: str, *,
+                            return_A: bool = True) -> tuple[torch.Tensor | None, list[torch.Tensor]]:
+    unfused_ops.check_all_gather_matmul(A_shard, Bs, gather_dim, group_name)
+    shape = list(A_shard.shape)
+    shape[gather_dim] *= group_size(group_name)
+    A = A_shard.new_empty(shape)
+    return (A if return_A else None), [A.new_empty([*shape[:-1], B.shape[1]], dtype=B.dtype) for B in Bs]
+
+
+@torch.library.custom_op("syncopate::matmul_reduce_scatter", mutates_args=(), schema=_RS_SCHEMA)
+def _matmul_reduce_scatter(A: torch.Tensor, B: torch.Tensor, reduce_op: str, scatter_dim: int,
+                           group_name: str) -> torch.Tensor:
+    from syncopate.pytorch import fused_ops
+
+    unfused_ops.check_matmul_reduce_scatter(A, B, reduce_op, scatter_dim, group_name)
+    refusal = fused_ops.matmul_reduce_scatter_refusal(A, B, scatter_dim, group_name)
+    if refusal is None:
+        return fused_ops.matmul_reduce_scatter(A, B, reduce_op, group_name)
+    unfused_ops.warn_unfused("matmul_reduce_scatter", refusal)
+    return unfused_ops.matmul_reduce_scatter(A, B, reduce_op, scatter_dim, group_name)
+
+
+@_matmul_reduce_scatter.register_fake
+def _matmul_reduce_scatter_fake(A: torch.Tensor, B: torch.Tensor, reduce_op: str, scatter_dim: int,
+                                group_name: str) -> torch.Tensor:
+    unfused_ops.check_matmul_reduce_scatter(A, B, reduce_op, scatter_dim, group_name)
+    shape = [*A.shape[:-1], B.shape[1]]
+    shape[scatter_dim] //= group_size(group_name)
+    return A.new_empty(shape, dtype=B.dtype)
+
+
+op_autograd.register()
+
+
+def all_gather_matmul(A_shard: torch.Tensor, Bs: list[torch.Tensor], gather_dim: int, group_name: str, *,
+                      return_A: bool = True) -> tuple[torch.Tensor | None, list[torch.Tensor]]:
+    """All-gather ``A_shard`` along ``gather_dim`` over the group, then
+    multiply the gathered A by each B: returns ``(A or None, [A @ B for B in Bs])``.
+
+    As ``torch.ops.symm_mem.fused_all_gather_matmul``: ``A_shard`` has two or
+    more dims, each ``B`` is 2-D, the product is over A's last dim. With
+    ``return_A=False`` the first result is None.
+    """
+    return torch.ops.syncopate.all_gather_matmul(A_shard, Bs, gather_dim, group_name, return_A=return_A)
+
+
+def matmul_reduce_scatter(A: torch.Tensor, B: torch.Tensor, reduce_op: str, scatter_dim: int,
+                          group_name: str) -> torch.Tensor:
+    """``A @ B`` reduced over the group (``reduce_op`` "sum" or "avg") and
+    scattered along ``scatter_dim``: rank r gets its r-th slice.
+
+    As ``torch.ops.symm_mem.fused_matmul_reduce_scatter``: A has two or more
+    dims, B is 2-D, ``A.shape[scatter_dim]`` is a multiple of the group size.
+    """
+    return torch.ops.syncopate.matmul_reduce_scatter(A, B, reduce_op, scatter_dim, group_name)
+

@@ -1,0 +1,159 @@
+"""The fused (GPU) implementation of ``syncopate.ops``.
+
+Both ops run the benchmark's tiled GEMM (bench/kernels/gemm_bf16.py, the
+same kernel ``overlap-bench`` fuses) compiled with ``syncopate.compile``
+once per process group:
+
+* all-gather + matmul: plan ``all-gather{tensor=a_ptr dim=0}``. A_shard
+  (leading dims flattened into rows) is copied into this rank's rows of a
+  symmetric M x K buffer (the documented copy: the op's caller passes an
+  ordinary tensor), and the fused kernel multiplies the rows as they
+  arrive by ``Bs[0]``. The other B's multiply the gathered buffer with
+  ``torch.matmul``. The gathered A is returned as a copy, since the buffer
+  is reused by the next call.
+* matmul + reduce-scatter: plan ``reduce-scatter{tensor=c_ptr dim=0}`` into
+  an M x N output buffer; this rank's rows are returned as a copy.
+
+Buffers are kept per (group, row bucket, row width, dtype): a call uses
+the first rows of the buffer whose row count is the next power of two, so
+the runtime's launch tables (keyed by tensor addresses) are reused, a
+steady-state call does no host-to-device copy, a call can be captured in a
+CUDA graph after one eager call of the same shapes (the first call of a
+bucket allocates symmetric memory, a collective that cannot be captured,
+and the first of a shape builds the launch tables),
+and varying token counts hold at most twice the largest call's rows per
+width and dtype.
+
+The fused path applies to CUDA tensors of an NCCL group with two or more
+ranks that spans every rank (pytorch/worlds.py), fp16 or bf16, the collective on dim 0, a contiguous A and moved rows (A's for the
+gather, the output's for the reduce-scatter) of a multiple of 16 bytes; the ``*_refusal`` functions name the first condition
+a call misses, and the op then runs unfused.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import torch
+from syncopate.pytorch.unfused_ops import process_group
+
+DTYPES = (torch.float16, torch.bfloat16)
+BLOCKS = {"BLOCK_M": 128, "BLOCK_N": 256, "BLOCK_K": 64}
+LAUNCH = {"num_warps": 8, "num_stages": 3}
+PLANS = {"ag": "all-gather{tensor=a_ptr dim=0}", "rs": "reduce-scatter{tensor=c_ptr dim=0}"}
+
+_KERNELS: dict[tuple[str, str], Any] = {}  # (plan kind, group name) -> fused kernel
+_BUFFERS: dict[tuple, torch.Tensor] = {}  # (kind, group name, row bucket, width, dtype, device) -> buffer
+
+
+def _common_refusal(A: torch.Tensor, Bs: list[torch.Tensor], dim: int, group_name: str) -> str | None:
+    import torch.distributed as dist
+
+    if not A.is_cuda:
+        return f"{A.device.type} tensors"
+    if os.environ.get("TRITON_INTERPRET") == "1":
+        return "the Triton interpreter (TRITON_INTERPRET=1)"
+    group = process_group(group_name)
+    backend = str(dist.get_backend(group))
+    if "nccl" not in backend:
+        return f"a '{backend}' process group"
+    if group.size() < 2:
+        return "a group of one rank"
+    from syncopate.pytorch.worlds import subgroup_refusal
+
+    refusal = subgroup_refusal(group)
+    if refusal:
+        return refusal
+    if A.dtype not in DTYPES or any(B.dtype != A.dtype for B in Bs):
+        return f"dtype {A.dtype} (fused: float16, bfloat16, with B of A's dtype)"
+    if dim != 0:
+        return f"the collective on dim {dim} (fused: dim 0)"
+    if not A.is_contiguous():
+        return "a non-contiguous A"
+    if (A.shape[-1] * A.element_size()) % 16:
+        return "rows of A that are not a multiple of 16 bytes"
+    return None
+
+
+def all_gather_matmul_refusal(A_shard: torch.Tensor, Bs: list[torch.Tensor], gather_dim: int,
+                              group_name: str) -> str | None:
+    """Why the fused path does not apply to this call (None: it does)."""
+    return _common_refusal(A_shard, Bs, gather_dim, group_name)
+
+
+def matmul_reduce_scatter_refusal(A: torch.Tensor, B: torch.Tensor, scatter_dim: int, group_name: str) -> str | None:
+    """Why the fused path does not apply to this call (None: it does)."""
+    refusal = _common_refusal(A, [B], scatter_dim, group_name)
+    if refusal is None and (B.shape[1] * B.element_size()) % 16:  # the output's rows are what moves
+        return "output rows that are not a multiple of 16 bytes"
+    return refusal
+
+
+def _kernel(kind: str, group_name: str) -> Any:
+    key = (kind, group_name)
+    if key not in _KERNELS:
+        import syncopate
+        from syncopate.bench.kernels.gemm_bf16 import gemm_kernel
+
+        _KERNELS[key] = syncopate.compile(gemm_kernel, [PLANS[kind]], group=process_group(group_name))
+    return _KERNELS[key]
+
+
+def _buffer(kind: str, group_name: str, shape: tuple[int, int], dtype: torch.dtype, device: torch.device) -> torch.Tensor:
+    """The first ``shape[0]`` rows of the kept buffer of the row bucket (a
+    view that starts the buffer, as the runtime's peer views require)."""
+    rows, width = shape
+    bucket = 1 << max(rows - 1, 0).bit_length()
+    key = (kind, group_name, bucket, width, dtype, device)
+    buf = _BUFFERS.get(key)
+    if buf is None:
+        shape = (bucket, width)
+        if kind == "ag":
+            import syncopate
+
+            buf = syncopate.empty(shape, dtype=dtype, device=device, group=process_group(group_name))
+        else:
+            buf = torch.empty(shape, dtype=dtype, device=device)
+        _BUFFERS[key] = buf
+    return buf[:rows]
+
+
+def _gemm(kernel: Any, a: torch.Tensor, b: torch.Tensor, c: torch.Tensor) -> None:
+    m, k = a.shape
+    n = b.shape[1]
+    grid = (-(-m // BLOCKS["BLOCK_M"]), -(-n // BLOCKS["BLOCK_N"]))
+    kernel[grid](a, b, c, m, n, k, a.stride(0), a.stride(1), b.stride(0), b.stride(1), c.stride(0), c.stride(1),
+                 **BLOCKS, **LAUNCH)
+
+
+def all_gather_matmul(A_shard: torch.Tensor, Bs: list[torch.Tensor], group_name: str,
+                      return_A: bool) -> tuple[torch.Tensor | None, list[torch.Tensor]]:
+    import torch.distributed as dist
+
+    group = process_group(group_name)
+    world, rank = group.size(), dist.get_rank(group)
+    K = A_shard.shape[-1]
+    m = A_shard.numel() // K
+    gathered = _buffer("ag", group_name, (world * m, K), A_shard.dtype, A_shard.device)
+    gathered[rank * m:(rank + 1) * m].copy_(A_shard.reshape(m, K))
+    out_shape = (world * A_shard.shape[0], *A_shard.shape[1:-1])
+    first = torch.empty(world * m, Bs[0].shape[1], dtype=A_shard.dtype, device=A_shard.device)
+    _gemm(_kernel("ag", group_name), gathered, Bs[0], first)
+    outs = [first.view(*out_shape, -1)] + [torch.matmul(gathered, B).view(*out_shape, -1) for B in Bs[1:]]
+    return (gathered.view(*out_shape, K).clone() if return_A else None), outs
+
+
+def matmul_reduce_scatter(A: torch.Tensor, B: torch.Tensor, reduce_op: str, group_name: str) -> torch.Tensor:
+    import torch.distributed as dist
+
+    group = process_group(group_name)
+    world, rank = group.size(), dist.get_rank(group)
+    K = A.shape[-1]
+    M = A.numel() // K
+    a = A.reshape(M, K)
+    c = _buffer("rs", group_name, (M, B.shape[1]), A.dtype, A.device)
+    _gemm(_kernel("rs", group_name), a, B, c)
+    rows = M // world
+    out = c[rank * rows:(rank + 1) * rows].view(A.shape[0] // world, *A.shape[1:-1], -1).clone()
+    return out.div_(world) if reduce_op == "avg" else out

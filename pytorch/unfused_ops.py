@@ -1,0 +1,105 @@
+"""The unfused implementation of ``syncopate.ops`` (any device and backend),
+argument checks shared with the fake implementations, and the one-time
+notice that a call runs unfused.
+
+All-gather + matmul: ``torch.distributed.all_gather`` of the shards (made
+contiguous), concatenated along ``gather_dim``, then ``torch.matmul`` per B.
+Matmul + reduce-scatter: ``torch.matmul``, then an all-reduce and this
+rank's slice along ``scatter_dim`` (gloo has no reduce-scatter), divided by
+the group size for ``avg``. The results equal PyTorch's ``symm_mem`` ops'
+fallbacks (same shapes, dtypes and values) and are fresh tensors that
+alias neither the inputs nor each other, as custom ops require.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import torch
+
+REDUCE_OPS = ("sum", "avg")
+_WARNED: set[tuple[str, str]] = set()
+
+
+def process_group(group_name: str):
+    from torch.distributed.distributed_c10d import _resolve_process_group
+
+    return _resolve_process_group(group_name)
+
+
+def group_size(group_name: str) -> int:
+    return process_group(group_name).size()
+
+
+def warn_unfused(op: str, reason: str) -> None:
+    """Say once per process and reason that ``op`` runs unfused."""
+    if (op, reason) not in _WARNED:
+        _WARNED.add((op, reason))
+        warnings.warn(f"syncopate.ops.{op}: no fused kernel for {reason}; running the unfused collective + "
+                      "matmul (same results)", RuntimeWarning, stacklevel=3)
+
+
+def check_all_gather_matmul(A_shard: torch.Tensor, Bs: list[torch.Tensor], gather_dim: int, group_name: str) -> None:
+    op = "syncopate.ops.all_gather_matmul"
+    if A_shard.dim() < 2:
+        raise ValueError(f"{op}: A_shard must have 2 or more dims, got shape {tuple(A_shard.shape)}")
+    if not 0 <= gather_dim < A_shard.dim():
+        raise ValueError(f"{op}: gather_dim {gather_dim} is not a dim of A_shard (shape {tuple(A_shard.shape)})")
+    for i, B in enumerate(Bs):
+        if B.dim() != 2 or B.shape[0] != A_shard.shape[-1] * (group_size(group_name) if gather_dim == A_shard.dim() - 1 else 1):
+            raise ValueError(f"{op}: Bs[{i}] must be a matrix whose first dim matches A's last "
+                             f"(A_shard {tuple(A_shard.shape)}, gather_dim {gather_dim}, B {tuple(B.shape)})")
+
+
+def check_matmul_reduce_scatter(A: torch.Tensor, B: torch.Tensor, reduce_op: str, scatter_dim: int,
+                                group_name: str) -> None:
+    op = "syncopate.ops.matmul_reduce_scatter"
+    if A.dim() < 2:
+        raise ValueError(f"{op}: A must have 2 or more dims, got shape {tuple(A.shape)}")
+    if B.dim() != 2 or B.shape[0] != A.shape[-1]:
+        raise ValueError(f"{op}: B must be a matrix whose first dim matches A's last (A {tuple(A.shape)}, "
+                         f"B {tuple(B.shape)})")
+    if reduce_op not in REDUCE_OPS:
+        raise ValueError(f"{op}: reduce_op must be one of {REDUCE_OPS}, got '{reduce_op}'")
+    if not 0 <= scatter_dim < A.dim():
+        raise ValueError(f"{op}: scatter_dim {scatter_dim} is not a dim of A (shape {tuple(A.shape)})")
+    size = B.shape[1] if scatter_dim == A.dim() - 1 else A.shape[scatter_dim]
+    world = group_size(group_name)
+    if size % world:
+        raise ValueError(f"{op}: the scattered dim has {size} entries, not a multiple of the group size {world}")
+
+
+def all_gather(A_shard: torch.Tensor, gather_dim: int, group_name: str) -> torch.Tensor:
+    """Every rank's ``A_shard`` concatenated along ``gather_dim``, rank 0 first."""
+    import torch.distributed as dist
+
+    group = process_group(group_name)
+    shard = A_shard.contiguous()
+    pieces = [torch.empty_like(shard) for _ in range(group.size())]
+    dist.all_gather(pieces, shard, group=group)
+    return torch.cat(pieces, dim=gather_dim)
+
+
+def all_gather_matmul(A_shard: torch.Tensor, Bs: list[torch.Tensor], gather_dim: int, group_name: str,
+                      return_A: bool) -> tuple[torch.Tensor | None, list[torch.Tensor]]:
+    A = all_gather(A_shard, gather_dim, group_name)
+    return (A if return_A else None), [torch.matmul(A, B) for B in Bs]
+
+
+def reduce_scatter(t: torch.Tensor, dim: int, group_name: str) -> torch.Tensor:
+    """This rank's slice along ``dim`` of the sum of ``t`` over the group: an
+    all-reduce (every backend has one, gloo included) through the functional
+    collectives, so AOT autograd can trace it in a backward too."""
+    import torch.distributed._functional_collectives as funcol
+
+    group = process_group(group_name)
+    total = funcol.all_reduce(t.contiguous(), "sum", group_name)
+    part = t.shape[dim] // group.size()
+    rank = torch.distributed.get_rank(group)
+    return total.narrow(dim, rank * part, part).clone(memory_format=torch.contiguous_format)
+
+
+def matmul_reduce_scatter(A: torch.Tensor, B: torch.Tensor, reduce_op: str, scatter_dim: int,
+                          group_name: str) -> torch.Tensor:
+    out = reduce_scatter(torch.matmul(A, B), scatter_dim, group_name)
+    return out.div_(group_size(group_name)) if reduce_op == "avg" else out

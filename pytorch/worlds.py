@@ -1,0 +1,106 @@
+"""The world a fused launch runs in, from a ``torch.distributed`` group.
+
+One world per process group, made on first use and kept:
+
+* a CUDA device and an NCCL group: a :class:`~syncopate.runtime.gpu_world.GpuWorld`
+  (symmetric memory, the ce/sm/nccl backends);
+* anything else (CPU tensors, gloo): an :class:`~syncopate.pytorch.unfused_rank.UnfusedRank`,
+  which does the collective with ``torch.distributed`` around the fused
+  kernel (the Triton interpreter on CPU).
+
+:func:`empty` gives the buffers the GPU backends read from peers.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import torch
+
+_GPU_WORLDS: dict[str, Any] = {}  # group name -> GpuWorld
+
+
+class SyncopateSetupError(RuntimeError):
+    """A setup problem the caller must fix (no process group, wrong device)."""
+
+
+def resolve_group(group: Any = None) -> Any:
+    """``group`` or the default group; a clear error outside a distributed program."""
+    import torch.distributed as dist
+
+    if not dist.is_available() or not dist.is_initialized():
+        raise SyncopateSetupError(
+            "syncopate needs torch.distributed: call torch.distributed.init_process_group first "
+            "(torchrun sets up the environment for it)"
+        )
+    return dist.group.WORLD if group is None else group
+
+
+def uses_gpu_world(group: Any, device: torch.device) -> bool:
+    """Whether launches on ``device`` in ``group`` go through the GPU world
+    (CUDA tensors and an NCCL-backed group)."""
+    import torch.distributed as dist
+
+    return device.type == "cuda" and "nccl" in str(dist.get_backend(group))
+
+
+def subgroup_refusal(group: Any) -> str | None:
+    """Why the GPU world cannot serve ``group`` (None: it can). The runtime
+    names peers by global rank (its barrier and NCCL broadcasts run on the
+    default group), so only a group spanning every rank is served."""
+    import torch.distributed as dist
+
+    if dist.get_world_size(group) != dist.get_world_size():
+        return (f"a process group of {dist.get_world_size(group)} of the {dist.get_world_size()} ranks "
+                "(the GPU runtime serves only groups of every rank)")
+    return None
+
+
+def gpu_world(group: Any) -> Any:
+    """The GPU world of ``group`` (one per group and process)."""
+    import torch.distributed as dist
+    from syncopate.runtime.gpu_world import GpuWorld, default_ce_lanes
+
+    name = group.group_name
+    world = _GPU_WORLDS.get(name)
+    if world is None:
+        refusal = subgroup_refusal(group)
+        if refusal:
+            raise SyncopateSetupError(f"syncopate on CUDA tensors: {refusal}")
+        device = torch.device("cuda", torch.cuda.current_device())
+        size = dist.get_world_size(group)
+        # High priority, as GpuWorld.from_torchrun: a finished tile hands its SM to communication first.
+        comm_stream = torch.cuda.Stream(device, priority=torch.cuda.Stream.priority_range()[1])
+        world = _GPU_WORLDS[name] = GpuWorld(rank=dist.get_rank(group), world=size, device=device, group=group,
+                                             comm_stream=comm_stream, ce_lanes=default_ce_lanes(size))
+    return world
+
+
+def is_symmetric(tensor: torch.Tensor, group: Any) -> bool:
+    """Whether ``tensor`` starts a buffer :func:`empty` allocated for ``group``."""
+    world = _GPU_WORLDS.get(group.group_name)
+    return world is not None and tensor.data_ptr() in world.handles
+
+
+def empty(*size: int | tuple[int, ...], dtype: torch.dtype | None = None, device: torch.device | str | None = None,
+          group: Any = None) -> torch.Tensor:
+    """An uninitialized tensor that peers of ``group`` can read: allocate with
+    it every tensor a fused kernel gathers (the tensor of an all-gather or
+    all-to-all plan).
+
+    On a CUDA device with an NCCL group it is symmetric memory (every rank
+    allocates the same shape, so this call is collective: all ranks of
+    ``group`` must make it, in the same order). Elsewhere (CPU, gloo) the
+    collective runs unfused and an ordinary ``torch.empty`` tensor is returned.
+    ``size``, ``dtype`` and ``device`` mean what they mean for ``torch.empty``
+    (``device`` defaults to the current CUDA device when CUDA is available).
+    """
+    shape = tuple(size[0]) if len(size) == 1 and isinstance(size[0], (tuple, list, torch.Size)) else size
+    dtype = dtype or torch.get_default_dtype()
+    if device is None:
+        device = torch.device("cuda", torch.cuda.current_device()) if torch.cuda.is_available() else torch.device("cpu")
+    device = torch.device(device)
+    group = resolve_group(group)
+    if not uses_gpu_world(group, device):
+        return torch.empty(shape, dtype=dtype, device=device)
+    return gpu_world(group).symmetric(torch.empty(shape, dtype=dtype, device="meta"))

@@ -1,0 +1,118 @@
+"""The ce (copy-engine) and sm backends of consumed plans (all-gather,
+all-to-all, ring-exchange): both read a chunk straight from the symmetric
+buffer of the rank that has it.
+
+``ce``: a peer copy on the communication stream from the chunk's source
+into this rank's buffer, then the flag write. Chunks go in this rank's
+arrival order (local first, then by step), dealt round-robin over
+``lanes`` side streams forked from the communication stream, so with L
+lanes L chunks move at once over several copy engines and NVLink paths; the
+arrival order, and so the tile order, is the same for any L. Each lane
+waits for an owner's ready token before its first copy of that owner's rows
+(runtime/gpu/gather_tokens.py). The copies (views and flags) are planned
+once per launch key; a launch only issues them.
+
+``sm``: the fused kernel's own communication programs pull the chunk
+through peer pointers; the runtime only passes the chunk table, whose peer
+offsets :func:`peer_offset` computes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import torch
+
+from syncopate.dialects.chunk import PlanOp
+from syncopate.ir import deps
+from syncopate.ir.deps import ConcreteChunk
+from syncopate.runtime.abi import SyncState
+from syncopate.runtime.gpu import device, flags
+from syncopate.runtime.gpu.errors import GpuWorldError
+from syncopate.runtime.gpu.gather_tokens import GatherTokens, source_rank
+from syncopate.runtime.world import rows
+
+if TYPE_CHECKING:
+    from syncopate.runtime.gpu.world import GpuWorld
+
+
+def source_rows(w: GpuWorld, sources: Mapping[str, torch.Tensor], plan: PlanOp, chunks: list[ConcreteChunk],
+                c: ConcreteChunk, target: torch.Tensor) -> torch.Tensor:
+    """Where chunk ``c``'s data is, on the rank that has it: the sender's
+    send buffer (``sources``) for an all-to-all, else the owner's copy of
+    ``target``."""
+    if plan.collective == "all-to-all":
+        send = sources.get(c.param)
+        if send is None:
+            raise GpuWorldError(f"all-to-all parameter '{c.param}' needs this rank's send buffer (context(sources=...))")
+        start = deps.all_to_all_source_row(plan, c)
+        return rows(w.peer_view(send, c.src, c.param), c.dim, start, start + c.hi - c.lo)
+    return rows(w.peer_view(target, deps.owner(chunks, c), c.param), c.dim, c.lo, c.hi)
+
+
+def peer_offset(w: GpuWorld, sources: Mapping[str, torch.Tensor], consumed: Mapping[str, PlanOp],
+                chunks: Mapping[str, list[ConcreteChunk]]) -> Callable[[ConcreteChunk, torch.Tensor], int]:
+    """The sm chunk table's peer offsets: from chunk ``c``'s rows in this
+    rank's ``t`` to the same data on the rank that has it, in elements."""
+    def offset(c: ConcreteChunk, target: torch.Tensor) -> int:
+        source = source_rows(w, sources, consumed[c.plan], chunks[c.plan], c, target)
+        return (source.data_ptr() - rows(target, c.dim, c.lo, c.hi).data_ptr()) // target.element_size()
+
+    return offset
+
+
+def incoming(rank: int, lost: frozenset[tuple[str, int]], chunks: list[ConcreteChunk],
+             backend: str) -> list[ConcreteChunk]:
+    """The remote chunks ``rank`` receives on ``backend``, in arrival order
+    (``lost``: chunks whose transfer is dropped, for fault injection)."""
+    mine = [c for c in chunks if c.dst == rank and not c.is_local and c.backend == backend
+            and (c.plan, c.id) not in lost]
+    return sorted(mine, key=lambda c: (deps.arrival_rank(c), c.id))
+
+
+@dataclass(frozen=True)
+class Copy:
+    """One chunk's ce transfer: wait for the source's ready token (``ready``
+    word, None: already waited for on this lane), copy, raise ``flag``."""
+
+    ready: int | None
+    dst: torch.Tensor
+    src: torch.Tensor
+    flag: int
+
+
+def plan_delivery(w: GpuWorld, sources: Mapping[str, torch.Tensor], lanes: int, plan: PlanOp,
+                  chunks: list[ConcreteChunk], params: Mapping[str, Any], tokens: GatherTokens,
+                  awaited: set[int]) -> tuple[tuple[Copy, ...], ...]:
+    """The ce copies of one plan, per lane (chunk i of the arrival order on
+    lane ``i % lanes``), built once per launch key. ``awaited``: owners whose
+    ready token the communication stream already waited for (in an earlier
+    plan's lanes); updated."""
+    todo = incoming(w.rank, w.lost, chunks, "ce")
+    per_lane: list[list[Copy]] = [[] for _ in range(max(min(lanes, len(todo)), 1))]
+    ready = [set(awaited) for _ in per_lane]
+    for i, c in enumerate(todo):
+        lane = i % len(per_lane)
+        src = source_rank(plan, chunks, c)
+        target = params[c.param]
+        per_lane[lane].append(Copy(None if src in ready[lane] else tokens.ready(src), rows(target, c.dim, c.lo, c.hi),
+                                   source_rows(w, sources, plan, chunks, c, target), c.flag))
+        ready[lane].add(src)
+    awaited.update(*ready)
+    return tuple(tuple(copies) for copies in per_lane) if todo else ()
+
+
+def issue(w: GpuWorld, per_lane: tuple[tuple[Copy, ...], ...], sync: SyncState, captured: list[int]) -> None:
+    """On the communication stream: a plan's ce copies (see :func:`plan_delivery`)."""
+    if not per_lane:
+        return
+    with w.lanes(len(per_lane)) as streams:
+        for stream, copies in zip(streams, per_lane):
+            with torch.cuda.stream(stream):
+                for c in copies:
+                    if c.ready is not None:
+                        device.await_token(sync, c.ready)
+                    device.copy(c.dst, c.src)
+                    flags.raise_flag(sync.flags, c.flag, sync, captured)

@@ -1,0 +1,48 @@
+"""Every device operation the GPU World's protocol issues, in one place.
+
+The protocol modules (flags, backends, staging and gather tokens) call
+these through this module (``device.write_value(...)``), never by a name
+imported into their own namespace, so a test can replace them all at once
+and record the protocol as a list of stream operations (see
+test/unit/test_gpu_*.py).
+"""
+
+from __future__ import annotations
+
+import torch
+
+from syncopate.runtime.abi import SyncState
+from syncopate.runtime.gpu.stream_wait import wait_flag
+
+__all__ = ["accumulate", "await_token", "copy", "wait_flag", "write_epoch", "write_value"]
+
+
+def write_value(flags: torch.Tensor, index: int, value: int) -> None:
+    """``flags[index] = value`` by a stream memory operation: it needs no SM,
+    so it runs even while spinning tiles hold every SM."""
+    from torch.distributed._symmetric_memory import _SymmetricMemory
+
+    _SymmetricMemory.stream_write_value32(flags.view(torch.uint32), index, value)
+
+
+def write_epoch(flags: torch.Tensor, index: int, epoch: torch.Tensor) -> None:
+    """``flags[index] = epoch`` on the current stream, copied from the epoch
+    word, so a graph replay writes its own epoch. A same-device copy may run
+    as a driver kernel, which needs a free SM: used only for reduce-scatter
+    arrivals, which no tile spins on."""
+    flags[index:index + 1].copy_(epoch, non_blocking=True)
+
+
+def copy(dst: torch.Tensor, src: torch.Tensor) -> None:
+    """A peer copy on the current stream (a copy engine for contiguous rows)."""
+    dst.copy_(src, non_blocking=True)
+
+
+def accumulate(dst: torch.Tensor, src: torch.Tensor) -> None:
+    """``dst += src`` on the current stream (a reduce-scatter's sum of staged partials)."""
+    dst.add_(src)
+
+
+def await_token(sync: SyncState, index: int) -> None:
+    """Hold the current stream until ``sync``'s pad word ``index`` is at least 1 (a token)."""
+    wait_flag(sync.flags, index, 0, sync.epoch, sync.spin_limit, sync.report, least=1)

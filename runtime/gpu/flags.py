@@ -1,0 +1,66 @@
+"""Flags and epochs: how the GPU World raises the flags tiles spin on, and
+how it counts launches, eagerly and under CUDA-graph capture.
+
+A launch configuration's epoch is one int32 on the device that the compute
+stream increments before each launch and the kernel reads; a tile waits for
+a consumed chunk's flag to reach the epoch. Flags only grow, so nothing is
+reset between launches (docs/runtime-protocol.md, "Flags and epochs").
+"""
+
+from __future__ import annotations
+
+import torch
+
+from syncopate.runtime.abi import SyncState
+from syncopate.runtime.gpu import device
+
+FLAG_CAPACITY = 1 << 14  # symmetric signal pad words; the upper half holds reduce-scatter arrivals and tokens
+GRAPH_FLAG = 2**31 - 1  # what a flag raised inside CUDA-graph capture holds: at least every epoch
+LOCAL_FLAG = GRAPH_FLAG  # a local chunk's flag, raised once when its launch tables are built: never waited for
+
+
+def count_launch(sync: SyncState, dev: torch.device) -> None:
+    """One more launch on ``sync``'s pad: the device epoch word (on the
+    stream) and the host's count. Inside capture the pad is marked captured;
+    an eager launch of a captured pad first reads the device epoch back, since
+    replays moved it on without the host."""
+    if torch.cuda.is_current_stream_capturing():
+        sync.captured = True
+    elif sync.captured:
+        torch.cuda.synchronize(dev)
+        sync.host_epoch = int(sync.epoch.item())
+    sync.host_epoch += 1
+    sync.epoch.add_(1)
+
+
+def raise_flag(flags: torch.Tensor, index: int, sync: SyncState, captured: list[int]) -> None:
+    """Raise a flag tiles spin on with a stream memory operation, which takes
+    no SM, so tiles that fill every SM while spinning cannot starve it.
+    Eagerly it writes the host's launch count, which equals the epoch the
+    kernel reads. A captured write replays a constant, so inside CUDA-graph
+    capture it writes GRAPH_FLAG and records ``index`` in ``captured``; the
+    launch clears those flags again once the kernel and the transfers are
+    done, so every replay waits for its own."""
+    capturing = torch.cuda.is_current_stream_capturing()
+    device.write_value(flags, index, GRAPH_FLAG if capturing else sync.host_epoch)
+    if capturing:
+        captured.append(index)
+
+
+def clear_flags(flags: torch.Tensor, indices: list[int]) -> None:
+    """Zero the flags a captured launch raised, after its kernel and
+    transfers: one stream write for a lone flag, one fill per run of
+    consecutive flags (with many chunks per rank, a write per flag would put
+    a graph node per chunk after the kernel; the fill's kernel finds the SMs
+    free by then)."""
+    runs: list[list[int]] = []
+    for index in sorted(indices):
+        if runs and index == runs[-1][1]:
+            runs[-1][1] += 1
+        else:
+            runs.append([index, index + 1])
+    for lo, hi in runs:
+        if hi - lo == 1:
+            device.write_value(flags, lo, 0)
+        else:
+            flags[lo:hi].zero_()

@@ -1,0 +1,75 @@
+"""The nccl backend: chunks moved by NCCL collectives on the communication
+stream (no symmetric memory: the portable fallback).
+
+Every rank issues the same collectives in the same order, so they are
+self-synchronising: a rank's rows are read only once it entered the
+collective, after its compute stream wrote them, and the launch's compute
+stream waits for the communication stream before the caller may write the
+next launch's rows. No readiness or release token is needed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any
+
+import torch
+
+from syncopate.dialects.chunk import PlanOp
+from syncopate.ir import deps
+from syncopate.ir.deps import ConcreteChunk
+from syncopate.runtime.gpu.errors import GpuWorldError
+from syncopate.runtime.staging import owner_regions
+from syncopate.runtime.world import rows
+
+if TYPE_CHECKING:
+    from syncopate.runtime.gpu.world import GpuWorld
+
+
+Collective = Callable[[], None]
+
+
+def plan_delivery(w: GpuWorld, plan: PlanOp, chunks: list[ConcreteChunk], params: Mapping[str, Any],
+                  sources: Mapping[str, torch.Tensor]) -> tuple[Collective, ...]:
+    """A consumed plan's collectives, built once per launch key: one
+    ``broadcast`` from each owner of rows (in the owners' order, the same on
+    every rank), or one ``all_to_all_single``."""
+    import torch.distributed as dist
+
+    if plan.collective == "all-to-all":
+        param = plan.tensors[0].param.data
+        send, recv = sources.get(param), params[param]
+        if send is None:
+            raise GpuWorldError(f"all-to-all parameter '{param}' needs this rank's send buffer (context(sources=...))")
+        split = deps.split_matrix(plan)
+        inward, outward = [split[s][w.rank] for s in range(w.world)], split[w.rank]
+        return (lambda: dist.all_to_all_single(recv, send, inward, outward, group=w.nccl_group),)
+    return tuple(_on_rows(rows(params[r.param], r.dim, r.lo, r.hi),
+                          lambda t, r=r: dist.broadcast(t, src=r.dst, group=w.nccl_group), True)
+                 for r in owner_regions(chunks))
+
+
+def plan_reduce(w: GpuWorld, regions: list[ConcreteChunk], params: Mapping[str, Any]) -> tuple[Collective, ...]:
+    """A produced plan's collectives, one per owner's region: ``reduce`` of
+    this rank's partial rows to the owner (each issued once this rank's
+    tiles announced them; see reduce_scatter.py)."""
+    import torch.distributed as dist
+
+    return tuple(_on_rows(rows(params[r.param], r.dim, r.lo, r.hi),
+                          lambda t, r=r: dist.reduce(t, dst=r.dst, group=w.nccl_group), r.dst == w.rank)
+                 for r in regions)
+
+
+def _on_rows(view: torch.Tensor, collective: Callable[[torch.Tensor], None], receives: bool) -> Collective:
+    """``collective`` on ``view``; NCCL moves contiguous memory, so a strided
+    view goes through a contiguous copy (copied back where this rank receives)."""
+    if view.is_contiguous():
+        return lambda: collective(view)
+
+    def packed() -> None:
+        tmp = view.contiguous()
+        collective(tmp)
+        if receives:
+            view.copy_(tmp)
+
+    return packed

@@ -1,0 +1,215 @@
+"""One rank's fused launches on the GPU World: the order in which a launch
+issues its streams' work (docs/runtime-protocol.md, "A launch, stream by
+stream"), and what it builds once per launch key.
+
+The first launch of a launch key evaluates the plans, checks them, and
+resolves every transfer into views, flags and token words
+(:class:`CachedLaunch`). Every later launch is lookups plus the stream
+operations themselves: no IR object, no per-chunk computation, no
+allocation (test/unit/test_gpu_launch_overhead.py).
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import torch
+
+from syncopate.ir import deps
+from syncopate.runtime.abi import LaunchPlan, SyncState
+from syncopate.runtime.fused import FusedProgram, LaunchFacts
+from syncopate.runtime.gpu import ce, device, flags, gather_tokens, nccl, policies, reduce_scatter
+from syncopate.runtime.gpu.errors import GpuWorldError
+from syncopate.runtime.gpu.flags import FLAG_CAPACITY, LOCAL_FLAG
+from syncopate.runtime.gpu.gather_tokens import GatherTokens, PeerReads, peer_reads
+
+if TYPE_CHECKING:
+    from syncopate.runtime.gpu.world import GpuWorld
+
+LAUNCH_CACHE = 64  # launch tables kept (keyed by tensor addresses too)
+
+
+@dataclass
+class CachedLaunch:
+    """Everything a launch key's launches issue, built by its first launch:
+    the evaluated plans, the ABI arguments, its pad, who reads whose rows,
+    and each plan's transfers with their views resolved. A later launch of
+    the key only looks these up and issues them."""
+
+    launch: LaunchPlan
+    extra: dict[str, Any]
+    sync: SyncState
+    reads: PeerReads
+    consumed: tuple[tuple[tuple[tuple[ce.Copy, ...], ...], tuple[nccl.Collective, ...], tuple[int, ...]], ...]
+    produced: tuple[reduce_scatter.ReduceSteps, ...]
+    staging: tuple[tuple, ...]  # staging keys the launch uses (touched per launch: least recently used first)
+    grid: tuple[int, ...]  # the grid the fused kernel launches on (sm communication programs included)
+    spin_limit: int = 0  # the spin limit ``extra`` carries
+
+
+@dataclass
+class GpuRank:
+    """The launch context of one rank (``GpuWorld.context``)."""
+
+    world: GpuWorld
+    sources: dict[str, torch.Tensor]  # all-to-all parameter -> this rank's symmetric send buffer
+    last: LaunchPlan | None = None  # the latest launch's plans and chunks
+    ce_lanes: int = 1  # streams the ce transfers are dealt over
+
+    def __post_init__(self) -> None:
+        self.tokens = GatherTokens(self.world.world, FLAG_CAPACITY)
+        self.sources_key = tuple((k, _describe(v)) for k, v in self.sources.items())
+
+    def launch(self, program: FusedProgram, grid: tuple[int, ...], params: Mapping[str, Any],
+               run: Callable[..., None]) -> None:
+        w = self.world
+        facts = program.launch_facts
+        config, key = launch_keys(program, facts, grid, params, self.sources_key)
+        cached = w.launches.get(key)
+        if cached is None:
+            cached = self._build(program, facts, grid, params, config, key)
+        else:
+            w.touch(config, cached.staging)
+        self.last = cached.launch
+        sync, reads, tokens = cached.sync, cached.reads, self.tokens
+        if sync.spin_limit != w.spin_limit:
+            sync.spin_limit = w.spin_limit
+        if facts.spin_limit is not None and cached.spin_limit != sync.spin_limit:
+            cached.extra[facts.spin_limit] = cached.spin_limit = sync.spin_limit
+        compute = torch.cuda.current_stream(w.device)
+        flags.count_launch(sync, w.device)
+        if sync.spin_limit:
+            sync.report.zero_()
+        captured: list[int] = []  # flags raised inside CUDA-graph capture, cleared after the launch
+
+        w.comm_stream.wait_stream(compute)  # this launch's own rows (and sends) are written
+        with torch.cuda.stream(w.comm_stream):
+            gather_tokens.announce(w, sync, tokens, reads.readers)
+            for copies, collectives, nccl_flags in cached.consumed:
+                ce.issue(w, copies, sync, captured)
+                for collective in collectives:
+                    collective()
+                for flag in nccl_flags:
+                    flags.raise_flag(sync.flags, flag, sync, captured)
+            self._release(sync, tokens, reads.released_after_copies)
+        for owner in reads.released_after_kernel:  # the kernel's communication programs pull their rows
+            device.await_token(sync, tokens.ready(owner))
+        run(cached.extra, cached.grid)
+        with torch.cuda.stream(w.comm_stream):
+            for steps in cached.produced:
+                reduce_scatter.issue_reduce(w, steps, sync)
+            if reads.released_after_kernel:
+                w.comm_stream.wait_stream(compute)
+                self._release(sync, tokens, reads.released_after_kernel)
+            gather_tokens.await_releases(sync, tokens, reads.readers)
+        compute.wait_stream(w.comm_stream)
+        flags.clear_flags(sync.flags, captured)
+        if sync.spin_limit and not torch.cuda.is_current_stream_capturing():  # a graph's replays report nothing
+            torch.cuda.synchronize(w.device)
+            message = sync.timeout(cached.launch, w.rank, token_words(cached.launch, w.rank, w.world))
+            if message:
+                raise GpuWorldError(message)
+
+    def _build(self, program: FusedProgram, facts: LaunchFacts, grid: tuple[int, ...], params: Mapping[str, Any],
+               config: tuple, key: tuple) -> CachedLaunch:
+        """A launch key's first launch: evaluate the plans, check them, take
+        the configuration's pad and staging, and resolve every transfer."""
+        w = self.world
+        launch = LaunchPlan.build(program, params, grid, w.rank)
+        self._check(program, launch, params, config)
+        chunks = launch.chunks
+        sync = w.pad_for(config, launch.flag_count)
+        for name in facts.consumed:  # local chunks are in place before every launch: raised once, for good
+            for c in chunks[name]:
+                if c.dst == w.rank and c.is_local:
+                    device.write_value(sync.flags, c.flag, LOCAL_FLAG)
+        if facts.produced and not torch.cuda.is_current_stream_capturing():
+            for name in reduce_scatter.staged_plans(launch):  # allocated (collectively) before the kernel runs
+                reduce_scatter.ce_staging(w, launch, name, params, sync)
+            w.warm_reduction(sync)
+        consumed_plans = {n: launch.plans[n] for n in facts.consumed}
+        extra = launch.arguments(program, sync, w.device, ce.peer_offset(w, self.sources, consumed_plans, chunks),
+                                 params, reduce_scatter.reduce_staging(w, launch, params, sync))
+        if facts.spin_limit is not None:
+            extra[facts.spin_limit] = sync.spin_limit
+        awaited: set[int] = set()
+        consumed = []
+        for name, plan in consumed_plans.items():
+            copies = ce.plan_delivery(w, self.sources, self.ce_lanes, plan, chunks[name], params, self.tokens, awaited)
+            nccl_chunks = any(c.backend == "nccl" for c in chunks[name])
+            collectives = nccl.plan_delivery(w, plan, chunks[name], params, self.sources) if nccl_chunks else ()
+            nccl_flags = tuple(c.flag for c in ce.incoming(w.rank, w.lost, chunks[name], "nccl")) if nccl_chunks else ()
+            consumed.append((copies, collectives, nccl_flags))
+        counts = deps.signal_counts(launch.graph)
+        produced = tuple(reduce_scatter.plan_reduce(w, self.ce_lanes, launch.plans[name], chunks[name], params, sync,
+                                                    counts, name in facts.fused_reductions)
+                         for name in facts.produced)
+        if len(w.launches) >= LAUNCH_CACHE:
+            w.launches.pop(next(iter(w.launches)))  # oldest first
+        cached = w.launches[key] = CachedLaunch(
+            launch, extra, sync, peer_reads(launch.plans, chunks, w.rank, frozenset(facts.consumed)), tuple(consumed),
+            produced, tuple(s.staging for s in produced if s.staging), launch.launch_grid(program, sync.comm_programs),
+            sync.spin_limit)
+        return cached
+
+    def _check(self, program: FusedProgram, launch: LaunchPlan, params: Mapping[str, Any], config: tuple) -> None:
+        """Refuse a launch the GPU World cannot run safely; warn once per
+        configuration about one that may starve NCCL."""
+        w = self.world
+        policies.check_world(launch, w.world)
+        for name, plan in launch.plans.items():
+            for tensor in plan.tensors:
+                policies.check_tensor(params.get(tensor.param.data), tensor.param.data)
+            policies.check_backends(plan, launch.chunks[name])
+        risk = policies.nccl_starvation_risk(launch, policies.first_tile(launch, program), w.rank) \
+            if any(c.backend == "nccl" for cs in launch.chunks.values() for c in cs) else None
+        sms = torch.cuda.get_device_properties(w.device).multi_processor_count
+        reason = policies.refusal(program, launch, risk, sms, self.ce_lanes)
+        if reason:
+            raise GpuWorldError(reason)
+        if risk and config not in w.warned:
+            w.warned.add(config)
+            warnings.warn(risk, RuntimeWarning, stacklevel=5)
+
+    def _release(self, sync: SyncState, tokens: GatherTokens, owners: tuple[int, ...]) -> None:
+        """After the last read of each of ``owners``' rows (runtime/gpu/gather_tokens.py)."""
+        gather_tokens.release(self.world, sync, tokens, owners)
+
+
+def token_words(launch: LaunchPlan, rank: int, world: int) -> dict[int, tuple[str, int]]:
+    """Pad word -> (what it is, the value a wait expects) for every token of
+    ``launch`` (gather readiness and release, staging tokens), so a spin
+    report names what a rank waited for."""
+    return {**GatherTokens(world, FLAG_CAPACITY).describe(rank),
+            **reduce_scatter.staging_token_words(launch, rank, world)}
+
+
+SCALARS = (int, float, bool, str, type(None))
+
+
+def launch_keys(program: FusedProgram, facts: LaunchFacts, grid: tuple[int, ...], params: Mapping[str, Any],
+                sources_key: tuple) -> tuple[tuple, tuple]:
+    """(configuration key, launch key) of a launch, in one pass over its
+    arguments. Launches with equal configuration keys (program, grid,
+    scalar arguments) have the same tiles, so they share a signal pad and
+    epoch. Launches with equal launch keys (the configuration plus the
+    addresses and layouts of the tensors the plans move, and of the
+    all-to-all send buffers) share everything :class:`CachedLaunch` holds:
+    built once, so a later launch does no host work beyond issuing it, and
+    can be captured in a CUDA graph after one eager launch."""
+    scalars, tensors = [], []
+    for k, v in params.items():
+        if isinstance(v, torch.Tensor):
+            if k in facts.moved:
+                tensors.append((k, _describe(v)))
+        else:
+            scalars.append((k, v if isinstance(v, SCALARS) else id(v)))
+    config = (id(program), grid, tuple(scalars))
+    return config, (config, tuple(tensors), sources_key)
+
+
+def _describe(t: torch.Tensor) -> tuple:
+    return (t.data_ptr(), t.shape, t.stride(), t.dtype)

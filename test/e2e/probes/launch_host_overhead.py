@@ -1,0 +1,85 @@
+"""Device probe (not a test): eager host time of a fused launch against the
+plain Triton launch of the same GEMM with the same arguments.
+
+    torchrun --nproc-per-node=1 test/e2e/probes/launch_host_overhead.py
+    SHAPE=4096x8192x4096 torchrun --nproc-per-node=1 test/e2e/probes/launch_host_overhead.py
+
+It runs at any world size (W = 1 exercises the fused launch path with every
+chunk local: the launch's host work without transfers). For each row, with
+the bench's plain GEMM kernel (bf16, M x K x N from ``SHAPE``), the fused
+kernel and the original one are launched back to back, rows interleaved
+over ``ROUNDS`` rounds. After a warm-up, in which the launch tables are
+built and the kernels compiled, each round times ``LAUNCHES`` eager
+launches with a host clock, without synchronising in between, then
+synchronises. The host time per launch is the median over rounds. Rank 0
+prints both host times and their ratio; issue 23 asks for at most 1.5.
+``LAUNCHES`` is small enough that the launch queue never fills, so the
+host clock measures the host's work, not the device's.
+"""
+
+from __future__ import annotations
+
+import os
+import statistics
+import time
+
+import torch
+
+LAUNCHES, ROUNDS, WARMUP = int(os.environ.get("LAUNCHES", "100")), int(os.environ.get("ROUNDS", "15")), 5
+M, K, N = (int(x) for x in os.environ.get("SHAPE", "1024x1024x1024").split("x"))
+ROWS = [("ag-gemm", "ce"), ("ag-gemm", "sm"), ("gemm-rs", "ce")]
+
+
+def main() -> None:
+    os.environ.pop("TRITON_INTERPRET", None)
+    from syncopate.bench.configs import GemmConfig
+    from syncopate.bench.fused import program_for
+    from syncopate.bench.gemm import gemm_kernel, launch_gemm
+    from syncopate.runtime.fused import FusedKernel
+    from syncopate.runtime.gpu_world import GpuWorld
+
+    world = GpuWorld.from_torchrun()
+    w, r = world.world, world.rank
+    cfg = GemmConfig(128, 256, 64, 8, 3, "ptr")
+    gen = torch.Generator().manual_seed(5)
+    a_full = torch.randn(M, K, generator=gen).to(world.device, torch.bfloat16)
+    b = (torch.randn(K, N, generator=gen) / 32).to(world.device, torch.bfloat16)
+    gathered = world.symmetric(a_full)
+    gathered.copy_(a_full)  # every rank holds every row: the fused and the plain kernel compute the same
+    plain = gemm_kernel(cfg)
+    rows = {}
+    for workload, backend in ROWS:
+        program = program_for(workload, w, backend, "arrival", cfg, 1)
+        fused = FusedKernel(program, plain, world.context())
+        a = gathered if workload == "ag-gemm" else a_full
+        c_fused = torch.empty(M, N, dtype=torch.bfloat16, device=world.device)
+        c_plain = torch.empty(M, N, dtype=torch.bfloat16, device=world.device)
+        rows[(workload, backend, "fused")] = (lambda f=fused, a=a, c=c_fused: launch_gemm(f, a, b, c, cfg), [])
+        rows[(workload, backend, "triton")] = (lambda a=a, c=c_plain: launch_gemm(plain, a, b, c, cfg), [])
+    for run, _ in rows.values():
+        for _ in range(WARMUP):
+            run()
+    torch.cuda.synchronize()
+    world.barrier()
+    for _ in range(ROUNDS):
+        for run, host_us in rows.values():
+            torch.cuda.synchronize()
+            t0 = time.perf_counter()
+            for _ in range(LAUNCHES):
+                run()
+            t1 = time.perf_counter()
+            torch.cuda.synchronize()
+            host_us.append((t1 - t0) / LAUNCHES * 1e6)
+    if r == 0:
+        print(f"fused launch host time, W = {w}, {M}x{K}x{N} bf16, {LAUNCHES} eager launches x {ROUNDS} rounds "
+              f"({torch.cuda.get_device_name(world.device)})")
+        print(f"{'row':18} {'fused us':>9} {'triton us':>10} {'ratio':>6}")
+        for workload, backend in ROWS:
+            fused = statistics.median(rows[(workload, backend, "fused")][1])
+            triton = statistics.median(rows[(workload, backend, "triton")][1])
+            print(f"{workload + ' ' + backend:18} {fused:9.1f} {triton:10.1f} {fused / triton:6.2f}")
+    torch.distributed.destroy_process_group()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,12 @@
+// A tl.range option on a plain Python range loop: refused (range takes no keywords).
+builtin.module {
+  tile.func @loops(%n: !tile.scalar) attributes {param_names = ["n"], decorators = ["triton.jit"]} {
+    %0 = arith.constant 0 : i32
+    %1 = arith.constant 1 : i32
+    %2 = tile.retype %n : !tile.scalar -> i32
+    scf.for %j = %0 to %2 step %1 : i32 {
+      scf.yield
+    } {tile.num_stages = 3 : i64}
+    tile.return
+  }
+}

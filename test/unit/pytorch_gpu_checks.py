@@ -1,0 +1,162 @@
+"""Checks of the fused GPU path of syncopate.ops and of syncopate.compile on
+two GPUs with NCCL (test_gpu_pytorch_ops.py owns them). Each raises on failure.
+
+References: the same op on fp32 inputs (which runs unfused: fp32 is not a
+fused dtype) or products of inputs every rank builds from seeds.
+"""
+
+from __future__ import annotations
+
+import functools
+import warnings
+
+import syncopate
+import torch
+import torch.distributed as dist
+
+BF16_TOL = {"rtol": 2e-2, "atol": 2e-2}
+
+
+def _group() -> str:
+    return dist.group.WORLD.group_name
+
+
+def _randn(*shape, seed, scale=None):
+    g = torch.Generator().manual_seed(seed)
+    t = torch.randn(*shape, generator=g)
+    return (t / (scale or shape[-1]) ** 0.5 if scale != 1 else t).cuda()
+
+
+def _no_unfused_notice(call):
+    from syncopate.pytorch import unfused_ops
+
+    unfused_ops._WARNED.clear()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        out = call()
+    notes = [str(w.message) for w in caught if "no fused kernel" in str(w.message)]
+    assert not notes, notes
+    return out
+
+
+def fused_all_gather_matmul(rank, world):
+    shards = [_randn(256, 512, seed=r, scale=1) for r in range(world)]
+    Bs = [_randn(512, 384, seed=50), _randn(512, 128, seed=51)]
+    A, outs = _no_unfused_notice(lambda: syncopate.ops.all_gather_matmul(
+        shards[rank].bfloat16(), [B.bfloat16() for B in Bs], 0, _group()))
+    full = torch.cat(shards)
+    torch.testing.assert_close(A, full.bfloat16(), rtol=0, atol=0)
+    for out, B in zip(outs, Bs):
+        torch.testing.assert_close(out.float(), full @ B, **BF16_TOL)
+    x = _randn(2, 128, 512, seed=rank + 10, scale=1).bfloat16()  # leading dims flattened into rows
+    _, (y,) = _no_unfused_notice(lambda: syncopate.ops.all_gather_matmul(x, [Bs[0].bfloat16()], 0, _group()))
+    xs = [torch.empty_like(x) for _ in range(world)]
+    dist.all_gather(xs, x)
+    torch.testing.assert_close(y.float(), torch.cat(xs).float() @ Bs[0], **BF16_TOL)
+
+
+def fused_matmul_reduce_scatter(rank, world):
+    As = [_randn(512, 256, seed=r, scale=1) for r in range(world)]
+    Bs = [_randn(256, 384, seed=20 + r) for r in range(world)]
+    total = sum(a @ b for a, b in zip(As, Bs))
+    for op in ("sum", "avg"):
+        out = _no_unfused_notice(functools.partial(syncopate.ops.matmul_reduce_scatter, As[rank].bfloat16(),
+                                                   Bs[rank].bfloat16(), op, 0, _group()))
+        ref = total.chunk(world)[rank] / (world if op == "avg" else 1)
+        torch.testing.assert_close(out.float(), ref, **BF16_TOL)
+
+
+def _layer(x, w1, w2):
+    _, (h,) = syncopate.ops.all_gather_matmul(x, [w1], 0, _group(), return_A=False)
+    return syncopate.ops.matmul_reduce_scatter(torch.nn.functional.gelu(h), w2, "sum", 0, _group())
+
+
+def _layer_inputs(rank, dtype):
+    return [_randn(*s, seed=100 * i + rank).to(dtype) for i, s in enumerate(((128, 256), (256, 512), (512, 256)))]
+
+
+def compiled_matches_eager(rank, world):
+    args = _layer_inputs(rank, torch.bfloat16)
+    compiled = torch.compile(_layer, fullgraph=True)  # Inductor may fuse the GELU differently: bf16 tolerance
+    torch.testing.assert_close(compiled(*args), _layer(*args), **BF16_TOL)
+
+
+def cuda_graph_replay(rank, world):
+    static = _layer_inputs(rank, torch.bfloat16)
+    _layer(*static)  # the first call of a shape allocates symmetric memory: eagerly, before capture
+    torch.cuda.synchronize()
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        out = _layer(*static)
+    for step in range(3):
+        fresh = _layer_inputs(rank + 7 * (step + 1), torch.bfloat16)
+        for s, f in zip(static, fresh):
+            s.copy_(f)
+        graph.replay()
+        torch.cuda.synchronize()
+        torch.testing.assert_close(out, _layer(*fresh), rtol=0, atol=0)
+
+
+def gradients_match_unfused(rank, world):
+    """bf16 (fused) gradients equal the fp32 (unfused) ones within bf16 error."""
+    grads = {}
+    for dtype in (torch.bfloat16, torch.float32):
+        args = [a.requires_grad_() for a in _layer_inputs(rank, dtype)]
+        _layer(*args).float().square().sum().backward()
+        grads[dtype] = [a.grad.float() for a in args]
+    for fused, plain in zip(grads[torch.bfloat16], grads[torch.float32]):
+        torch.testing.assert_close(fused, plain, rtol=5e-2, atol=5e-2 * plain.abs().max().item())
+
+
+def compile_needs_symmetric(rank, world):
+    """syncopate.compile on the GPU world: an ordinary gathered tensor is
+    refused with a message naming syncopate.empty; a syncopate.empty one works."""
+    from syncopate.bench.kernels.gemm_bf16 import gemm_kernel
+
+    fused = syncopate.compile(gemm_kernel, ["all-gather{tensor=a_ptr dim=0}"])
+    m, k, n = 128 * world, 256, 256
+    b = _randn(k, n, seed=3).bfloat16()
+    c = torch.empty(m, n, dtype=torch.bfloat16, device="cuda")
+
+    def launch(a):
+        fused[(m // 64, n // 64)](a, b, c, m, n, k, a.stride(0), a.stride(1), b.stride(0), b.stride(1),
+                                  c.stride(0), c.stride(1), BLOCK_M=64, BLOCK_N=64, BLOCK_K=64)
+
+    try:
+        launch(torch.empty(m, k, dtype=torch.bfloat16, device="cuda"))
+    except syncopate.SyncopateSetupError as err:
+        assert "syncopate.empty" in str(err) and "'a_ptr'" in str(err), str(err)
+    else:
+        raise AssertionError("an ordinary gathered tensor was accepted")
+    shards = [_randn(128, k, seed=r, scale=1).bfloat16() for r in range(world)]
+    a = syncopate.empty(m, k, dtype=torch.bfloat16)
+    a[rank * 128:(rank + 1) * 128] = shards[rank]
+    dist.barrier()
+    launch(a)
+    torch.testing.assert_close(c.float(), torch.cat(shards).float() @ b.float(), **BF16_TOL)
+
+
+def compile_autotuned(rank, world):
+    """An autotuned kernel on GPUs: the original's autotuner benchmarks, rank
+    0's choice is used everywhere, and the fused launch gives the product."""
+    from autotuned_gemm import autotuned_gemm
+
+    fused = syncopate.compile(autotuned_gemm, ["all-gather{tensor=a_ptr dim=0}"])
+    m, k, n = 256, 128, 128
+    shards = [_randn(m, k, seed=r, scale=1).bfloat16() for r in range(world)]
+    a = syncopate.empty(m * world, k, dtype=torch.bfloat16)
+    a[rank * m:(rank + 1) * m] = shards[rank]
+    b = _randn(k, n, seed=9).bfloat16()
+    c = torch.empty(m * world, n, dtype=torch.bfloat16, device="cuda")
+
+    def grid(meta):
+        return (-(-meta["M"] // meta["BLOCK_M"]), -(-meta["N"] // meta["BLOCK_N"]))
+
+    for _ in range(2):  # the second launch reuses the chosen configuration
+        fused[grid](a, b, c, m * world, n, k, a.stride(0), a.stride(1), b.stride(0), b.stride(1), c.stride(0),
+                    c.stride(1), BLOCK_K=32)
+        torch.testing.assert_close(c.float(), torch.cat(shards).float() @ b.float(), **BF16_TOL)
+    chosen = [autotuned_gemm.configs.index(cfg) for cfg in fused.chosen.values()]
+    everyone = [None] * world
+    dist.all_gather_object(everyone, chosen)
+    assert len(chosen) == 1 and all(e == chosen for e in everyone), everyone

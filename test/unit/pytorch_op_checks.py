@@ -1,0 +1,291 @@
+"""Checks of syncopate.ops and syncopate.compile run on every rank of a gloo
+group (see gloo_ranks.py); test_pytorch_ops.py owns them. Each raises on failure.
+
+Inputs are made from seeds every rank knows, so each rank builds the
+reference of the whole group without any collective.
+"""
+
+from __future__ import annotations
+
+import os
+import warnings
+
+import syncopate
+import torch
+import torch.distributed as dist
+
+
+def _group() -> str:
+    return dist.group.WORLD.group_name
+
+
+def _shards(shape, world, dtype=torch.float64, seed=0):
+    return [torch.randn(*shape, generator=torch.Generator().manual_seed(seed * 100 + r), dtype=dtype)
+            for r in range(world)]
+
+
+def ag_values(rank, world):
+    for shape, dim in [((3, 4), 0), ((2, 3, 4), 1), ((3, 4), 1), ((2, 3, 4), 0)]:
+        shards = _shards(shape, world, seed=dim + len(shape))
+        K = shape[-1] * (world if dim == len(shape) - 1 else 1)
+        Bs = [torch.randn(K, n, generator=torch.Generator().manual_seed(7 + n), dtype=torch.float64) for n in (5, 2)]
+        A, outs = syncopate.ops.all_gather_matmul(shards[rank], Bs, dim, _group())
+        ref = torch.cat(shards, dim=dim)
+        torch.testing.assert_close(A, ref, rtol=0, atol=0)
+        for out, B in zip(outs, Bs):
+            torch.testing.assert_close(out, ref @ B)
+        none, outs2 = syncopate.ops.all_gather_matmul(shards[rank], Bs, dim, _group(), return_A=False)
+        assert none is None
+        torch.testing.assert_close(outs2[0], outs[0], rtol=0, atol=0)
+
+
+def rs_values(rank, world):
+    for shape, dim, op in [((4, 3), 0, "sum"), ((2, 4, 3), 1, "avg"), ((4, 3), 1, "sum")]:
+        As = _shards(shape, world, seed=dim)
+        Bs = _shards((shape[-1], 6), world, seed=9)
+        out = syncopate.ops.matmul_reduce_scatter(As[rank], Bs[rank], op, dim, _group())
+        total = sum(a @ b for a, b in zip(As, Bs))
+        if op == "avg":
+            total = total / world
+        torch.testing.assert_close(out, total.chunk(world, dim)[rank])
+
+
+def same_as_torch_fallback(rank, world):
+    """Results equal PyTorch's own symm_mem fallback (what async-TP runs off-GPU)."""
+    from torch.distributed._symmetric_memory import (
+        _fused_all_gather_matmul_fallback,
+        _fused_matmul_reduce_scatter_fallback,
+    )
+
+    a = _shards((2, 3, 4), world, seed=3)[rank]
+    b = torch.randn(4, 5, generator=torch.Generator().manual_seed(1), dtype=torch.float64)
+    for dim in (0, 1):
+        mine = syncopate.ops.all_gather_matmul(a, [b], dim, _group())
+        theirs = _fused_all_gather_matmul_fallback(a, [b], dim, _group())
+        torch.testing.assert_close(mine[0], theirs[0], rtol=0, atol=0)
+        torch.testing.assert_close(mine[1][0], theirs[1][0])
+    mine = syncopate.ops.matmul_reduce_scatter(a, b, "sum", 0, _group())
+    assert mine.shape == torch.Size([1, 3, 5])
+    if "gloo" not in str(dist.get_backend()):  # gloo has no reduce_scatter for torch's fallback
+        torch.testing.assert_close(mine, _fused_matmul_reduce_scatter_fallback(a, b, "sum", 0, _group()))
+
+
+class _Own(torch.autograd.Function):
+    """Replicated global tensor -> this rank's block (the adjoint sums every rank's gradient)."""
+
+    @staticmethod
+    def forward(ctx, x, dim):
+        ctx.dim = dim
+        return x.chunk(dist.get_world_size(), dim)[dist.get_rank()].clone()
+
+    @staticmethod
+    def backward(ctx, g):
+        full = [torch.zeros_like(g) for _ in range(dist.get_world_size())]
+        full[dist.get_rank()] = g
+        full = torch.cat(full, ctx.dim)
+        dist.all_reduce(full)
+        return full, None
+
+
+class _Everyone(torch.autograd.Function):
+    """This rank's result -> every rank's, concatenated (replicated output)."""
+
+    @staticmethod
+    def forward(ctx, y, dim):
+        ctx.dim = dim
+        pieces = [torch.empty_like(y) for _ in range(dist.get_world_size())]
+        dist.all_gather(pieces, y.contiguous())
+        return torch.cat(pieces, dim)
+
+    @staticmethod
+    def backward(ctx, g):
+        return g.chunk(dist.get_world_size(), ctx.dim)[dist.get_rank()].contiguous(), None
+
+
+def ag_gradcheck(rank, world):
+    def whole(A_all, B_all):
+        A, outs = syncopate.ops.all_gather_matmul(_Own.apply(A_all, 0), [_Own.apply(B_all, 0)[0],
+                                                                      _Own.apply(B_all, 0)[0] * 2], 0, _group())
+        return _Everyone.apply(A, 0), _Everyone.apply(outs[0], 0), _Everyone.apply(outs[1], 0)
+
+    g = torch.Generator().manual_seed(4)
+    A_all = torch.randn(2 * world, 3, dtype=torch.float64, generator=g, requires_grad=True)
+    B_all = torch.randn(world, 3, 2, dtype=torch.float64, generator=g, requires_grad=True)
+    torch.manual_seed(0)  # gradcheck's random projections: the same on every rank
+    assert torch.autograd.gradcheck(whole, (A_all, B_all), fast_mode=True)
+
+
+def rs_gradcheck(rank, world):
+    for op, dim in (("sum", 0), ("avg", 1)):
+        def whole(A_all, B_all, op=op, dim=dim):
+            out = syncopate.ops.matmul_reduce_scatter(_Own.apply(A_all, 0)[0], _Own.apply(B_all, 0)[0], op, dim,
+                                                      _group())
+            return _Everyone.apply(out, dim)
+
+        g = torch.Generator().manual_seed(5)
+        A_all = torch.randn(world, 2 * world, 3, dtype=torch.float64, generator=g, requires_grad=True)
+        B_all = torch.randn(world, 3, 2 * world, dtype=torch.float64, generator=g, requires_grad=True)
+        torch.manual_seed(0)
+        assert torch.autograd.gradcheck(whole, (A_all, B_all), fast_mode=True)
+
+
+def fake_tracing(rank, world):
+    from torch._subclasses.fake_tensor import FakeTensorMode
+
+    with FakeTensorMode():
+        a = torch.empty(3, 8, 4, dtype=torch.bfloat16)
+        b = torch.empty(4, 6, dtype=torch.bfloat16)
+        A, (c,) = syncopate.ops.all_gather_matmul(a, [b], 1, _group())
+        r = syncopate.ops.matmul_reduce_scatter(a, b, "sum", 1, _group())
+        none, _ = syncopate.ops.all_gather_matmul(a, [b], 0, _group(), return_A=False)
+    assert A.shape == (3, 8 * world, 4) and c.shape == (3, 8 * world, 6) and c.dtype == torch.bfloat16
+    assert r.shape == (3, 8 // world, 6) and none is None
+
+
+def compile_fullgraph(rank, world):
+    """torch.compile(fullgraph=True) raises on any graph break; forward and
+    gradients equal eager."""
+    group = _group()
+
+    def layer(x, w1, w2):
+        _, (h,) = syncopate.ops.all_gather_matmul(x, [w1], 0, group, return_A=False)
+        return syncopate.ops.matmul_reduce_scatter(torch.relu(h), w2, "sum", 0, group)
+
+    g = torch.Generator().manual_seed(rank)
+    args = [torch.randn(*s, generator=g, dtype=torch.float64, requires_grad=True) for s in ((4, 6), (6, 8), (8, 6))]
+    compiled = torch.compile(layer, fullgraph=True, backend="aot_eager")
+    out = compiled(*args)
+    grads = torch.autograd.grad(out.sum(), args)
+    ref = layer(*args)
+    ref_grads = torch.autograd.grad(ref.sum(), args)
+    torch.testing.assert_close(out, ref)
+    for a, b in zip(grads, ref_grads):
+        torch.testing.assert_close(a, b)
+
+
+def warns_once(rank, world):
+    from syncopate.pytorch import unfused_ops
+
+    unfused_ops._WARNED.clear()
+    a, b = torch.randn(2, 3), torch.randn(3, 2)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        syncopate.ops.all_gather_matmul(a, [b], 0, _group())
+        syncopate.ops.all_gather_matmul(a, [b], 0, _group())
+    notes = [w for w in caught if "all_gather_matmul: no fused kernel for cpu tensors" in str(w.message)]
+    assert len(notes) == 1, [str(w.message) for w in caught]
+
+
+def bad_arguments(rank, world):
+    a, b = torch.randn(4, 3), torch.randn(3, 2)
+    cases = [
+        (lambda: syncopate.ops.matmul_reduce_scatter(a, b, "max", 0, _group()), "reduce_op must be one of"),
+        (lambda: syncopate.ops.matmul_reduce_scatter(torch.randn(3, 3), b, "sum", 0, _group()), "not a multiple"),
+        (lambda: syncopate.ops.all_gather_matmul(a, [torch.randn(4, 2)], 0, _group()), "Bs[0] must be a matrix"),
+        (lambda: syncopate.ops.all_gather_matmul(a, [b], 2, _group()), "gather_dim 2 is not a dim"),
+    ]
+    for call, text in cases:
+        try:
+            call()
+        except ValueError as err:
+            assert text in str(err), str(err)
+        else:
+            raise AssertionError(f"no error for {text}")
+
+
+def compile_kernel(rank, world):
+    """syncopate.compile on gloo: the fused kernel (Triton interpreter) with
+    the collective done unfused gives the gathered product; a second compile
+    loads the cached IR instead of running the passes."""
+    from syncopate.pytorch import cache
+
+    ex = _example("ag_gemm")
+    gemm_kernel, BLOCK_M, BLOCK_N, BLOCK_K = ex.gemm_kernel, ex.BLOCK_M, ex.BLOCK_N, ex.BLOCK_K
+
+    fused = syncopate.compile(gemm_kernel, ["all-gather{tensor=a_ptr dim=0}"])
+    shards = _shards((8, 16), world, dtype=torch.float32)
+    a = syncopate.empty(8 * world, 16, dtype=torch.float32)
+    assert isinstance(a, torch.Tensor) and a.shape == (8 * world, 16)
+    a[rank * 8:(rank + 1) * 8] = shards[rank]
+    b = torch.randn(16, 16, generator=torch.Generator().manual_seed(3))
+    c = torch.empty(8 * world, 16)
+    fused[(triton_cdiv(8 * world, BLOCK_M), triton_cdiv(16, BLOCK_N))](
+        a, b, c, 8 * world, 16, 16, a.stride(0), a.stride(1), b.stride(0), b.stride(1), c.stride(0), c.stride(1),
+        BLOCK_M=BLOCK_M, BLOCK_N=BLOCK_N, BLOCK_K=BLOCK_K)
+    torch.testing.assert_close(c, torch.cat(shards) @ b, rtol=1e-4, atol=1e-4)
+    entries = [f for f in os.listdir(cache.cache_dir()) if f.endswith(".mlir")]
+    assert len(entries) == 1, entries
+
+    import syncopate.pytorch.compile as compile_module
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("the second compile ran the passes instead of loading the cache")
+
+    saved, compile_module._run_frontend = compile_module._run_frontend, refuse
+    try:
+        again = syncopate.compile(gemm_kernel, ["all-gather{tensor=a_ptr dim=0}"])
+    finally:
+        compile_module._run_frontend = saved
+    assert again.program.source == fused.program.source
+
+
+def compile_reduce_scatter(rank, world):
+    ex = _example("gemm_rs")
+    gemm_rs_kernel, BLOCK_M, BLOCK_N, BLOCK_K = ex.gemm_rs_kernel, ex.BLOCK_M, ex.BLOCK_N, ex.BLOCK_K
+    fused = syncopate.compile(gemm_rs_kernel, ["reduce-scatter{tensor=c_ptr dim=0}"])
+    As, Bs = _shards((8, 16), world, torch.float32, 1), _shards((16, 16), world, torch.float32, 2)
+    a, b = As[rank], Bs[rank]
+    c = torch.empty(8, 16)
+    fused[(triton_cdiv(8, BLOCK_M), triton_cdiv(16, BLOCK_N))](
+        a, b, c, 8, 16, 16, a.stride(0), a.stride(1), b.stride(0), b.stride(1), c.stride(0), c.stride(1),
+        BLOCK_M=BLOCK_M, BLOCK_N=BLOCK_N, BLOCK_K=BLOCK_K)
+    rows = 8 // world
+    ref = sum(x @ y for x, y in zip(As, Bs))
+    torch.testing.assert_close(c[rank * rows:(rank + 1) * rows], ref[rank * rows:(rank + 1) * rows],
+                               rtol=1e-4, atol=1e-4)
+
+
+def compile_autotuned(rank, world):
+    """An @triton.autotune kernel: launched with the original syntax (grid from
+    META, BLOCK_M/BLOCK_N from the configuration, BLOCK_K as a keyword);
+    in the interpreter the first configuration is used."""
+    from autotuned_gemm import autotuned_gemm
+
+    fused = syncopate.compile(autotuned_gemm, ["all-gather{tensor=a_ptr dim=0}"])
+    M, K, N = 24 * world, 16, 16
+    shards = _shards((24, K), world, dtype=torch.float32, seed=5)
+    a = syncopate.empty(M, K, dtype=torch.float32)
+    a[rank * 24:(rank + 1) * 24] = shards[rank]
+    b = torch.randn(K, N, generator=torch.Generator().manual_seed(6))
+    c = torch.empty(M, N)
+
+    def grid(meta):
+        return (triton_cdiv(meta["M"], meta["BLOCK_M"]), triton_cdiv(meta["N"], meta["BLOCK_N"]))
+
+    fused[grid](a, b, c, M, N, K, a.stride(0), a.stride(1), b.stride(0), b.stride(1), c.stride(0), c.stride(1),
+                BLOCK_K=16)
+    torch.testing.assert_close(c, torch.cat(shards) @ b, rtol=1e-4, atol=1e-4)
+    assert list(fused.chosen.values()) == [autotuned_gemm.configs[0]]
+
+
+def _example(name):
+    from syncopate.runtime.workload import load_workload
+
+    # The package root is the repository root, so the workload examples sit next to syncopate/__init__.py.
+    return load_workload(os.path.join(os.path.dirname(os.path.abspath(syncopate.__file__)), "examples",
+                                      f"{name}.py")).module
+
+
+def triton_cdiv(a, b):
+    return -(-a // b)
+
+
+def subgroups_not_served_by_gpu_world(rank, world):
+    """The GPU runtime names peers by global rank: a group of part of the
+    ranks is refused (the ops then run unfused), the default group is not."""
+    from syncopate.pytorch.worlds import subgroup_refusal
+
+    part = dist.new_group([0])
+    assert subgroup_refusal(dist.group.WORLD) is None
+    if rank == 0:
+        assert "a process group of 1 of the 2 ranks" in subgroup_refusal(part)

@@ -1,0 +1,105 @@
+"""Checks of syncopate.tp on every rank of a gloo group (test_pytorch_tp.py owns them)."""
+
+from __future__ import annotations
+
+import copy
+
+import torch
+import torch.distributed as dist
+from torch import nn
+
+
+class Mlp(nn.Module):
+    def __init__(self, hidden: int, ffn: int, bias: bool):
+        super().__init__()
+        self.up = nn.Linear(hidden, ffn, bias=bias, dtype=torch.float64)
+        self.down = nn.Linear(ffn, hidden, bias=bias, dtype=torch.float64)
+
+    def forward(self, x):
+        return self.down(torch.nn.functional.silu(self.up(x)))
+
+
+def _parallel(model, sequence_dim):
+    from syncopate.tp import SyncopateColwiseParallel, SyncopateRowwiseParallel
+    from torch.distributed.device_mesh import init_device_mesh
+    from torch.distributed.tensor.parallel import parallelize_module
+
+    mesh = init_device_mesh("cpu", (dist.get_world_size(),))
+    return parallelize_module(copy.deepcopy(model), mesh, {"up": SyncopateColwiseParallel(sequence_dim),
+                                                          "down": SyncopateRowwiseParallel(sequence_dim)})
+
+
+def mlp_matches_unparallelized(rank, world):
+    """Forward slices and every parameter's gradient equal the plain module's."""
+    for shape, dim, bias in (((2, 4 * world, 6), 1, True), ((4 * world, 6), 0, False)):
+        torch.manual_seed(0)
+        model = Mlp(6, 8, bias)
+        x = torch.randn(*shape, dtype=torch.float64)
+        ref = model(x)
+        ref.sum().backward()
+        tp = _parallel(model, dim)
+        y = tp(x.chunk(world, dim)[rank])
+        torch.testing.assert_close(y, ref.chunk(world, dim)[rank])
+        y.sum().backward()  # the ranks' losses add up to the plain module's
+        for (name, p), (_, q) in zip(model.named_parameters(), tp.named_parameters()):
+            torch.testing.assert_close(q.grad.full_tensor(), p.grad, msg=name)
+
+
+def refuses_non_linear(rank, world):
+    from syncopate.tp import SyncopateColwiseParallel
+    from torch.distributed.device_mesh import init_device_mesh
+    from torch.distributed.tensor.parallel import parallelize_module
+
+    mesh = init_device_mesh("cpu", (world,))
+    try:
+        parallelize_module(nn.Sequential(nn.ReLU()), mesh, {"0": SyncopateColwiseParallel()})
+    except TypeError as err:
+        assert "applies to nn.Linear modules, got ReLU" in str(err)
+    else:
+        raise AssertionError("a ReLU was accepted")
+
+
+def tp_layer_bench_rows(rank, world):
+    """overlap-bench --workload tp-layer --cpu on the two ranks: torch TP and
+    syncopate ops agree (outputs and every gradient) and are timed; async-TP
+    says why it cannot run on CPU."""
+    from syncopate.bench import tp_layer
+
+    rows = tp_layer.run(cpu=True, quick=True, warmup=0, iters=1, seed=0)
+    assert {(r.tokens, r.mode) for r in rows} == {(t, m) for t in tp_layer.CPU_TOKENS for m in ("fwd", "fwd+bwd")}
+    for r in rows:
+        if r.name == "async-TP":
+            assert r.ms is None and r.note.startswith("n/a"), r
+        else:
+            assert r.ms is not None and r.note == "", r
+    table = tp_layer.format_rows(rows, world, "cpu")
+    assert "syncopate ops" in table and "MISMATCH" not in table
+
+
+def tp_layer_mismatch_detected(rank, world):
+    """A row whose gradient is off is caught by the pre-timing check."""
+    from syncopate.bench import tp_layer
+
+    out = torch.ones(4, 3)
+    grads = [torch.ones(2) for _ in range(1 + len(tp_layer.WEIGHTS))]
+    bad = [g.clone() for g in grads]
+    bad[3][0] += 1e-2
+    assert tp_layer._mismatch((out, grads), (out, grads), 1e-4) is None
+    message = tp_layer._mismatch((out, bad), (out, grads), 1e-4)
+    assert message is not None and message.startswith(f"grad {tp_layer.WEIGHTS[2]} differs"), message
+
+
+def mlp_compiles_fullgraph(rank, world):
+    """torch.compile(fullgraph=True) of the parallelized module (DTensor
+    parameters, syncopate ops) traces with no graph break and matches eager."""
+    torch.manual_seed(0)
+    model = Mlp(6, 8, True)
+    x = torch.randn(4 * world, 6, dtype=torch.float64).chunk(world)[rank]
+    eager, compiled = _parallel(model, 0), _parallel(model, 0)
+    ref = eager(x)
+    ref.sum().backward()
+    out = torch.compile(compiled, fullgraph=True, backend="aot_eager")(x)
+    out.sum().backward()
+    torch.testing.assert_close(out, ref)
+    for (name, p), (_, q) in zip(eager.named_parameters(), compiled.named_parameters()):
+        torch.testing.assert_close(q.grad.full_tensor(), p.grad.full_tensor(), msg=name)

@@ -1,0 +1,213 @@
+"""Host work of a fused launch in steady state on the GPU World (no GPU:
+streams and device operations are recorded).
+
+A launch key's first launch builds everything (runtime/gpu/rank.py,
+``CachedLaunch``). Every later launch of the key must be table lookups plus
+the stream operations themselves. So, for launches after the first, the
+test checks four things:
+
+* they record the same device operations, launch after launch;
+* they call nothing in the IR (xDSL, the dialects, the analyses, the
+  passes) and allocate no tensor;
+* the Python calls they make in syncopate, apart from the device
+  operations, do not grow with the number of chunks per rank;
+* the fused launch path, the same one ``FusedKernel`` callers use, binds
+  its arguments without ``inspect``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import os
+import sys
+import types
+from pathlib import Path
+
+import pytest
+import torch
+
+import syncopate
+from syncopate.runtime.check import compile_workload
+from syncopate.runtime.fused import FusedKernel
+from syncopate.runtime.gpu import device, policies
+from syncopate.runtime.gpu.world import GpuWorld
+from syncopate.runtime.workload import load_workload
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+PACKAGE = os.path.dirname(os.path.abspath(syncopate.__file__))
+IR = tuple(os.path.join(PACKAGE, d) + os.sep for d in ("dialects", "ir", "passes", "analysis", "frontend"))
+XDSL = os.path.dirname(os.path.abspath(__import__("xdsl").__file__)) + os.sep
+DEVICE_OPS = {os.path.abspath(device.__file__)}  # runtime/gpu/device.py: the device operations themselves
+ALLOCATING = {"zeros", "empty", "ones", "full", "tensor", "as_tensor", "zeros_like", "empty_like", "ones_like",
+              "full_like", "clone", "contiguous", "new_zeros", "new_empty", "new_full", "new_tensor"}
+LAUNCHES = 4
+
+
+class Stream:
+    def __init__(self, log: list, name: str):
+        self.log, self.name = log, name
+
+    def wait_stream(self, other: Stream) -> None:
+        self.log.append(("join", self.name, other.name))
+
+    @staticmethod
+    def priority_range() -> tuple[int, int]:
+        return (0, -1)
+
+
+@functools.lru_cache(maxsize=None)
+def _program(example: str, backend: str, plan: str | None):
+    workload = load_workload(str(EXAMPLES / example))
+    return workload, compile_workload(workload, 2, f"overlap{{backend={backend}}}", [plan] if plan else None)
+
+
+def _context(monkeypatch, log: list) -> GpuWorld:
+    """Rank 0 of a world of two whose device operations append to ``log``."""
+    current = [Stream(log, "compute")]
+    lanes = iter(range(100))
+
+    @contextlib.contextmanager
+    def on(stream):
+        saved, current[0] = current[0], stream
+        try:
+            yield
+        finally:
+            current[0] = saved
+
+    def new_stream(*_a, **_k) -> Stream:
+        return Stream(log, f"lane{next(lanes)}")
+
+    new_stream.priority_range = Stream.priority_range
+    monkeypatch.setattr(torch.cuda, "Stream", new_stream)
+    monkeypatch.setattr(torch.cuda, "stream", on)
+    monkeypatch.setattr(torch.cuda, "current_stream", lambda device=None: current[0])
+    monkeypatch.setattr(torch.cuda, "is_current_stream_capturing", lambda: False)
+    monkeypatch.setattr(torch.cuda, "synchronize", lambda device=None: None)
+    monkeypatch.setattr(torch.cuda, "get_device_properties", lambda d: types.SimpleNamespace(multi_processor_count=132))
+    monkeypatch.setattr(policies, "check_tensor", lambda t, name: None)
+    monkeypatch.setattr(device, "write_value", lambda f, i, v: log.append(("write", current[0].name, i)))
+    monkeypatch.setattr(device, "write_epoch", lambda f, i, e: log.append(("arrival", current[0].name, i)))
+    monkeypatch.setattr(device, "wait_flag", lambda f, i, *a, **k: log.append(("wait", current[0].name, i)))
+    monkeypatch.setattr(device, "copy", lambda d, s: log.append(("copy", current[0].name, d.data_ptr())))
+    monkeypatch.setattr(device, "accumulate", lambda d, s: log.append(("add", current[0].name, d.data_ptr())))
+    w = GpuWorld(rank=0, world=2, device=torch.device("cpu"), group=None, comm_stream=Stream(log, "comm"))
+    monkeypatch.setattr(w, "symmetric", lambda source: _registered(w, torch.zeros_like(source)))
+    monkeypatch.setattr(w, "barrier", lambda: None)
+    return w
+
+
+def _registered(w: GpuWorld, buf: torch.Tensor) -> torch.Tensor:
+    class Handle:
+        def get_buffer(self, peer, shape, dtype):
+            return torch.zeros(shape, dtype=dtype)
+
+    w.handles[buf.data_ptr()] = (Handle(), tuple(buf.shape))
+    return buf
+
+
+class Profile:
+    """The Python calls and builtin calls made while it is active."""
+
+    def __init__(self):
+        self.calls: list[tuple[str, str]] = []
+        self.builtins: list[str] = []
+
+    def __call__(self, frame, event, arg):
+        if event == "call":
+            self.calls.append((os.path.abspath(frame.f_code.co_filename), frame.f_code.co_name))
+        elif event == "c_call":
+            self.builtins.append(getattr(arg, "__name__", ""))
+
+    @contextlib.contextmanager
+    def active(self):
+        sys.setprofile(self)
+        try:
+            yield self
+        finally:
+            sys.setprofile(None)
+
+    def syncopate_host_calls(self) -> list[tuple[str, str]]:
+        """Calls into syncopate other than the device operations (and the
+        flag write, one stream operation per flag)."""
+        return [(f, n) for f, n in self.calls if f.startswith(PACKAGE) and f not in DEVICE_OPS and n != "raise_flag"]
+
+
+def _launches(monkeypatch, example: str, backend: str, plan: str | None):
+    """Rank 0's LAUNCHES launches with the same buffers: (device operations
+    per launch, the profile of the last launch)."""
+    workload, program = _program(example, backend, plan)
+    log: list = []
+    w = _context(monkeypatch, log)
+    inputs = [workload.make_inputs(r, 2, 3) for r in range(2)]
+    if example.startswith("ag_"):  # the gathered A: every rank's shard, in a symmetric buffer
+        a = w.symmetric(torch.cat([i["a"] for i in inputs]))
+    else:
+        a = inputs[0]["a"]
+    b = inputs[0]["b"]
+    c = torch.empty(a.shape[0], b.shape[1])  # the same output every launch, as a caller reusing buffers has
+    m = workload.module
+
+    def launch(kernel):
+        grid = (-(-a.shape[0] // m.BLOCK_M), -(-b.shape[1] // m.BLOCK_N))
+        kernel[grid](a, b, c, a.shape[0], b.shape[1], a.shape[1], a.stride(0), a.stride(1), b.stride(0), b.stride(1),
+                     c.stride(0), c.stride(1), BLOCK_M=m.BLOCK_M, BLOCK_N=m.BLOCK_N, BLOCK_K=m.BLOCK_K)
+    fused = FusedKernel(program, workload.kernel, w.context())
+    runs: list[dict] = []
+
+    class Jit:
+        def __getitem__(self, grid):
+            return lambda *a, **k: runs.append(k)
+
+    monkeypatch.setattr(program, "jit", Jit())
+    per_launch, profile = [], Profile()
+    for n in range(LAUNCHES):
+        start = len(log)
+        if n == LAUNCHES - 1:
+            with profile.active():
+                launch(fused)
+        else:
+            launch(fused)
+        per_launch.append(log[start:])
+    assert len(runs) == LAUNCHES and all(k.keys() == runs[0].keys() for k in runs)
+    return per_launch, profile
+
+
+CASES = [
+    ("ag_gemm.py", "ce", "all-gather{{tensor=a_ptr dim=0 chunks_per_rank={n}}}"),
+    ("ag_gemm.py", "sm", "all-gather{{tensor=a_ptr dim=0 chunks_per_rank={n}}}"),
+    ("gemm_rs.py", "ce", "reduce-scatter{{tensor=c_ptr dim=0 chunks_per_rank={n}}}"),
+]
+IDS = [f"{e.split('.')[0]}-{b}" for e, b, _ in CASES]
+
+
+@pytest.mark.parametrize("example, backend, plan", CASES, ids=IDS)
+def test_steady_state_launches_issue_the_same_device_operations(monkeypatch, example, backend, plan):
+    per_launch, _ = _launches(monkeypatch, example, backend, plan.format(n=2))
+    steady = [[op for op in ops if op[0] != "join"] for ops in per_launch[1:]]
+    assert steady[0] and all(ops == steady[0] for ops in steady)
+    joins = [[op for op in ops if op[0] == "join"] for ops in per_launch[1:]]
+    assert all(len(j) == len(joins[0]) for j in joins)
+
+
+@pytest.mark.parametrize("example, backend, plan", CASES, ids=IDS)
+def test_steady_state_launches_touch_no_ir_and_allocate_no_tensor(monkeypatch, example, backend, plan):
+    _, profile = _launches(monkeypatch, example, backend, plan.format(n=2))
+    ir = sorted({(f, n) for f, n in profile.calls if f.startswith(IR) or f.startswith(XDSL)})
+    assert ir == [], f"a steady-state launch called into the IR: {ir[:5]}"
+    allocations = sorted(set(profile.builtins) & ALLOCATING)
+    assert allocations == [], f"a steady-state launch allocated tensors: {allocations}"
+    assert not [n for f, n in profile.calls if n in ("bind", "apply_defaults") and "inspect" in f]
+
+
+@pytest.mark.parametrize("example, backend, plan", CASES, ids=IDS)
+def test_host_work_per_launch_does_not_grow_with_the_chunks(monkeypatch, example, backend, plan):
+    counts = {}
+    for n in (1, 4):
+        per_launch, profile = _launches(monkeypatch, example, backend, plan.format(n=n))
+        counts[n] = (sorted(profile.syncopate_host_calls()), len(per_launch[-1]))
+    assert counts[1][0] == counts[4][0]
+    if backend == "sm":  # the kernel's programs move the chunks: not even device work grows
+        assert counts[1][1] == counts[4][1]
+    else:
+        assert counts[4][1] > counts[1][1]  # one copy (and its flag or arrival) per chunk

@@ -1,0 +1,31 @@
+"""The fused GPU path of syncopate.ops and syncopate.compile on two GPUs
+(NCCL, symmetric memory): values with no unfused notice, torch.compile,
+CUDA-graph replay with fresh inputs, gradients, the symmetric-buffer
+check of syncopate.compile and an autotuned kernel. Needs two GPUs (checks in pytorch_gpu_checks.py).
+
+    TRITON_INTERPRET=0 python -m pytest -q test/unit/test_gpu_pytorch_ops.py
+"""
+
+
+import pytest
+import torch
+from gloo_ranks import run_checks
+
+CHECKS = ["fused_all_gather_matmul", "fused_matmul_reduce_scatter", "compiled_matches_eager", "cuda_graph_replay",
+          "gradients_match_unfused", "compile_needs_symmetric", "compile_autotuned"]
+
+pytestmark = [
+    pytest.mark.gpu,
+    pytest.mark.skipif(torch.cuda.device_count() < 2, reason="needs two CUDA GPUs"),
+]
+
+
+@pytest.fixture(scope="module")
+def results():
+    return run_checks("pytorch_gpu_checks", CHECKS, env={"TRITON_INTERPRET": "0"}, backend="nccl")
+
+
+@pytest.mark.parametrize("check", CHECKS)
+def test_check_passes_on_every_rank(results, check):
+    for rank, found in enumerate(results):
+        assert found[check] is None, f"rank {rank}:\n{found[check]}"

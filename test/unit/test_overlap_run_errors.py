@@ -1,0 +1,125 @@
+"""overlap-run on misused workloads and options: one ``overlap-run: error:``
+line naming the workload function or the option and the problem, exit 1
+(2 for usage), never a traceback and never "the fused kernel differs".
+
+Each case edits a small workload (workloads/ifelse_gather.py) one way."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from syncopate.runtime.check import compile_workload, run_simulated
+from syncopate.runtime.workload import load_workload
+from syncopate.tools import overlap_run
+
+BASE = Path(__file__).resolve().parent / "workloads" / "ifelse_gather.py"
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _variant(tmp_path: Path, *edits: tuple[str, str]) -> str:
+    text = BASE.read_text()
+    for old, new in edits:
+        assert old in text, old
+        text = text.replace(old, new)
+    path = tmp_path / "workload.py"
+    path.write_text(text)
+    return str(path)
+
+
+def _run(capsys, *argv: str) -> tuple[int, str, str]:
+    try:
+        code = overlap_run.main(list(argv))
+    except SystemExit as done:  # argparse usage errors
+        code = int(done.code or 0)
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+MAKE = "    return {\"x\": torch.randn(size, N_DIM, generator=g)}"
+LAUNCH_RETURN = "    return out\n"
+
+CASES = {
+    "make_inputs raises": ([(MAKE, "    raise ValueError('no data for this rank')")],
+                           "make_inputs(rank=0, world=2, seed=0) raised ValueError: no data for this rank"),
+    "launch raises": ([(LAUNCH_RETURN, "    raise RuntimeError('out of memory')\n")],
+                      "launch(KERNEL, ...) raised RuntimeError: out of memory"),
+    "extra input key": ([(MAKE, MAKE[:-1] + ", \"bias\": 1}")],
+                        "returned keys ['bias', 'x'], which do not fit launch(kernel, x): "
+                        "got an unexpected keyword argument 'bias'"),
+    "missing input key": ([(MAKE, "    return {}")], "missing a required argument: 'x'"),
+    "make_inputs returns a list": ([(MAKE, "    return [1]")], "make_inputs(rank=0, world=2, seed=0) returned [1]"),
+    "launch returns None": ([(LAUNCH_RETURN, "    return None\n")], "launch(KERNEL, ...) returned None"),
+    "launch returns a string": ([(LAUNCH_RETURN, "    return [out, 'done']\n")], "launch returned list holding str"),
+    "PLANS is None": ([("PLANS = [\"all-gather{tensor=x_ptr dim=0}\"]", "PLANS = None")],
+                      "PLANS must be a list of plan specs (strings) or a function of the world returning one, got None"),
+    "PLANS raises": ([("PLANS = [\"all-gather{tensor=x_ptr dim=0}\"]", "def PLANS(world):\n    return 1 // 0")],
+                     "PLANS(2) raised ZeroDivisionError"),
+    "no COLLECTIVES entry": ([("COLLECTIVES = {\"x_ptr\": \"x\"}", "COLLECTIVES = {\"y_ptr\": \"x\"}")],
+                             "COLLECTIVES has no entry for 'x_ptr'"),
+    "COLLECTIVES names no input": ([("COLLECTIVES = {\"x_ptr\": \"x\"}", "COLLECTIVES = {\"x_ptr\": \"xs\"}")],
+                                   "COLLECTIVES maps 'x_ptr' to 'xs', which make_inputs(rank=0, ...) does not return"),
+    "shards cut unlike the plan": ([("    _, size = shard_bounds(M_DIM, world, rank)", "    size = 10 if rank == 0 else 30")],
+                                   "rank 0's input 'x' has 10 rows along dim 0 (rows [0, 10) of the gathered tensor), "
+                                   "but plan @ag gives rank 0 20 rows [0, 20)"),
+    "interpreter error in the kernel": ([("BLOCK_M=BLOCK_M, BLOCK_N=BLOCK_N)", "BLOCK_M=BLOCK_M, BLOCK_N=6)")],
+                                        "launch(KERNEL, ...) raised in Triton's interpreter: "),
+}
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_workload_misuse_is_one_line_naming_the_function(case: str, tmp_path: Path, capsys):
+    edits, message = CASES[case]
+    code, out, err = _run(capsys, _variant(tmp_path, *edits))
+    assert code == 1, (out, err)
+    assert err.startswith("overlap-run: error: ") and message in err, err
+    assert len(err.strip().splitlines()) == 1 and "Traceback" not in err + out, err
+    assert "differs" not in out
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--plan", "all-gather{tensor=x_ptr dim=0 world=4}"],
+     "plan @ag is for world=4, but it runs on 2 simulated ranks"),
+    (["--plan", "all-gather{tensor=x_ptr dim=0 size=80}"],
+     "plan @ag covers rows [0, 80) of 'x_ptr' along dim 0 on rank 0, but the launch's 'x_ptr' has 40"),
+    (["--world", "41"], "gives rank 0 no rows of 'x_ptr' along dim 0 (extent 40, world 41)"),
+    (["-p", "chunk-dependency-analysis"], "pipeline 'chunk-dependency-analysis' leaves plan(s) @ag without waits"),
+    (["-p", ""], "pipeline '' leaves plan(s) @ag without waits"),
+])
+def test_plans_that_do_not_fit_the_run_are_errors_not_mismatches(args, message, capsys):
+    code, out, err = _run(capsys, str(BASE), *args)
+    assert code == 1 and err.startswith("overlap-run: error: ") and message in err, (out, err)
+    assert "differs" not in out and "Traceback" not in err
+
+
+def test_emit_to_a_directory_is_an_error(tmp_path: Path, capsys):
+    code, _, err = _run(capsys, str(BASE), "--emit", str(tmp_path))
+    assert code == 1 and err.startswith(f"overlap-run: error: {tmp_path}: Is a directory"), err
+
+
+def test_a_seed_that_overflows_is_a_usage_error(capsys):
+    code, _, err = _run(capsys, str(BASE), "--seed", str(2**64))
+    assert code == 2 and "--seed must be between 0 and 2147483647" in err, err
+
+
+def test_all_to_all_splits_unlike_the_send_buffers_name_the_rank(capsys):
+    plan = "all-to-all{tensor=x_ptr dim=0 splits=1,1,1,1}"
+    code, out, err = _run(capsys, str(ROOT / "examples" / "a2a_grouped_gemm.py"), "--plan", plan)
+    assert code == 1 and "rank 0's all-to-all send buffer has" in err and "the plan's splits say 2" in err, (out, err)
+
+
+def test_every_returned_tensor_is_compared(tmp_path: Path, capsys):
+    """A launch returning (out, out + 1): both match with waits; without
+    waits, late delivery makes them differ."""
+    path = _variant(tmp_path, (LAUNCH_RETURN, "    return out, out + 1\n"))
+    code, out, _ = _run(capsys, path, "--delivery", "late")
+    assert code == 0 and "all ranks match" in out, out
+    workload = load_workload(path)
+    program = compile_workload(workload, 2, "overlap{waits=false}")
+    assert not all(r.ok for r in run_simulated(workload, 2, "late", program=program))
+
+
+def test_a_pipeline_without_waits_is_refused(capsys):
+    code, out, err = _run(capsys, str(BASE), "-p", "overlap{waits=false}")
+    assert code == 1 and "leaves plan(s) @ag without waits or signals" in err and "differs" not in out, err

@@ -1,0 +1,97 @@
+"""The public API's cheap parts, in one process: ``import syncopate`` stays
+light, lazy names resolve, the compile cache keys and round trip, and
+setup errors outside a distributed program."""
+
+import os
+import subprocess
+import sys
+
+import pytest
+import syncopate
+from syncopate.pytorch import cache
+
+
+def test_import_syncopate_loads_no_torch_triton_or_xdsl():
+    code = ("import sys, syncopate; heavy = [m for m in ('torch', 'triton', 'xdsl') if m in sys.modules]; "
+            "print(','.join(heavy))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=os.environ)
+    assert out.stdout.strip() == ""
+
+
+def test_lazy_names_resolve():
+    assert callable(syncopate.compile) and callable(syncopate.empty)
+    assert syncopate.ops.all_gather_matmul.__module__ == "syncopate.ops"
+    assert "SyncopateColwiseParallel" in dir(syncopate.tp)
+    with pytest.raises(AttributeError, match="no attribute 'nope'"):
+        syncopate.nope  # noqa: B018
+
+
+def test_cache_key_depends_on_source_plans_and_pipeline():
+    base = cache.cache_key("src", "k", ["all-gather{tensor=a dim=0 world=2}"], "overlap")
+    assert base == cache.cache_key("src", "k", ["all-gather{tensor=a dim=0 world=2}"], "overlap")
+    others = [cache.cache_key("src2", "k", ["all-gather{tensor=a dim=0 world=2}"], "overlap"),
+              cache.cache_key("src", "k", ["all-gather{tensor=a dim=0 world=4}"], "overlap"),
+              cache.cache_key("src", "k", ["all-gather{tensor=a dim=0 world=2}"], "overlap{backend=sm}"),
+              cache.cache_key("src", "k2", ["all-gather{tensor=a dim=0 world=2}"], "overlap")]
+    assert base not in others and len(set(others)) == len(others)
+
+
+def test_cache_round_trip_and_damaged_entry(tmp_path, monkeypatch):
+    from syncopate.runtime.fused import compile_fused
+
+    monkeypatch.setenv(cache.CACHE_ENV, str(tmp_path))
+    example = os.path.join(os.path.dirname(syncopate.__file__), "examples", "ag_gemm.py")
+    program = compile_fused(example, "gemm_kernel", ["all-gather{tensor=a_ptr dim=0 world=2}"])
+    assert cache.load("k" * 32, "gemm_kernel") is None
+    path = cache.store("k" * 32, "gemm_kernel", program.module)
+    assert os.path.dirname(path) == str(tmp_path)
+    loaded = cache.load("k" * 32, "gemm_kernel")
+    from syncopate.lowering.triton_emitter import emit_module
+
+    assert emit_module(loaded) == program.source
+    with open(path, "w") as f:
+        f.write("builtin.module { this is not IR")
+    assert cache.load("k" * 32, "gemm_kernel") is None
+
+
+def test_cache_dir_default_and_override(monkeypatch):
+    monkeypatch.delenv(cache.CACHE_ENV, raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", "/x")
+    assert cache.cache_dir() == os.path.join("/x", "syncopate")
+    monkeypatch.setenv(cache.CACHE_ENV, "/y")
+    assert cache.cache_dir() == "/y"
+
+
+def test_compile_without_process_group_says_what_to_do():
+    import torch.distributed as dist
+
+    assert not dist.is_initialized()
+    with pytest.raises(syncopate.SyncopateSetupError, match="init_process_group"):
+        syncopate.compile(lambda: None, ["all-gather{tensor=a dim=0}"])
+
+
+def test_fused_path_refusals_name_the_first_missing_condition():
+    """Checks before any process group is needed: the device comes first."""
+    import torch
+
+    from syncopate.pytorch import fused_ops
+
+    a, b = torch.randn(4, 8), torch.randn(8, 3)
+    assert fused_ops.all_gather_matmul_refusal(a, [b], 0, "unused") == "cpu tensors"
+    assert fused_ops.matmul_reduce_scatter_refusal(a, b, 0, "unused") == "cpu tensors"
+
+
+def test_fused_buffers_are_bucketed_by_rows():
+    """Calls of 5 and 7 rows share one 8-row buffer (views of its first rows); 9 rows take a 16-row one."""
+    import torch
+
+    from syncopate.pytorch import fused_ops
+
+    def buf(rows):
+        return fused_ops._buffer("rs", "bucket-test", (rows, 4), torch.float32, torch.device("cpu"))
+
+    five, seven, nine = buf(5), buf(7), buf(9)
+    assert five.shape == (5, 4) and seven.shape == (7, 4) and nine.shape == (9, 4)
+    assert five.data_ptr() == seven.data_ptr() != nine.data_ptr()
+    assert five.untyped_storage().nbytes() == 8 * 4 * 4 and nine.untyped_storage().nbytes() == 16 * 4 * 4
+    assert five.is_contiguous() and nine.is_contiguous()

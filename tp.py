@@ -1,0 +1,112 @@
+"""Tensor-parallel styles for ``torch.distributed.tensor.parallel.parallelize_module``
+whose collective + matmul run as ``syncopate.ops``.
+
+Sequence parallelism (Megatron style): between the tensor-parallel blocks
+each rank holds a slice of the tokens (``sequence_dim`` of the activations).
+
+* :class:`SyncopateColwiseParallel` (for the first linear of a block: QKV,
+  gate/up): the weight is sharded by output features; the forward takes the
+  rank's token slice and runs ``all_gather_matmul`` (gather the tokens,
+  multiply by the local weight), giving every token and this rank's
+  output features.
+* :class:`SyncopateRowwiseParallel` (the block's last linear: attention
+  output, down): the weight is sharded by input features; the forward takes
+  every token with this rank's input features and runs
+  ``matmul_reduce_scatter`` (sum the partial products, keep this rank's
+  token slice).
+
+They play the role of ``ColwiseParallel(input_layouts=Shard(1))`` and
+``RowwiseParallel(output_layouts=Shard(1))``. Parameters become ``DTensor``
+shards on the mesh (``Shard(0)`` / ``Shard(1)`` of ``nn.Linear.weight``; the
+column-wise bias ``Shard(0)``, the row-wise bias replicated and added after
+the reduction, its gradient a ``Partial`` sum over the ranks' tokens), so optimizers and distributed checkpoints see ordinary
+tensor-parallel parameters; activations stay plain local tensors. Only
+``nn.Linear`` modules are accepted and the mesh must be one-dimensional
+(pass the tensor-parallel sub-mesh).
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any
+
+import torch
+from torch import nn
+from torch.distributed.tensor import Partial, Replicate, Shard, distribute_tensor
+from torch.distributed.tensor.parallel import ParallelStyle
+
+__all__ = ["SyncopateColwiseParallel", "SyncopateRowwiseParallel"]
+
+
+def _check(module: nn.Module, mesh: Any, style: str) -> str:
+    if not isinstance(module, nn.Linear):
+        raise TypeError(f"{style} applies to nn.Linear modules, got {type(module).__name__}")
+    if mesh.ndim != 1:
+        raise ValueError(f"{style} needs a one-dimensional device mesh (the tensor-parallel dim), got {mesh.ndim}-D")
+    return mesh.get_group().group_name
+
+
+def _shard_parameter(module: nn.Module, name: str, mesh: Any, placement: Any) -> None:
+    param = getattr(module, name)
+    if param is not None:
+        module.register_parameter(name, nn.Parameter(distribute_tensor(param.data, mesh, [placement]),
+                                                     requires_grad=param.requires_grad))
+
+
+class SyncopateColwiseParallel(ParallelStyle):
+    """Column-wise linear with a sequence-parallel input: ``all_gather_matmul``.
+
+    ``sequence_dim``: the token dim of the input, along which ranks hold
+    slices (1 for ``[batch, seq, hidden]``, 0 for ``[tokens, hidden]``).
+    """
+
+    def __init__(self, sequence_dim: int = 1):
+        super().__init__()
+        self.sequence_dim = sequence_dim
+
+    def _apply(self, module: nn.Module, device_mesh: Any) -> nn.Module:
+        group_name = _check(module, device_mesh, type(self).__name__)
+        _shard_parameter(module, "weight", device_mesh, Shard(0))
+        _shard_parameter(module, "bias", device_mesh, Shard(0))
+        module.forward = functools.partial(_colwise_forward, module, self.sequence_dim, group_name)
+        return module
+
+
+class SyncopateRowwiseParallel(ParallelStyle):
+    """Row-wise linear with a sequence-parallel output: ``matmul_reduce_scatter``.
+
+    ``sequence_dim``: the token dim of the output, along which ranks keep slices.
+    """
+
+    def __init__(self, sequence_dim: int = 1):
+        super().__init__()
+        self.sequence_dim = sequence_dim
+
+    def _apply(self, module: nn.Module, device_mesh: Any) -> nn.Module:
+        group_name = _check(module, device_mesh, type(self).__name__)
+        _shard_parameter(module, "weight", device_mesh, Shard(1))
+        _shard_parameter(module, "bias", device_mesh, Replicate())
+        module.forward = functools.partial(_rowwise_forward, module, self.sequence_dim, group_name)
+        return module
+
+
+def _local(param: Any) -> torch.Tensor | None:
+    return None if param is None else param.to_local()
+
+
+def _colwise_forward(module: nn.Linear, dim: int, group_name: str, x: torch.Tensor) -> torch.Tensor:
+    from syncopate import ops
+
+    _, (y,) = ops.all_gather_matmul(x, [_local(module.weight).t()], dim, group_name, return_A=False)
+    bias = _local(module.bias)
+    return y if bias is None else y + bias
+
+
+def _rowwise_forward(module: nn.Linear, dim: int, group_name: str, x: torch.Tensor) -> torch.Tensor:
+    from syncopate import ops
+
+    y = ops.matmul_reduce_scatter(x, _local(module.weight).t(), "sum", dim, group_name)
+    if module.bias is None:
+        return y
+    # Each rank adds the bias to its own tokens only: its gradient is a partial sum over the ranks.
+    return y + module.bias.to_local(grad_placements=[Partial()])
