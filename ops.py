@@ -29,6 +29,7 @@ for the default group), as for the ``symm_mem`` ops.
 from __future__ import annotations
 
 import torch
+
 from syncopate.pytorch import op_autograd, unfused_ops
 from syncopate.pytorch.unfused_ops import group_size
 

@@ -9,11 +9,13 @@ One module per job:
 ``comm``       the NCCL collectives of the baselines
 ``gemm``       launching the local Triton GEMM (``kernels/gemm_bf16.py``)
 ``variants``   what one benchmarked row is (:class:`Variant`) and the row names
-``baselines``  cuBLAS+NCCL, async-TP, Triton+NCCL, compute alone, communication alone
+``baselines``  cuBLAS+NCCL, cuBLAS+CE, async-TP (both modes), Triton+NCCL, compute alone, communication alone
+``ce``         the copy-engine all-gather of the cuBLAS+CE and CE alone rows
 ``fused``      syncopate's fused rows, one per backend x tile order (:func:`fused_variants`)
+``headline``   the confirmation run's row per shape, chosen before timing
 ``check``      the scaled reference check and output poisoning
 ``timing``     CUDA-event (or host) timing: warm-up, median of many iterations
-``runner``     check-then-time every variant of one case, agree across ranks
+``runner``     check-then-time every variant of one case (shuffled round-robin), agree across ranks
 ``report``     tables, speedups, efficiency, CSV and JSON
 ``plot``       the bar chart PNG
 ``autotune``   the cache of the best (backend, order) per workload/shape/world/device

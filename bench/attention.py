@@ -37,7 +37,7 @@ from syncopate.bench.check import poison, poison_allocator
 from syncopate.bench.configs import check_positive_ints
 from syncopate.bench.context import BenchWorld
 from syncopate.bench.kernels import source_path
-from syncopate.bench.problem import GATHERED, OUT, BenchSpec, randn, seed_of
+from syncopate.bench.problem import AG_VERSIONS, GATHERED, OUT, BenchSpec, randn, reference_key, seed_of
 from syncopate.bench.shapes import Shape
 from syncopate.bench.variants import (
     ALONE,
@@ -115,7 +115,10 @@ class AttnDims:
 
 @dataclass
 class AttnProblem:
-    """This rank's queries, K/V shards, the gathered K/V and the references."""
+    """This rank's queries, K/V shards, the gathered K/V and the references;
+    ``kv_versions[i]`` is this rank's (K, V) shards of input version ``i``
+    (version 0 = ``k``, ``v``), with references ``out@i`` (see
+    ``problem.reference_key``): the fused rows' checks cycle through them."""
 
     dims: AttnDims
     q: torch.Tensor
@@ -124,6 +127,11 @@ class AttnProblem:
     k_full: torch.Tensor
     v_full: torch.Tensor
     references: dict[str, torch.Tensor] = field(default_factory=dict)
+    kv_versions: tuple[tuple[torch.Tensor, torch.Tensor], ...] = ()
+
+    @property
+    def versions(self) -> int:
+        return max(1, len(self.kv_versions))
 
 
 def make_attn_problem(shape: Shape, world: int, rank: int, device: torch.device, dtype: torch.dtype,
@@ -131,12 +139,20 @@ def make_attn_problem(shape: Shape, world: int, rank: int, device: torch.device,
     """Rank ``rank``'s inputs and references (every rank draws every rank's K/V)."""
     d = AttnDims.of(shape, world)
     q = randn((d.local, d.heads, d.head_dim), seed_of(seed, rank, 0), device, dtype)
-    ks = [randn((d.local, d.kv_heads, d.head_dim), seed_of(seed, s, 1), device, dtype) for s in range(world)]
-    vs = [randn((d.local, d.kv_heads, d.head_dim), seed_of(seed, s, 2), device, dtype) for s in range(world)]
-    k_full, v_full = torch.cat(ks).contiguous(), torch.cat(vs).contiguous()
-    out = reference_attention(q, k_full, v_full)
-    return AttnProblem(d, q, ks[rank], vs[rank], k_full, v_full,
-                       references={OUT: out, GATHERED: torch.stack([k_full, v_full])})
+    shards, references, fulls = [], {}, []
+    for version in range(AG_VERSIONS):
+        tensors = (1, 2) if version == 0 else (1 + 2 * version, 2 + 2 * version)  # tensor 0 is q
+        ks = [randn((d.local, d.kv_heads, d.head_dim), seed_of(seed, s, tensors[0]), device, dtype)
+              for s in range(world)]
+        vs = [randn((d.local, d.kv_heads, d.head_dim), seed_of(seed, s, tensors[1]), device, dtype)
+              for s in range(world)]
+        k_full, v_full = torch.cat(ks).contiguous(), torch.cat(vs).contiguous()
+        shards.append((ks[rank], vs[rank]))
+        fulls.append((k_full, v_full))
+        references[reference_key(OUT, version)] = reference_attention(q, k_full, v_full)
+        references[reference_key(GATHERED, version)] = torch.stack([k_full, v_full])
+    (k, v), (k_full, v_full) = shards[0], fulls[0]
+    return AttnProblem(d, q, k, v, k_full, v_full, references=references, kv_versions=tuple(shards))
 
 
 def reference_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
@@ -288,10 +304,6 @@ def fused_row(spec: BenchSpec, ctx: BenchWorld, row: FusedOptions, waits: str = 
     lo, hi = spec.own_rows
     st: dict[str, Any] = {}
 
-    def write_own_rows() -> None:
-        st["k"][lo:hi].copy_(p.k)
-        st["v"][lo:hi].copy_(p.v)
-
     def setup() -> None:
         from syncopate.runtime.fused import FusedKernel
 
@@ -301,15 +313,21 @@ def fused_row(spec: BenchSpec, ctx: BenchWorld, row: FusedOptions, waits: str = 
         st["k"], st["v"] = (ctx.shared_symmetric(("attn-symmetric", name, shape, p.k_full.dtype), shape, p.k_full.dtype)
                             for name in ("k", "v"))
         st["o"] = torch.empty(p.q.shape, dtype=ctx.dtype, device=ctx.device)
-        write_own_rows()  # the runner's barrier after setup publishes them
+        st["k_src"], st["v_src"] = p.k.clone(), p.v.clone()  # the producer's outputs: this rank's K/V rows
+
+    def produce(version: int) -> None:
+        k, v = p.kv_versions[version]
+        st["k_src"].copy_(k)
+        st["v_src"].copy_(v)
 
     def poison_all() -> None:  # the runner barriers before and after: no peer is reading the buffers
         poison(st["o"], st["k"], st["v"])
-        write_own_rows()
 
-    def run() -> None:
+    def run() -> None:  # what a call pays: stage this rank's K/V rows on the compute stream, then launch
+        st["k"][lo:hi].copy_(st["k_src"])
+        st["v"][lo:hi].copy_(st["v_src"])
         launch_attention(st["kernel"], p.q, st["k"], st["v"], st["o"], cfg)
 
     name = row.name + ("/walk" if waits == "walk" else "")
     return Variant(name, run, lambda: st.get("o"), setup, poison_all, st.clear, FUSED, TRITON, OUT,
-                   meta={**row.meta, "waits": waits})
+                   meta={**row.meta, "waits": waits}, versions=p.versions, produce=produce)

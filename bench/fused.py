@@ -49,8 +49,8 @@ import torch
 
 from syncopate.bench import gemm
 from syncopate.bench.check import poison
-from syncopate.bench.context import BenchWorld
 from syncopate.bench.configs import PERSISTENT_KERNELS, GemmConfig, with_tile
+from syncopate.bench.context import BenchWorld
 from syncopate.bench.gemm import gemm_kernel, kernel_name, kernel_path, launch_gemm
 from syncopate.bench.problem import OUT, BenchSpec
 from syncopate.bench.shapes import A2A_GEMM, AG_ATTN, AG_GEMM, GEMM_RS

@@ -20,6 +20,7 @@ import torch
 
 from syncopate.bench.configs import PERSISTENT_KERNELS, GemmConfig
 from syncopate.bench.kernels import source_path
+from syncopate.ir.contract import AbiKey
 
 _KERNELS = {"ptr": ("gemm_bf16", "gemm_kernel"), "tma": ("gemm_bf16_tma", "gemm_tma_kernel"),
             "persistent": ("gemm_bf16_persistent", "gemm_persistent_kernel"),
@@ -82,7 +83,7 @@ def comm_programs(program: Any, gpu: Any) -> int:
     FusedProgram ``program`` on the GPU World ``gpu`` (0 without them): a
     persistent kernel leaves them free, or its last programs would start
     only once the copies are done."""
-    return getattr(gpu, "comm_programs", 0) if "comm_programs" in program.abi else 0
+    return getattr(gpu, "comm_programs", 0) if AbiKey.COMM_PROGRAMS in program.abi else 0
 
 
 def programs(device: torch.device | None) -> int:

@@ -22,6 +22,7 @@ tensor pays the staging copy.
 from __future__ import annotations
 
 from dataclasses import dataclass
+
 from syncopate.bench.autotune import Choice, TuneKey, best_choice
 from syncopate.bench.shapes import AG_GEMM
 from syncopate.bench.variants import FusedOptions, Variant

@@ -296,27 +296,26 @@ def fused_row(spec: BenchSpec, ctx: BenchWorld, row: FusedOptions) -> Variant:
     own = (spec.rank * d.block, (spec.rank + 1) * d.block)
     st: dict[str, Any] = {}
 
-    def place_own_block() -> None:  # the rows a rank sends itself are in place before the launch
-        st["recv"][own[0]:own[1]].copy_(p.send[own[0]:own[1]])
-
     def setup() -> None:
         from syncopate.runtime.fused import FusedKernel
 
-        send = ctx.shared_symmetric(("moe-send", tuple(p.send.shape), p.send.dtype), tuple(p.send.shape), p.send.dtype)
-        send.copy_(p.send)  # the runner's barrier after setup publishes it
+        send = st["send"] = ctx.shared_symmetric(("moe-send", tuple(p.send.shape), p.send.dtype),
+                                                 tuple(p.send.shape), p.send.dtype)
         context = ctx.gpu.context(sources={"x_ptr": send}, ce_lanes=row.lanes)
         st["kernel"] = FusedKernel(program_for(d, row.backend, row.order, cfg), grouped_kernel(cfg), context)
         st["reserved"] = gemm.comm_programs(st["kernel"].program, ctx.gpu)
         st["recv"] = torch.empty((d.rows, d.hidden), dtype=ctx.dtype, device=ctx.device)
         st["out"] = torch.empty((d.rows, d.ffn), dtype=ctx.dtype, device=ctx.device)
         st["tables"] = tile_tables(d, cfg.block_m, ctx.device)
-        place_own_block()
 
-    def poison_all() -> None:
-        poison(st["recv"], st["out"])
-        place_own_block()
+    def poison_all() -> None:  # the runner barriers before and after: no peer is reading the send buffer
+        poison(st["recv"], st["out"], st["send"])
 
     def run() -> None:
+        # what a call pays: stage the tokens in the symmetric send buffer and the
+        # rows a rank sends itself in its receive buffer, on the compute stream
+        st["send"].copy_(p.send)
+        st["recv"][own[0]:own[1]].copy_(p.send[own[0]:own[1]])
         launch_grouped_gemm(st["kernel"], st["recv"], p.w, st["out"], st["tables"], cfg, st["reserved"])
 
     return Variant(row.name, run, lambda: st.get("out"), setup, poison_all, st.clear, FUSED, TRITON, OUT,

@@ -15,17 +15,16 @@ from __future__ import annotations
 
 import keyword
 import math
-
-import numpy
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+import numpy
 from xdsl.dialects import arith, scf
 from xdsl.dialects.builtin import (
     ArrayAttr,
     DictionaryAttr,
-    FloatAttr,
     Float32Type,
+    FloatAttr,
     IntegerAttr,
     IntegerType,
     ModuleOp,
@@ -37,7 +36,8 @@ from xdsl.ir import Attribute, Block, BlockArgument, Operation, SSAValue
 from xdsl.traits import Pure
 
 from syncopate.dialects import tile
-from syncopate.ir.type_rules import dtype_name
+from syncopate.ir.contract import ORIGIN_ATTR
+from syncopate.ir.frontend.type_rules import dtype_name
 
 HEADER = "import triton\nimport triton.language as tl\n"
 
@@ -60,7 +60,7 @@ def emit_module(module: ModuleOp) -> str:
     parts = [HEADER]
     prelude = module.attributes.get("tile.prelude")
     if isinstance(prelude, StringAttr):
-        # module-level Python the kernels' decorators and defaults use (ir/prelude.py)
+        # module-level Python the kernels' decorators and defaults use (ir/frontend/prelude.py)
         parts.append("\n" + prelude.data + "\n")
     for func in funcs:
         parts.append("\n\n" + FunctionEmitter(func, reserved).emit())
@@ -102,7 +102,7 @@ TL_RANGE_OPTIONS = ("num_stages", "loop_unroll_factor", "disallow_acc_multi_buff
                     "disable_licm")
 """Keyword options of ``tl.range`` (Triton 3.6): a ``tile.<option>`` loop attribute becomes ``option=value``."""
 
-LOOP_BOOKKEEPING = ("tile.loop", "tile.origin")
+LOOP_BOOKKEEPING = ("tile.loop", ORIGIN_ATTR)
 """``tile.*`` loop attributes that are not ``tl.range`` options (the loop kind, the pass that made it)."""
 
 
@@ -431,7 +431,7 @@ class FunctionEmitter:
     def op(self, op: Operation, depth: int) -> None:
         if op in self.inlined:
             return
-        origin = op.attributes.get("tile.origin")
+        origin = op.attributes.get(ORIGIN_ATTR)
         if isinstance(origin, StringAttr):
             self.line(depth, f"# inserted by {origin.data}")
         at = self.position[op]

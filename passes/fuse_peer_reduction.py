@@ -14,8 +14,9 @@ from xdsl.utils.exceptions import PassFailedException
 
 from syncopate.dialects import tile
 from syncopate.dialects.chunk import PlanOp, ReduceSpanOp
-from syncopate.ir import footprint
-from syncopate.passes.chunk_dependency_analysis import BoundAccess, analyze
+from syncopate.ir.analysis import footprint
+from syncopate.ir.analysis.chunk_access import BoundAccess, analyze
+from syncopate.ir.contract import ORIGIN_ATTR
 
 ORIGIN = StringAttr("fuse-peer-reduction")
 ROW_DIM = 0  # the owner's rows: chunks of a reduce-scatter along dim 0
@@ -92,5 +93,5 @@ class FusePeerReductionPass(ModulePass):
         plan: PlanOp = b.plan
         reduced = builder.insert(ReduceSpanOp(store.value, row, extent, col, col_extent, plan.sym_name.data,
                                               b.tensor.tensor.data, tile.AnyValueType()))
-        reduced.attributes["tile.origin"] = ORIGIN
+        reduced.attributes[ORIGIN_ATTR] = ORIGIN
         store.operands[len(store.operands) - 1] = reduced.results[0]  # operands: desc, offsets..., value

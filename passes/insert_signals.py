@@ -15,8 +15,9 @@ from xdsl.utils.exceptions import PassFailedException
 
 from syncopate.dialects import tile
 from syncopate.dialects.chunk import SignalSpanOp, WaitSpanLoopOp, WaitSpanOp
-from syncopate.ir import footprint
-from syncopate.passes.chunk_dependency_analysis import BoundAccess, analyze
+from syncopate.ir.analysis import footprint
+from syncopate.ir.analysis.chunk_access import BoundAccess, analyze
+from syncopate.ir.contract import ORIGIN_ATTR
 
 ORIGIN = StringAttr("insert-signals")
 WHOLE_DIM = 2**31 - 1  # extent of a hoisted wait: every chunk of the tensor (lo 0)
@@ -33,7 +34,7 @@ def _top_level_ancestor(op: Operation, func: Operation) -> Operation:
 
 def _inserted(builder: Builder, op: Operation) -> SSAValue:
     builder.insert(op)
-    op.attributes["tile.origin"] = ORIGIN
+    op.attributes[ORIGIN_ATTR] = ORIGIN
     return op.results[0]
 
 
@@ -133,9 +134,13 @@ class InsertSignalsPass(ModulePass):
     hoisted above the loops its range does not depend on (one wait per tile
     for a gather along M, one per k-block for a gather along K), and
     deduplicated when several loads at one point read the same range;
+    A wrapped range (``(lo + tl.arange(0, B)) % M``) gets two waits,
+    ``[lo % M, lo % M + B)`` and ``[0, lo % M + B - M)`` (empty unless the
+    tile wraps). A range moved by a loop-carried pointer gets ``lo`` plus
+    ``iteration * step`` (iteration ``(iv - lb) // loop step``).
     A wait that a loop walks (directly in the body of the innermost loop that
-    moves it, ``lo`` = the induction variable plus loop-invariant terms)
-    becomes ``chunk.wait_span_loop``: it skips the chunks the previous
+    moves it, ``lo`` = the induction variable, or a pointer that loop
+    advances, plus loop-invariant terms) becomes ``chunk.wait_span_loop``: it skips the chunks the previous
     iteration already waited for, so a tile checks each chunk's flag once
     (one system-scope atomic per chunk, not per iteration) and still starts
     before the later chunks arrive.
@@ -203,7 +208,7 @@ class InsertSignalsPass(ModulePass):
         else:
             _, first, step = walk
             wait = builder.insert(WaitSpanLoopOp(lo, b.span.extent, first, step, plan, tensor))
-        wait.attributes["tile.origin"] = ORIGIN
+        wait.attributes[ORIGIN_ATTR] = ORIGIN
 
     def _insert_wrapped_wait(self, b: BoundAccess, lo: SSAValue, builder: Builder) -> None:
         """Rows ``(lo + i) % M`` for ``i < extent`` (``lo >= 0``): ``[lo % M,
@@ -218,7 +223,7 @@ class InsertSignalsPass(ModulePass):
         plan, tensor = b.plan.sym_name.data, b.tensor.tensor.data
         for wait_lo, wait_extent in ((start, extent), (zero, rest)):
             wait = builder.insert(WaitSpanOp(wait_lo, wait_extent, plan, tensor))
-            wait.attributes["tile.origin"] = ORIGIN
+            wait.attributes[ORIGIN_ATTR] = ORIGIN
 
     def _insert_whole_wait(self, b: BoundAccess, seen: set[tuple]) -> None:
         """One wait for every chunk of the tensor, before the outermost loop around ``b``."""
@@ -231,7 +236,7 @@ class InsertSignalsPass(ModulePass):
         lo, extent = (builder.insert(arith.ConstantOp(IntegerAttr(v, i32))) for v in (0, WHOLE_DIM))
         wait = builder.insert(WaitSpanOp(lo.results[0], extent.results[0], b.plan.sym_name.data, b.tensor.tensor.data))
         for new in (lo, extent, wait):
-            new.attributes["tile.origin"] = ORIGIN
+            new.attributes[ORIGIN_ATTR] = ORIGIN
 
     def _insert_signal(self, b: BoundAccess, kernel: tile.FuncOp) -> None:
         tiles = footprint.tile_loop(kernel)
@@ -252,4 +257,4 @@ class InsertSignalsPass(ModulePass):
         builder = Builder(InsertPoint.after(anchor))
         lo = _lo_value(b, builder)
         signal = builder.insert(SignalSpanOp(lo, b.span.extent, b.plan.sym_name.data, b.tensor.tensor.data))
-        signal.attributes["tile.origin"] = ORIGIN
+        signal.attributes[ORIGIN_ATTR] = ORIGIN

@@ -2,29 +2,44 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import ClassVar
 
-from xdsl.builder import Builder, InsertPoint
 from xdsl.context import Context
 from xdsl.dialects import arith
 from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, IntegerAttr, ModuleOp, StringAttr, i32, i64
 from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
+from xdsl.pattern_rewriter import (
+    GreedyRewritePatternApplier,
+    PatternRewriter,
+    PatternRewriteWalker,
+    RewritePattern,
+    op_type_rewrite_pattern,
+)
 from xdsl.utils.exceptions import PassFailedException
 
 from syncopate.dialects import tile
 from syncopate.dialects.chunk import PlanOp, ReduceSpanOp, SignalOp, SignalSpanOp, WaitOp, WaitSpanLoopOp, WaitSpanOp
-from syncopate.ir.deps import TILE_LOOP_ATTR
-from syncopate.ir.footprint import enclosing_loops
-from syncopate.ir.kernel_params import import_helpers, kernel_param
-from syncopate.passes.chunk_dependency_analysis import CONSUMED
+from syncopate.ir.analysis.footprint import enclosing_loops
+from syncopate.ir.contract import (
+    ABI_ATTR,
+    CONSUMED,
+    ORIGIN_ATTR,
+    TILE_LOOP_ATTR,
+    AbiKey,
+    ChunkTable,
+    TableRole,
+)
+from syncopate.ir.contract import EPOCH_PARAM as EPOCH
+from syncopate.ir.contract import FLAGS_PARAM as FLAGS
+from syncopate.ir.contract import MEMO_PARAM as MEMO
+from syncopate.ir.contract import REPORT_PARAM as REPORT
+from syncopate.ir.contract import SPIN_LIMIT_PARAM as SPIN_LIMIT
+from syncopate.passes.kernel_params import import_helpers, kernel_param
 from syncopate.passes.sm_comm_programs import COMM_PROGRAMS, add_comm_programs
 
 ORIGIN = StringAttr("lower-chunk-to-tile")
-ABI_ATTR = "chunk.abi"
-FLAGS, EPOCH, SPIN_LIMIT, REPORT = "syn_flags", "syn_epoch", "syn_spin_limit", "syn_report"
-MEMO = "syn_wait_memo"  # per program: the last chunk it saw arrive (syn_wait_span_memo)
 
 
 def flag_bases(module: ModuleOp) -> dict[str, int]:
@@ -36,17 +51,6 @@ def flag_bases(module: ModuleOp) -> dict[str, int]:
             bases[plan.sym_name.data] = base
             base += 1 + max((c.chunk_id.value.data for c in plan.chunks), default=-1)
     return bases
-
-
-def table_param(plan: str, tensor: str, role: str) -> tuple[str, str]:
-    """Names of the chunk-table pointer and its row count for one plan tensor."""
-    stem = f"syn_{role}_{plan}_{tensor}"
-    return stem + "_tab", stem + "_n"
-
-
-def staging_param(plan: str, tensor: str) -> str:
-    """Name of the staging buffer a fused reduction reads the peers' partials from."""
-    return f"syn_staging_{plan}_{tensor}"
 
 
 def _sm_tensors(module: ModuleOp) -> list[tuple[str, str, str]]:
@@ -77,6 +81,155 @@ def _kernel_of(op: Operation) -> tile.FuncOp:
         assert parent is not None
         parent = parent.parent_op()
     return parent
+
+
+@dataclass
+class _Lowering:
+    """What the patterns of one module share: the kernel's sync parameters,
+    the chunk tables and helpers they added (for the ``chunk.abi`` record)."""
+
+    kernel: tile.FuncOp
+    bases: dict[str, int]
+    memo: bool
+    tables: dict[str, ChunkTable] = field(default_factory=dict)
+    used: set[str] = field(default_factory=set)
+
+    def __post_init__(self) -> None:
+        self.flags = kernel_param(self.kernel, FLAGS, tile.PointerType())
+        self.epoch = kernel_param(self.kernel, EPOCH, tile.PointerType())
+        self.spin_limit = kernel_param(self.kernel, SPIN_LIMIT, tile.ScalarType())
+        self.report = kernel_param(self.kernel, REPORT, tile.PointerType())
+
+    def wait_args(self) -> list[SSAValue]:
+        """The trailing arguments of every wait helper."""
+        return [self.epoch, self.spin_limit, self.report]
+
+    def table(self, plan: str, tensor: str, role: TableRole) -> tuple[SSAValue, SSAValue]:
+        """The chunk-table parameter and its row count for one plan tensor and role."""
+        table = ChunkTable.for_tensor(plan, tensor, role)
+        self.tables[table.param] = table
+        return (kernel_param(self.kernel, table.param, tile.PointerType()),
+                kernel_param(self.kernel, table.count, tile.ScalarType()))
+
+    def call(self, rewriter: PatternRewriter, sync: Operation, callee: str, args: list[SSAValue]) -> None:
+        """Replace ``sync`` by a call of the helper ``callee``."""
+        _insert(rewriter, tile.CallJitOp(callee, args, []))
+        if callee.startswith("syn_wait"):
+            _keep_loops_in_order(sync)
+        self.used.add(callee)
+        rewriter.erase(sync)
+
+
+def _insert(rewriter: PatternRewriter, new: Operation) -> Operation:
+    """Insert ``new`` before the matched op, tagged with this pass as its origin."""
+    new.attributes[ORIGIN_ATTR] = ORIGIN
+    return rewriter.insert(new)
+
+
+def _span_hi(rewriter: PatternRewriter, lo: SSAValue, extent: SSAValue) -> SSAValue:
+    return _insert(rewriter, tile.AddOp(lo, extent, tile.AnyValueType())).results[0]
+
+
+def _flag_index(rewriter: PatternRewriter, lowering: _Lowering, plan: str, chunk: SSAValue) -> SSAValue:
+    """The signal-pad index of a chunk: its plan's flag base + its id."""
+    base = _insert(rewriter, arith.ConstantOp(IntegerAttr(lowering.bases[plan], i32))).results[0]
+    return _insert(rewriter, tile.AddOp(chunk, base, i32)).results[0]
+
+
+@dataclass
+class LowerWait(RewritePattern):
+    """``chunk.wait`` -> ``syn_wait_chunk(flags, base + chunk, epoch, spin_limit, report)``."""
+
+    lowering: _Lowering
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: WaitOp, rewriter: PatternRewriter) -> None:
+        index = _flag_index(rewriter, self.lowering, op.plan.string_value(), op.chunk)
+        self.lowering.call(rewriter, op, "syn_wait_chunk", [self.lowering.flags, index, *self.lowering.wait_args()])
+
+
+@dataclass
+class LowerSignal(RewritePattern):
+    """``chunk.signal`` -> ``syn_signal_chunk(flags, base + chunk)``."""
+
+    lowering: _Lowering
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: SignalOp, rewriter: PatternRewriter) -> None:
+        index = _flag_index(rewriter, self.lowering, op.plan.string_value(), op.chunk)
+        self.lowering.call(rewriter, op, "syn_signal_chunk", [self.lowering.flags, index])
+
+
+@dataclass
+class LowerWaitSpan(RewritePattern):
+    """``chunk.wait_span`` -> ``syn_wait_span`` over the wait table, or
+    ``syn_wait_span_memo`` inside a persistent kernel's loops (with ``memo``)."""
+
+    lowering: _Lowering
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: WaitSpanOp, rewriter: PatternRewriter) -> None:
+        low = self.lowering
+        tab, n = low.table(op.plan.string_value(), op.tensor.data, "wait")
+        args = [low.flags, tab, n, op.lo, _span_hi(rewriter, op.lo, op.extent), *low.wait_args()]
+        if low.memo and TILE_LOOP_ATTR in low.kernel.attributes and enclosing_loops(op):
+            low.call(rewriter, op, "syn_wait_span_memo", [*args, kernel_param(low.kernel, MEMO, tile.PointerType())])
+        else:
+            low.call(rewriter, op, "syn_wait_span", args)
+
+
+@dataclass
+class LowerWaitSpanLoop(RewritePattern):
+    """``chunk.wait_span_loop`` -> ``syn_wait_span_loop``, which skips the
+    chunks the loop's previous iteration already waited for."""
+
+    lowering: _Lowering
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: WaitSpanLoopOp, rewriter: PatternRewriter) -> None:
+        low = self.lowering
+        tab, n = low.table(op.plan.string_value(), op.tensor.data, "wait")
+        hi = _span_hi(rewriter, op.lo, op.extent)
+        low.call(rewriter, op, "syn_wait_span_loop",
+                 [low.flags, tab, n, op.lo, hi, op.first, op.step, *low.wait_args()])
+
+
+@dataclass
+class LowerSignalSpan(RewritePattern):
+    """``chunk.signal_span`` -> ``syn_signal_span`` over the signal table."""
+
+    lowering: _Lowering
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: SignalSpanOp, rewriter: PatternRewriter) -> None:
+        low = self.lowering
+        tab, n = low.table(op.plan.string_value(), op.tensor.data, "signal")
+        low.call(rewriter, op, "syn_signal_span", [low.flags, tab, n, op.lo, _span_hi(rewriter, op.lo, op.extent)])
+
+
+@dataclass
+class LowerReduceSpan(RewritePattern):
+    """``chunk.reduce_span`` -> ``syn_reduce_span`` over this rank's reduce
+    table and staging buffer; its result replaces the op's."""
+
+    lowering: _Lowering
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: ReduceSpanOp, rewriter: PatternRewriter) -> None:
+        low = self.lowering
+        plan, tensor = op.plan.string_value(), op.tensor.data
+        tab, n = low.table(plan, tensor, "reduce")
+        staging_name = low.tables[ChunkTable.for_tensor(plan, tensor, "reduce").param].staging
+        assert staging_name is not None  # for_tensor names the staging buffer of every reduce table
+        staging = kernel_param(low.kernel, staging_name, tile.PointerType())
+        args = [op.value, low.flags, tab, n, op.lo, op.col, staging, *low.wait_args(), op.extent, op.col_extent]
+        call = _insert(rewriter, tile.CallJitOp("syn_reduce_span", args, [tile.AnyValueType()]))
+        low.used.add("syn_reduce_span")
+        rewriter.replace(op, [], [call.results[0]])
+
+
+SYNC_OPS = (WaitOp, SignalOp, WaitSpanOp, WaitSpanLoopOp, SignalSpanOp, ReduceSpanOp)
+"""The chunk ops this pass lowers, one pattern each."""
 
 
 @dataclass(frozen=True)
@@ -111,6 +264,11 @@ class LowerChunkToTilePass(ModulePass):
     kernel's ``chunk.abi`` attribute lists the added parameters for the
     runtime. No chunk op remains; the plans stay (the runtime reads them).
 
+    Each sync op has its own rewrite pattern (``LowerWait``, ``LowerSignal``,
+    ``LowerWaitSpan``, ``LowerWaitSpanLoop``, ``LowerSignalSpan``,
+    ``LowerReduceSpan``), applied in one walk in program order; the
+    parameters they add appear in the order of the ops they lower.
+
     A loop around a wait loses the ``tl.range`` options ``flatten`` and
     ``warp_specialize`` (even as constexpr parameters): both let the next
     iteration's loads start before this iteration's code is done, which
@@ -124,97 +282,38 @@ class LowerChunkToTilePass(ModulePass):
     memo: bool = True  # false: plain syn_wait_span in persistent kernels too (for comparison)
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        sync_ops = [o for o in op.walk()
-                    if isinstance(o, (WaitOp, SignalOp, WaitSpanOp, WaitSpanLoopOp, SignalSpanOp, ReduceSpanOp))]
+        sync_ops = [o for o in op.walk() if isinstance(o, SYNC_OPS)]
         if not sync_ops:
             return
         kernels = {id(_kernel_of(o)): _kernel_of(o) for o in sync_ops}
         if len(kernels) != 1:
             raise PassFailedException("lower-chunk-to-tile: chunk waits/signals are spread over several functions")
-        kernel = next(iter(kernels.values()))
-        bases = flag_bases(op)
-        flags = kernel_param(kernel, FLAGS, tile.PointerType())
-        epoch = kernel_param(kernel, EPOCH, tile.PointerType())
-        spin_limit = kernel_param(kernel, SPIN_LIMIT, tile.ScalarType())
-        report = kernel_param(kernel, REPORT, tile.PointerType())
-        tables: dict[str, dict[str, str]] = {}
-        used: set[str] = set()
-        for sync in sync_ops:
-            builder = Builder(InsertPoint.before(sync))
-            plan = sync.plan.string_value()
-            if isinstance(sync, ReduceSpanOp):
-                self._lower_reduce(sync, kernel, builder, tables, (flags, epoch, spin_limit, report))
-                used.add("syn_reduce_span")
-                continue
-            if isinstance(sync, (WaitSpanOp, WaitSpanLoopOp, SignalSpanOp)):
-                role = "signal" if isinstance(sync, SignalSpanOp) else "wait"
-                tab_name, n_name = table_param(plan, sync.tensor.data, role)
-                tables[tab_name] = {"param": tab_name, "count": n_name, "plan": plan, "tensor": sync.tensor.data, "role": role}
-                tab = kernel_param(kernel, tab_name, tile.PointerType())
-                n = kernel_param(kernel, n_name, tile.ScalarType())
-                hi = self._emit(builder, tile.AddOp(sync.lo, sync.extent, tile.AnyValueType())).results[0]
-                args: list[SSAValue] = [flags, tab, n, sync.lo, hi]
-                callee = "syn_wait_span" if role == "wait" else "syn_signal_span"
-                if isinstance(sync, WaitSpanLoopOp):
-                    callee = "syn_wait_span_loop"
-                    args += [sync.first, sync.step]
-                if role == "wait":
-                    args += [epoch, spin_limit, report]
-                if (self.memo and callee == "syn_wait_span" and TILE_LOOP_ATTR in kernel.attributes
-                        and enclosing_loops(sync)):
-                    callee = "syn_wait_span_memo"
-                    args.append(kernel_param(kernel, MEMO, tile.PointerType()))
-            else:
-                base = self._emit(builder, arith.ConstantOp(IntegerAttr(bases[plan], i32))).results[0]
-                index = self._emit(builder, tile.AddOp(sync.chunk, base, i32)).results[0]
-                callee = "syn_wait_chunk" if isinstance(sync, WaitOp) else "syn_signal_chunk"
-                args = [flags, index, epoch, spin_limit, report] if isinstance(sync, WaitOp) else [flags, index]
-            self._emit(builder, tile.CallJitOp(callee, args, []))
-            if callee.startswith("syn_wait"):
-                _keep_loops_in_order(sync)
-            used.add(callee)
-            sync.detach()
-            sync.erase()
-        sm_tensors = _sm_tensors(op)
-        table_list = list(tables.values())
-        abi = dict(kernel.attributes[ABI_ATTR].data) if ABI_ATTR in kernel.attributes else {}
-        if sm_tensors:
-            table_list += add_comm_programs(kernel, sm_tensors, flags, epoch)
-            used.add("syn_sm_pull")
-            abi["comm_programs"] = StringAttr(COMM_PROGRAMS)
-        if "syn_wait_span_memo" in used:
-            abi["memo"] = StringAttr(MEMO)
-        abi.update(
-            flags=StringAttr(FLAGS),
-            epoch=StringAttr(EPOCH),
-            spin_limit=StringAttr(SPIN_LIMIT),
-            report=StringAttr(REPORT),
-            flag_bases=DictionaryAttr({k: IntegerAttr(v, i64) for k, v in bases.items()}),
-            tables=ArrayAttr([DictionaryAttr({k: StringAttr(v) for k, v in t.items()}) for t in table_list]),
-        )
-        kernel.attributes[ABI_ATTR] = DictionaryAttr(abi)
-        import_helpers(op, used)
-
-    def _lower_reduce(self, sync: ReduceSpanOp, kernel: tile.FuncOp, builder: Builder,
-                      tables: dict[str, dict[str, str]], sync_args: tuple[SSAValue, ...]) -> None:
-        """``chunk.reduce_span`` -> ``syn_reduce_span`` over this rank's reduce table and staging buffer."""
-        flags, epoch, spin_limit, report = sync_args
-        plan, tensor = sync.plan.string_value(), sync.tensor.data
-        tab_name, n_name = table_param(plan, tensor, "reduce")
-        staging_name = staging_param(plan, tensor)
-        tables[tab_name] = {"param": tab_name, "count": n_name, "plan": plan, "tensor": tensor, "role": "reduce",
-                            "staging": staging_name}
-        tab = kernel_param(kernel, tab_name, tile.PointerType())
-        n = kernel_param(kernel, n_name, tile.ScalarType())
-        staging = kernel_param(kernel, staging_name, tile.PointerType())
-        args = [sync.value, flags, tab, n, sync.lo, sync.col, staging, epoch, spin_limit, report, sync.extent,
-                sync.col_extent]
-        call = self._emit(builder, tile.CallJitOp("syn_reduce_span", args, [tile.AnyValueType()]))
-        sync.result.replace_all_uses_with(call.results[0])
-        sync.detach()
-        sync.erase()
+        low = _Lowering(next(iter(kernels.values())), flag_bases(op), self.memo)
+        patterns = [pattern(low) for pattern in (LowerWait, LowerSignal, LowerWaitSpan, LowerWaitSpanLoop,
+                                                 LowerSignalSpan, LowerReduceSpan)]
+        PatternRewriteWalker(GreedyRewritePatternApplier(patterns), apply_recursively=False).rewrite_module(op)
+        self._record_abi(op, low)
 
     @staticmethod
-    def _emit(builder: Builder, new: Operation) -> Operation:
-        new.attributes["tile.origin"] = ORIGIN
-        return builder.insert(new)
+    def _record_abi(module: ModuleOp, low: _Lowering) -> None:
+        """Add the SM comm programs if needed, write ``chunk.abi``, append the helpers."""
+        kernel = low.kernel
+        sm_tensors = _sm_tensors(module)
+        table_list = list(low.tables.values())
+        abi = dict(kernel.attributes[ABI_ATTR].data) if ABI_ATTR in kernel.attributes else {}
+        if sm_tensors:
+            table_list += add_comm_programs(kernel, sm_tensors, low.flags, low.epoch)
+            low.used.add("syn_sm_pull")
+            abi[AbiKey.COMM_PROGRAMS] = StringAttr(COMM_PROGRAMS)
+        if "syn_wait_span_memo" in low.used:
+            abi[AbiKey.MEMO] = StringAttr(MEMO)
+        abi.update({
+            AbiKey.FLAGS: StringAttr(FLAGS),
+            AbiKey.EPOCH: StringAttr(EPOCH),
+            AbiKey.SPIN_LIMIT: StringAttr(SPIN_LIMIT),
+            AbiKey.REPORT: StringAttr(REPORT),
+            AbiKey.FLAG_BASES: DictionaryAttr({k: IntegerAttr(v, i64) for k, v in low.bases.items()}),
+            AbiKey.TABLES: ArrayAttr([t.to_attr() for t in table_list]),
+        })
+        kernel.attributes[ABI_ATTR] = DictionaryAttr(abi)
+        import_helpers(module, low.used)

@@ -3,23 +3,23 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import ClassVar, Literal
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
-from xdsl.utils.exceptions import PassFailedException
 
+from syncopate.passes.options import ChoiceOptions
 from syncopate.passes.chunk_dependency_analysis import ChunkDependencyAnalysisPass
 from syncopate.passes.fuse_peer_reduction import FusePeerReductionPass
 from syncopate.passes.insert_signals import InsertSignalsPass
 from syncopate.passes.lower_chunk_to_tile import LowerChunkToTilePass
-from syncopate.passes.select_backend import SelectBackendPass
-from syncopate.passes.tile_reorder import TileReorderPass
+from syncopate.passes.select_backend import BackendChoice, SelectBackendPass
+from syncopate.passes.tile_reorder import Order, TileReorderPass
 
 
 @dataclass(frozen=True)
-class OverlapPipelinePass(ModulePass):
+class OverlapPipelinePass(ChoiceOptions, ModulePass):
     """Fuse the module's chunk plans into its kernel (the whole pipeline).
 
     Runs chunk-dependency-analysis, tile-reorder{order group axis},
@@ -42,17 +42,17 @@ class OverlapPipelinePass(ModulePass):
 
     name: ClassVar[str] = "overlap"
 
-    order: str = "arrival"
+    order: Order = "arrival"
     group: int = 8  # L2-grouped tile order within an arrival step (Triton's GROUP_M)
     axis: int = 0
     waits: bool = True
     signals: bool = True
     hoist_loops: bool = False
-    backend: str = "auto"
+    backend: BackendChoice = "auto"
     sizes: str = ""
     elem_bytes: int = 2
     memo: bool = True
-    reduce: str = "stream"
+    reduce: Literal["stream", "epilogue"] = "stream"
 
     def stages(self) -> list[ModulePass]:
         return [
@@ -65,8 +65,6 @@ class OverlapPipelinePass(ModulePass):
         ]
 
     def _reduce_in_epilogue(self) -> bool:
-        if self.reduce not in ("stream", "epilogue"):
-            raise PassFailedException(f"overlap: reduce must be 'stream' or 'epilogue', got '{self.reduce}'")
         return self.reduce == "epilogue"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:

@@ -3,20 +3,22 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import ClassVar, Literal
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import DictionaryAttr, FloatAttr, IntegerAttr, ModuleOp, StringAttr, f64, i64
 from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import PassFailedException
 
+from syncopate.passes.options import ChoiceOptions
 from syncopate.dialects.chunk import ChunkOp, PlanOp, extent_value
+from syncopate.ir.contract import CONSUMED, COST_ATTR
 from syncopate.ir.plans.errors import PlanError
 from syncopate.ir.plans.expr import evaluate
-from syncopate.passes.chunk_dependency_analysis import CONSUMED
 
-BACKENDS = ("ce", "sm", "nccl")
-COST_ATTR = "chunk.cost"
+BackendChoice = Literal["auto", "ce", "sm", "nccl"]
+"""What ``backend=`` accepts: ``auto`` (the cost model decides) or one backend for every chunk."""
+
 
 
 @dataclass(frozen=True)
@@ -63,7 +65,7 @@ def _parse_sizes(text: str) -> dict[str, int]:
 
 
 @dataclass(frozen=True)
-class SelectBackendPass(ModulePass):
+class SelectBackendPass(ChoiceOptions, ModulePass):
     """Choose how each chunk moves: copy engine, SM loads and stores, or NCCL.
 
     ``ce`` is the copy engine, ``sm`` loads and stores by SMs, ``nccl`` the
@@ -88,17 +90,13 @@ class SelectBackendPass(ModulePass):
 
     name: ClassVar[str] = "select-backend"
 
-    backend: str = "auto"
+    backend: BackendChoice = "auto"
     sizes: str = ""
     elem_bytes: int = 2
     link_gbps: float = 450.0
     sms: int = 8
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        if self.backend not in ("auto", *BACKENDS):
-            raise PassFailedException(
-                f"select-backend: unknown backend '{self.backend}', expected auto, {', '.join(BACKENDS)}"
-            )
         model = CostModel(link_gbps=self.link_gbps, sms=self.sms)
         env = _parse_sizes(self.sizes)
         for plan in (p for p in op.walk() if isinstance(p, PlanOp)):

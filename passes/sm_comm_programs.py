@@ -26,21 +26,17 @@ from xdsl.ir import Block, BlockArgument, Operation, Region, SSAValue
 from xdsl.utils.exceptions import PassFailedException
 
 from syncopate.dialects import tile
-from syncopate.ir.kernel_params import kernel_param
+from syncopate.ir.contract import COMM_PROGRAMS_PARAM as COMM_PROGRAMS
+from syncopate.ir.contract import ORIGIN_ATTR, ChunkTable
+from syncopate.passes.kernel_params import kernel_param
 
-COMM_PROGRAMS = "syn_comm_programs"
 COPY_BLOCK = 8192  # elements per copy step of one communication program (16 KiB of bf16 in flight)
 ORIGIN = StringAttr("lower-chunk-to-tile")
 i1 = IntegerType(1)
 
 
-def sm_table_param(plan: str, tensor: str) -> tuple[str, str]:
-    stem = f"syn_sm_{plan}_{tensor}"
-    return stem + "_tab", stem + "_n"
-
-
 def _emit(builder: Builder, op: Operation) -> Operation:
-    op.attributes["tile.origin"] = ORIGIN
+    op.attributes[ORIGIN_ATTR] = ORIGIN
     return builder.insert(op)
 
 
@@ -52,7 +48,7 @@ def _shift_axis0(kernel: tile.FuncOp, comm: BlockArgument) -> None:
 
 
 def add_comm_programs(kernel: tile.FuncOp, tensors: list[tuple[str, str, str]], flags: SSAValue,
-                      epoch: SSAValue) -> list[dict[str, str]]:
+                      epoch: SSAValue) -> list[ChunkTable]:
     """Give ``kernel`` SM communication programs for ``tensors`` (plan,
     tensor, kernel pointer parameter). Returns the chunk tables it added."""
     block = kernel.body.block
@@ -76,7 +72,8 @@ def add_comm_programs(kernel: tile.FuncOp, tensors: list[tuple[str, str, str]], 
     copy_block = _emit(inner, arith.ConstantOp(IntegerAttr(COPY_BLOCK, i32))).results[0]
     tables = []
     for plan, tensor, param in tensors:
-        tab_name, n_name = sm_table_param(plan, tensor)
+        table = ChunkTable.for_tensor(plan, tensor, "sm")
+        tab_name, n_name = table.param, table.count
         names = kernel.arg_names
         if param not in names:
             raise PassFailedException(f"lower-chunk-to-tile: plan @{plan} binds '{param}', not a parameter of @{kernel.sym_name.data}")
@@ -84,7 +81,7 @@ def add_comm_programs(kernel: tile.FuncOp, tensors: list[tuple[str, str, str]], 
         tab = kernel_param(kernel, tab_name, tile.PointerType())
         n = kernel_param(kernel, n_name, tile.ScalarType())
         _emit(inner, tile.CallJitOp("syn_sm_pull", [base, flags, tab, n, epoch, program, comm, copy_block], []))
-        tables.append({"param": tab_name, "count": n_name, "plan": plan, "tensor": tensor, "role": "sm"})
+        tables.append(table)
     inner.insert(scf.YieldOp())
 
     comm_block = Block()

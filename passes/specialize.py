@@ -14,6 +14,8 @@ from xdsl.utils.arg_spec import ArgSpec
 from xdsl.utils.exceptions import PassFailedException
 
 from syncopate.dialects import tile
+from syncopate.ir.contract import ORIGIN_ATTR
+
 
 @dataclass(frozen=True)
 class SpecializePass(ModulePass):
@@ -60,7 +62,7 @@ class SpecializePass(ModulePass):
                 arg.replace_all_uses_with(constant)
                 check = builder.insert(tile.CmpOp("eq", arg, constant, i1)).results[0]
                 assert_op = builder.insert(tile.CallOp("tl.static_assert", [check], {}, {}, None))
-                assert_op.attributes["tile.origin"] = StringAttr("specialize")
+                assert_op.attributes[ORIGIN_ATTR] = StringAttr("specialize")
 
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import ClassVar, Literal
 
 from xdsl.builder import Builder, InsertPoint
 from xdsl.context import Context
@@ -12,19 +12,22 @@ from xdsl.dialects.builtin import DictionaryAttr, IntegerAttr, ModuleOp, StringA
 from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import PassFailedException
 
+from syncopate.passes.options import ChoiceOptions
 from syncopate.dialects import tile
-from syncopate.ir.footprint import tile_loop
-from syncopate.ir.kernel_params import import_helpers, kernel_param
-from syncopate.passes.chunk_dependency_analysis import analyze
-from syncopate.passes.lower_chunk_to_tile import ABI_ATTR
+from syncopate.ir.analysis.chunk_access import analyze
+from syncopate.ir.analysis.footprint import tile_loop
+from syncopate.ir.contract import ABI_ATTR, ORIGIN_ATTR, AbiKey
+from syncopate.ir.contract import ROTATE_PARAM as ROTATE
+from syncopate.ir.contract import TILE_ORDER_PARAM as TILE_ORDER
+from syncopate.passes.kernel_params import import_helpers, kernel_param
 
 ORIGIN = StringAttr("tile-reorder")
-ORDERS = ("none", "arrival", "rotate")
-TILE_ORDER, ROTATE = "syn_tile_order", "syn_rotate"
+Order = Literal["none", "arrival", "rotate"]
+"""The tile orders ``order=`` accepts (see the pass docstring)."""
 
 
 @dataclass(frozen=True)
-class TileReorderPass(ModulePass):
+class TileReorderPass(ChoiceOptions, ModulePass):
     """Map program ids to tiles so that tiles run in the order their chunks arrive.
 
     The program-id -> tile mapping is rewritten for this rank's arrival order.
@@ -68,13 +71,11 @@ class TileReorderPass(ModulePass):
 
     name: ClassVar[str] = "tile-reorder"
 
-    order: str = "none"
+    order: Order = "none"
     group: int = 1
     axis: int = 0
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        if self.order not in ORDERS:
-            raise PassFailedException(f"tile-reorder: unknown order '{self.order}', expected one of {', '.join(ORDERS)}")
         if self.group < 1:
             raise PassFailedException(f"tile-reorder: group must be >= 1, got {self.group}")
         if self.axis not in (0, 1, 2):
@@ -86,9 +87,9 @@ class TileReorderPass(ModulePass):
         if not pids:
             raise PassFailedException(f"tile-reorder: @{kernel.sym_name.data} never calls tl.program_id")
         abi = dict(kernel.attributes[ABI_ATTR].data) if ABI_ATTR in kernel.attributes else {}
-        abi["order"] = StringAttr(self.order)
-        abi["group"] = IntegerAttr(self.group, i64)
-        abi["axis"] = IntegerAttr(self.axis, i64)
+        abi[AbiKey.ORDER] = StringAttr(self.order)
+        abi[AbiKey.GROUP] = IntegerAttr(self.group, i64)
+        abi[AbiKey.AXIS] = IntegerAttr(self.axis, i64)
         loop = tile_loop(kernel)
         if loop is not None:
             self._remap_tile_loop(op, kernel, loop, abi)
@@ -101,7 +102,7 @@ class TileReorderPass(ModulePass):
                 call = tile.CallJitOp(f"syn_tile_pid{pid.axis.value.data}", [order, *coords, *sizes], [i32])
                 self._replace(pid, call)
             import_helpers(op, {f"syn_tile_pid{p.axis.value.data}" for p in pids})
-            abi["tile_order"] = StringAttr(TILE_ORDER)
+            abi[AbiKey.TILE_ORDER] = StringAttr(TILE_ORDER)
         else:
             rotate = kernel_param(kernel, ROTATE, tile.ScalarType())
             for pid in pids:
@@ -112,7 +113,7 @@ class TileReorderPass(ModulePass):
                 shifted = self._emit(builder, tile.AddOp(pid.res, rotate, i32))
                 wrapped = self._emit(builder, tile.ModOp(shifted.results[0], num.results[0], i32))
                 pid.res.replace_uses_with_if(wrapped.results[0], lambda use: use.operation is not shifted)
-            abi["rotate"] = StringAttr(ROTATE)
+            abi[AbiKey.ROTATE] = StringAttr(ROTATE)
         kernel.attributes[ABI_ATTR] = DictionaryAttr(abi)
 
     def _remap_tile_loop(self, op: ModuleOp, kernel: tile.FuncOp, loop: scf.ForOp, abi: dict) -> None:
@@ -129,22 +130,22 @@ class TileReorderPass(ModulePass):
             one = self._emit(builder, arith.ConstantOp(IntegerAttr(1, i32))).results[0]
             mapped = self._emit(builder, tile.CallJitOp("syn_tile_pid0", [order, iv, zero, zero, loop.ub, one], [i32]))
             import_helpers(op, {"syn_tile_pid0"})
-            abi["tile_order"] = StringAttr(TILE_ORDER)
+            abi[AbiKey.TILE_ORDER] = StringAttr(TILE_ORDER)
         else:
             rotate = kernel_param(kernel, ROTATE, tile.ScalarType())
             shifted = self._emit(builder, tile.AddOp(iv, rotate, i32))
             mapped = self._emit(builder, tile.ModOp(shifted.results[0], loop.ub, i32))
-            abi["rotate"] = StringAttr(ROTATE)
+            abi[AbiKey.ROTATE] = StringAttr(ROTATE)
         for use in uses:
             use.operation.operands[use.index] = mapped.results[0]
 
     @staticmethod
     def _emit(builder: Builder, new):
-        new.attributes["tile.origin"] = ORIGIN
+        new.attributes[ORIGIN_ATTR] = ORIGIN
         return builder.insert(new)
 
     def _replace(self, pid: tile.ProgramIdOp, call: tile.CallJitOp) -> None:
-        call.attributes["tile.origin"] = ORIGIN
+        call.attributes[ORIGIN_ATTR] = ORIGIN
         Builder(InsertPoint.before(pid)).insert(call)
         pid.res.replace_all_uses_with(call.res[0])
         pid.detach()

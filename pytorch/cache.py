@@ -69,8 +69,9 @@ def entry_path(key: str, kernel_name: str) -> str:
 
 def load(key: str, kernel_name: str) -> ModuleOp | None:
     """The cached IR of ``key``, or None (missing or unreadable: recompile)."""
-    from syncopate.ir.context import make_context
     from xdsl.parser import Parser
+
+    from syncopate.ir.context import make_context
 
     path = entry_path(key, kernel_name)
     if not os.path.exists(path):

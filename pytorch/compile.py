@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import torch
+
 from syncopate.pytorch import cache
 from syncopate.pytorch.worlds import (
     SyncopateSetupError,
@@ -62,6 +63,7 @@ def compile(kernel: Any, plans: Sequence[str], pipeline: str = "overlap", kernel
     plan and frontend errors name the file and line.
     """
     import torch.distributed as dist
+
     from syncopate.runtime.fused import FusedKernel, load_program, run_pipeline
     from syncopate.runtime.workload import with_world
 
@@ -102,7 +104,7 @@ def _python_function(kernel: Any) -> Callable[..., Any]:
 
 def _run_frontend(path: str, specs: list[str], pipeline: str, run_pipeline: Callable[..., None]) -> Any:
     from syncopate.ir.context import make_context
-    from syncopate.ir.frontend import import_file
+    from syncopate.ir.frontend.triton_import import import_file
     from syncopate.ir.plans.cli import load_plans
 
     module = import_file(path)
@@ -115,7 +117,7 @@ def _run_frontend(path: str, specs: list[str], pipeline: str, run_pipeline: Call
 def _gathered_params(program: Any) -> tuple[str, ...]:
     """Parameters peers read directly (consumed plans with ce or sm chunks):
     on the GPU world they must be symmetric buffers."""
-    from syncopate.passes.chunk_dependency_analysis import CONSUMED
+    from syncopate.ir.contract import CONSUMED
 
     names = []
     for plan in program.plans:

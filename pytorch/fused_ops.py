@@ -36,6 +36,7 @@ import os
 from typing import Any
 
 import torch
+
 from syncopate.pytorch.unfused_ops import process_group
 
 DTYPES = (torch.float16, torch.bfloat16)

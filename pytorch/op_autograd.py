@@ -32,7 +32,6 @@ import torch
 def _ag_setup(ctx: Any, inputs: tuple, keyword_only_inputs: dict, output: tuple) -> None:
     A_shard, Bs, gather_dim, group_name = inputs
     ctx.gather_dim, ctx.group_name = gather_dim, group_name
-    ctx.count = len(Bs)
     ctx.returned_A = output[0] is not None
     ctx.shard_shape = A_shard.shape
     ctx.save_for_backward(*Bs, output[0] if ctx.returned_A else A_shard)

@@ -23,12 +23,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import torch
-from syncopate.passes.chunk_dependency_analysis import CONSUMED
+
+from syncopate.ir.contract import CONSUMED
 from syncopate.pytorch.worlds import SyncopateSetupError
 from syncopate.runtime.abi import LaunchPlan
 from syncopate.runtime.fused import FusedProgram
 from syncopate.runtime.local import LocalRank
-from syncopate.runtime.world import rows
+from syncopate.runtime.sim_world import rows
 
 Region = tuple[str, int, int, int, int]  # (parameter, dim, lo, hi, owner)
 

@@ -59,6 +59,7 @@ def subgroup_refusal(group: Any) -> str | None:
 def gpu_world(group: Any) -> Any:
     """The GPU world of ``group`` (one per group and process)."""
     import torch.distributed as dist
+
     from syncopate.runtime.gpu_world import GpuWorld, default_ce_lanes
 
     name = group.group_name

@@ -19,8 +19,10 @@ import networkx as nx
 import torch
 
 from syncopate.dialects.chunk import PlanOp
-from syncopate.ir import deps
-from syncopate.ir.deps import TILE_LOOP_ATTR, ConcreteChunk
+from syncopate.ir.analysis import deps
+from syncopate.ir.analysis.deps import ConcreteChunk
+from syncopate.ir.contract import TILE_LOOP_ATTR, ChunkTable
+from syncopate.ir.contract import AbiKey as K
 from syncopate.runtime.fused import FusedProgram
 
 
@@ -29,7 +31,6 @@ def scalar_env(params: Mapping[str, Any]) -> dict[str, int]:
     return {k: int(v) for k, v in params.items() if isinstance(v, int) and not isinstance(v, bool)}
 
 
-COMM_PROGRAMS = 16  # default SM communication programs on GPUs; they exit (freeing their SMs) once copied
 SLICES_PER_PROGRAM = 4  # SM slices per communication program and chunk: finer arrival, more flags
 
 
@@ -49,10 +50,11 @@ class LaunchPlan:
     def build(cls, program: FusedProgram, params: Mapping[str, Any], grid: tuple[int, ...], rank: int) -> LaunchPlan:
         abi = program.abi
         env = scalar_env(params)
-        bases = {k: v.value.data for k, v in abi["flag_bases"].data.items()} if "flag_bases" in abi else {}
+        bases = {k: v.value.data for k, v in abi[K.FLAG_BASES].data.items()} if K.FLAG_BASES in abi else {}
         plans = {p.sym_name.data: p for p in program.plans}
         chunks = {name: deps.concrete_chunks(p, env, bases.get(name, 0)) for name, p in plans.items()}
-        _check_flags(chunks)
+        if bases:  # a kernel without flag_bases polls and raises no flags (e.g. overlap{waits=false})
+            _check_flags(chunks)
         _check_extents(plans, chunks, params, rank)
         tiles = tile_grid(program, env, grid)
         graph = deps.tile_chunk_graph(program.module, program.kernel, env, tiles, rank, bases)
@@ -96,39 +98,38 @@ class LaunchPlan:
         runtime/staging.py)."""
         abi = program.abi
         extra: dict[str, Any] = {}
-        if "flags" in abi:
-            extra[abi["flags"].data] = sync.flags
-            extra[abi["epoch"].data] = sync.epoch
-            extra[abi["spin_limit"].data] = sync.spin_limit
-            extra[abi["report"].data] = sync.report
-        if "comm_programs" in abi:
-            extra[abi["comm_programs"].data] = sync.comm_programs
-        if "memo" in abi:  # syn_wait_span_memo: two words per program of the launch grid, epoch 0 = nothing seen
+        if K.FLAGS in abi:
+            extra[abi[K.FLAGS].data] = sync.flags
+            extra[abi[K.EPOCH].data] = sync.epoch
+            extra[abi[K.SPIN_LIMIT].data] = sync.spin_limit
+            extra[abi[K.REPORT].data] = sync.report
+        if K.COMM_PROGRAMS in abi:
+            extra[abi[K.COMM_PROGRAMS].data] = sync.comm_programs
+        if K.MEMO in abi:  # syn_wait_span_memo: two words per program of the launch grid, epoch 0 = nothing seen
             programs = self.launch_grid(program, sync.comm_programs)[0]
-            extra[abi["memo"].data] = torch.zeros(2 * programs, dtype=torch.int32, device=device)
-        slices = self.sm_slices(sync.comm_programs) if "comm_programs" in abi else {}
-        for entry in abi["tables"].data if "tables" in abi else ():
-            e = {k: v.data for k, v in entry.data.items()}
-            if e["role"] == "reduce":
-                if reduce_staging is None:
-                    raise AbiError(f"@{program.kernel.sym_name.data} reduces plan @{e['plan']} in its epilogue "
+            extra[abi[K.MEMO].data] = torch.zeros(2 * programs, dtype=torch.int32, device=device)
+        slices = self.sm_slices(sync.comm_programs) if K.COMM_PROGRAMS in abi else {}
+        for e in chunk_tables(program):
+            if e.role == "reduce":
+                if reduce_staging is None or e.staging is None:
+                    raise AbiError(f"@{program.kernel.sym_name.data} reduces plan @{e.plan} in its epilogue "
                                    "(fuse-peer-reduction), which this world cannot run")
-                extra[e["staging"]], rows_ = reduce_staging(e["plan"], e["tensor"])
+                extra[e.staging], rows_ = reduce_staging(e.plan, e.tensor)
                 _put_table(extra, e, rows_, 6, torch.int64, device)
-            elif e["role"] == "sm":
-                rows_ = self._sm_rows(e["plan"], e["tensor"], params or {}, peer_offset, slices)
+            elif e.role == "sm":
+                rows_ = self._sm_rows(e.plan, e.tensor, params or {}, peer_offset, slices)
                 _put_table(extra, e, rows_, 6, torch.int64, device)
             else:
-                mine = [s for c in deps.rank_chunks(self.chunks[e["plan"]], self.rank, e["role"])
-                        if c.tensor == e["tensor"] for s in slices.get((c.plan, c.id), [c])]
-                if e["role"] == "wait":
+                mine = [s for c in deps.rank_chunks(self.chunks[e.plan], self.rank, e.role)
+                        if c.tensor == e.tensor for s in slices.get((c.plan, c.id), [c])]
+                if e.role == "wait":
                     _check_disjoint(mine, self.rank)
                 _put_table(extra, e, [[c.lo, c.hi, c.flag] for c in mine], 3, torch.int32, device)
-        if "tile_order" in abi:
-            order = deps.tile_order(self.graph, self.tiles, abi["group"].value.data)
-            extra[abi["tile_order"].data] = torch.tensor(order, dtype=torch.int32, device=device)
-        if "rotate" in abi:
-            extra[abi["rotate"].data] = deps.rotation(self.graph, abi["axis"].value.data)
+        if K.TILE_ORDER in abi:
+            order = deps.tile_order(self.graph, self.tiles, abi[K.GROUP].value.data)
+            extra[abi[K.TILE_ORDER].data] = torch.tensor(order, dtype=torch.int32, device=device)
+        if K.ROTATE in abi:
+            extra[abi[K.ROTATE].data] = deps.rotation(self.graph, abi[K.AXIS].value.data)
         return extra
 
     def sm_chunks(self, plan: str | None = None) -> list[ConcreteChunk]:
@@ -157,22 +158,27 @@ class LaunchPlan:
 
     def launch_grid(self, program: FusedProgram, comm_programs: int) -> tuple[int, ...]:
         """The grid to launch: SM communication programs go in front of axis 0."""
-        if "comm_programs" not in program.abi:
+        if K.COMM_PROGRAMS not in program.abi:
             return self.grid
         return (self.grid[0] + comm_programs, *self.grid[1:])
 
 
-def _put_table(extra: dict[str, Any], entry: Mapping[str, str], rows: list[list[int]], width: int,
+def _put_table(extra: dict[str, Any], entry: ChunkTable, rows: list[list[int]], width: int,
                dtype: torch.dtype, device: Any) -> None:
     """A table argument and its row count (an empty table still passes one row of zeros: no 0-size tensors)."""
-    extra[entry["param"]] = torch.tensor(rows or [[0] * width], dtype=dtype, device=device)
-    extra[entry["count"]] = len(rows)
+    extra[entry.param] = torch.tensor(rows or [[0] * width], dtype=dtype, device=device)
+    extra[entry.count] = len(rows)
 
 
 def fused_reductions(program: FusedProgram) -> set[str]:
     """Plans whose owner's sum the kernel does in its tile epilogue (fuse-peer-reduction)."""
-    tables = program.abi["tables"].data if "tables" in program.abi else ()
-    return {e.data["plan"].data for e in tables if e.data["role"].data == "reduce"}
+    return {e.plan for e in chunk_tables(program) if e.role == "reduce"}
+
+
+def chunk_tables(program: FusedProgram) -> list[ChunkTable]:
+    """The chunk tables the kernel takes, from its launch ABI record."""
+    tables = program.abi.get(K.TABLES)
+    return [ChunkTable.from_attr(t) for t in tables.data] if tables is not None else []
 
 
 def epilogue_order_error(program: FusedProgram, launch: LaunchPlan) -> str | None:
@@ -188,8 +194,8 @@ def epilogue_order_error(program: FusedProgram, launch: LaunchPlan) -> str | Non
     fused = fused_reductions(program)
     if not fused:
         return None
-    if "tile_order" in program.abi:
-        order = deps.tile_order(launch.graph, launch.tiles, program.abi["group"].value.data)
+    if K.TILE_ORDER in program.abi:
+        order = deps.tile_order(launch.graph, launch.tiles, program.abi[K.GROUP].value.data)
     else:
         order = list(range(math.prod(launch.tiles)))
     g3 = tuple(launch.tiles) + (1,) * (3 - len(launch.tiles))

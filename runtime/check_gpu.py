@@ -16,13 +16,12 @@ from typing import Any
 
 import torch
 
-from syncopate.ir import deps
-from syncopate.runtime.check import (RUNTIME_ERRORS, RankResult, RunError, _collective_arg, _error, _receive_buffers,
-                                    _cut, check_world, compile_workload, outputs_of)
+from syncopate.ir.analysis import deps
 from syncopate.runtime.abi import check_shards
+from syncopate.runtime.check import RUNTIME_ERRORS, RankResult, RunError, _collective_arg, _cut, _error, _receive_buffers, check_world, compile_workload, outputs_of
 from syncopate.runtime.fused import FusedKernel, FusedProgram
 from syncopate.runtime.gpu_world import GpuWorld
-from syncopate.runtime.world import rows
+from syncopate.runtime.sim_world import rows
 
 ATOL = RTOL = 2e-2  # fp32 tl.dot runs in TF32 on tensor cores; the reference uses the same kernel
 

@@ -21,11 +21,12 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from syncopate.dialects import tile
-from syncopate.dialects.chunk import PlanOp
-from syncopate.ir.deps import KERNEL_ATTR
 from xdsl.dialects.builtin import DictionaryAttr, ModuleOp, StringAttr
 from xdsl.passes import PassPipeline
+
+from syncopate.dialects import tile
+from syncopate.dialects.chunk import PlanOp
+from syncopate.ir.contract import ABI_ATTR, KERNEL_ATTR
 
 
 @dataclass
@@ -48,14 +49,14 @@ class FusedProgram:
 
     @property
     def abi(self) -> dict[str, Any]:
-        attr = self.kernel.attributes.get("chunk.abi")
+        attr = self.kernel.attributes.get(ABI_ATTR)
         return dict(attr.data) if isinstance(attr, DictionaryAttr) else {}
 
     @functools.cached_property
     def launch_facts(self) -> LaunchFacts:
         """What every launch needs from the IR, read once (a launch in steady
         state touches no IR object)."""
-        from syncopate.passes.chunk_dependency_analysis import CONSUMED
+        from syncopate.ir.contract import CONSUMED
 
         plans = {p.sym_name.data: p for p in self.plans}
         abi = self.abi
@@ -91,7 +92,7 @@ def compile_fused(source_path: str, kernel_name: str, plan_specs: Sequence[str],
                   cache_dir: str | None = None) -> FusedProgram:
     """Fuse ``plan_specs`` into kernel ``kernel_name`` of ``source_path``."""
     from syncopate.ir.context import make_context
-    from syncopate.ir.frontend import import_file
+    from syncopate.ir.frontend.triton_import import import_file
     from syncopate.ir.plans.cli import load_plans
 
     module = import_file(source_path)
@@ -178,8 +179,10 @@ class FusedKernel:
         bound.apply_defaults()
         return dict(bound.arguments)
 
+    @functools.cached_property
     def _tuned(self) -> tuple[Any, dict[str, Any], dict[str, Any]]:
-        """(jit function to launch, config meta-parameters, launch options).
+        """(jit function to launch, config meta-parameters, launch options),
+        worked out at the first launch.
 
         The fused kernel keeps the original's ``@triton.autotune``; but the
         chunk tables depend on the block sizes, so a launch must know its
@@ -198,7 +201,7 @@ class FusedKernel:
 
     def __getitem__(self, grid: Any) -> Callable[..., None]:
         def call(*args: Any, **kwargs: Any) -> None:
-            jit, meta, tuned_options = self._tuned()
+            jit, meta, tuned_options = self._tuned
             if meta:
                 kwargs = {**meta, **kwargs}
             options = {k: kwargs.pop(k) for k in LAUNCH_OPTIONS & kwargs.keys()} if kwargs else {}

@@ -24,6 +24,7 @@ from typing import Any
 
 import torch
 
+from syncopate.ir.contract import AbiKey
 from syncopate.runtime.abi import LaunchPlan, SyncState, fused_reductions
 from syncopate.runtime.fused import FusedProgram
 from syncopate.runtime.staging import StagingLayout, owner_regions, reduce_table
@@ -47,7 +48,7 @@ class LocalRank:
         key = _launch_key(program, grid, params)
         if key not in self.launches:
             launch = LaunchPlan.build(program, params, grid, self.rank)
-            if "comm_programs" in program.abi:
+            if AbiKey.COMM_PROGRAMS in program.abi:
                 raise LocalRankError(f"kernel '{program.kernel_name}' has SM communication programs (backend sm), "
                                      "which copy chunks themselves: LocalRank runs programs without them")
             layouts = {name: StagingLayout(owner_regions(launch.chunks[name]), launch.plans[name].world_size,

@@ -49,7 +49,7 @@ from dataclasses import dataclass, field
 
 import torch
 
-from syncopate.ir.deps import ConcreteChunk
+from syncopate.ir.analysis.deps import ConcreteChunk
 
 DELIVERY_ORDERS = ("plan", "reversed", "random", "late", "isolated")
 IMMEDIATE = ("plan", "late", "isolated")  # orders that hand a produced chunk over at its last signal

@@ -32,14 +32,14 @@ from typing import TYPE_CHECKING, Any
 
 import torch
 
-from syncopate.ir.deps import ConcreteChunk
+from syncopate.ir.analysis.deps import ConcreteChunk
 from syncopate.runtime.abi import LaunchPlan, SyncState, epilogue_order_error, fused_reductions
 from syncopate.runtime.fused import FusedProgram
 from syncopate.runtime.sim import Incoming, SimulationError
 from syncopate.runtime.staging import StagingLayout, owner_regions, reduce_table
 
 if TYPE_CHECKING:
-    from syncopate.runtime.world import SimRank
+    from syncopate.runtime.sim_world import SimRank
 
 
 @dataclass
@@ -130,7 +130,7 @@ def _run(state: _RankState, partials: dict[tuple[str, int, int, int], torch.Tens
                     incoming.append(_arrival(launch.chunks[name], region, src, layout, state.staging[name], partials))
     state.polls += d.rank.execute(launch, d.program, sync, epoch, incoming, outgoing, state.extra, d.run)
     if not first:
-        from syncopate.runtime.world import LaunchInfo
+        from syncopate.runtime.sim_world import LaunchInfo
 
         sim.launches.setdefault(rank, []).append(LaunchInfo(launch.chunks, launch.graph, state.polls, state.extra))
 

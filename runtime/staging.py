@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import torch
 
-from syncopate.ir.deps import ConcreteChunk
+from syncopate.ir.analysis.deps import ConcreteChunk
 
 
 class StagingError(Exception):

@@ -17,14 +17,15 @@ import sys
 from collections.abc import Sequence
 from typing import IO
 
-from syncopate.dialects.chunk import PlanOp
-from syncopate.ir.deps import KERNEL_ATTR
-from syncopate.ir.errors import FrontendError
-from syncopate.ir.plans.errors import PlanError
-from syncopate.lowering.triton_emitter import EmitError
 from xdsl.dialects.builtin import ModuleOp, StringAttr
 from xdsl.utils.exceptions import DiagnosticException, ParseError
 from xdsl.xdsl_opt_main import xDSLOptMain
+
+from syncopate.dialects.chunk import PlanOp
+from syncopate.ir.contract import KERNEL_ATTR
+from syncopate.ir.frontend.errors import FrontendError
+from syncopate.ir.plans.errors import PlanError
+from syncopate.lowering.triton_emitter import EmitError
 
 TARGET_SUMMARIES = {
     "mlir": "Print the IR (the default).",
@@ -49,7 +50,7 @@ class OverlapOptMain(xDSLOptMain):
 
     def register_all_frontends(self) -> None:
         super().register_all_frontends()
-        from syncopate.ir.frontend import import_source
+        from syncopate.ir.frontend.triton_import import import_source
 
         def parse_python(io: IO[bytes]):
             return import_source(self.decoded(io.read()), self.get_input_name())

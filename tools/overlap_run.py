@@ -24,7 +24,7 @@ import sys
 import time
 from collections.abc import Sequence
 
-from syncopate.runtime.abi import COMM_PROGRAMS
+from syncopate.ir.contract import COMM_PROGRAMS
 from syncopate.runtime.sim import DELIVERY_ORDERS
 
 EXIT_MISMATCH, EXIT_ERROR = 1, 1
@@ -87,7 +87,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     from xdsl.utils.exceptions import DiagnosticException
 
-    from syncopate.ir.errors import FrontendError
+    from syncopate.ir.frontend.errors import FrontendError
     from syncopate.ir.plans.errors import PlanError
     from syncopate.lowering.triton_emitter import EmitError
     from syncopate.runtime.abi import AbiError
@@ -123,14 +123,14 @@ def main(argv: Sequence[str] | None = None) -> int:
             results = run_simulated(workload, args.world, order, args.seed, program)
         except (WorkloadError, RunError, AbiError) as err:  # misuse: the same under every order
             return error(err)
+        except SimulationError as err:  # a kernel that cannot be right: a failure of this order, not misuse
+            lines = str(err).splitlines() or [type(err).__name__]
+            more = f"\n  (+{len(lines) - MAX_DETAIL} more)" if len(lines) > MAX_DETAIL else ""
+            print(f"[{order}] FAIL: " + "\n  ".join(lines[:MAX_DETAIL]) + more, flush=True)
+            failed.append(f"{order}: {lines[0].rstrip(':')}")
+            continue
         except Exception as err:
             return error(_internal(err, f"running delivery '{order}'"))
-        except SimulationError as err:
-            lines = str(err).splitlines()
-            more = f" (+{len(lines) - MAX_DETAIL} more)" if len(lines) > MAX_DETAIL else ""
-            print(f"[{order}] FAIL: " + "\n  ".join(lines[:MAX_DETAIL]) + more, flush=True)
-            failed.append(f"{order}: {lines[0]}")
-            continue
         for r in results:
             status = "ok" if r.ok else "MISMATCH"
             err = "nan (poisoned data reached the output)" if math.isnan(r.max_error) else f"{r.max_error:.3e}"
@@ -167,10 +167,9 @@ def main_gpu(args: argparse.Namespace) -> int:
         return EXIT_ERROR
     import torch
     import torch.distributed as dist
-
     from xdsl.utils.exceptions import DiagnosticException
 
-    from syncopate.ir.errors import FrontendError
+    from syncopate.ir.frontend.errors import FrontendError
     from syncopate.ir.plans.errors import PlanError
     from syncopate.lowering.triton_emitter import EmitError
     from syncopate.runtime.abi import AbiError

@@ -26,6 +26,7 @@ new extents from old ones and return them simplified.
 from __future__ import annotations
 
 import ast
+import math
 from collections.abc import Mapping
 from functools import lru_cache
 
@@ -166,6 +167,7 @@ def _format(e: sympy.Expr) -> str:
     raise PlanError(f"extent {e} is not expressible as an extent")
 
 
+@lru_cache(maxsize=4096)
 def from_sympy(e: sympy.Expr) -> Extent:
     """``e`` back in extent syntax: an int if constant, else a string."""
     if e.is_Integer:
@@ -263,3 +265,94 @@ def div(a: Extent, n: int) -> Extent:
     if n < 1:
         raise PlanError(f"extent {a!r} divided by {n}: the divisor must be positive")
     return from_sympy(_floor_div(to_sympy(a), sympy.Integer(n)))
+
+
+# ---------------------------------------------------------------- order
+
+_MAX_RESIDUES = 512  # residue combinations tried before giving up a proof
+
+
+def provably_nonnegative(extent: Extent | sympy.Expr) -> bool:
+    """True if ``extent >= 0`` for every binding of its (non-negative) symbols.
+
+    Every symbol ``S`` under a floor or remainder is written ``L*t + r``,
+    with ``L`` the product of the divisors and ``t >= 0``; for each residue
+    ``r`` in ``[0, L)`` the floors resolve, leaving a polynomial in the
+    ``t``s, which is non-negative if all its coefficients are. Exact for
+    sums of single symbols (every plan template), sound otherwise. False
+    means "not proved" (also for a symbolic divisor, or too many residues)."""
+    return _nonnegative(extent if isinstance(extent, sympy.Expr) else to_sympy(extent))
+
+
+@lru_cache(maxsize=4096)
+def _nonnegative(e: sympy.Expr) -> bool:
+    modulus = _modulus(e)
+    if modulus is None:
+        return False
+    inner = sorted({s for a in e.atoms(sympy.floor, sympy.Mod) for s in a.free_symbols}, key=str)
+    if modulus ** len(inner) > _MAX_RESIDUES:
+        return False
+    if _affine(e):
+        return _affine_nonnegative(e, modulus)
+    quotients = [sympy.Dummy(f"t_{s.name}", integer=True, nonnegative=True) for s in inner]
+    for residues in _product(range(modulus), len(inner)):
+        value = e.xreplace({s: modulus * t + r for s, t, r in zip(inner, quotients, residues)})
+        value = sympy.expand(value)
+        if value.atoms(sympy.floor, sympy.Mod):
+            return False
+        if not value.free_symbols:
+            if value < 0:
+                return False
+            continue
+        poly = sympy.Poly(value, *sorted(value.free_symbols, key=str))
+        if any(c < 0 for c in poly.coeffs()):
+            return False
+    return True
+
+
+def _affine(e: sympy.Expr) -> bool:
+    """No powers and no product of two symbols anywhere: within one residue
+    class of the modulus, ``e`` is then affine in the quotients."""
+    for node in sympy.preorder_traversal(e):
+        if isinstance(node, sympy.Pow):
+            return False
+        if isinstance(node, sympy.Mul) and sum(1 for a in node.args if a.free_symbols) > 1:
+            return False
+    return True
+
+
+def _affine_nonnegative(e: sympy.Expr, modulus: int) -> bool:
+    """Exact test for an affine ``e``: per residue class, the value at the
+    class's smallest point and the slope along every symbol are >= 0."""
+    names = sorted(e.free_symbols, key=str)
+    for residues in _product(range(modulus), len(names)):
+        point = dict(zip(names, residues))
+        base = e.xreplace({s: sympy.Integer(v) for s, v in point.items()})
+        if base < 0:
+            return False
+        for s in names:
+            moved = e.xreplace({t: sympy.Integer(v + (modulus if t == s else 0)) for t, v in point.items()})
+            if moved < base:
+                return False
+    return True
+
+
+def _modulus(e: sympy.Expr) -> int | None:
+    """A period after which every floor and remainder in ``e`` repeats its
+    residue pattern: the lcm over them of divisor times the period of the
+    numerator (None for a symbolic divisor)."""
+    period = 1
+    for atom in e.atoms(sympy.floor, sympy.Mod):
+        num, den = sympy.fraction(sympy.together(atom.args[0])) if isinstance(atom, sympy.floor) else atom.args
+        inner = _modulus(num)
+        if inner is None or not (den.is_Integer and den > 0):
+            return None
+        period = math.lcm(period, int(den) * inner)
+    return period
+
+
+def _product(values: range, n: int) -> list[tuple[int, ...]]:
+    combos: list[tuple[int, ...]] = [()]
+    for _ in range(n):
+        combos = [c + (v,) for c in combos for v in values]
+    return combos

@@ -14,9 +14,17 @@ Checks what a wrong plan would silently break, for every rank:
 * step order: a chunk is only sent from a rank that holds the region before
   that step (gathers), and no partial sum is counted twice (reductions).
 
-Symbolic plans are checked by evaluating every extent at several bindings of
-the shape symbols (``W`` is always the world size), including values that do
-not divide evenly. All problems raise :class:`PlanError` naming the chunk(s).
+Symbolic plans are checked symbolically where the boundaries can be ordered
+for every value of the symbols: the chunk boundaries of a tensor (sympy
+expressions, see :mod:`syncopate.ir.plans.expr`) are merged when they are
+equal symbolically, ordered, and every consecutive order and every chunk size
+is proved non-negative (:func:`~syncopate.ir.plans.expr.provably_nonnegative`);
+the checks then run once on the symbolic segments and errors name symbolic
+ranges such as ``[2*(M/2), M)``. When a proof fails (a symbolic divisor,
+boundaries whose order depends on the values) and for all-to-all plans, the
+extents are evaluated at several bindings of the shape symbols (``W`` is
+always the world size), including values that do not divide evenly, and the
+checks run at each. All problems raise :class:`PlanError` naming the chunk(s).
 
 Simulation model: chunks of one step are all sent from the state at the start
 of that step. Reductions track, per rank and region, the set of ranks whose
@@ -32,7 +40,9 @@ from collections import defaultdict
 from collections.abc import Iterable
 
 from syncopate.ir.plans.errors import PlanError
-from syncopate.ir.plans.expr import evaluate, symbols
+import sympy
+
+from syncopate.ir.plans.expr import evaluate, from_sympy, provably_nonnegative, symbols, to_sympy
 from syncopate.ir.plans.model import Chunk, Plan, Tensor, from_op
 
 _GATHERS = ("all-gather", "ring-exchange")
@@ -44,16 +54,20 @@ def verify_plan(plan: Plan | object) -> None:
     if not isinstance(plan, Plan):
         plan = from_op(plan)  # type: ignore[arg-type]
     tensors = _check_structure(plan)
-    for env in _environments(plan):
-        where = _env_note(env)
-        for name, tensor in tensors.items():
-            chunks = [c for c in plan.chunks if c.tensor == name]
-            if not chunks:
-                raise PlanError(f"tensor '{name}' is bound but has no chunks")
+    envs = _environments(plan)
+    for name, tensor in tensors.items():
+        chunks = [c for c in plan.chunks if c.tensor == name]
+        if not chunks:
+            raise PlanError(f"tensor '{name}' is bound but has no chunks")
+        segments = _Symbolic.order(plan, tensor, chunks) if len(envs) > 1 else None
+        if segments is not None:
+            _check_segments(plan, tensor, segments)
+            continue
+        for env in envs:
             try:
                 _check_tensor(plan, tensor, chunks, env)
             except PlanError as err:
-                raise PlanError(f"{err}{where}") from None
+                raise PlanError(f"{err}{_env_note(env)}") from None
 
 
 # ---------------------------------------------------------------- structure
@@ -149,6 +163,9 @@ def _env_note(env: dict[str, int]) -> str:
 class _Concrete:
     """A tensor's chunks evaluated at one symbol binding, over elementary segments."""
 
+    def nonempty(self, s: int) -> bool:
+        return self.bounds[s] < self.bounds[s + 1]
+
     def __init__(
         self,
         plan: Plan,
@@ -194,6 +211,68 @@ class _Concrete:
         return f"[{lo}, {hi})"
 
 
+class _Symbolic(_Concrete):
+    """A tensor's chunks over symbolic segments: the distinct boundaries in an
+    order that holds for every value of the symbols."""
+
+    def __init__(self, plan: Plan, chunks: list[Chunk], bounds: list[sympy.Expr], span: dict[int, tuple[int, int]]):
+        self.plan, self.chunks, self.span = plan, chunks, span
+        self.bounds = bounds
+
+    @classmethod
+    def order(cls, plan: Plan, tensor: Tensor, chunks: list[Chunk]) -> _Symbolic | None:
+        """The symbolic segments of ``tensor``, or None if their order (or a
+        chunk size's sign) cannot be proved."""
+        if plan.kind == "all-to-all":
+            return None
+        extent = to_sympy(tensor.shape[chunks[0].dim])
+        points: list[sympy.Expr] = [sympy.Integer(0), extent]
+        ends: dict[int, tuple[sympy.Expr, sympy.Expr]] = {}
+        for c in chunks:
+            off, size = to_sympy(c.offset), to_sympy(c.size)
+            if not (provably_nonnegative(off) and provably_nonnegative(size)):
+                return None
+            ends[c.id] = (off, off + size)
+            points += [off, off + size]
+        canonical = {p: sympy.expand(p) for p in points}
+        distinct = list(dict.fromkeys(canonical.values()))
+        sample = {s: 1009 + 104 * i for i, s in enumerate(sorted(extent.free_symbols | {
+            s for p in distinct for s in p.free_symbols}, key=str))}
+        distinct.sort(key=lambda p: p.xreplace(sample))
+        if not all(provably_nonnegative(b - a) for a, b in zip(distinct, distinct[1:])):
+            return None
+        if sympy.expand(distinct[0]) != 0:
+            return None
+
+        position = {p: i for i, p in enumerate(distinct)}
+
+        def index(p: sympy.Expr) -> int:
+            return position[canonical[p]]
+
+        last = index(extent)
+        span = {cid: (index(lo), index(hi)) for cid, (lo, hi) in ends.items()}
+        for c in chunks:
+            if span[c.id][1] > last:
+                raise PlanError(
+                    f"{c.describe()} covers {_show(ends[c.id][0], ends[c.id][1])}, past the end of "
+                    f"tensor '{tensor.name}' (extent {from_sympy(extent)})"
+                )
+        return cls(plan, chunks, distinct[: last + 1], span)
+
+    def segs(self, c: Chunk) -> range:
+        return range(*self.span[c.id])
+
+    def seg_range(self, lo_seg: int, hi_seg: int) -> str:
+        return _show(self.bounds[lo_seg], self.bounds[hi_seg])
+
+    def nonempty(self, s: int) -> bool:
+        return True  # distinct boundaries: the segment has rows for some binding
+
+
+def _show(lo: sympy.Expr, hi: sympy.Expr) -> str:
+    return f"[{from_sympy(lo)}, {from_sympy(hi)})"
+
+
 def _runs(segs: Iterable[int]) -> list[tuple[int, int]]:
     """Group sorted segment indices into maximal [first, last+1) runs."""
     runs: list[tuple[int, int]] = []
@@ -219,7 +298,7 @@ def _check_tiling(
                     f"{con.seg_range(s, s + 1)} of {what}"
                 )
             owner[s] = c
-    missing = [s for s in segs if s not in owner and con.bounds[s] < con.bounds[s + 1]]
+    missing = [s for s in segs if s not in owner and con.nonempty(s)]
     if missing:
         lo, hi = _runs(missing)[0]
         raise PlanError(f"gap: no chunk covers {con.seg_range(lo, hi)} of {what}")
@@ -232,7 +311,11 @@ def _check_tensor(plan: Plan, tensor: Tensor, chunks: list[Chunk], env: dict[str
     if plan.kind == "all-to-all":
         _check_all_to_all(plan, tensor, chunks, env)
         return
-    con = _Concrete(plan, tensor, chunks, env)
+    _check_segments(plan, tensor, _Concrete(plan, tensor, chunks, env))
+
+
+def _check_segments(plan: Plan, tensor: Tensor, con: _Concrete) -> None:
+    chunks = con.chunks
     everything = range(len(con.bounds) - 1)
     local = [c for c in chunks if c.is_local]
     _check_tiling(
@@ -296,7 +379,7 @@ def _simulate_gather(plan: Plan, con: _Concrete) -> None:
 
 def _report_missing(con: _Concrete, missing: list[set[int]], verb: str) -> None:
     for rank, segs in enumerate(missing):
-        segs = {s for s in segs if con.bounds[s] < con.bounds[s + 1]}
+        segs = {s for s in segs if con.nonempty(s)}
         if segs:
             lo, hi = _runs(segs)[0]
             raise PlanError(
@@ -341,7 +424,7 @@ def _simulate_reduction(plan: Plan, con: _Concrete) -> None:
                 targets[c.src] |= set(con.segs(c))
     for rank in range(w):
         for s in sorted(targets[rank]):
-            if acc[rank][s] != full and con.bounds[s] < con.bounds[s + 1]:
+            if acc[rank][s] != full and con.nonempty(s):
                 lacking = sorted(full - acc[rank][s])
                 raise PlanError(
                     f"rank {rank} ends with {con.seg_range(s, s + 1)} of tensor "

@@ -14,7 +14,7 @@ import torch
 from syncopate.runtime.abi import SyncState
 from syncopate.runtime.gpu.stream_wait import wait_flag
 
-__all__ = ["accumulate", "await_token", "copy", "wait_flag", "write_epoch", "write_value"]
+__all__ = ["accumulate", "await_token", "copy", "set_epoch", "wait_flag", "write_epoch", "write_value"]
 
 
 def write_value(flags: torch.Tensor, index: int, value: int) -> None:
@@ -23,6 +23,12 @@ def write_value(flags: torch.Tensor, index: int, value: int) -> None:
     from torch.distributed._symmetric_memory import _SymmetricMemory
 
     _SymmetricMemory.stream_write_value32(flags.view(torch.uint32), index, value)
+
+
+def set_epoch(epoch: torch.Tensor, value: int) -> None:
+    """The epoch word (one int32) becomes ``value``, on the current stream:
+    an eager launch's count, written like a flag."""
+    write_value(epoch, 0, value)
 
 
 def write_epoch(flags: torch.Tensor, index: int, epoch: torch.Tensor) -> None:

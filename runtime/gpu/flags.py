@@ -21,16 +21,22 @@ LOCAL_FLAG = GRAPH_FLAG  # a local chunk's flag, raised once when its launch tab
 
 def count_launch(sync: SyncState, dev: torch.device) -> None:
     """One more launch on ``sync``'s pad: the device epoch word (on the
-    stream) and the host's count. Inside capture the pad is marked captured;
-    an eager launch of a captured pad first reads the device epoch back, since
-    replays moved it on without the host."""
+    stream) and the host's count. Eagerly the host knows the new count and
+    writes it with a stream memory operation (cheaper to issue than an add
+    kernel); a captured launch adds 1 on the device instead, so each replay
+    counts itself. Inside capture the pad is marked captured; an eager launch
+    of a captured pad first reads the device epoch back, since replays moved
+    it on without the host."""
     if torch.cuda.is_current_stream_capturing():
         sync.captured = True
-    elif sync.captured:
+        sync.host_epoch += 1
+        sync.epoch.add_(1)
+        return
+    if sync.captured:
         torch.cuda.synchronize(dev)
         sync.host_epoch = int(sync.epoch.item())
     sync.host_epoch += 1
-    sync.epoch.add_(1)
+    device.set_epoch(sync.epoch, sync.host_epoch)
 
 
 def raise_flag(flags: torch.Tensor, index: int, sync: SyncState, captured: list[int]) -> None:

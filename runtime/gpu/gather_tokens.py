@@ -41,8 +41,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from syncopate.dialects.chunk import PlanOp
-from syncopate.ir import deps
-from syncopate.ir.deps import ConcreteChunk
+from syncopate.ir.analysis import deps
+from syncopate.ir.analysis.deps import ConcreteChunk
 from syncopate.runtime.abi import SyncState
 from syncopate.runtime.gpu import device
 

@@ -16,11 +16,11 @@ from typing import TYPE_CHECKING, Any
 import torch
 
 from syncopate.dialects.chunk import PlanOp
-from syncopate.ir import deps
-from syncopate.ir.deps import ConcreteChunk
+from syncopate.ir.analysis import deps
+from syncopate.ir.analysis.deps import ConcreteChunk
 from syncopate.runtime.gpu.errors import GpuWorldError
+from syncopate.runtime.sim_world import rows
 from syncopate.runtime.staging import owner_regions
-from syncopate.runtime.world import rows
 
 if TYPE_CHECKING:
     from syncopate.runtime.gpu.world import GpuWorld

@@ -13,9 +13,9 @@ from typing import Any
 import torch
 
 from syncopate.dialects.chunk import PlanOp
-from syncopate.ir import deps
-from syncopate.ir.deps import ConcreteChunk
-from syncopate.passes.chunk_dependency_analysis import CONSUMED
+from syncopate.ir.analysis import deps
+from syncopate.ir.analysis.deps import ConcreteChunk
+from syncopate.ir.contract import CONSUMED, AbiKey
 from syncopate.runtime.abi import LaunchPlan, epilogue_order_error, fused_reductions
 from syncopate.runtime.fused import FusedProgram
 from syncopate.runtime.gpu.errors import GpuWorldError
@@ -40,12 +40,12 @@ def first_tile(launch: LaunchPlan, program: FusedProgram) -> tuple[int, int, int
     """The program id whose work runs first: program 0 after tile-reorder's
     mapping (``arrival``: the lookup table; ``rotate``: the shift)."""
     abi = program.abi
-    if "tile_order" in abi:
+    if AbiKey.TILE_ORDER in abi:
         tiles = deps.grid_tiles(launch.tiles)
-        return tiles[deps.tile_order(launch.graph, launch.tiles, abi["group"].value.data)[0]]
-    if "rotate" in abi:
+        return tiles[deps.tile_order(launch.graph, launch.tiles, abi[AbiKey.GROUP].value.data)[0]]
+    if AbiKey.ROTATE in abi:
         first = [0, 0, 0]
-        first[abi["axis"].value.data] = deps.rotation(launch.graph, abi["axis"].value.data)
+        first[abi[AbiKey.AXIS].value.data] = deps.rotation(launch.graph, abi[AbiKey.AXIS].value.data)
         return (first[0], first[1], first[2])
     return (0, 0, 0)
 

@@ -11,6 +11,7 @@ allocation (test/unit/test_gpu_launch_overhead.py).
 
 from __future__ import annotations
 
+import functools
 import warnings
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -18,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 import torch
 
-from syncopate.ir import deps
+from syncopate.ir.analysis import deps
 from syncopate.runtime.abi import LaunchPlan, SyncState
 from syncopate.runtime.fused import FusedProgram, LaunchFacts
 from syncopate.runtime.gpu import ce, device, flags, gather_tokens, nccl, policies, reduce_scatter
@@ -32,6 +33,16 @@ if TYPE_CHECKING:
 LAUNCH_CACHE = 64  # launch tables kept (keyed by tensor addresses too)
 
 
+@dataclass(frozen=True)
+class ConsumedSteps:
+    """One consumed plan's work on the communication stream: its ce copies
+    per lane, then its nccl collectives and the flags raised after them."""
+
+    copies: tuple[tuple[ce.Copy, ...], ...]
+    collectives: tuple[nccl.Collective, ...]
+    nccl_flags: tuple[int, ...]
+
+
 @dataclass
 class CachedLaunch:
     """Everything a launch key's launches issue, built by its first launch:
@@ -43,11 +54,20 @@ class CachedLaunch:
     extra: dict[str, Any]
     sync: SyncState
     reads: PeerReads
-    consumed: tuple[tuple[tuple[tuple[ce.Copy, ...], ...], tuple[nccl.Collective, ...], tuple[int, ...]], ...]
+    consumed: tuple[ConsumedSteps, ...]
     produced: tuple[reduce_scatter.ReduceSteps, ...]
     staging: tuple[tuple, ...]  # staging keys the launch uses (touched per launch: least recently used first)
     grid: tuple[int, ...]  # the grid the fused kernel launches on (sm communication programs included)
     spin_limit: int = 0  # the spin limit ``extra`` carries
+
+    @functools.cached_property
+    def communicates(self) -> bool:
+        """Whether the launch has any work beside the kernel: transfers,
+        tokens or waits on the communication stream. Without any (every
+        chunk local), it needs no communication stream at all."""
+        return bool(self.reads.readers or self.reads.owners
+                    or any(s.copies or s.collectives or s.nccl_flags for s in self.consumed)
+                    or any(p.collectives or p.returns or p.takes or p.sends or p.arrivals for p in self.produced))
 
 
 @dataclass
@@ -79,34 +99,37 @@ class GpuRank:
             sync.spin_limit = w.spin_limit
         if facts.spin_limit is not None and cached.spin_limit != sync.spin_limit:
             cached.extra[facts.spin_limit] = cached.spin_limit = sync.spin_limit
-        compute = torch.cuda.current_stream(w.device)
         flags.count_launch(sync, w.device)
         if sync.spin_limit:
             sync.report.zero_()
         captured: list[int] = []  # flags raised inside CUDA-graph capture, cleared after the launch
 
-        w.comm_stream.wait_stream(compute)  # this launch's own rows (and sends) are written
-        with torch.cuda.stream(w.comm_stream):
-            gather_tokens.announce(w, sync, tokens, reads.readers)
-            for copies, collectives, nccl_flags in cached.consumed:
-                ce.issue(w, copies, sync, captured)
-                for collective in collectives:
-                    collective()
-                for flag in nccl_flags:
-                    flags.raise_flag(sync.flags, flag, sync, captured)
-            self._release(sync, tokens, reads.released_after_copies)
-        for owner in reads.released_after_kernel:  # the kernel's communication programs pull their rows
-            device.await_token(sync, tokens.ready(owner))
-        run(cached.extra, cached.grid)
-        with torch.cuda.stream(w.comm_stream):
-            for steps in cached.produced:
-                reduce_scatter.issue_reduce(w, steps, sync)
-            if reads.released_after_kernel:
-                w.comm_stream.wait_stream(compute)
-                self._release(sync, tokens, reads.released_after_kernel)
-            gather_tokens.await_releases(sync, tokens, reads.readers)
-        compute.wait_stream(w.comm_stream)
-        flags.clear_flags(sync.flags, captured)
+        if not cached.communicates:  # every chunk is local (a world of one): the kernel alone
+            run(cached.extra, cached.grid)
+        else:
+            compute = torch.cuda.current_stream(w.device)
+            w.comm_stream.wait_stream(compute)  # this launch's own rows (and sends) are written
+            with torch.cuda.stream(w.comm_stream):
+                gather_tokens.announce(w, sync, tokens, reads.readers)
+                for steps in cached.consumed:
+                    ce.issue(w, steps.copies, sync, captured)
+                    for collective in steps.collectives:
+                        collective()
+                    for flag in steps.nccl_flags:
+                        flags.raise_flag(sync.flags, flag, sync, captured)
+                self._release(sync, tokens, reads.released_after_copies)
+            for owner in reads.released_after_kernel:  # the kernel's communication programs pull their rows
+                device.await_token(sync, tokens.ready(owner))
+            run(cached.extra, cached.grid)
+            with torch.cuda.stream(w.comm_stream):
+                for steps in cached.produced:
+                    reduce_scatter.issue_reduce(w, steps, sync)
+                if reads.released_after_kernel:
+                    w.comm_stream.wait_stream(compute)
+                    self._release(sync, tokens, reads.released_after_kernel)
+                gather_tokens.await_releases(sync, tokens, reads.readers)
+            compute.wait_stream(w.comm_stream)
+            flags.clear_flags(sync.flags, captured)
         if sync.spin_limit and not torch.cuda.is_current_stream_capturing():  # a graph's replays report nothing
             torch.cuda.synchronize(w.device)
             message = sync.timeout(cached.launch, w.rank, token_words(cached.launch, w.rank, w.world))
@@ -142,7 +165,7 @@ class GpuRank:
             nccl_chunks = any(c.backend == "nccl" for c in chunks[name])
             collectives = nccl.plan_delivery(w, plan, chunks[name], params, self.sources) if nccl_chunks else ()
             nccl_flags = tuple(c.flag for c in ce.incoming(w.rank, w.lost, chunks[name], "nccl")) if nccl_chunks else ()
-            consumed.append((copies, collectives, nccl_flags))
+            consumed.append(ConsumedSteps(copies, collectives, nccl_flags))
         counts = deps.signal_counts(launch.graph)
         produced = tuple(reduce_scatter.plan_reduce(w, self.ce_lanes, launch.plans[name], chunks[name], params, sync,
                                                     counts, name in facts.fused_reductions)

@@ -22,17 +22,17 @@ from typing import TYPE_CHECKING, Any
 import torch
 
 from syncopate.dialects.chunk import PlanOp
-from syncopate.ir import deps
-from syncopate.ir.deps import ConcreteChunk
-from syncopate.passes.chunk_dependency_analysis import CONSUMED
+from syncopate.ir.analysis import deps
+from syncopate.ir.analysis.deps import ConcreteChunk
+from syncopate.ir.contract import CONSUMED
 from syncopate.runtime.abi import LaunchPlan, SyncState
 from syncopate.runtime.gpu import device, nccl
 from syncopate.runtime.gpu.errors import GpuWorldError
 from syncopate.runtime.gpu.flags import FLAG_CAPACITY
 from syncopate.runtime.gpu.gather_tokens import GatherTokens
 from syncopate.runtime.gpu.memory import staging_key
+from syncopate.runtime.sim_world import rows
 from syncopate.runtime.staging import StagingLayout, owner_regions, reduce_table
-from syncopate.runtime.world import rows
 
 if TYPE_CHECKING:
     from syncopate.runtime.gpu.world import GpuWorld

@@ -14,7 +14,7 @@ import torch
 import triton
 import triton.language as tl
 
-from syncopate.lowering.sync_helpers import syn_spin
+from syncopate.lowering.device_helpers import syn_spin
 
 
 @triton.jit(do_not_specialize=["index", "count", "least", "spin_limit"])  # one binary (GpuWorld.warm_reduction loads it early)

@@ -14,7 +14,8 @@ from typing import Any
 
 import torch
 
-from syncopate.runtime.abi import COMM_PROGRAMS, SyncState
+from syncopate.ir.contract import COMM_PROGRAMS
+from syncopate.runtime.abi import SyncState
 from syncopate.runtime.gpu import device
 from syncopate.runtime.gpu.errors import GpuWorldError
 from syncopate.runtime.gpu.memory import SymmetricMemory

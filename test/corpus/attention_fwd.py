@@ -88,3 +88,7 @@ def reference(case: dict) -> list:
     s = (q.float() @ k.float().transpose(-1, -2)) * sm_scale
     p = torch.softmax(s, dim=-1)
     return [(p @ v.float()).to(torch.float16)]
+
+
+# Fusion (test/unit/test_corpus_fusion.py): all-gather K along the sequence (context parallelism)
+FUSE = ("all-gather{tensor=K dim=1 size=seq_len}", 1, 1)

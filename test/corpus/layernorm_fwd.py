@@ -68,3 +68,30 @@ def reference(case: dict) -> list:
     mean = x.mean(dim=1)
     rstd = 1.0 / torch.sqrt(x.var(dim=1, unbiased=False) + eps)
     return [y, mean, rstd]
+
+
+# --- workload: all-gather X's rows (the kernel has no row-count parameter:
+# the plan's size is the literal row count) -------------------------------
+
+KERNEL = layer_norm_fwd_kernel
+ROWS, COLS = 12, 200  # divisible by W = 2, 3, 4: a literal size is cut into equal shards
+PLANS = [f"all-gather{{tensor=X dim=0 size={ROWS}}}"]
+COLLECTIVES = {"X": "x"}
+
+
+def make_inputs(rank, world, seed):
+    from syncopate.runtime.workload import shard_bounds
+
+    g = torch.Generator().manual_seed(seed * 1000 + rank)
+    _, rows = shard_bounds(ROWS, world, rank)
+    gw = torch.Generator().manual_seed(seed * 1000 + 999)
+    return {"x": torch.randn(rows, COLS, generator=g) * 2.0 + 0.5,
+            "w": torch.rand(COLS, generator=gw) + 0.5, "b": torch.randn(COLS, generator=gw)}
+
+
+def launch(kernel, x, w, b):
+    M, N = x.shape
+    y = torch.empty(M, N)
+    mean, rstd = torch.empty(M), torch.empty(M)
+    kernel[(M,)](x, y, w, b, mean, rstd, x.stride(0), N, 1e-5, BLOCK_SIZE=64)
+    return y

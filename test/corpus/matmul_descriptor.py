@@ -58,3 +58,7 @@ def make_case(seed: int) -> dict:
 def reference(case: dict) -> list:
     a, b = case["args"][:2]
     return [(a.float() @ b.float()).to(torch.float16)]
+
+
+# Fusion (test/unit/test_corpus_fusion.py): all-gather A's rows read through a device-side tensor descriptor
+FUSE = ("all-gather{tensor=a_ptr dim=0 size=M}", 0, 0)

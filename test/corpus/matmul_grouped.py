@@ -87,3 +87,7 @@ def reference(case: dict) -> list:
     if case["kwargs"]["ACTIVATION"] == "leaky_relu":
         c = torch.where(c >= 0, c, 0.01 * c)
     return [c.to(torch.float16)]
+
+
+# Fusion (test/unit/test_corpus_fusion.py): all-gather A's rows under the GROUP_M swizzle
+FUSE = ("all-gather{tensor=a_ptr dim=0 size=M}", 0, 0)

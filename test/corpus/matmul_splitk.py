@@ -70,3 +70,7 @@ def make_case(seed: int) -> dict:
 def reference(case: dict) -> list:
     a, b, c = case["args"][:3]
     return [c + a @ b]
+
+
+# Fusion (test/unit/test_corpus_fusion.py): all-gather A's rows into every K split
+FUSE = ("all-gather{tensor=a_ptr dim=0 size=M}", 0, 0)

@@ -65,3 +65,7 @@ def reference(case: dict) -> list:
     inv = 1.0 / scale
     q = torch.clamp(torch.floor(x * inv + 0.5), -127.0, 127.0).to(torch.int8)
     return [q, scale]
+
+
+# Fusion (test/unit/test_corpus_fusion.py): all-gather the rows of x into the persistent row-block loop
+FUSE = ("all-gather{tensor=x_ptr dim=0 size=n_rows}", 0, 0)

@@ -42,3 +42,26 @@ def make_case(seed: int) -> dict:
 def reference(case: dict) -> list:
     x = case["args"][1]
     return [torch.softmax(x, dim=1)]
+
+
+# --- workload: all-gather the input's rows into the persistent row loop -----
+
+KERNEL = softmax_kernel
+PLANS = ["all-gather{tensor=in_ptr dim=0 size=n_rows}"]
+COLLECTIVES = {"in_ptr": "x"}
+ROWS, COLS = 37, 100
+
+
+def make_inputs(rank, world, seed):
+    from syncopate.runtime.workload import shard_bounds
+
+    g = torch.Generator().manual_seed(seed * 1000 + rank)
+    _, rows = shard_bounds(ROWS, world, rank)
+    return {"x": torch.randn(rows, COLS, generator=g) * 3.0}
+
+
+def launch(kernel, x):
+    y = torch.empty_like(x)
+    kernel[(8,)](y, x, x.stride(0), y.stride(0), x.shape[0], x.shape[1],
+                 BLOCK_SIZE=triton.next_power_of_2(x.shape[1]), NUM_STAGES=2)
+    return y

@@ -38,3 +38,26 @@ def make_case(seed: int) -> dict:
 def reference(case: dict) -> list:
     x, y = case["args"][0], case["args"][1]
     return [x + y]
+
+
+# --- workload: all-gather x (a 1-D tensor: no stride= needed) ---------------
+
+KERNEL = add_kernel
+PLANS = ["all-gather{tensor=x_ptr dim=0 size=n_elements}"]
+COLLECTIVES = {"x_ptr": "x"}
+ELEMENTS = 1000
+
+
+def make_inputs(rank, world, seed):
+    from syncopate.runtime.workload import shard_bounds
+
+    g = torch.Generator().manual_seed(seed * 1000 + rank)
+    _, size = shard_bounds(ELEMENTS, world, rank)
+    gy = torch.Generator().manual_seed(seed * 1000 + 999)
+    return {"x": torch.randn(size, generator=g), "y": torch.randn(ELEMENTS, generator=gy)}
+
+
+def launch(kernel, x, y):
+    out = torch.empty_like(y)
+    kernel[(triton.cdiv(x.numel(), 128),)](x, y, out, x.numel(), BLOCK_SIZE=128)
+    return out

@@ -56,3 +56,7 @@ def reference(case: dict) -> list:
         sums[blk % programs] += per_block[blk]
         counts[blk % programs] += 1
     return [sums, counts]
+
+
+# Fusion (test/unit/test_corpus_fusion.py): all-gather x (1-D) into the while-loop grid-stride sum
+FUSE = ("all-gather{tensor=x_ptr dim=0 size=n_elements}", 0, 0)

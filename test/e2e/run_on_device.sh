@@ -6,7 +6,9 @@
 export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
 unset TRITON_INTERPRET
 [ -d /tmp/site ] || python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --target /tmp/site .whl/*.whl
-rm -rf /tmp/syn; python3 -m pip install -q --no-deps --no-build-isolation --target /tmp/syn . 2>&1 | tail -2
+# a build/ left by an earlier install is reused by setuptools when its files look newer than the tree's:
+# remove it, or the installed package can be stale
+rm -rf /tmp/syn build; python3 -m pip install -q --no-deps --no-build-isolation --target /tmp/syn . 2>&1 | tail -2
 export PYTHONPATH=/tmp/site:/tmp/syn PATH=/tmp/syn/bin:/tmp/site/bin:$PATH
 W=$(nvidia-smi -L | wc -l)
 nvidia-smi -L

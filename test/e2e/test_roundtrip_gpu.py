@@ -38,7 +38,7 @@ import test_roundtrip as harness  # noqa: E402
 from xdsl.parser import Parser  # noqa: E402
 
 from syncopate.ir.context import make_context  # noqa: E402
-from syncopate.ir.frontend import import_file  # noqa: E402
+from syncopate.ir.frontend.triton_import import import_file  # noqa: E402
 from syncopate.lowering.triton_emitter import emit_module  # noqa: E402
 
 

@@ -30,4 +30,4 @@ def rs_kernel(a_ptr, c_ptr, M, N, stride_am, stride_cm, BLOCK_M: tl.constexpr, B
 # DIM: fuse-peer-reduction: @rs_kernel stores 'c_ptr' (plan @rs) in chunks along dim 1; the epilogue reduction sums row chunks (dim 0)
 # PTR: fuse-peer-reduction: @rs_kernel stores 'c_ptr' (plan @rs) through pointers; the epilogue reduction needs a tensor-descriptor store desc.store([row, col], value), whose tile position it reads
 # LOOP: fuse-peer-reduction: @rs_kernel stores 'c_ptr' (plan @rs) inside a loop; the epilogue reduction needs one store per tile (at the top level or in a persistent kernel's tile loop)
-# OPT: overlap: reduce must be 'stream' or 'epilogue', got 'tail'
+# OPT: overlap: unknown reduce 'tail', expected one of stream, epilogue

@@ -18,8 +18,8 @@ def acc_rows(x_ptr, y_ptr, M, R, stride_xm, stride_ym, BLOCK_M: tl.constexpr, BL
         tl.store(y_ptr + rows[:, None] * stride_ym + cols[None, :], x * r)
 
 # AR: chunk-dependency-analysis: plan @ar: fusing a 'all-reduce' is not supported
-# ORDER: tile-reorder: unknown order 'bogus', expected one of none, arrival, rotate
-# BACKEND: select-backend: unknown backend 'bogus', expected auto, ce, sm, nccl
+# ORDER: overlap: unknown order 'bogus', expected one of none, arrival, rotate
+# BACKEND: overlap: unknown backend 'bogus', expected one of auto, ce, sm, nccl
 # SIZES: select-backend: sizes expects NAME=INT pairs separated by commas, got 'M'
 # NOPLAN: chunk-dependency-analysis: the module has no chunk.plan (give one with overlap-opt --plan SPEC)
 # LOOP: insert-signals: @acc_rows stores 'y_ptr' inside a loop

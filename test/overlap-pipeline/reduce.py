@@ -24,5 +24,5 @@ def double(a_ptr, c_ptr, M, N, stride_am, stride_cm, BLOCK_M: tl.constexpr, BLOC
 # STREAM-NOT: syn_reduce_span
 # STREAM:     c_desc.store([off_m, off_n], tmp_{{[0-9]+}} * 2)
 # STREAM:     syn_signal_span(
-# BAD: overlap: reduce must be 'stream' or 'epilogue', got 'later'
+# BAD: overlap: unknown reduce 'later', expected one of stream, epilogue
 # NCCL: fuse-peer-reduction: @double stores 'c_ptr' (plan @rs): chunk {{[0-9]+}} has backend nccl

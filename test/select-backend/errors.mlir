@@ -10,6 +10,6 @@ chunk.plan @ag kind "all-gather" world 2 {
   chunk.chunk id 3 "a" dim 0 offset "M/2" size "M - M/2" src 1 dst 0 step 0 backend unset
 }
 
-// BACKEND: select-backend: unknown backend 'bogus', expected auto, ce, sm, nccl
+// BACKEND: select-backend: unknown backend 'bogus', expected one of auto, ce, sm, nccl
 // SIZES: select-backend: sizes expects NAME=INT pairs separated by commas, got 'M=x'
 // NAME: select-backend: sizes expects NAME=INT pairs separated by commas, got '2K=3'

@@ -10,9 +10,10 @@ from __future__ import annotations
 import functools
 import warnings
 
-import syncopate
 import torch
 import torch.distributed as dist
+
+import syncopate
 
 BF16_TOL = {"rtol": 2e-2, "atol": 2e-2}
 

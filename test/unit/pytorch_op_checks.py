@@ -10,9 +10,10 @@ from __future__ import annotations
 import os
 import warnings
 
-import syncopate
 import torch
 import torch.distributed as dist
+
+import syncopate
 
 
 def _group() -> str:
@@ -289,3 +290,15 @@ def subgroups_not_served_by_gpu_world(rank, world):
     assert subgroup_refusal(dist.group.WORLD) is None
     if rank == 0:
         assert "a process group of 1 of the 2 ranks" in subgroup_refusal(part)
+
+
+def opcheck_passes(rank, world):
+    """torch.library.opcheck: schema, autograd registration, fake tensors and
+    AOT dispatch agree with the real implementation."""
+    a = _shards((2, 4, 4), world, seed=8)[rank].requires_grad_()
+    b = torch.randn(4, 2, generator=torch.Generator().manual_seed(2), dtype=torch.float64, requires_grad=True)
+    cases = [(torch.ops.syncopate.all_gather_matmul.default, (a, [b], 1, _group()), {"return_A": True}),
+             (torch.ops.syncopate.matmul_reduce_scatter.default, (a, b, "sum", 1, _group()), {})]
+    for op, args, kwargs in cases:
+        result = torch.library.opcheck(op, args, kwargs)
+        assert set(result.values()) == {"SUCCESS"}, result

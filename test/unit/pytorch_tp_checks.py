@@ -20,9 +20,10 @@ class Mlp(nn.Module):
 
 
 def _parallel(model, sequence_dim):
-    from syncopate.tp import SyncopateColwiseParallel, SyncopateRowwiseParallel
     from torch.distributed.device_mesh import init_device_mesh
     from torch.distributed.tensor.parallel import parallelize_module
+
+    from syncopate.tp import SyncopateColwiseParallel, SyncopateRowwiseParallel
 
     mesh = init_device_mesh("cpu", (dist.get_world_size(),))
     return parallelize_module(copy.deepcopy(model), mesh, {"up": SyncopateColwiseParallel(sequence_dim),
@@ -46,9 +47,10 @@ def mlp_matches_unparallelized(rank, world):
 
 
 def refuses_non_linear(rank, world):
-    from syncopate.tp import SyncopateColwiseParallel
     from torch.distributed.device_mesh import init_device_mesh
     from torch.distributed.tensor.parallel import parallelize_module
+
+    from syncopate.tp import SyncopateColwiseParallel
 
     mesh = init_device_mesh("cpu", (world,))
     try:

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from syncopate.dialects.chunk import PlanOp
-from syncopate.ir import deps
+from syncopate.ir.analysis import deps
 from syncopate.ir.context import make_context
 from syncopate.ir.plans.cli import load_plans
 from syncopate.runtime.check import compile_workload, run_simulated

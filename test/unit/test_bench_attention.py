@@ -21,7 +21,7 @@ from syncopate.bench.attention import (
 from syncopate.bench.check import check_result
 from syncopate.bench.context import BenchWorld
 from syncopate.bench.fused import fused_variants
-from syncopate.bench.problem import GATHERED, OUT, BenchSpec
+from syncopate.bench.problem import GATHERED, OUT, BenchSpec, reference_key
 from syncopate.bench.shapes import AG_ATTN, SHAPES, ShapeError, select_shapes
 
 TINY = next(s for s in SHAPES if s.workload == AG_ATTN and s.name == "cpu-tiny")
@@ -74,7 +74,8 @@ def test_nccl_rows_are_refused_for_attention():
 @pytest.mark.parametrize("rank", [0, 1])
 def test_fused_rows_compute_attention_over_the_gathered_sequence(rank: int):
     p = make_attn_problem(TINY, 2, rank, torch.device("cpu"), torch.float32, seed=5)
-    gpu = SimulatedGpu(2, rank, {"k_ptr": p.k_full, "v_ptr": p.v_full})
+    peers_k, peers_v = p.k_full.clone(), p.v_full.clone()  # what the simulated peers deliver: the checked version
+    gpu = SimulatedGpu(2, rank, {"k_ptr": peers_k, "v_ptr": peers_v})
     ctx = BenchWorld(rank, 2, torch.device("cpu"), None, torch.float32, gpu)
     spec = BenchSpec(TINY, 2, rank, torch.float32, CPU_ATTN, p)
     rows = fused_variants(spec, ctx, ["ce"], ["arrival", "none"], chunks=[1, 2], attn_waits=["hoist", "walk"])
@@ -82,16 +83,29 @@ def test_fused_rows_compute_attention_over_the_gathered_sequence(rank: int):
         "syncopate ce/arrival", "syncopate ce/arrival/walk", "syncopate ce/none", "syncopate ce/none/walk",
         "syncopate ce/arrival/c2", "syncopate ce/arrival/c2/walk", "syncopate ce/none/c2", "syncopate ce/none/c2/walk"]
     assert [v.meta["waits"] for v in rows[:2]] == ["hoist", "walk"]
+    assert p.versions == 2
     for v in rows:
         v.setup()
-        v.poison()
-        k = ctx.cache[("attn-symmetric", "k", (64, 2, 16), torch.float32)]
-        lo, hi = spec.own_rows
-        assert torch.isnan(k[:lo]).all() and torch.isnan(k[hi:]).all() and torch.equal(k[lo:hi], p.k)
-        v.run()
-        result = check_result(v.result(), p.references[OUT])
-        assert result.ok, f"rank {rank} {v.name}: {result.reason}"
+        for version in (1, 0):  # each checked launch reads other K/V than the one before
+            for peers, full in zip((peers_k, peers_v), (torch.cat([x[0] for x in _all_versions(rank, version)]),
+                                                        torch.cat([x[1] for x in _all_versions(rank, version)]))):
+                peers.copy_(full)
+            v.poison()
+            v.produce(version)
+            k = ctx.cache[("attn-symmetric", "k", (64, 2, 16), torch.float32)]
+            lo, hi = spec.own_rows
+            assert torch.isnan(k).all()  # the launch stages this rank's rows itself (a call pays that copy)
+            v.run()
+            assert torch.equal(k[lo:hi], p.kv_versions[version][0])
+            result = check_result(v.result(), p.references[reference_key(OUT, version)])
+            assert result.ok, f"rank {rank} {v.name} version {version}: {result.reason}"
         v.teardown()
+
+
+def _all_versions(rank, version):
+    """Every rank's (K, V) shards of input ``version`` (each rank draws every rank's)."""
+    return [make_attn_problem(TINY, 2, r, torch.device("cpu"), torch.float32, seed=5).kv_versions[version]
+            for r in range(2)]
 
 
 def test_attention_config_rejects_non_positive_sizes():

@@ -9,9 +9,8 @@ from syncopate.bench.baselines import CE_REDUCE, NATIVE_RS, baseline_variants
 from syncopate.bench.check import check_result, poison
 from syncopate.bench.configs import CPU_DEFAULT
 from syncopate.bench.context import BenchWorld
-from syncopate.bench.problem import GATHERED, OUT, PARTIAL, make_problem, make_spec
+from syncopate.bench.problem import GATHERED, OUT, PARTIAL, make_problem, make_spec, reference_key
 from syncopate.bench.report import OK, WRONG
-from syncopate.bench.problem import reference_key
 from syncopate.bench.runner import RunOptions, _prepare, measure, merge_outcomes, round_order, run_case
 from syncopate.bench.shapes import AG_GEMM, GEMM_RS, SHAPES
 from syncopate.bench.timing import time_run

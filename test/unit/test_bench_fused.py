@@ -10,6 +10,7 @@ import dataclasses
 
 import pytest
 import torch
+from sim_gpu import SimulatedGpu
 
 from syncopate.bench import fused, gemm
 from syncopate.bench.check import check_result
@@ -18,7 +19,6 @@ from syncopate.bench.context import BenchWorld
 from syncopate.bench.fused import fused_variants, pipeline_spec, plan_spec, program_for, row_options
 from syncopate.bench.problem import BenchSpec, make_problem, reference_key
 from syncopate.bench.shapes import A2A_GEMM, AG_GEMM, GEMM_RS, SHAPES
-from sim_gpu import SimulatedGpu
 
 
 def shape(workload):

@@ -76,9 +76,11 @@ def test_fused_rows_multiply_the_delivered_rows(rank: int, kernel: str):
     assert "loaded table" in rows[1].na and "one chunk per (source, destination)" in rows[2].na
     v = rows[0]
     v.setup()
-    assert torch.equal(gpu.send_buffers["x_ptr"], p.send)  # the symmetric send buffer the peers read
+    send = gpu.send_buffers["x_ptr"]  # the symmetric send buffer the peers read
     v.poison()
-    v.run()
+    assert torch.isnan(send).all()
+    v.run()  # stages the tokens in it (a call pays that copy), then launches
+    assert torch.equal(send, p.send)
     result = check_result(v.result(), p.references[OUT])
     assert result.ok, result.reason
 

@@ -13,6 +13,7 @@ from syncopate.bench.variants import (
     BASELINE,
     COMM_ALONE,
     FUSED,
+    SEQ_CE,
     SEQ_CUBLAS,
     SEQ_TRITON,
     TRITON,
@@ -171,3 +172,16 @@ def test_a_run_with_both_phases_leads_with_the_confirmation():
     assert record["phase"] == "confirm" and record["best"][0]["headline"] == "fixed rule ce/arrival"
     assert record["geomean_vs_cublas_nccl"] == pytest.approx(1.25)
     assert record["explore"]["phase"] == "explore" and record["explore"]["best"][0]["variant"] == "syncopate sm/arrival"
+
+
+def test_the_copy_engine_baseline_gets_its_own_mean_where_it_was_measured():
+    tables = run()
+    tables[0].rows.append(Row(SEQ_CE, BASELINE, "ok", 1.6))  # AG a's best row: 1.0 ms
+    tables[1].rows.append(Row(SEQ_CE, BASELINE, "ok", 0.9))  # AG b's: 1.25 ms
+    best, _ = best_rows(tables)
+    assert [b.vs_ce_sequential for b in best] == [pytest.approx(1.6), pytest.approx(0.72), None]
+    text = format_summary(tables)
+    assert (f"geometric mean vs cuBLAS+CE (copy-engine all-gather, then cuBLAS): {math.sqrt(1.6 * 0.72):.2f}x "
+            "over 2 shapes") in text
+    assert summary_record(tables)["geomean_vs_cublas_ce"] == pytest.approx(math.sqrt(1.6 * 0.72))
+    assert "vs cuBLAS+CE" not in format_summary(run())

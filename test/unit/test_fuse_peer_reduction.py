@@ -12,9 +12,9 @@ from syncopate.runtime.check import run_simulated
 from syncopate.runtime.fused import FusedKernel, FusedProgram, compile_fused
 from syncopate.runtime.local import LocalRank
 from syncopate.runtime.sim import SimulationError
+from syncopate.runtime.sim_world import SimWorld
 from syncopate.runtime.staging import StagingError, StagingLayout, owner_regions, reduce_table
 from syncopate.runtime.workload import load_workload
-from syncopate.runtime.world import SimWorld
 
 EXAMPLE = "examples/gemm_rs_tma.py"
 EPILOGUE = "overlap{backend=ce reduce=epilogue}"
@@ -113,8 +113,8 @@ def test_a_second_launch_before_every_rank_launched_is_refused():
 
 
 def _chunks(world, per_rank=1):
+    from syncopate.ir.analysis.deps import concrete_chunks
     from syncopate.ir.context import make_context
-    from syncopate.ir.deps import concrete_chunks
     from syncopate.ir.plans.cli import load_plans
 
     extra = f" chunks_per_rank={per_rank}" if per_rank > 1 else ""

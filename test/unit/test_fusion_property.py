@@ -17,7 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from xdsl.utils.exceptions import DiagnosticException
 
-from syncopate.ir.errors import FrontendError
+from syncopate.ir.frontend.errors import FrontendError
 from syncopate.ir.plans.errors import PlanError
 from syncopate.runtime.abi import AbiError
 from syncopate.runtime.check import RunError, compile_workload, run_simulated

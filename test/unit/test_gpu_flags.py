@@ -7,9 +7,9 @@ replay's flag."""
 import pytest
 import torch
 
+from syncopate.runtime.abi import SyncState
 from syncopate.runtime.gpu import device
 from syncopate.runtime.gpu import flags as gpu_flags
-from syncopate.runtime.abi import SyncState
 
 
 @pytest.fixture
@@ -47,6 +47,7 @@ def test_an_eager_launch_after_replays_catches_up_with_the_device_epoch(monkeypa
     device's count, or its tiles would wait for an epoch nobody writes."""
     capturing = [False]
     monkeypatch.setattr(torch.cuda, "is_current_stream_capturing", lambda: capturing[0])
+    monkeypatch.setattr(device, "set_epoch", lambda epoch, value: epoch.fill_(value))
     monkeypatch.setattr(torch.cuda, "synchronize", lambda device=None: None)
     sync = state(0)
     gpu_flags.count_launch(sync, torch.device("cpu"))  # eager

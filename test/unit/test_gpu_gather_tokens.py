@@ -30,13 +30,13 @@ from pathlib import Path
 import pytest
 import torch
 
-from syncopate.ir import deps
+from syncopate.ir.analysis import deps
 from syncopate.runtime import gpu_world
-from syncopate.runtime.gpu import device, policies
-from syncopate.runtime.gpu import flags as gpu_flags
 from syncopate.runtime.abi import SyncState
 from syncopate.runtime.check import compile_workload
 from syncopate.runtime.fused import FusedKernel
+from syncopate.runtime.gpu import device, policies
+from syncopate.runtime.gpu import flags as gpu_flags
 from syncopate.runtime.gpu.gather_tokens import GatherTokens, peer_reads
 from syncopate.runtime.workload import load_workload
 
@@ -124,6 +124,7 @@ def _record(monkeypatch, example: str, world: int, backend: str, lanes: int = 1,
     monkeypatch.setattr(device, "wait_flag", lambda flags, index, count, *a, least=0: op(
         "wait", pad_owner[flags.data_ptr()], index, least))
     monkeypatch.setattr(device, "copy", lambda dst, src: op("read", owner_of(src)))
+    monkeypatch.setattr(device, "set_epoch", lambda epoch, value: None)  # the tokens do not use the epoch
     monkeypatch.setattr(gpu_flags, "raise_flag", lambda *a: None)
 
     for r in range(world):

@@ -57,13 +57,13 @@ class Stream:
 
 
 @functools.lru_cache(maxsize=None)
-def _program(example: str, backend: str, plan: str | None):
+def _program(example: str, backend: str, plan: str | None, world: int = 2):
     workload = load_workload(str(EXAMPLES / example))
-    return workload, compile_workload(workload, 2, f"overlap{{backend={backend}}}", [plan] if plan else None)
+    return workload, compile_workload(workload, world, f"overlap{{backend={backend}}}", [plan] if plan else None)
 
 
-def _context(monkeypatch, log: list) -> GpuWorld:
-    """Rank 0 of a world of two whose device operations append to ``log``."""
+def _context(monkeypatch, log: list, world: int = 2) -> GpuWorld:
+    """Rank 0 of a world of ``world`` whose device operations append to ``log``."""
     current = [Stream(log, "compute")]
     lanes = iter(range(100))
 
@@ -91,7 +91,8 @@ def _context(monkeypatch, log: list) -> GpuWorld:
     monkeypatch.setattr(device, "wait_flag", lambda f, i, *a, **k: log.append(("wait", current[0].name, i)))
     monkeypatch.setattr(device, "copy", lambda d, s: log.append(("copy", current[0].name, d.data_ptr())))
     monkeypatch.setattr(device, "accumulate", lambda d, s: log.append(("add", current[0].name, d.data_ptr())))
-    w = GpuWorld(rank=0, world=2, device=torch.device("cpu"), group=None, comm_stream=Stream(log, "comm"))
+    monkeypatch.setattr(device, "set_epoch", lambda e, v: log.append(("epoch", current[0].name)))
+    w = GpuWorld(rank=0, world=world, device=torch.device("cpu"), group=None, comm_stream=Stream(log, "comm"))
     monkeypatch.setattr(w, "symmetric", lambda source: _registered(w, torch.zeros_like(source)))
     monkeypatch.setattr(w, "barrier", lambda: None)
     return w
@@ -133,13 +134,13 @@ class Profile:
         return [(f, n) for f, n in self.calls if f.startswith(PACKAGE) and f not in DEVICE_OPS and n != "raise_flag"]
 
 
-def _launches(monkeypatch, example: str, backend: str, plan: str | None):
+def _launches(monkeypatch, example: str, backend: str, plan: str | None, world: int = 2):
     """Rank 0's LAUNCHES launches with the same buffers: (device operations
     per launch, the profile of the last launch)."""
-    workload, program = _program(example, backend, plan)
+    workload, program = _program(example, backend, plan, world)
     log: list = []
-    w = _context(monkeypatch, log)
-    inputs = [workload.make_inputs(r, 2, 3) for r in range(2)]
+    w = _context(monkeypatch, log, world)
+    inputs = [workload.make_inputs(r, world, 3) for r in range(world)]
     if example.startswith("ag_"):  # the gathered A: every rank's shard, in a symmetric buffer
         a = w.symmetric(torch.cat([i["a"] for i in inputs]))
     else:
@@ -211,3 +212,13 @@ def test_host_work_per_launch_does_not_grow_with_the_chunks(monkeypatch, example
         assert counts[1][1] == counts[4][1]
     else:
         assert counts[4][1] > counts[1][1]  # one copy (and its flag or arrival) per chunk
+
+
+@pytest.mark.parametrize("example, backend, plan", CASES, ids=IDS)
+def test_a_world_of_one_launches_the_kernel_alone(monkeypatch, example, backend, plan):
+    """Every chunk is local: no communication stream work, no join, no token;
+    only the epoch's count on the compute stream."""
+    per_launch, _ = _launches(monkeypatch, example, backend, plan.format(n=2).replace("}", " world=1}"), world=1)
+    assert all(ops == [("epoch", "compute")] for ops in per_launch[1:])
+    two, _ = _launches(monkeypatch, example, backend, plan.format(n=2))
+    assert any(op[0] == "join" for op in two[-1])  # with a peer, the communication stream joins in

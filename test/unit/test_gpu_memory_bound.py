@@ -35,7 +35,7 @@ from pathlib import Path
 import pytest
 import torch
 
-from syncopate.ir import deps
+from syncopate.ir.analysis import deps
 from syncopate.runtime.check import compile_workload
 from syncopate.runtime.fused import FusedKernel
 from syncopate.runtime.gpu import device, memory, policies
@@ -186,16 +186,15 @@ def _simulate(monkeypatch, dev: Device) -> None:
     def write_value(flags, index, value):
         dev.record(("do", lambda: flags.__setitem__(index, value)))
 
-    def write_epoch(flags, index, epoch):
-        value = int(epoch)  # the epoch this launch's stream write carries
-        dev.record(("do", lambda: flags.__setitem__(index, value)))
+    def write_epoch(flags, index, epoch):  # the epoch word as the stream finds it
+        dev.record(("do", lambda: flags.__setitem__(index, int(epoch))))
 
     def wait_flag(flags, index, count, epoch, *_a, least=0):
-        target = max(int(epoch) * count, least)
-        dev.record(("wait", lambda: int(flags[index]) >= target, f"pad word {index} >= {target}"))
+        dev.record(("wait", lambda: int(flags[index]) >= max(int(epoch) * count, least), f"pad word {index}"))
 
     monkeypatch.setattr(device, "write_value", write_value)
     monkeypatch.setattr(device, "write_epoch", write_epoch)
+    monkeypatch.setattr(device, "set_epoch", lambda epoch, value: dev.record(("do", lambda: epoch.fill_(value))))
     monkeypatch.setattr(device, "wait_flag", wait_flag)
     monkeypatch.setattr(device, "copy", lambda dst, src: dev.record(("do", lambda: dst.copy_(src))))
     monkeypatch.setattr(device, "accumulate", lambda dst, src: dev.record(("do", lambda: dst.add_(src))))

@@ -4,7 +4,7 @@ sums the staged partials in the order they are sent to it."""
 
 import pytest
 
-from syncopate.ir import deps
+from syncopate.ir.analysis import deps
 from syncopate.ir.context import make_context
 from syncopate.ir.plans.cli import load_plans
 from syncopate.runtime.gpu.flags import FLAG_CAPACITY

@@ -12,13 +12,14 @@ import contextlib
 
 import pytest
 import torch
+from test_gpu_reduce_order import plan_and_chunks
 
 from syncopate.runtime import gpu_world
-from syncopate.runtime.gpu import device, rank as gpu_rank, reduce_scatter
 from syncopate.runtime.abi import LaunchPlan, SyncState
+from syncopate.runtime.gpu import device, reduce_scatter
+from syncopate.runtime.gpu import rank as gpu_rank
 from syncopate.runtime.gpu_world import FLAG_CAPACITY
 from syncopate.runtime.staging import StagingError, StagingLayout, owner_regions
-from test_gpu_reduce_order import plan_and_chunks
 
 N = 8  # columns of the reduce-scattered output
 
@@ -126,7 +127,7 @@ def _launch(*specs: tuple[str, str]) -> LaunchPlan:
     """A LaunchPlan of plans (spec, chunk backend) at W = 2."""
     import dataclasses
 
-    from syncopate.ir import deps
+    from syncopate.ir.analysis import deps
     from syncopate.ir.context import make_context
     from syncopate.ir.plans.cli import load_plans
 

@@ -10,12 +10,12 @@ and freed collectively past their bound (runtime/gpu/memory.py)."""
 
 import pytest
 import torch
+from test_gpu_reduce_order import chunks as rs_chunks
 
 from syncopate.runtime import gpu_world
-from syncopate.runtime.gpu import device
 from syncopate.runtime.abi import SyncState
+from syncopate.runtime.gpu import device
 from syncopate.runtime.staging import StagingLayout, owner_regions
-from test_gpu_reduce_order import chunks as rs_chunks
 
 
 class Handle:

@@ -20,15 +20,15 @@ from xdsl.dialects.builtin import IntegerAttr, ModuleOp, i32
 
 from syncopate.dialects import tile
 from syncopate.dialects.chunk import WaitSpanOp
+from syncopate.ir.analysis.deps import ConcreteChunk
 from syncopate.ir.context import make_context
-from syncopate.ir.deps import ConcreteChunk
-from syncopate.ir.frontend import import_file
+from syncopate.ir.frontend.triton_import import import_file
 from syncopate.ir.plans.cli import load_plans
 from syncopate.runtime.check import compile_workload, run_simulated
 from syncopate.runtime.fused import FusedProgram, load_program, run_pipeline
 from syncopate.runtime.sim import DeliveryHook, Incoming, IsolatedOutput, Outgoing
+from syncopate.runtime.sim_world import output_reads
 from syncopate.runtime.workload import load_workload
-from syncopate.runtime.world import output_reads
 
 ROOT = Path(__file__).resolve().parents[2]
 WORKLOADS = Path(__file__).resolve().parent / "workloads"
@@ -178,3 +178,21 @@ def test_an_isolated_program_does_not_see_what_an_earlier_program_received():
     assert torch.equal(target, source) and int(flags[0]) == 3
     hook.on_program()
     assert torch.isnan(target).all() and int(flags[0]) == 0
+
+
+def test_a_program_that_adds_into_a_chunk_twice_counts_each_addition_once():
+    """A persistent program's two tiles add into rows of one chunk (two
+    signals): each signal takes only what was added since the last one."""
+    out = torch.zeros(2, 2)
+    isolated = IsolatedOutput.of(out, additive=True)
+    flags = torch.zeros(1, dtype=torch.int32)
+    collected: list[torch.Tensor] = []
+    outgoing = {0: Outgoing(_chunk(0, 0, 2, 0), 2, lambda: collected.append(isolated.acc.clone()), isolated=isolated)}
+    hook = DeliveryHook(flags, 1, "isolated", 0, [], outgoing, outputs=[isolated])
+    hook.on_program()
+    for row in (0, 1):  # tile `row` adds 1 to its row, then signals the chunk
+        out[row] += 1.0
+        flags[0] += 1
+        hook.on_signal(0)
+    hook.finish()
+    assert len(collected) == 1 and torch.equal(collected[0], torch.ones(2, 2)), collected

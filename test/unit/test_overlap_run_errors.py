@@ -83,7 +83,6 @@ def test_workload_misuse_is_one_line_naming_the_function(case: str, tmp_path: Pa
      "plan @ag is for world=4, but it runs on 2 simulated ranks"),
     (["--plan", "all-gather{tensor=x_ptr dim=0 size=80}"],
      "plan @ag covers rows [0, 80) of 'x_ptr' along dim 0 on rank 0, but the launch's 'x_ptr' has 40"),
-    (["--world", "41"], "gives rank 0 no rows of 'x_ptr' along dim 0 (extent 40, world 41)"),
     (["-p", "chunk-dependency-analysis"], "pipeline 'chunk-dependency-analysis' leaves plan(s) @ag without waits"),
     (["-p", ""], "pipeline '' leaves plan(s) @ag without waits"),
 ])
@@ -91,6 +90,12 @@ def test_plans_that_do_not_fit_the_run_are_errors_not_mismatches(args, message, 
     code, out, err = _run(capsys, str(BASE), *args)
     assert code == 1 and err.startswith("overlap-run: error: ") and message in err, (out, err)
     assert "differs" not in out and "Traceback" not in err
+
+
+def test_a_world_larger_than_the_rows_is_an_error(tmp_path: Path, capsys):
+    path = _variant(tmp_path, ("M_DIM, N_DIM = 40, 8", "M_DIM, N_DIM = 3, 8"))
+    code, out, err = _run(capsys, path, "--world", "4")
+    assert code == 1 and "gives rank 0 no rows of 'x_ptr' along dim 0 (extent 3, world 4)" in err, (out, err)
 
 
 def test_emit_to_a_directory_is_an_error(tmp_path: Path, capsys):
@@ -123,3 +128,22 @@ def test_every_returned_tensor_is_compared(tmp_path: Path, capsys):
 def test_a_pipeline_without_waits_is_refused(capsys):
     code, out, err = _run(capsys, str(BASE), "-p", "overlap{waits=false}")
     assert code == 1 and "leaves plan(s) @ag without waits or signals" in err and "differs" not in out, err
+
+
+def test_a_simulation_failure_prints_a_short_summary(monkeypatch, capsys):
+    """A failure listing thousands of chunks shows the first few lines and a
+    one-line summary per delivery order."""
+    from syncopate.runtime import check
+    from syncopate.runtime.sim import SimulationError
+
+    def fail(*_args, **_kwargs):
+        raise SimulationError("produced chunks never announced complete:\n" + "\n".join(f"  chunk {i}" for i in range(5000)))
+
+    monkeypatch.setattr(check, "run_simulated", fail)
+    code, out, err = _run(capsys, str(BASE), "--delivery", "all")
+    assert code == 1 and not err, err
+    assert len(out.splitlines()) < 60, out[:2000]
+    assert "(+4995 more)" in out and out.rstrip().endswith(
+        "(plan: produced chunks never announced complete; reversed: produced chunks never announced complete; "
+        "random: produced chunks never announced complete; late: produced chunks never announced complete; "
+        "isolated: produced chunks never announced complete)"), out[-500:]

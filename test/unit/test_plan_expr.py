@@ -15,6 +15,7 @@ from syncopate.ir.plans.expr import (
     evaluate,
     mul,
     normalize,
+    provably_nonnegative,
     simplify,
     sub,
     symbols,
@@ -139,3 +140,30 @@ def test_normalize_turns_integer_strings_into_ints() -> None:
 def test_div_refuses_a_non_positive_divisor() -> None:
     with pytest.raises(PlanError, match="divisor must be positive"):
         div("M", 0)
+
+
+@pytest.mark.parametrize(
+    "text,proved",
+    [
+        ("M/2", True),
+        ("M - M/2", True),
+        ("M - 3*(M/4)", True),
+        ("M/2 - M/4", True),
+        ("M - 2*(M/2)", True),
+        ("M % 3", True),
+        ("(M - M/2)/2", True),
+        ("K + M - M/2", True),
+        ("2*(M/4) - M/2", False),  # -1 at M = 2
+        ("M/2 - (M - M/2)", False),  # -1 at odd M
+        ("M - 1", False),  # -1 at M = 0
+        ("K - M/2", False),
+        ("M/N", False),  # symbolic divisor: not attempted
+        (-2, False),
+        (0, True),
+    ],
+)
+def test_provably_nonnegative(text, proved) -> None:
+    assert provably_nonnegative(text) is proved
+    if proved:
+        for m, k in itertools.product(range(0, 33), range(0, 3)):
+            assert evaluate(text, {"M": m, "K": k}) >= 0

@@ -91,7 +91,7 @@ def test_a_ranks_pieces_cover_exactly_its_workload_shard(collective: str, world:
     (M = 50 at W = 2 and 2 chunks per rank: shards 25 + 25, not 12 + 12 +
     12 + 14), rank r's own pieces are exactly the rows shard_bounds gives it,
     which is where the workloads put rank r's data."""
-    from syncopate.ir import deps
+    from syncopate.ir.analysis import deps
     from syncopate.ir.context import make_context
     from syncopate.ir.plans.cli import load_plans
     from syncopate.runtime.workload import shard_bounds

@@ -7,6 +7,7 @@ import subprocess
 import sys
 
 import pytest
+
 import syncopate
 from syncopate.pytorch import cache
 

@@ -10,7 +10,7 @@ import torch
 import triton
 import triton.language as tl
 
-from syncopate.lowering.sync_helpers import syn_reduce_span
+from syncopate.lowering.device_helpers import syn_reduce_span
 
 ROWS = 24
 

@@ -6,7 +6,7 @@ For every corpus file:
   checks it against the file's torch ``reference``: this validates the corpus.
 * ``test_original_compiles`` runs Triton's real code generator (AST -> TTIR,
   sm_90 target, no GPU needed) on it: the interpreter alone is too lax.
-* ``test_roundtrip`` imports the file to IR (``syncopate.ir.frontend``), prints
+* ``test_roundtrip`` imports the file to IR (``syncopate.ir.frontend.triton_import``), prints
   it, re-parses the text, emits Triton Python from the parsed module
   (``syncopate.lowering.triton_emitter``), imports the emitted file and runs
   the kernel of the same name on the same arguments; its outputs must match
@@ -127,7 +127,9 @@ def _signature(jit_fn):
     Triton's own JITFunction parses them (works in interpreter mode too).
     Any spelling of constexpr (tl.constexpr, "tl.constexpr",
     triton.language.constexpr) counts as the same annotation."""
-    fn = getattr(jit_fn, "fn", jit_fn)
+    fn = jit_fn
+    while not inspect.isfunction(fn) and hasattr(fn, "fn"):  # autotune/heuristics wrap the jit function
+        fn = fn.fn
     parsed = JITFunction(fn)
     params = inspect.signature(fn).parameters.values()
     return [
@@ -212,7 +214,13 @@ def _ttir_main(corpus_paths) -> None:
         try:
             case = _load_corpus(CORPUS_DIR / f"{stem}.py").make_case(SEED)
             mod = _load_module(path, f"_syncopate_ttir_{n}_{stem}")
-            _make_ttir(getattr(mod, case["kernel"]), case)
+            kernel = getattr(mod, case["kernel"])
+            configs = getattr(kernel, "configs", None)
+            if configs:  # autotuned: compile the jit function inside with the first config's constexprs
+                case = dict(case, kwargs={**configs[0].kwargs, **case["kwargs"]})
+            while not isinstance(kernel, JITFunction) and hasattr(kernel, "fn"):
+                kernel = kernel.fn
+            _make_ttir(kernel, case)
             results[str(path)] = None
         except _TritonApiMismatch as e:
             results[str(path)] = f"SKIP: {e}"
@@ -277,7 +285,7 @@ def test_roundtrip(path: Path, tmp_path: Path):
     from xdsl.parser import Parser
 
     from syncopate.ir.context import make_context
-    from syncopate.ir.frontend import import_file
+    from syncopate.ir.frontend.triton_import import import_file
     from syncopate.lowering.triton_emitter import emit_module
 
     mod = _load_corpus(path)

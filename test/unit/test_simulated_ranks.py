@@ -17,16 +17,16 @@ from xdsl.builder import Builder, InsertPoint
 
 from syncopate.dialects import tile
 from syncopate.dialects.chunk import SignalSpanOp
-from syncopate.ir import deps
-from syncopate.ir.frontend import import_file
+from syncopate.ir.analysis import deps
+from syncopate.ir.context import make_context
+from syncopate.ir.frontend.triton_import import import_file
+from syncopate.ir.plans.cli import load_plans
 from syncopate.runtime import check
 from syncopate.runtime.check import compile_workload, run_simulated
 from syncopate.runtime.fused import FusedKernel, load_program, run_pipeline
 from syncopate.runtime.sim import DELIVERY_ORDERS, SimulationError
+from syncopate.runtime.sim_world import SimWorld
 from syncopate.runtime.workload import load_workload
-from syncopate.runtime.world import SimWorld
-from syncopate.ir.plans.cli import load_plans
-from syncopate.ir.context import make_context
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 WORKLOADS = ["ag_gemm", "gemm_rs", "ag_gemm_k", "a2a_grouped_gemm", "attention_ag_kv", "ag_gemm_persistent",

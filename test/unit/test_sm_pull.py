@@ -8,7 +8,7 @@ import torch
 import triton
 import triton.language as tl
 
-from syncopate.lowering.sync_helpers import syn_sm_pull
+from syncopate.lowering.device_helpers import syn_sm_pull
 
 
 @triton.jit

@@ -8,7 +8,7 @@ programs."""
 import pytest
 import torch
 
-from syncopate.ir import deps
+from syncopate.ir.analysis import deps
 from syncopate.runtime.abi import AbiError, LaunchPlan, tile_grid
 from syncopate.runtime.check import compile_workload
 from syncopate.runtime.workload import load_workload

@@ -11,8 +11,8 @@ import pytest
 import torch
 import triton
 
-from syncopate.ir.deps import ConcreteChunk
-from syncopate.lowering.sync_helpers import syn_wait_span, syn_wait_span_loop
+from syncopate.ir.analysis.deps import ConcreteChunk
+from syncopate.lowering.device_helpers import syn_wait_span, syn_wait_span_loop
 from syncopate.runtime.abi import AbiError, _check_disjoint
 
 

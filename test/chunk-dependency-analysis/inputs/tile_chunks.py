@@ -10,7 +10,7 @@ import sys
 from xdsl.parser import Parser
 
 from syncopate.dialects import tile
-from syncopate.ir import deps
+from syncopate.ir.analysis import deps
 from syncopate.ir.context import make_context
 from syncopate.passes.lower_chunk_to_tile import flag_bases
 

@@ -32,8 +32,9 @@ def main() -> None:
     from syncopate.bench.fused import _PROGRAMS, program_for
     from syncopate.bench.gemm import gemm_kernel, launch_gemm
     from syncopate.runtime import gpu_world
-    from syncopate.runtime.gpu import gather_tokens, rank as gpu_rank
     from syncopate.runtime.fused import FusedKernel
+    from syncopate.runtime.gpu import gather_tokens
+    from syncopate.runtime.gpu import rank as gpu_rank
 
     world = gpu_world.GpuWorld.from_torchrun()
     w, r = world.world, world.rank

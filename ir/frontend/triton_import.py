@@ -21,8 +21,8 @@ from xdsl.builder import Builder, InsertPoint
 from xdsl.dialects import arith, scf
 from xdsl.dialects.builtin import (
     DictionaryAttr,
-    FloatAttr,
     FileLineColLoc,
+    FloatAttr,
     FunctionType,
     IntAttr,
     IntegerAttr,
@@ -38,10 +38,10 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Block, BlockArgument, Operation, Region, SSAValue
 
 from syncopate.dialects import tile
-from syncopate.ir import type_rules as T
-from syncopate.ir.errors import FrontendError
-from syncopate.ir.pointer_scan import pointer_parameters
-from syncopate.ir.prelude import prelude_source
+from syncopate.ir.frontend.errors import FrontendError
+from syncopate.ir.frontend.pointer_scan import pointer_parameters
+from syncopate.ir.frontend.prelude import prelude_source
+from syncopate.ir.frontend import type_rules as T
 
 TRITON = "triton"
 TL = "triton.language"
@@ -130,6 +130,7 @@ class FunctionImporter:
         self.env: dict[str, Value] = {}
         self.builder: Builder
         self.is_kernel = True
+        self.loop_depth = 0  # an early `return` inside a loop exits the function, not an iteration: refused
         self.where: ast.AST = node  # the statement being imported: its line becomes the ops' location
 
     # -- diagnostics -------------------------------------------------------
@@ -209,7 +210,13 @@ class FunctionImporter:
     # -- statements ----------------------------------------------------------
 
     def statements(self, statements: list[ast.stmt]) -> None:
-        for statement in statements:
+        for index, statement in enumerate(statements):
+            if self.loop_depth == 0 and isinstance(statement, ast.If) and _exits(statement.body) and not statement.orelse:
+                # `if c: ...; return` then the rest: the rest is the else branch (Triton's early exit)
+                rest = statements[index + 1 :]
+                guarded = ast.If(test=statement.test, body=statement.body[:-1] or [ast.Pass()], orelse=rest)
+                self.statement(ast.copy_location(guarded, statement))
+                return
             self.statement(statement)
 
     def statement(self, node: ast.stmt) -> None:
@@ -243,10 +250,12 @@ class FunctionImporter:
             if isinstance(node.value, ast.Constant):
                 return  # a string used as a comment
             self.expr(node.value, statement=True)
-        elif isinstance(node, ast.For):
-            self.for_loop(node)
-        elif isinstance(node, ast.While):
-            self.while_loop(node)
+        elif isinstance(node, (ast.For, ast.While)):
+            self.loop_depth += 1
+            try:
+                self.for_loop(node) if isinstance(node, ast.For) else self.while_loop(node)
+            finally:
+                self.loop_depth -= 1
         elif isinstance(node, ast.If):
             self.if_statement(node)
         elif isinstance(node, ast.Pass):
@@ -587,7 +596,26 @@ class FunctionImporter:
             return self.call(node, statement)
         if isinstance(node, ast.Tuple):
             return [self.expr(e) for e in node.elts]  # type: ignore[misc]
+        if isinstance(node, ast.IfExp):
+            return self.if_expression(node)
         raise self.unsupported(node, f"expression ({type(node).__name__})")
+
+    def if_expression(self, node: ast.IfExp) -> SSAValue:
+        """``a if c else b``: an ``scf.if`` with one result (each branch
+        evaluates only its own operand, as in Python)."""
+        condition = self.as_condition(self.ssa(self.expr(node.test), node.test))
+        blocks, values = (Block(), Block()), []
+        for block, branch in zip(blocks, (node.body, node.orelse)):
+            with self.in_block(block):
+                values.append(self.ssa(self.expr(branch), branch))
+        result_type = T.join(values[0].type, values[1].type)
+        for block, value in zip(blocks, values):
+            with self.in_block(block):
+                if value.type != result_type:
+                    value = self.insert(tile.RetypeOp(value, result_type)).results[0]
+                self.insert(scf.YieldOp(value))
+        op = self.insert(scf.IfOp(condition, [result_type], Region(blocks[0]), Region(blocks[1])))
+        return op.results[0]
 
     def binary(self, op: ast.operator, lhs_v: Value | list[Value], rhs_v: Value | list[Value], node: ast.AST) -> SSAValue:
         op_class = BINARY_OPS.get(type(op))
@@ -1052,6 +1080,11 @@ class FunctionImporter:
         "atomic_cas": tl_atomic_cas,
         "make_tensor_descriptor": tl_make_tensor_descriptor,
     }
+
+
+def _exits(body: list[ast.stmt]) -> bool:
+    """A branch that ends with a bare ``return`` (a kernel's early exit)."""
+    return bool(body) and isinstance(body[-1], ast.Return) and body[-1].value is None
 
 
 def _is_none(node: ast.expr) -> bool:

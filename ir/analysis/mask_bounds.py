@@ -12,7 +12,7 @@ understand contribute nothing, so the result is evidence, never a guess.
 from __future__ import annotations
 
 from syncopate.dialects import tile
-from syncopate.ir import footprint
+from syncopate.ir.analysis import footprint
 from xdsl.ir import OpResult, SSAValue
 
 

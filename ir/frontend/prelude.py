@@ -43,6 +43,20 @@ def _used_names(node: ast.AST) -> set[str]:
     return {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
 
 
+def _free_names(function: ast.FunctionDef) -> set[str]:
+    """Module-level names a jit function reads: everything its decorators and
+    defaults read (they run at module scope), and the names its body reads
+    that are neither parameters nor assigned in the body (those are locals,
+    even when a global of the same name exists)."""
+    args = function.args
+    params = {a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs)}
+    params |= {a.arg for a in (args.vararg, args.kwarg) if a is not None}
+    stored = {n.id for n in ast.walk(function) if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del))}
+    body = set().union(*(_used_names(s) for s in function.body)) - params - stored
+    outer = [*function.decorator_list, *args.defaults, *(d for d in args.kw_defaults if d is not None)]
+    return body.union(*(_used_names(n) for n in outer))
+
+
 def prelude_source(tree: ast.Module, source: str, jit_names: set[str]) -> str:
     """The top-level statements of ``tree`` (other than the jit functions
     ``jit_names``) that the jit functions reach, as source text."""
@@ -53,7 +67,7 @@ def prelude_source(tree: ast.Module, source: str, jit_names: set[str]) -> str:
         for name in _bound_names(statement):
             binders.setdefault(name, []).append(statement)
     wanted: set[int] = set()
-    pending = set().union(*(_used_names(d) for d in jit_defs)) if jit_defs else set()
+    pending = set().union(*(_free_names(d) for d in jit_defs)) if jit_defs else set()
     seen: set[str] = set()
     while pending:
         name = pending.pop()

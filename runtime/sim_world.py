@@ -20,9 +20,9 @@ from typing import Any
 import torch
 
 from syncopate.dialects import tile
-from syncopate.ir import deps, footprint
-from syncopate.ir.deps import ConcreteChunk
-from syncopate.passes.chunk_dependency_analysis import CONSUMED
+from syncopate.ir.analysis import deps, footprint
+from syncopate.ir.analysis.deps import ConcreteChunk
+from syncopate.ir.contract import CONSUMED
 from syncopate.runtime.abi import LaunchPlan, SyncState, check_shards, fused_reductions
 from syncopate.runtime.fused import FusedProgram
 from syncopate.runtime.sim import DeliveryHook, Incoming, IsolatedOutput, Outgoing, SimulationError

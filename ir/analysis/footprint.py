@@ -21,7 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from xdsl.dialects import arith, scf
-from xdsl.dialects.builtin import IntegerAttr
+from xdsl.dialects.builtin import IntegerAttr, i32, i64
 from xdsl.ir import Block, BlockArgument, Operation, OpResult, SSAValue
 from xdsl.traits import Pure
 
@@ -446,6 +446,8 @@ def _host(value: SSAValue) -> str | None:
     op = value.op
     if isinstance(op, tile.ProgramIdOp):
         return f"pid{op.axis.value.data}"
+    if isinstance(op, tile.CastOp) and _widens_integer(op):
+        return host_expr(op.src)  # `tl.program_id(0).to(tl.int64)`: the same value
     if isinstance(op, tile.NumProgramsOp):
         return f"num_programs{op.axis.value.data}"
     if isinstance(op, tile.CdivOp):
@@ -460,6 +462,13 @@ def _host(value: SSAValue) -> str | None:
         args = [host_expr(a) for a in op.arguments]  # Python's min/max of two scalars, e.g. a GROUP_M swizzle's last group
         return None if None in args else f"{op.callee.data}({args[0]}, {args[1]})"
     return None
+
+
+def _widens_integer(op: tile.CastOp) -> bool:
+    """A cast of an integer to a 64-bit integer, which keeps its value."""
+    source = strip(op.src).type
+    return (op.bitcast is None and op.dtype == i64
+            and (source in (i32, i64) or isinstance(source, (tile.ScalarType, tile.ConstexprType))))
 
 
 def defining_block(value: SSAValue) -> Block | None:

@@ -6,6 +6,7 @@ from xdsl.dialects.builtin import ArrayAttr, FunctionType, ModuleOp, StringAttr
 from xdsl.ir import Attribute, BlockArgument
 
 from syncopate.dialects import tile
+from syncopate.passes.device_helpers_ir import helper_funcs
 
 
 def kernel_param(func: tile.FuncOp, name: str, type: Attribute) -> BlockArgument:
@@ -28,10 +29,8 @@ def kernel_param(func: tile.FuncOp, name: str, type: Attribute) -> BlockArgument
 
 
 def import_helpers(module: ModuleOp, names: set[str]) -> None:
-    """Append the jit helpers ``names`` of lowering/sync_helpers.py (and the
+    """Append the jit helpers ``names`` of lowering/device_helpers.py (and the
     helpers they call) to ``module`` unless it has them already."""
-    from syncopate.lowering.sync_helpers_ir import helper_funcs
-
     present = {f.sym_name.data for f in module.ops if isinstance(f, tile.FuncOp)}
     library = helper_funcs()
     wanted: list[str] = []

@@ -18,11 +18,10 @@ from xdsl.dialects.builtin import DictionaryAttr, ModuleOp
 
 from syncopate.dialects import tile
 from syncopate.dialects.chunk import PlanOp, extent_value
-from syncopate.ir import footprint
+from syncopate.ir.analysis import footprint
+from syncopate.ir.contract import ACCESS_ATTR
+from syncopate.ir.contract import AccessKey as K
 from syncopate.ir.plans.expr import evaluate
-
-KERNEL_ATTR = "chunk.kernel"  # on a module: the name of the kernel to fuse (overlap-opt --kernel)
-TILE_LOOP_ATTR = "chunk.tile_loop"  # on a kernel: the tile count of its persistent tile loop (footprint.tile_loop)
 
 
 @dataclass(frozen=True)
@@ -88,12 +87,12 @@ def concrete_chunks(plan: PlanOp, env: Mapping[str, int], flag_base: int) -> lis
 def footprints(kernel: tile.FuncOp) -> list[Footprint]:
     result = []
     for op in kernel.walk():
-        attr = op.attributes.get("chunk.access")
+        attr = op.attributes.get(ACCESS_ATTR)
         if isinstance(attr, DictionaryAttr):
             d = attr.data
-            wrap = d["wrap"].data if "wrap" in d else None  # type: ignore[union-attr]
+            wrap = d[K.WRAP].data if K.WRAP in d else None  # type: ignore[union-attr]
             result.append(
-                Footprint(d["plan"].string_value(), d["tensor"].data, d["role"].data, d["lo"].data, d["extent"].data, wrap)  # type: ignore[union-attr]
+                Footprint(d[K.PLAN].string_value(), d[K.TENSOR].data, d[K.ROLE].data, d[K.LO].data, d[K.EXTENT].data, wrap)  # type: ignore[union-attr]
             )
     return result
 
