@@ -142,6 +142,7 @@ class FusedKernel:
         self._names = tuple(p.name for p in params)
         self._known = frozenset(self._names)
         self._defaults = tuple((p.name, p.default) for p in params if p.default is not inspect.Parameter.empty)
+        self._undefaulted = len(self._names) - len(self._defaults)
         self._simple = all(p.kind is inspect.Parameter.POSITIONAL_OR_KEYWORD for p in params)
 
     def bind(self, args: tuple, kwargs: Mapping[str, Any]) -> dict[str, Any]:
@@ -195,8 +196,16 @@ class FusedKernel:
             g = grid(params) if callable(grid) else grid
             g = tuple(int(x) for x in (g if isinstance(g, (tuple, list)) else (g,)))
 
+            # The fused kernel adds its parameters before the user's defaulted
+            # ones (Python needs those last): a defaulted parameter given by
+            # position would land on an added one, so such a call goes by name.
+            by_name = len(args) > self._undefaulted
+
             def run(extra: dict[str, Any], launch_grid: tuple[int, ...] | None = None) -> None:
-                jit[launch_grid or g](*args, **kwargs, **extra, **options)
+                if by_name:
+                    jit[launch_grid or g](**params, **extra, **options)
+                else:
+                    jit[launch_grid or g](*args, **kwargs, **extra, **options)
 
             self.context.launch(self.program, g, params, run)
 

@@ -11,6 +11,7 @@ one message naming the file/op and exit with status 1, never a traceback.
 from __future__ import annotations
 
 import argparse
+import ast
 import io
 import sys
 from collections.abc import Sequence
@@ -52,7 +53,7 @@ class OverlapOptMain(xDSLOptMain):
         from syncopate.ir.frontend.triton_import import import_source
 
         def parse_python(io: IO[bytes]):
-            return import_source(io.read().decode(), self.get_input_name())
+            return import_source(self.decoded(io.read()), self.get_input_name())
 
         self.available_frontends["py"] = parse_python
 
@@ -103,8 +104,25 @@ class OverlapOptMain(xDSLOptMain):
             return io.BytesIO(b"builtin.module {}"), "mlir"
         return super().get_input_stream()
 
+    def decoded(self, data: bytes) -> str:
+        """The input as text: UTF-8, a leading byte-order mark dropped (legal in Python)."""
+        try:
+            return data.decode("utf-8-sig")
+        except UnicodeDecodeError as error:
+            raise InputError(
+                f"{self.get_input_name()}: not a UTF-8 text file "
+                f"(byte 0x{data[error.start]:02x} at offset {error.start})"
+            ) from None
+
     def parse_chunk(self, chunk: IO[bytes], file_extension: str, start_offset: int = 0) -> ModuleOp | None:
         """Parse the input; with --plan, append the verified chunk.plan(s) to the module."""
+        if file_extension != "py":
+            text = self.decoded(chunk.read())
+            if _looks_like_python(text):
+                raise InputError(
+                    f"{self.get_input_name()}: this is Python, not IR text; give a Triton kernel a .py name"
+                )
+            chunk = io.BytesIO(text.encode())
         module = super().parse_chunk(chunk, file_extension, start_offset)
         if module is not None and self.args.plan is not None:
             for plan in self.plans():
@@ -127,20 +145,44 @@ class OverlapOptMain(xDSLOptMain):
         return self._plans
 
 
+class InputError(Exception):
+    """An input file overlap-opt cannot read as what its name says it is."""
+
+
+def _looks_like_python(text: str) -> bool:
+    """IR text never parses as Python (``builtin.module {`` does not), and
+    xDSL's lexer can spin on a Python docstring, so such input is refused
+    before it reaches the IR parser."""
+    if not text.strip():
+        return False
+    try:
+        ast.parse(text)
+    except (SyntaxError, ValueError):
+        return False
+    return True
+
+
+def _message(error: BaseException) -> str:
+    """One line (or xDSL's caret diagnostic) for a user error."""
+    if isinstance(error, FrontendError):
+        return f"{error.filename}:{error.line}: {error.message}"
+    if isinstance(error, PlanError):
+        return f"--plan: {error}"
+    if isinstance(error, OSError):
+        return f"{error.strerror}: {error.filename}" if error.filename else str(error)
+    return str(error)
+
+
 def main(args: Sequence[str] | None = None) -> int:
+    """Run overlap-opt; user errors print ``overlap-opt: error: ...`` and
+    return 1 (argparse's usage errors exit 2 on their own)."""
     try:
         OverlapOptMain(args).run()
-    except (FrontendError, EmitError, DiagnosticException, ParseError) as error:
-        print(error, file=sys.stderr)
+    except ParseError as error:
+        print(f"overlap-opt: error: {error}", file=sys.stderr)  # xDSL's diagnostic names file, line and column
         return 1
-    except PlanError as error:
-        print(f"overlap-opt: error: --plan: {error}", file=sys.stderr)
-        return 1
-    except FileNotFoundError as error:
-        print(f"overlap-opt: error: {error.strerror}: {error.filename}", file=sys.stderr)
-        return 1
-    except ValueError as error:
-        print(f"overlap-opt: error: {error}", file=sys.stderr)
+    except (FrontendError, EmitError, DiagnosticException, PlanError, InputError, OSError, ValueError) as error:
+        print(f"overlap-opt: error: {_message(error)}", file=sys.stderr)
         return 1
     return 0
 

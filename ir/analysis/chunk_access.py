@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from xdsl.dialects import arith, scf
 from xdsl.dialects.builtin import ArrayAttr, IntegerAttr, ModuleOp, StringAttr, i32
-from xdsl.ir import BlockArgument, Operation, SSAValue
+from xdsl.ir import BlockArgument, Operation, OpResult, SSAValue
 from xdsl.utils.exceptions import PassFailedException
 
 from syncopate.dialects import tile
@@ -20,6 +20,8 @@ from syncopate.dialects.chunk import PlanOp, TensorOp, extent_attr
 from syncopate.ir.analysis import footprint
 from syncopate.ir.analysis.footprint import Access, Span, Unbounded
 from syncopate.ir.contract import CONSUMED, KERNEL_ATTR, PRODUCED
+from syncopate.ir.analysis import mask_bounds
+from syncopate.ir.analysis.pointer_uses import PointerUse, pointer_uses
 from syncopate.ir.locations import describe
 from syncopate.ir.plans.expr import symbols
 
@@ -151,6 +153,10 @@ def _span_along(acc: Access, tensor: TensorOp, dim: int, kernel: tile.FuncOp) ->
         return Span((offset,), block), None
     strides = tensor.stride_values
     named = [t for t in acc.terms if _stride_name(t) == strides[dim]]
+    if not named and _explicit_stride(tensor, dim) and _scalar_row(acc, strides[dim], dim) is None:
+        found = ", ".join(str(_stride_name(t)) for t in acc.terms) or "none"
+        raise fail(f"{where}: the plan's stride={strides[dim]} multiplies no index of the access of '{acc.param}' "
+                   f"(its strides: {found}); name the stride parameter of dim {dim}")
     row = _scalar_row(acc, strides[dim], dim) if not named else None
     if row is not None:
         return _row_span(acc, row, where, dim, kernel), footprint.param_name(_row_stride(row))
@@ -182,8 +188,10 @@ def _span_along(acc: Access, tensor: TensorOp, dim: int, kernel: tile.FuncOp) ->
     except Unbounded as err:
         raise fail(f"{where}: cannot bound the access of '{acc.param}' along dim {dim}: {err}") from None
     stride = _stride_name(term)
-    shifts = [_shift_along(o, stride, where, acc.param, dim) for o in acc.offsets]
-    walks = _walks_along(acc, stride, where, dim)
+    _check_mask(acc, term, tensor, dim, where)
+    others = {_stride_name(t) for t in acc.terms if t is not term} | {s for i, s in enumerate(strides) if i != dim}
+    shifts = [_shift_along(o, stride, where, acc.param, dim, kernel, others) for o in acc.offsets]
+    walks = _walks_along(acc, stride, where, dim, kernel, others)
     moved = [v for v in shifts if v is not None]
     if span.wrap is not None and (moved or walks or acc.role == "write"):
         what = "a store" if acc.role == "write" else "a pointer also moved by a scalar offset or a loop"
@@ -270,7 +278,7 @@ def _row_span(acc: Access, row: footprint.Offset, where: str, dim: int, kernel: 
     stride = _row_stride(row)
     index = row.right if stride is row.left else row.left
     assert index is not None
-    walks = _walks_along(acc, footprint.param_name(stride) or "?", where, dim)
+    walks = _walks_along(acc, footprint.param_name(stride) or "?", where, dim, kernel, set())
     if walks:
         raise fail(f"{where}: '{acc.param}' is indexed by a scalar row and also advanced along dim {dim} by a loop; "
                    f"index the row from the parameter in each iteration (`x_ptr + row * stride`)")
@@ -289,13 +297,14 @@ def _unit(kernel: tile.FuncOp) -> SSAValue:
     return one.result
 
 
-def _walks_along(acc: Access, stride: str | int, where: str, dim: int) -> tuple[footprint.Walk, ...]:
+def _walks_along(acc: Access, stride: str | int, where: str, dim: int, kernel: tile.FuncOp,
+                 others: set[str | int]) -> tuple[footprint.Walk, ...]:
     """The loop-carried increments of ``acc``'s pointer that move it along
     ``dim``: a shift per iteration of a ``for`` loop; one along another dim
     leaves the footprint on ``dim`` unchanged (hoistable over that loop)."""
     walks = []
     for carried in acc.carried:
-        shift = _shift_along(carried.increment, stride, where, acc.param, dim)
+        shift = _shift_along(carried.increment, stride, where, acc.param, dim, kernel, others)
         if shift is None:
             continue
         if carried.after:
@@ -308,16 +317,41 @@ def _walks_along(acc: Access, stride: str | int, where: str, dim: int) -> tuple[
     return tuple(walks)
 
 
-def _shift_along(offset: footprint.Offset, stride: str | int, where: str, param: str, dim: int) -> SSAValue | None:
+def _factors(value: SSAValue) -> list[SSAValue]:
+    """The factors of a product tree ``a * b * c`` (one factor otherwise)."""
+    value = footprint.strip(value)
+    if isinstance(value, OpResult) and isinstance(value.op, tile.MulOp):
+        return _factors(value.op.lhs) + _factors(value.op.rhs)
+    return [value]
+
+
+def _inner_stride(name: str, stride: str, kernel: tile.FuncOp, others: set[str | int]) -> bool:
+    """``name`` is the stride of a dim inside the rows of ``stride``'s dim:
+    the stride of another dim the access or the plan models, or a runtime
+    parameter declared after ``stride`` (Triton kernels take ``*x.stride()``,
+    outermost first). A parameter declared before it may be an outer dim's
+    stride, which moves the tile by whole rows (a head offset into an
+    ``(H, S, D)`` tensor): not this dim's footprint, and not knowable here."""
+    if name in others:
+        return True
+    names = kernel.arg_names
+    return stride in names and names.index(name) > names.index(stride)
+
+
+def _shift_along(offset: footprint.Offset, stride: str | int, where: str, param: str, dim: int,
+                 kernel: tile.FuncOp, others: set[str | int]) -> SSAValue | None:
     """The scalar ``offset`` moves the tile along ``dim`` (whose stride is
     ``stride``) by the returned value, or along another dim (None).
 
-    ``x * s`` with ``s`` the dim's stride parameter shifts along the dim; with
-    ``s`` another runtime (not constexpr) kernel parameter while the dim's
-    stride is itself a parameter, it moves along the dim ``s`` is the stride
-    of (e.g. ``head * stride_h``); a bare scalar shifts a unit-stride dim.
-    Anything else (a product of computed values, a constexpr factor, any
-    product when the dim has unit stride) is an error, not a guess."""
+    ``x * s`` with ``s`` the dim's stride shifts along the dim by ``x``. A
+    longer product that contains the dim's stride (``off_hz * HEAD_DIM *
+    N_CTX`` with stride ``HEAD_DIM``) also moves whole rows, by a value the
+    kernel does not compute on its own: refused with the form that works.
+    ``x * s`` with ``s`` a runtime parameter moves along another dim when
+    that dim lies inside this one's rows (see :func:`_inner_stride`) or this
+    dim has unit stride (the innermost: any stride parameter is an outer
+    dim's); a bare scalar or a constant product shifts a unit-stride dim.
+    Anything else is an error, not a guess."""
     if offset.right is None:
         if stride == 1:
             return offset.left
@@ -328,15 +362,67 @@ def _shift_along(offset: footprint.Offset, stride: str | int, where: str, param:
     for i, name in enumerate(names):
         if name is not None and name == stride:
             return factors[1 - i]
+    flat = _factors(offset.left) + _factors(offset.right)
+    if isinstance(stride, str) and stride in [footprint.param_name(f) for f in flat]:
+        rest = " * ".join(f.name_hint or footprint.host_expr(f) or "<value>" for f in flat
+                         if footprint.param_name(f) != stride)
+        raise fail(f"{where}: the access of '{param}' adds a product of {len(flat)} factors that contains dim {dim}'s "
+                   f"stride {stride}: it moves the tile by whole rows, a number of rows the kernel never computes; "
+                   f"write it as ({rest}) * {stride}")
     runtime = [n for f, n in zip(factors, names) if n is not None and not isinstance(f.type, tile.ConstexprType)]
-    if runtime and (isinstance(stride, str) or stride == 1):
-        # times another dim's stride parameter (a unit-stride dim is the innermost: any stride
-        # parameter belongs to an outer dim): a shift along that dim
-        return None
+    if runtime and stride == 1:
+        return None  # the unit-stride dim is the innermost: a stride parameter moves along an outer dim
+    if runtime and isinstance(stride, str):
+        outer = [n for n in runtime if not _inner_stride(n, stride, kernel, others)]
+        if not outer:
+            return None  # times an inner dim's stride: a shift inside the rows
+        raise fail(f"{where}: the access of '{param}' adds a scalar times {', '.join(outer)}, which is not the stride "
+                   f"of dim {dim} ({stride}) nor of a dim inside it (declared after {stride}, or one the plan "
+                   f"models); it may move the tile by whole rows, so its footprint along dim {dim} is unknown")
     if stride == 1 and offset.product is not None:
         return offset.product  # `2 * BLOCK` elements along the unit-stride dim
     raise fail(f"{where}: the access of '{param}' adds a scalar product with no stride parameter of its own; "
                f"cannot tell which dim it moves along (write it as index * <stride parameter>)")
+
+
+def _explicit_stride(tensor: TensorOp, dim: int) -> bool:
+    """The plan named the stride of ``dim`` (not the template's placeholder)."""
+    stride = tensor.stride_values[dim]
+    return stride != f"stride_{tensor.tensor.data}_{dim}"
+
+
+def _mask_of(op: Operation) -> SSAValue | None:
+    return getattr(op, "mask", None)
+
+
+def _check_mask(acc: Access, term: footprint.Term, tensor: TensorOp, dim: int, where: str) -> None:
+    """The plan's extent of ``dim`` must be the bound the kernel's mask puts
+    on that dim's index: ``size=N`` against ``rows < M``, or a ``stride=``
+    that picks the term masked by ``K``, would synchronise the wrong rows."""
+    size = tensor.shape_values[dim]
+    if not (isinstance(size, str) and size.isidentifier()):
+        return
+    bounds = mask_bounds.index_bounds(_mask_of(acc.op))
+    mine = {b for b in bounds.get(footprint.strip(term.index), ()) if b.isidentifier()}
+    if mine and size not in mine:
+        raise fail(f"{where}: the plan's extent of dim {dim} is {size}, but the kernel masks that dim's index of "
+                   f"'{acc.param}' with < {', '.join(sorted(mine))}; give size= and stride= of the dim the plan splits")
+    for other in acc.terms:
+        if other is not term and size in bounds.get(footprint.strip(other.index), ()) and not mine:
+            raise fail(f"{where}: the plan's extent of dim {dim} is {size}, but the kernel masks another dim of "
+                       f"'{acc.param}' (stride {_stride_name(other)}) with < {size}; check the plan's dim= and stride=")
+
+
+def _unmodeled(use: PointerUse, param: str) -> str:
+    where = describe(use.op)
+    if isinstance(use.op, tile.CallJitOp):
+        return (f"{where}: passes '{param}' to the jit helper @{use.op.callee.root_reference.data}; accesses inside "
+                f"helpers are not analysed, so they cannot be synchronised (access '{param}' in the kernel itself)")
+    if use.carried:
+        return (f"{where}: accesses '{param}' through a pointer carried by a loop or branch (e.g. `p += BLOCK * "
+                f"stride` in the loop); its footprint cannot be bounded, so it cannot be synchronised (compute the "
+                f"address from '{param}' in the loop: `{param} + (k0 + tl.arange(0, BLOCK))[None, :] * stride`)")
+    return f"{where}: accesses '{param}' through an address the analysis does not model; it cannot be synchronised"
 
 
 def _invariant_depth(span: Span, loops: tuple[Operation, ...]) -> int:
@@ -375,6 +461,15 @@ def _check_symbols(plan: PlanOp, kernel: tile.FuncOp) -> None:
                     )
 
 
+def _check_strides(plan: PlanOp, kernel: tile.FuncOp) -> None:
+    """A ``stride=`` the plan names must be a parameter of the kernel."""
+    for tensor in plan.tensors:
+        for dim, stride in enumerate(tensor.stride_values):
+            if isinstance(stride, str) and _explicit_stride(tensor, dim) and stride not in kernel.arg_names:
+                raise fail(f"plan @{plan.sym_name.data}: stride={stride} of tensor '{tensor.tensor.data}' is not a "
+                           f"parameter of @{kernel.sym_name.data} (parameters: {', '.join(kernel.arg_names)})")
+
+
 def analyze(module: ModuleOp) -> ChunkDependencies:
     """Bind every plan tensor to the kernel and bound each of its accesses."""
     plans = [op for op in module.ops if isinstance(op, PlanOp)]
@@ -390,6 +485,7 @@ def analyze(module: ModuleOp) -> ChunkDependencies:
                 f"(supported: {', '.join(CONSUMED + PRODUCED)})"
             )
         _check_symbols(plan, kernel)
+        _check_strides(plan, kernel)
         for tensor in plan.tensors:
             param = _bind_param(tensor, kernel)
             dim = _plan_dim(plan, tensor.tensor.data)
@@ -411,6 +507,10 @@ def analyze(module: ModuleOp) -> ChunkDependencies:
                 span, stride = _span_along(acc, tensor, dim, kernel)
                 loops = tuple(footprint.enclosing_loops(op))
                 found.append(BoundAccess(acc, plan, tensor, dim, span, loops, _invariant_depth(span, loops), stride))
+            modeled = {b.access.op for b in found}
+            for use in pointer_uses(kernel.body.block.args[kernel.arg_names.index(param)]):
+                if use.op not in modeled:
+                    raise fail(_unmodeled(use, param))
             if not found:
                 raise fail(f"plan @{plan.sym_name.data}: @{kernel.sym_name.data} never accesses '{param}'")
             _rebind(tensor, param, dim, found, kernel)

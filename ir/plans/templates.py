@@ -39,6 +39,7 @@ logical step ``k*chunks_per_rank + c``.
 
 from __future__ import annotations
 
+import keyword
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
@@ -55,6 +56,12 @@ DEFAULT_NAMES = {
     "all-to-all": "a2a",
     "ring-exchange": "rx",
 }
+
+
+# A fused kernel's ranks share one NVLink domain, at most 72 GPUs (NVL72).
+# Plans grow as W*W moves and verifying them grows faster, so a larger world
+# is refused up front instead of computing for minutes.
+MAX_WORLD = 72
 
 
 @dataclass(frozen=True)
@@ -82,6 +89,17 @@ class TemplateOptions:
             )
         if self.dim < 0:
             raise PlanError(f"{self.kind}: dim must be >= 0, got {self.dim}")
+        if self.world > MAX_WORLD:
+            raise PlanError(f"{self.kind}: world={self.world} is more ranks than a fused kernel supports "
+                            f"(at most {MAX_WORLD})")
+        if isinstance(self.size, int) and self.world > self.size > 0:
+            raise PlanError(f"{self.kind}: world={self.world} is more ranks than the {self.size} rows of dim "
+                            f"{self.dim}; every rank needs at least one row")
+        for option in ("name", "tensor", "param", "stride"):
+            value = getattr(self, option)
+            if isinstance(value, str) and not (value.isidentifier() and not keyword.iskeyword(value)):
+                raise PlanError(f"{self.kind}: {option}={value!r} is not a Python identifier; it becomes a name in "
+                                f"the fused kernel")
         if self.order not in ORDERS:
             raise PlanError(
                 f"{self.kind}: unknown order '{self.order}', expected one of "

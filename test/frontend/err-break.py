@@ -8,4 +8,4 @@ def bad(x_ptr, n):
     for i in range(n):
         break
 
-# CHECK: {{.*}}err-break.py:9: error: unsupported statement (Break): `break`
+# CHECK: {{.*}}err-break.py:9: unsupported statement (Break): `break`

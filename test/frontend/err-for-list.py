@@ -8,4 +8,4 @@ def bad(x_ptr, n):
     for v in [1, 2, 3]:
         tl.store(x_ptr, v)
 
-# CHECK: {{.*}}err-for-list.py:8: error: unsupported loop iterable (only range, tl.range, tl.static_range): `[1, 2, 3]`
+# CHECK: {{.*}}err-for-list.py:8: unsupported loop iterable (only range, tl.range, tl.static_range): `[1, 2, 3]`

@@ -11,4 +11,4 @@ SHAPE = (4, 8)
 def bad(x_ptr):
     tl.store(x_ptr, SHAPE)
 
-# CHECK: {{.*}}err-global.py:12: error: unsupported global `SHAPE`: a kernel may read a module-level constant only when it is a literal number, string or dtype (e.g. `SHAPE: tl.constexpr = 8`)
+# CHECK: {{.*}}err-global.py:12: unsupported global `SHAPE`: a kernel may read a module-level constant only when it is a literal number, string or dtype (e.g. `SHAPE: tl.constexpr = 8`)

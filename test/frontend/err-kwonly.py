@@ -7,4 +7,4 @@ import triton.language as tl
 def bad(x_ptr, *, n):
     tl.store(x_ptr, n)
 
-# CHECK: {{.*}}err-kwonly.py:7: error: unsupported parameter kind in `bad` (*args, **kwargs, keyword-only)
+# CHECK: {{.*}}err-kwonly.py:7: unsupported parameter kind in `bad` (*args, **kwargs, keyword-only)

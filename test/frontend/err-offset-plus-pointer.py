@@ -8,4 +8,4 @@ def bad(x_ptr, n):
     tl.store(x_ptr, 1)
     q = n + x_ptr
 
-# CHECK: {{.*}}err-offset-plus-pointer.py:9: error: unsupported `offset + pointer`: write the pointer on the left (`pointer + offset`)
+# CHECK: {{.*}}err-offset-plus-pointer.py:9: unsupported `offset + pointer`: write the pointer on the left (`pointer + offset`)

@@ -11,4 +11,4 @@ def bad(x_ptr, n):
             return
         tl.store(x_ptr + i, i)
 
-# CHECK: {{.*}}err-return-in-loop.py:11: error: unsupported `return` before the end of the function (early exit)
+# CHECK: {{.*}}err-return-in-loop.py:11: unsupported `return` before the end of the function (early exit)

@@ -7,4 +7,4 @@ import triton.language as tl
 def bad(x_ptr, n):
     y = tl.load(x_ptr)[0]
 
-# CHECK: {{.*}}err-subscript.py:8: error: unsupported subscript (only `:` and `None`, as in x[:, None]): `tl.load(x_ptr)[0]`
+# CHECK: {{.*}}err-subscript.py:8: unsupported subscript (only `:` and `None`, as in x[:, None]): `tl.load(x_ptr)[0]`

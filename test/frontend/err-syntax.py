@@ -6,4 +6,4 @@ import triton
 def bad(x_ptr:
     pass
 
-# CHECK: {{.*}}err-syntax.py:6: error: Python syntax error: '(' was never closed
+# CHECK: {{.*}}err-syntax.py:6: Python syntax error: '(' was never closed

@@ -7,4 +7,4 @@ import triton.language as tl
 def bad(x_ptr, n):
     a, b = n, n, n
 
-# CHECK: {{.*}}err-tuple-length.py:8: error: unsupported tuple assignment (right side must have as many values): `(a, b)`
+# CHECK: {{.*}}err-tuple-length.py:8: unsupported tuple assignment (right side must have as many values): `(a, b)`

@@ -7,4 +7,4 @@ import triton.language as tl
 def bad(x_ptr, n):
     tl.store(x_ptr, undefined_thing)
 
-# CHECK: {{.*}}err-unknown-name.py:8: error: unsupported name `undefined_thing`: not a parameter, local variable, jit function or import
+# CHECK: {{.*}}err-unknown-name.py:8: unsupported name `undefined_thing`: not a parameter, local variable, jit function or import

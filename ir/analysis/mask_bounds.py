@@ -1,0 +1,42 @@
+"""Upper bounds a load or store mask puts on its 1-D indices.
+
+``mask=(rows[:, None] < M) & (ks[None, :] < K)`` says the kernel addresses
+``rows`` only below ``M`` and ``ks`` only below ``K``: the kernel's own
+statement of each dim's extent. :func:`index_bounds` collects, for each 1-D
+index compared in a conjunction of ``index < bound`` (or ``bound > index``)
+terms, the bounds as host expressions; ``&``, ``and``, ``[:, None]``,
+broadcasts and retypes are looked through. Comparisons it does not
+understand contribute nothing, so the result is evidence, never a guess.
+"""
+
+from __future__ import annotations
+
+from syncopate.dialects import tile
+from syncopate.ir.analysis import footprint
+from xdsl.ir import OpResult, SSAValue
+
+
+def _index(value: SSAValue) -> SSAValue:
+    value = footprint.strip(value)
+    while isinstance(value, OpResult) and isinstance(value.op, tile.ExpandDimsOp):
+        value = footprint.strip(value.op.src)
+    return value
+
+
+def index_bounds(mask: SSAValue | None) -> dict[SSAValue, set[str]]:
+    """{1-D index: host expressions it is compared below} for ``mask``."""
+    bounds: dict[SSAValue, set[str]] = {}
+    work = [mask] if mask is not None else []
+    while work:
+        value = _index(work.pop())
+        if not isinstance(value, OpResult):
+            continue
+        op = value.op
+        if isinstance(op, (tile.AndOp, tile.LogicalAndOp)):
+            work += [op.lhs, op.rhs]
+        elif isinstance(op, tile.CmpOp) and op.predicate.data in ("lt", "gt"):
+            index, bound = (op.lhs, op.rhs) if op.predicate.data == "lt" else (op.rhs, op.lhs)
+            expr = footprint.host_expr(bound)
+            if expr is not None:
+                bounds.setdefault(_index(index), set()).add(expr)
+    return bounds

@@ -1,0 +1,41 @@
+# Bad command lines and files: one `overlap-opt: error:` line, exit 1 (2 for
+# argparse usage errors), never a traceback. This file is also the kernel.
+# RUN: not overlap-opt %S 2>&1 | filecheck %s --check-prefix=DIR
+# RUN: not overlap-opt %s -o %S 2>&1 | filecheck %s --check-prefix=DIR
+# RUN: not overlap-opt %s -p no-such-pass 2>&1 | filecheck %s --check-prefix=PASS
+# RUN: not overlap-opt %t.missing.py 2>&1 | filecheck %s --check-prefix=MISSING
+# RUN: %python -c "open('%t.bin.py', 'wb').write(bytes([0x69, 0x6d, 0xff, 0xfe]))"
+# RUN: not overlap-opt %t.bin.py 2>&1 | filecheck %s --check-prefix=BINARY
+# RUN: %python -c "open('%t.bom.py', 'wb').write(b'\xef\xbb\xbf' + open('%s', 'rb').read())"
+# RUN: overlap-opt %t.bom.py | filecheck %s --check-prefix=BOM
+# RUN: %python -c "open('%t.mlir', 'wb').write(open('%s', 'rb').read())"
+# RUN: not overlap-opt %t.mlir 2>&1 | filecheck %s --check-prefix=PYMLIR
+# RUN: not overlap-opt %s --no-such-flag 2>&1 | filecheck %s --check-prefix=USAGE
+# RUN: not overlap-opt %s --plan 'all-gather{tensor=x_ptr world=0}' 2>&1 | filecheck %s --check-prefix=WORLD0
+"""A docstring first: xDSL's lexer used to spin on it when named .mlir."""
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def copy(x_ptr, y_ptr, N, BLOCK: tl.constexpr = 16):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(y_ptr + offs, tl.load(x_ptr + offs, mask=offs < N), mask=offs < N)
+
+# DIR: overlap-opt: error: Is a directory: {{.*}}overlap-opt
+# DIR-NOT: Traceback
+# PASS: overlap-opt: error: Unrecognized passes: ['no-such-pass']
+# MISSING: overlap-opt: error: No such file or directory: {{.*}}.missing.py
+# BINARY: overlap-opt: error: {{.*}}.bin.py: not a UTF-8 text file (byte 0xff at offset 2)
+# BOM: tile.func @copy
+# PYMLIR: overlap-opt: error: {{.*}}.mlir: this is Python, not IR text; give a Triton kernel a .py name
+# USAGE: overlap-opt: error: unrecognized arguments: --no-such-flag
+# WORLD0: overlap-opt: error: --plan: all-gather: world must be >= 1, got 0
+# RUN: not overlap-opt --plan 'all-gather{world=100000}' 2>&1 | filecheck %s --check-prefix=HUGE
+# RUN: not overlap-opt --plan 'all-gather{world=8 size=4}' 2>&1 | filecheck %s --check-prefix=ROWS
+# RUN: not overlap-opt --plan 'all-gather{world=2 name=a-b}' 2>&1 | filecheck %s --check-prefix=NAME
+# RUN: not overlap-opt --plan 'all-gather{world=2 tensor=class}' 2>&1 | filecheck %s --check-prefix=KEYWORD
+# HUGE: overlap-opt: error: --plan: all-gather: world=100000 is more ranks than a fused kernel supports (at most 72)
+# ROWS: overlap-opt: error: --plan: all-gather: world=8 is more ranks than the 4 rows of dim 0; every rank needs at least one row
+# NAME: overlap-opt: error: --plan: all-gather: name='a-b' is not a Python identifier
+# KEYWORD: overlap-opt: error: --plan: all-gather: tensor='class' is not a Python identifier
