@@ -165,6 +165,13 @@ def _span_along(acc: Access, tensor: TensorOp, dim: int, kernel: tile.FuncOp) ->
         ordered = _in_dim_order_with_rows(acc.terms, outer)
         if dim >= len(ordered):
             raise fail(f"{where}: the address of '{acc.param}' has {len(ordered)} dims, the plan splits dim {dim}")
+        if isinstance(ordered[dim], footprint.Offset) and len(ordered) > rank and any(t.stride is not None for t in acc.terms):
+            # a scalar outside block rows of its own (`head * stride_h + rows * stride_s`):
+            # with more address dims than the plan's tensor has, the plan's dim
+            # may be either, and the guess decides which rows move
+            raise fail(f"{where}: the address of '{acc.param}' has {len(ordered)} dims (strides "
+                       f"{', '.join(str(_dim_stride_name(o)) for o in ordered)}), the plan's tensor {rank}; "
+                       f"give the plan option stride=<the stride parameter of dim {dim}>")
         picked = ordered[dim]
         if isinstance(picked, footprint.Offset):
             return _row_span(acc, picked, where, dim, kernel), footprint.param_name(_row_stride(picked))
@@ -207,6 +214,21 @@ def _is_flat(acc: Access) -> bool:
             and not any(_runtime_stride(o) is not None for o in acc.offsets))
 
 
+def _row_offsets(acc: Access) -> list[footprint.Offset]:
+    """Scalar offsets ``index * stride`` with a runtime stride parameter and
+    an index of one factor. A longer product (``off_hz * HEAD_DIM * N_CTX``)
+    scales its index by a length, so it is no row index; ``_shift_along``
+    refuses it with the form that works."""
+    return [o for o in acc.offsets if _runtime_stride(o) is not None
+            and len(_factors(o.left)) + (len(_factors(o.right)) if o.right is not None else 0) <= 2]
+
+
+def _dim_stride_name(item: footprint.Term | footprint.Offset) -> str | int | None:
+    if isinstance(item, footprint.Offset):
+        return footprint.param_name(_row_stride(item))
+    return _stride_name(item)
+
+
 def _outer_rows(acc: Access) -> list[footprint.Offset]:
     """Scalar offsets ``i * s`` whose runtime stride parameter ``s`` no
     block index has (a batch or head offset ``off_b * stride_kb``): each is
@@ -215,7 +237,7 @@ def _outer_rows(acc: Access) -> list[footprint.Offset]:
     term_strides = {footprint.param_name(t.stride) for t in acc.terms if t.stride is not None}
     if None in term_strides or any(_stride_name(t) == "?" for t in acc.terms):
         return []
-    rows = [o for o in acc.offsets if _runtime_stride(o) is not None]
+    rows = _row_offsets(acc)
     return [o for o in rows if footprint.param_name(_row_stride(o)) not in term_strides]
 
 
@@ -264,11 +286,14 @@ def _scalar_row(acc: Access, stride: str | int, dim: int) -> footprint.Offset | 
     stride is the plan's stride of ``dim``; or, for dim 0 with the default
     stride, the only offset moved by a runtime stride parameter while every
     block index has unit stride (a row of a row-major matrix)."""
-    rows = [o for o in acc.offsets if _runtime_stride(o) is not None]
+    rows = _row_offsets(acc)
     named = [o for o in rows if footprint.param_name(_row_stride(o)) == stride]
     if len(named) == 1:
         return named[0]
-    if dim == 0 and len(rows) == 1 and acc.terms and all(t.stride is None for t in acc.terms):
+    # `row_ptr + cols`: one unit-stride block index (the columns). With a
+    # second block index the address already has rows of its own, and the
+    # scalar is a shift of them (`off_hz * HEAD_DIM * N_CTX`), not a row.
+    if dim == 0 and len(rows) == 1 and len(acc.terms) == 1 and acc.terms[0].stride is None:
         return rows[0]
     return None
 

@@ -5,10 +5,9 @@
 # refused with the form that gets the shift right; written that way, the
 # rows include the head's shift. A head stride declared before the row
 # stride (an outer dim: (H, S, D) layout) may move whole rows: refused.
-# XFAIL: *
-# Known bug: the scalar-row path (_scalar_row) takes `off_hz * HEAD_DIM * N_CTX`
-# as row `off_hz * HEAD_DIM` of stride N_CTX and `head * stride_qh` as row
-# `head`, giving one-row footprints (extent 1) instead of refusing.
+# The first may not be read as a scalar row of stride N_CTX (a length, not
+# a stride); for the second, with more address dims than the plan's tensor
+# has, the plan must name the stride of its dim.
 # RUN: not overlap-opt %s --plan 'all-gather{tensor=o_ptr world=2 size=N_CTX}' -p chunk-dependency-analysis 2>&1 | filecheck %s --check-prefix=LENGTH
 # RUN: overlap-opt %s --plan 'all-gather{tensor=p_ptr world=2 size=N_CTX}' -p chunk-dependency-analysis | filecheck %s --check-prefix=REWRITTEN
 # RUN: not overlap-opt %s --plan 'all-gather{tensor=q_ptr world=2 size=S}' -p chunk-dependency-analysis 2>&1 | filecheck %s --check-prefix=OUTER
@@ -42,6 +41,6 @@ def heads_outer(q_ptr, out_ptr, S, stride_qh, stride_qs, stride_qd, BLOCK: tl.co
     q = tl.load(q_ptr + head * stride_qh + rows[:, None] * stride_qs + ds[None, :] * stride_qd)
     tl.store(out_ptr + rows[:, None] * D + ds[None, :], q)
 
-# LENGTH: overlap-opt: error: chunk-dependency-analysis: scaled-offset.py:20: 'tile.load': the access of 'o_ptr' adds a product of 3 factors that contains dim 0's stride HEAD_DIM: it moves the tile by whole rows, a number of rows the kernel never computes; write it as (off_hz * N_CTX) * HEAD_DIM
+# LENGTH: overlap-opt: error: chunk-dependency-analysis: scaled-offset.py:{{[0-9]+}}: 'tile.load': the access of 'o_ptr' adds a product of 3 factors that contains dim 0's stride HEAD_DIM: it moves the tile by whole rows, a number of rows the kernel never computes; write it as (off_hz * N_CTX) * HEAD_DIM
 # REWRITTEN: tile.load {{.*}}chunk.access = {plan = @ag, tensor = "p_ptr", dim = 0 : i64, role = "read", lo = "(pid0 * BLOCK_M) + (pid1 * N_CTX)", extent = "BLOCK_M"
-# OUTER: overlap-opt: error: chunk-dependency-analysis: scaled-offset.py:38: 'tile.load': the access of 'q_ptr' adds a scalar times stride_qh, which is not the stride of dim 0 (stride_qs) nor of a dim inside it
+# OUTER: overlap-opt: error: chunk-dependency-analysis: scaled-offset.py:{{[0-9]+}}: 'tile.load': the address of 'q_ptr' has 3 dims (strides stride_qh, stride_qs, stride_qd), the plan's tensor 2; give the plan option stride=<the stride parameter of dim 0>
