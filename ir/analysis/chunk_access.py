@@ -401,6 +401,11 @@ def _shift_along(offset: footprint.Offset, stride: str | int, where: str, param:
         outer = [n for n in runtime if not _inner_stride(n, stride, kernel, others)]
         if not outer:
             return None  # times an inner dim's stride: a shift inside the rows
+        if dim > 0:
+            # declared before the dim's stride: the stride of a dim outside
+            # it, which the plan's tensor has (dims 0 .. dim-1); a shift
+            # along that dim leaves this dim's footprint alone
+            return None
         raise fail(f"{where}: the access of '{param}' adds a scalar times {', '.join(outer)}, which is not the stride "
                    f"of dim {dim} ({stride}) nor of a dim inside it (declared after {stride}, or one the plan "
                    f"models); it may move the tile by whole rows, so its footprint along dim {dim} is unknown")
