@@ -25,7 +25,8 @@ from syncopate.ir.context import make_context
 from syncopate.ir.frontend.triton_import import import_file
 from syncopate.ir.plans.cli import load_plans
 from syncopate.runtime.check import compile_workload, run_simulated
-from syncopate.runtime.fused import FusedProgram, load_program, run_pipeline
+from syncopate.lowering.compile import run_pipeline
+from syncopate.runtime.fused import FusedProgram, load_program
 from syncopate.runtime.sim import DeliveryHook, Incoming, IsolatedOutput, Outgoing
 from syncopate.runtime.sim_world import output_reads
 from syncopate.runtime.workload import load_workload

@@ -23,7 +23,8 @@ from syncopate.ir.frontend.triton_import import import_file
 from syncopate.ir.plans.cli import load_plans
 from syncopate.runtime import check
 from syncopate.runtime.check import compile_workload, run_simulated
-from syncopate.runtime.fused import FusedKernel, load_program, run_pipeline
+from syncopate.lowering.compile import run_pipeline
+from syncopate.runtime.fused import FusedKernel, load_program
 from syncopate.runtime.sim import DELIVERY_ORDERS, SimulationError
 from syncopate.runtime.sim_world import SimWorld
 from syncopate.runtime.workload import load_workload
