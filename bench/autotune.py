@@ -8,7 +8,8 @@ value is the fastest syncopate row that passed its check. ``overlap-bench
 picks ``overlap{order=... backend=...}`` before compiling.
 
 File format (JSON): ``{"version": 1, "entries": {"<workload>|<MxKxN>|<W>|<device>":
-{"backend": ..., "order": ..., "chunks": ..., "lanes": ..., "tile": ..., "reduce": ..., "ms": ..., "variant": ..., "measured": <unix time>}}}``.
+{"backend": ..., "order": ..., "chunks": ..., "lanes": ..., "tile": ..., "reduce": ...,
+"ms": ..., "variant": ..., "measured": <unix time>}}}``.
 """
 
 from __future__ import annotations

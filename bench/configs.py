@@ -34,7 +34,9 @@ class GemmConfig:
     block_k: int = 64
     num_warps: int = 8
     num_stages: int = 3
-    kernel: str = "ptr"  # "ptr": kernels/gemm_bf16.py (pointers); "tma": gemm_bf16_tma.py; "persistent"/"persistent-flat": gemm_bf16_persistent.py
+    # "ptr": kernels/gemm_bf16.py (pointers); "tma": gemm_bf16_tma.py;
+    # "persistent"/"persistent-flat": gemm_bf16_persistent.py
+    kernel: str = "ptr"
 
     def __post_init__(self) -> None:
         if self.kernel not in KERNELS:

@@ -235,7 +235,9 @@ def run(cpu: bool, quick: bool, warmup: int, iters: int, seed: int) -> list[Row]
     rows: list[Row] = []
     candidates: list[tuple[str, Callable[..., torch.Tensor] | str]] = []
     ref_ag, ref_rs = torch_tp(name, world, nccl)
-    reference = lambda x, w: layer(x, w, shape, world, ref_ag, ref_rs)
+    def reference(x, w):
+        return layer(x, w, shape, world, ref_ag, ref_rs)
+
     candidates.append(("torch TP", reference))
     candidates.append(("async-TP", _async_tp(reference, name, cpu)))
     s_ag, s_rs = syncopate_ops(name)

@@ -549,7 +549,12 @@ def _binary(op_name: str, operator: str) -> type[BinaryOp]:
     cls = type(
         op_name.split(".")[1].title().replace("_", "") + "Op",
         (BinaryOp,),
-        {"name": op_name, "PYTHON_OPERATOR": operator, "__annotations__": {"PYTHON_OPERATOR": "ClassVar[str]"}, "__doc__": f"`a {operator} b` in Triton."},
+        {
+            "name": op_name,
+            "PYTHON_OPERATOR": operator,
+            "__annotations__": {"PYTHON_OPERATOR": "ClassVar[str]"},
+            "__doc__": f"`a {operator} b` in Triton.",
+        },
     )
     return irdl_op_definition(cls)
 

@@ -18,7 +18,18 @@ import torch
 
 from syncopate.ir.analysis import deps
 from syncopate.runtime.abi import check_shards
-from syncopate.runtime.check import RUNTIME_ERRORS, RankResult, RunError, _collective_arg, _cut, _error, _receive_buffers, check_world, compile_workload, outputs_of
+from syncopate.runtime.check import (
+    RUNTIME_ERRORS,
+    RankResult,
+    RunError,
+    _collective_arg,
+    _cut,
+    _error,
+    _receive_buffers,
+    check_world,
+    compile_workload,
+    outputs_of,
+)
 from syncopate.runtime.fused import FusedKernel, FusedProgram
 from syncopate.runtime.gpu_world import GpuWorld
 from syncopate.runtime.sim_world import rows

@@ -1044,7 +1044,8 @@ class FunctionImporter:
             raise self.error(node, "tl.atomic_cas needs pointer, cmp and val")
         operands = [self.ssa(self.expr(n), n) for n in (ptr_node, cmp_node, val_node)]
         props = self.sem_scope(node, 3)
-        op = tile.AtomicCASOp(operands=operands, properties=props, result_types=[T.with_element(operands[0].type, T.ANY) if tile.rank_of(operands[0].type) else T.ANY])  # fmt: skip
+        result = T.with_element(operands[0].type, T.ANY) if tile.rank_of(operands[0].type) else T.ANY
+        op = tile.AtomicCASOp(operands=operands, properties=props, result_types=[result])
         return self.insert(op).results[0]
 
     def tl_make_tensor_descriptor(self, node: ast.Call) -> SSAValue:
