@@ -60,8 +60,12 @@ def main() -> None:
             torch.cuda.synchronize()
             ok = torch.allclose(out.float()[lo:hi], reference[lo:hi], atol=0.5, rtol=0.05)
             results[(backend, tokens)] = (kernel, buf, out, ok, [], [])
+            if r == 0:  # compiling four fused programs takes minutes: show progress
+                print(f"built {backend} tokens={tokens}: check {'ok' if ok else 'FAILED'}", flush=True)
     gpu_rank.peer_reads = real_reads
-    for _ in range(ROUNDS):
+    for round_ in range(ROUNDS):
+        if r == 0:
+            print(f"round {round_ + 1}/{ROUNDS}", flush=True)
         for (backend, tokens), (kernel, buf, out, ok, device_ms, host_us) in results.items():
             world.barrier()
             torch.cuda.synchronize()
