@@ -36,6 +36,9 @@ from syncopate.runtime.workload import load_workload
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 PACKAGE = os.path.dirname(os.path.abspath(syncopate.__file__))
+# The package is the repository root, so this file and its fakes sit under
+# PACKAGE in a plain checkout: they are the test's work, not the launch's.
+TESTS = os.path.join(PACKAGE, "test") + os.sep
 IR = tuple(os.path.join(PACKAGE, d) + os.sep for d in ("dialects", "ir", "passes", "analysis", "frontend"))
 XDSL = os.path.dirname(os.path.abspath(__import__("xdsl").__file__)) + os.sep
 DEVICE_OPS = {os.path.abspath(device.__file__)}  # runtime/gpu/device.py: the device operations themselves
@@ -131,7 +134,8 @@ class Profile:
     def syncopate_host_calls(self) -> list[tuple[str, str]]:
         """Calls into syncopate other than the device operations (and the
         flag write, one stream operation per flag)."""
-        return [(f, n) for f, n in self.calls if f.startswith(PACKAGE) and f not in DEVICE_OPS and n != "raise_flag"]
+        return [(f, n) for f, n in self.calls
+                if f.startswith(PACKAGE) and not f.startswith(TESTS) and f not in DEVICE_OPS and n != "raise_flag"]
 
 
 def _launches(monkeypatch, example: str, backend: str, plan: str | None, world: int = 2):
