@@ -33,7 +33,7 @@ def main() -> None:
     from syncopate.bench.gemm import gemm_kernel, launch_gemm
     from syncopate.runtime import gpu_world
     from syncopate.runtime.fused import FusedKernel
-    from syncopate.runtime.gpu import gather_tokens
+    from syncopate.runtime.gpu import ce, gather_tokens
     from syncopate.runtime.gpu import rank as gpu_rank
 
     world = gpu_world.GpuWorld.from_torchrun()
@@ -45,7 +45,11 @@ def main() -> None:
     reference = a_full.float() @ b.float()
     lo, hi = r * M // w, (r + 1) * M // w
     results = {}
-    real_reads = gpu_rank.peer_reads
+    real_reads, real_delivery = gpu_rank.peer_reads, ce.plan_delivery
+
+    def untokened_delivery(w_, sources, lanes, plan, chunks, params, tokens, awaited):
+        # every owner counts as already awaited: the copies wait for no ready token
+        return real_delivery(w_, sources, lanes, plan, chunks, params, tokens, set(range(w_.world)))
     for backend in ("ce", "sm"):
         for tokens in (True, False):
             _PROGRAMS.clear()  # a program of its own: its own launch tables and pad
@@ -54,15 +58,17 @@ def main() -> None:
             buf = world.symmetric(a_full)
             buf.copy_(a_full)  # every rank holds every row: no read can see stale data
             out = torch.empty(M, N, dtype=torch.bfloat16, device=world.device)
-            gpu_rank.peer_reads = real_reads if tokens else (
-                lambda *a: gather_tokens.PeerReads((), {}))
+            # without tokens: no announce, no release, and no copy waits for a ready token (with the
+            # announce gone, a copy that still waited would wait forever)
+            gpu_rank.peer_reads = real_reads if tokens else (lambda *a: gather_tokens.PeerReads((), {}))
+            ce.plan_delivery = real_delivery if tokens else untokened_delivery
             launch_gemm(kernel, buf, b, out, cfg)  # builds the tables (with or without tokens)
             torch.cuda.synchronize()
             ok = torch.allclose(out.float()[lo:hi], reference[lo:hi], atol=0.5, rtol=0.05)
             results[(backend, tokens)] = (kernel, buf, out, ok, [], [])
             if r == 0:  # compiling four fused programs takes minutes: show progress
                 print(f"built {backend} tokens={tokens}: check {'ok' if ok else 'FAILED'}", flush=True)
-    gpu_rank.peer_reads = real_reads
+    gpu_rank.peer_reads, ce.plan_delivery = real_reads, real_delivery
     for round_ in range(ROUNDS):
         if r == 0:
             print(f"round {round_ + 1}/{ROUNDS}", flush=True)

@@ -15,11 +15,18 @@ synchronises. The host time per launch is the median over rounds. Rank 0
 prints both host times and their ratio; issue 23 asks for at most 1.5.
 ``LAUNCHES`` is small enough that the launch queue never fills, so the
 host clock measures the host's work, not the device's.
+
+``PROFILE=1``: every rank then also runs each fused row's launches under
+cProfile, and rank 0 prints the 25 functions with the most own time, to show where
+the host time of a launch goes. ``KERNEL=persistent`` (or ``tma``) times
+that GEMM kernel instead of the pointer one.
 """
 
 from __future__ import annotations
 
+import cProfile
 import os
+import pstats
 import statistics
 import time
 
@@ -40,7 +47,7 @@ def main() -> None:
 
     world = GpuWorld.from_torchrun()
     w, r = world.world, world.rank
-    cfg = GemmConfig(128, 256, 64, 8, 3, "ptr")
+    cfg = GemmConfig(128, 256, 64, 8, 3, os.environ.get("KERNEL", "ptr"))
     gen = torch.Generator().manual_seed(5)
     a_full = torch.randn(M, K, generator=gen).to(world.device, torch.bfloat16)
     b = (torch.randn(K, N, generator=gen) / 32).to(world.device, torch.bfloat16)
@@ -70,6 +77,20 @@ def main() -> None:
             t1 = time.perf_counter()
             torch.cuda.synchronize()
             host_us.append((t1 - t0) / LAUNCHES * 1e6)
+    if os.environ.get("PROFILE"):
+        # every rank launches (a fused launch of W > 1 waits for its peers' tokens); rank 0 prints
+        for (workload, backend, kind), (run, _) in rows.items():
+            if kind != "fused":
+                continue
+            torch.cuda.synchronize()
+            world.barrier()
+            profile = cProfile.Profile()
+            profile.runcall(lambda run=run: [run() for _ in range(LAUNCHES)])
+            torch.cuda.synchronize()
+            if r == 0:
+                print(f"--- cProfile of {LAUNCHES} eager launches: {workload} {backend} (own time) ---")
+                pstats.Stats(profile).sort_stats("tottime").print_stats(25)
+    world.barrier()
     if r == 0:
         print(f"fused launch host time, W = {w}, {M}x{K}x{N} bf16, {LAUNCHES} eager launches x {ROUNDS} rounds "
               f"({torch.cuda.get_device_name(world.device)})")
