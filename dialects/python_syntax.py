@@ -66,8 +66,10 @@ def check_attribute_path(what: str, path: str) -> None:
     """``dtype.element_ty``: dotted identifiers, none a dunder (``__class__``
     reaches outside the kernel's values)."""
     for part in path.split("."):
-        if not is_identifier(part) or part.startswith("__"):
+        if not is_identifier(part):
             raise VerifyException(f"{what} {path!r} is not a dotted path of Python identifiers")
+        if part.startswith("__"):
+            raise VerifyException(f"{what} {path!r} reaches the dunder attribute '{part}'")
 
 
 def check_callee(callee: str, positional: int) -> None:
@@ -118,8 +120,8 @@ def prelude_names(prelude: str) -> frozenset[str]:
             names.update(n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name))
         else:
             raise VerifyException(
-                f"{PRELUDE_ATTR}: line {statement.lineno} is a {type(statement).__name__} statement; the prelude holds "
-                "only imports, assignments, function and class definitions"
+                f"{PRELUDE_ATTR}: line {statement.lineno} ({ast.unparse(statement)[:40]!r}) is not an import, an "
+                "assignment, a function or a class definition, which are all the prelude holds"
             )
     return frozenset(names)
 

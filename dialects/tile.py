@@ -392,9 +392,10 @@ class CallJitOp(IRDLOperation):
         if module is None:
             return  # a detached op: checked once it is in a module
         callee = SymbolTable.lookup_symbol(module, self.callee)
+        if callee is None:
+            raise VerifyException(f"tile.call_jit: the module has no function @{name}")
         if not isinstance(callee, FuncOp):
-            what = "no function" if callee is None else f"a {callee.name}, not a tile.func"
-            raise VerifyException(f"tile.call_jit: @{name} is {what} of this module")
+            raise VerifyException(f"tile.call_jit: @{name} is a {callee.name}, not a tile.func")
         params, results = len(callee.function_type.inputs.data), len(callee.function_type.outputs.data)
         if len(self.arguments) != params:
             raise VerifyException(f"tile.call_jit: @{name} takes {params} argument(s), {len(self.arguments)} given")
