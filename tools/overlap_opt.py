@@ -25,6 +25,7 @@ from syncopate.dialects.chunk import PlanOp
 from syncopate.ir.contract import KERNEL_ATTR
 from syncopate.ir.frontend.errors import FrontendError
 from syncopate.ir.plans.errors import PlanError
+from syncopate.ir.verify import verify_module
 from syncopate.lowering.triton_emitter import EmitError
 from syncopate.passes import PipelineError
 
@@ -107,6 +108,13 @@ class OverlapOptMain(xDSLOptMain):
 
         parse_pipeline(self.args.passes)  # raises PipelineError with one line
         super().setup_pipeline()
+
+    def apply_passes(self, module: ModuleOp) -> None:
+        """Verify the input first, so that the errors some of xDSL's own
+        verifiers raise as plain exceptions are one error line too."""
+        if not self.args.disable_verify:
+            verify_module(module)
+        super().apply_passes(module)
 
     # -- chunk plans ---------------------------------------------------------
 
