@@ -59,6 +59,7 @@ class CachedLaunch:
     staging: tuple[tuple, ...]  # staging keys the launch uses (touched per launch: least recently used first)
     grid: tuple[int, ...]  # the grid the fused kernel launches on (sm communication programs included)
     spin_limit: int = 0  # the spin limit ``extra`` carries
+    ready_first: tuple[int, ...] = ()  # ce owners whose ready tokens the kernel waits for (see ready_before_kernel)
 
     @functools.cached_property
     def communicates(self) -> bool:
@@ -111,6 +112,11 @@ class GpuRank:
             w.comm_stream.wait_stream(compute)  # this launch's own rows (and sends) are written
             with torch.cuda.stream(w.comm_stream):
                 gather_tokens.announce(w, sync, tokens, reads.readers)
+                for owner in cached.ready_first:
+                    device.await_token(sync, tokens.ready(owner))
+            if cached.ready_first:  # the kernel starts after those waits ran, before any copy is queued
+                compute.wait_stream(w.comm_stream)
+            with torch.cuda.stream(w.comm_stream):
                 for steps in cached.consumed:
                     ce.issue(w, steps.copies, sync, captured)
                     for collective in steps.collectives:
@@ -158,7 +164,10 @@ class GpuRank:
                                  params, reduce_scatter.reduce_staging(w, launch, params, sync))
         if facts.spin_limit is not None:
             extra[facts.spin_limit] = sync.spin_limit
-        awaited: set[int] = set()
+        reads = peer_reads(launch.plans, chunks, w.rank, frozenset(facts.consumed))
+        grid = launch.launch_grid(program, sync.comm_programs)
+        ready_first = ready_before_kernel(reads, grid, torch.cuda.get_device_properties(w.device).multi_processor_count)
+        awaited: set[int] = set(ready_first)  # the copies need not wait for those again
         consumed = []
         for name, plan in consumed_plans.items():
             copies = ce.plan_delivery(w, self.sources, self.ce_lanes, plan, chunks[name], params, self.tokens, awaited)
@@ -173,9 +182,8 @@ class GpuRank:
         if len(w.launches) >= LAUNCH_CACHE:
             w.launches.pop(next(iter(w.launches)))  # oldest first
         cached = w.launches[key] = CachedLaunch(
-            launch, extra, sync, peer_reads(launch.plans, chunks, w.rank, frozenset(facts.consumed)), tuple(consumed),
-            produced, tuple(s.staging for s in produced if s.staging), launch.launch_grid(program, sync.comm_programs),
-            sync.spin_limit)
+            launch, extra, sync, reads, tuple(consumed), produced, tuple(s.staging for s in produced if s.staging),
+            grid, sync.spin_limit, ready_first)
         return cached
 
     def _check(self, program: FusedProgram, launch: LaunchPlan, params: Mapping[str, Any], config: tuple) -> None:
@@ -200,6 +208,25 @@ class GpuRank:
     def _release(self, sync: SyncState, tokens: GatherTokens, owners: tuple[int, ...]) -> None:
         """After the last read of each of ``owners``' rows (runtime/gpu/gather_tokens.py)."""
         gather_tokens.release(self.world, sync, tokens, owners)
+
+
+def ready_before_kernel(reads: PeerReads, grid: tuple[int, ...], sms: int) -> tuple[int, ...]:
+    """The ce owners whose ready tokens the fused kernel must wait for
+    before it starts.
+
+    A ready-token wait is a one-program kernel on the communication stream
+    (runtime/gpu/stream_wait.py): it needs a free SM. A fused kernel with at
+    least as many programs as the GPU has SMs can fill every SM with tiles
+    that spin on chunks of those owners (attention tiles all read every
+    chunk), and the copies that would end the spin wait behind the token
+    wait, which then never gets an SM: a hang. Such a kernel starts only
+    after the token waits ran. A smaller grid leaves an SM to the wait, and
+    its local tiles start at once."""
+    owners = reads.released_after_copies
+    programs = 1
+    for n in grid:
+        programs *= n
+    return owners if owners and programs >= sms else ()
 
 
 def token_words(launch: LaunchPlan, rank: int, world: int) -> dict[int, tuple[str, int]]:

@@ -13,7 +13,11 @@ keep:
 * every read of an owner's rows (a ce copy, or the sm kernel's pull) sees
   the owner's rows of the same launch: not the previous launch's (read
   before the owner wrote) and not the next one's (overwritten too early);
-* every stream finishes (no deadlock).
+* every stream finishes (no deadlock);
+* with ``sms_full`` (a fused grid that can hold every SM, as attention's
+  does), the kernel starts only after the rank's ready-token waits of the
+  launch ran: those waits are one-program kernels, and tiles spinning on
+  every SM would never let them start.
 
 Each rule is also sabotaged (an operation replaced by a no-op, so the
 recorded joins keep their positions), and the model must then find a
@@ -37,6 +41,7 @@ from syncopate.runtime.check import compile_workload
 from syncopate.runtime.fused import FusedKernel
 from syncopate.runtime.gpu import device, policies
 from syncopate.runtime.gpu import flags as gpu_flags
+from syncopate.runtime.gpu import rank as gpu_rank
 from syncopate.runtime.gpu.gather_tokens import GatherTokens, peer_reads
 from syncopate.runtime.workload import load_workload
 
@@ -78,7 +83,7 @@ class Rank:
 
 
 def _record(monkeypatch, example: str, world: int, backend: str, lanes: int = 1,
-            plans: tuple[str, ...] | None = None) -> list[Rank]:
+            plans: tuple[str, ...] | None = None, sms: int = 132) -> list[Rank]:
     workload, program = _program(example, world, backend, plans)
     pads = {r: torch.zeros(gpu_world.FLAG_CAPACITY, dtype=torch.int32) for r in range(world)}
     inputs = [workload.make_inputs(r, world, 3) for r in range(world)]
@@ -117,7 +122,7 @@ def _record(monkeypatch, example: str, world: int, backend: str, lanes: int = 1,
     monkeypatch.setattr(torch.cuda, "current_stream", lambda device=None: ranks[-1].current)
     monkeypatch.setattr(torch.cuda, "is_current_stream_capturing", lambda: False)
     monkeypatch.setattr(torch.cuda, "synchronize", lambda device=None: None)
-    monkeypatch.setattr(torch.cuda, "get_device_properties", lambda d: types.SimpleNamespace(multi_processor_count=132))
+    monkeypatch.setattr(torch.cuda, "get_device_properties", lambda d: types.SimpleNamespace(multi_processor_count=sms))
     monkeypatch.setattr(policies, "check_tensor", lambda t, name: None)
     monkeypatch.setattr(device, "write_value", lambda flags, index, value: op(
         "write", pad_owner[flags.data_ptr()], index, value))
@@ -155,7 +160,7 @@ def _record(monkeypatch, example: str, world: int, backend: str, lanes: int = 1,
     return ranks
 
 
-def _execute(ranks: list[Rank], rng: random.Random) -> list[str]:
+def _execute(ranks: list[Rank], rng: random.Random, sms_full: bool = False) -> list[str]:
     """Run every recorded stream in a random legal order; the rule violations found."""
     for rank in ranks:
         for s in rank.streams:
@@ -197,14 +202,25 @@ def _execute(ranks: list[Rank], rng: random.Random) -> list[str]:
         elif op[0] == "kernel":
             for owner in op[1]:
                 read(s, owner, op[2])
+            if sms_full:
+                problems += _ready_waits_pending(ranks[s.rank], op[2])
     stuck = [f"rank {s.rank} {s.name} at {s.ops[s.pc][:4]}" for s in streams if s.pc < len(s.ops)]
     return problems + [f"deadlock: {', '.join(stuck)}"] if stuck else problems
 
 
-def _violations(ranks: list[Rank], schedules: int = SCHEDULES) -> list[str]:
+def _ready_waits_pending(rank: Rank, launch: int) -> list[str]:
+    """The rank's ready-token waits of ``launch`` that have not run yet."""
+    ready = {GatherTokens(rank.world, gpu_world.FLAG_CAPACITY).ready(o) for o in range(rank.world)}
+    return [f"rank {rank.rank} launch {launch}: the kernel started before its ready-token wait on {s.name} ran "
+            "(a grid that fills every SM starves that wait)"
+            for s in rank.streams for i, op in enumerate(s.ops[s.pc:], s.pc)
+            if op[0] == "wait" and op[1] == rank.rank and op[2] in ready and op[-1] == launch]
+
+
+def _violations(ranks: list[Rank], schedules: int = SCHEDULES, sms_full: bool = False) -> list[str]:
     found: list[str] = []
     for seed in range(schedules):
-        found += _execute(ranks, random.Random(seed))
+        found += _execute(ranks, random.Random(seed), sms_full)
     return found
 
 
@@ -304,3 +320,19 @@ def test_token_words_sit_above_the_reduce_scatter_layout():
         words = {tokens.ready(o) for o in range(world)} | {tokens.released(o) for o in range(world)}
         assert len(words) == 2 * world and max(words) == gpu_world.FLAG_CAPACITY - 1
         assert min(words) >= gpu_world.FLAG_CAPACITY // 2
+
+
+@pytest.mark.parametrize("world, lanes", [(2, 1), (3, 2)])
+def test_a_grid_that_fills_every_sm_starts_after_the_ready_waits(monkeypatch, world, lanes):
+    """ce: a kernel of at least as many programs as SMs (here one SM) waits
+    for the ready tokens before it starts, and stays correct back to back."""
+    ranks = _record(monkeypatch, "ag_gemm.py", world, "ce", lanes, sms=1)
+    assert _violations(ranks, sms_full=True) == []
+
+
+def test_without_the_early_ready_wait_a_full_grid_starves_it(monkeypatch):
+    """The same launch with the ready waits left to the copies (as a grid
+    smaller than the GPU has them): the model finds the starved wait."""
+    monkeypatch.setattr(gpu_rank, "ready_before_kernel", lambda reads, grid, sms: ())
+    ranks = _record(monkeypatch, "ag_gemm.py", 2, "ce", sms=1)
+    assert any("starves that wait" in v for v in _violations(ranks, sms_full=True))
