@@ -17,11 +17,13 @@ from syncopate.ir.contract import KERNEL_ATTR
 from syncopate.ir.frontend.triton_import import import_file
 from syncopate.ir.plans.cli import load_plans
 from syncopate.passes import get_all_passes
+from syncopate.passes.pipeline import apply_passes
 
 
 def run_pipeline(module: ModuleOp, pipeline: str) -> None:
     """Run the pass pipeline ``pipeline`` (overlap-opt's ``-p`` syntax) on ``module``."""
-    PassPipeline.parse_spec(get_all_passes(), pipeline).apply(make_context(), module)
+    passes = PassPipeline.parse_spec(get_all_passes(), pipeline).passes
+    apply_passes(passes, make_context(), module)
 
 
 def compile_module(source_path: str, kernel_name: str, plan_specs: Sequence[str], pipeline: str = "overlap") -> ModuleOp:
