@@ -16,11 +16,12 @@ from syncopate.ir.contract import KERNEL_ATTR
 from syncopate.ir.frontend.triton_import import import_file
 from syncopate.ir.plans.cli import load_plans
 from syncopate.passes import parse_pipeline
+from syncopate.passes.pipeline import apply_passes
 
 
 def run_pipeline(module: ModuleOp, pipeline: str) -> None:
     """Run the pass pipeline ``pipeline`` (overlap-opt's ``-p`` syntax) on ``module``."""
-    parse_pipeline(pipeline).apply(make_context(), module)
+    apply_passes(parse_pipeline(pipeline).passes, make_context(), module)
 
 
 def compile_module(source_path: str, kernel_name: str, plan_specs: Sequence[str], pipeline: str = "overlap") -> ModuleOp:

@@ -24,6 +24,7 @@ PASS_MODULES: dict[str, str] = {
     "tile_reorder": "TileReorderPass",
     "select_backend": "SelectBackendPass",
     "fuse_peer_reduction": "FusePeerReductionPass",
+    "verify_sync": "VerifySyncPass",
     "overlap_pipeline": "OverlapPipelinePass",
 }
 

@@ -101,6 +101,12 @@ class OverlapOptMain(xDSLOptMain):
         lines += ["", "frontends: .py (Triton), .mlir (IR)"]
         arg_parser.epilog = "\n".join(lines)
 
+    def apply_passes(self, prog: ModuleOp) -> None:
+        """Run the pipeline as xdsl-opt does (its verification, timing and
+        printing between passes), with analyses shared between the passes."""
+        from syncopate.passes.pipeline import apply_passes
+
+        apply_passes(self.pipeline.passes, self.ctx, prog, self.pipeline.callback)
 
     def setup_pipeline(self) -> None:
         """A ``-p`` that does not parse or names an unknown pass is a usage error."""
