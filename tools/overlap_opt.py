@@ -103,9 +103,13 @@ class OverlapOptMain(xDSLOptMain):
 
     def apply_passes(self, prog: ModuleOp) -> None:
         """Run the pipeline as xdsl-opt does (its verification, timing and
-        printing between passes), with analyses shared between the passes."""
+        printing between passes), with analyses shared between the passes.
+        The input is verified first, so that the errors some of xDSL's own
+        verifiers raise as plain exceptions are one error line too."""
         from syncopate.passes.pipeline import apply_passes
 
+        if not self.args.disable_verify:
+            verify_module(prog)
         apply_passes(self.pipeline.passes, self.ctx, prog, self.pipeline.callback)
 
     def setup_pipeline(self) -> None:
@@ -114,13 +118,6 @@ class OverlapOptMain(xDSLOptMain):
 
         parse_pipeline(self.args.passes)  # raises PipelineError with one line
         super().setup_pipeline()
-
-    def apply_passes(self, module: ModuleOp) -> None:
-        """Verify the input first, so that the errors some of xDSL's own
-        verifiers raise as plain exceptions are one error line too."""
-        if not self.args.disable_verify:
-            verify_module(module)
-        super().apply_passes(module)
 
     # -- chunk plans ---------------------------------------------------------
 
