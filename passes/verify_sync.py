@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import ClassVar
+from typing import ClassVar, NamedTuple
 
 import sympy
 from xdsl.context import Context
@@ -25,7 +25,14 @@ ALL_ROWS = 2**31 - 1  # a range [0, ALL_ROWS) or wider holds every chunk (chunk 
 
 
 @dataclass(frozen=True)
-class Range:
+class Proof:
+    """An access and the wait(s) or signal that synchronise it."""
+
+    access: Operation
+    by: tuple[Operation, ...]
+
+
+class Range(NamedTuple):
     """``[lo, hi)`` along the plan's dim, as expressions of one tile (and loop iteration)."""
 
     lo: sympy.Expr
@@ -35,20 +42,11 @@ class Range:
         return f"[{text(self.lo)}, {text(self.hi)})"
 
 
-@dataclass(frozen=True)
-class SyncRange:
+class SyncRange(NamedTuple):
     """A wait or signal span op and the range it covers."""
 
     op: Operation
     range: Range
-
-
-@dataclass(frozen=True)
-class Proof:
-    """An access and the wait(s) or signal that synchronise it."""
-
-    access: Operation
-    by: tuple[Operation, ...]
 
 
 def _fail(message: str) -> PassFailedException:
@@ -75,9 +73,10 @@ class _Verifier:
         spans = [o for o in self.deps.kernel.walk() if isinstance(o, (WaitSpanOp, WaitSpanLoopOp, SignalSpanOp))]
         self.waits = [self._sync_range(o) for o in spans if not isinstance(o, SignalSpanOp)]
         self.signals = [self._sync_range(o) for o in spans if isinstance(o, SignalSpanOp)]
-        for wait in self.waits:
-            if isinstance(wait.op, WaitSpanLoopOp):
-                self._check_loop_wait(wait.op)
+        # loop waits whose claim does not hold: they cover nothing, and the
+        # error of an access they reach says why
+        self.unsound = {w.op: why for w in self.waits if isinstance(w.op, WaitSpanLoopOp)
+                        and (why := self._loop_wait_problem(w.op)) is not None}
 
     # ranges -------------------------------------------------------------
 
@@ -135,26 +134,25 @@ class _Verifier:
 
     # loop waits ---------------------------------------------------------
 
-    def _check_loop_wait(self, op: WaitSpanLoopOp) -> None:
-        """A ``chunk.wait_span_loop`` skips the chunks the previous iteration
-        waited for; that is sound only when it runs in every iteration of its
-        loop and its ``lo`` is ``first + iteration * step``."""
+    def _loop_wait_problem(self, op: WaitSpanLoopOp) -> str | None:
+        """Why a ``chunk.wait_span_loop`` may not skip the chunks of the
+        previous iteration (None: it may). That is sound only when it runs in
+        every iteration of its loop and its ``lo`` is ``first + iteration * step``."""
         loop = op.parent_op()
-        where = f"{describe(op)} (of '{op.tensor.data}', plan {op.plan})"
         if not isinstance(loop, scf.ForOp):
-            raise _fail(f"{where} is not directly in the body of a for loop, so the chunks it skips were never "
-                        f"waited for")
+            return "it is not directly in the body of a for loop, so the chunks it skips were never waited for"
         lo, first, step = (self.values.of(v) for v in (op.lo, op.first, op.step))
         if not provably_equal(lo, first + self.values.iteration(loop) * step):
-            raise _fail(f"{where}: its lo {text(lo)} is not first + iteration * step ({text(first)} + iteration * "
-                        f"{text(step)}), so "
-                        f"the chunks it skips as waited for by the previous iteration may not have been")
+            return (f"its lo {text(lo)} is not first + iteration * step ({text(first)} + iteration * {text(step)}), "
+                    f"so the chunks it skips as the previous iteration's may not have been waited for")
+        return None
 
     # reads --------------------------------------------------------------
 
     def check_read(self, b: BoundAccess) -> Proof:
         op = b.access.op
-        waits = [w for w in self.waits if self._same_tensor(w.op, b) and dominates(w.op, op)]
+        reaching = [w for w in self.waits if self._same_tensor(w.op, b) and dominates(w.op, op)]
+        waits = [w for w in reaching if w.op not in self.unsound]
         size = self._size(b)
         whole = [w.op for w in waits if self._whole(w.range, size)]
         if whole:
@@ -164,6 +162,8 @@ class _Verifier:
             cover = self._cover(piece, waits)
             if cover is None:
                 seen = ", ".join(str(w.range) for w in waits) or "none"
+                seen += "".join(f"; a chunk.wait_span_loop of {w.range} does not count: {self.unsound[w.op]}"
+                                for w in reaching if w.op in self.unsound)
                 raise _fail(f"{describe(op)} reads {piece} along dim {b.dim} of '{b.access.param}' "
                             f"(plan @{b.plan.sym_name.data}), but no chunk.wait_span before it covers them on every path "
                             f"(waits that dominate it: {seen})")
@@ -191,15 +191,19 @@ class _Verifier:
         """Each signal runs once per tile and counts a store before it."""
         for signal in self.signals:
             op = signal.op
+            mine = [b for b in writes if self._same_tensor(op, b)]
+            before = [b for b in mine if follows(op, b.access.op)]
+            # the signal has no source line of its own: name the store it follows
+            where = (f"{describe(before[-1].access.op)}: the chunk.signal_span after it" if before
+                     else f"{describe(op)}") + f" (of '{op.tensor.data}', plan {op.plan})"
             loops = [loop for loop in footprint.enclosing_loops(op) if loop is not self.tiles]
             if loops:
-                raise _fail(f"{describe(op)} (of '{op.tensor.data}', plan {op.plan}) is inside a loop "
-                            f"({describe(loops[-1])}), so it counts the tile once per iteration")
-            if not any(self._same_tensor(op, b) and follows(op, b.access.op) and _equal(self._pieces(b)[0], signal.range)
-                       for b in writes):
-                raise _fail(f"{describe(op)} signals {signal.range} of '{op.tensor.data}' (plan {op.plan}), "
-                            f"but no store of that range precedes it on every path: it counts a tile that wrote "
-                            f"nothing there")
+                raise _fail(f"{where} is inside a loop ({describe(loops[-1])}), so it counts the tile once per "
+                            f"iteration")
+            if not any(_equal(self._pieces(b)[0], signal.range) for b in before):
+                stores = ", ".join(f"{describe(b.access.op)} {self._pieces(b)[0]}" for b in mine) or "none"
+                raise _fail(f"{where} signals {signal.range}, but no store of that range precedes it on every "
+                            f"path: it counts a tile that wrote nothing there (stores: {stores})")
 
     def _same_tile(self, store: Operation, signal: Operation) -> bool:
         """A signal after a persistent kernel's tile loop runs once per
