@@ -53,6 +53,9 @@ class AccessKey:
     LOOPS: Final = "loops"
     INVARIANT: Final = "invariant"
     WRAP: Final = "wrap"  # present when the index is wrapped with `%`: the modulus, a host expression
+    # present when `tl.where(cond, rows, row)` redirects lanes: the range of those lanes' row
+    ELSE_LO: Final = "else_lo"
+    ELSE_EXTENT: Final = "else_extent"
 
 
 # --- plan roles --------------------------------------------------------------

@@ -91,8 +91,8 @@ def syn_wait_span_memo(flags, table, n, lo, hi, epoch_ptr, spin_limit, report, m
     of the last chunk this program saw arrive in this launch. A tile whose
     rows lie inside that chunk needs no poll: the program's earlier acquire
     and barrier already order its loads after the chunk's data. Otherwise
-    it waits as syn_wait_span and, when its rows lie inside one chunk,
-    records that chunk (then a barrier, so every thread of the program reads
+    it waits as syn_wait_span and, when its rows (a non-empty range) lie
+    inside one chunk, records that chunk (then a barrier, so every thread of the program reads
     the same memo at the next tile and takes the same branch). The epoch
     word tells launches apart (CUDA graph replays too), so a memo is never
     trusted across launches."""
@@ -104,7 +104,9 @@ def syn_wait_span_memo(flags, table, n, lo, hi, epoch_ptr, spin_limit, report, m
     if not known:
         syn_wait_span(flags, table, n, lo, hi, epoch_ptr, spin_limit, report)
         first = syn_first_chunk(table, n, lo)
-        if first < n:
+        # only a non-empty range waited for the chunk holding it (an empty one, e.g. the
+        # unused part of a wrapped or clamped range, polled nothing)
+        if (first < n) & (lo < hi):
             if (tl.load(table + 3 * first) <= lo) & (hi <= tl.load(table + 3 * first + 1)):
                 tl.store(slot + 1, first)
                 tl.store(slot, target)

@@ -12,12 +12,15 @@ from xdsl.passes import ModulePass
 
 from syncopate.ir.analysis import footprint
 from syncopate.ir.analysis.chunk_access import BoundAccess, analyze
+from syncopate.ir.analysis.manager import query
 from syncopate.ir.contract import ACCESS_ATTR, TILE_LOOP_ATTR, AccessKey
 
 
 def _access_attr(b: BoundAccess) -> DictionaryAttr:
     lo = b.span.lo_host_expr()
     extent = footprint.host_expr(b.span.extent)
+    ranges = footprint.intervals(b.span, lo, footprint.HostArith()) if b.span.reshaped else [(lo, extent)]
+    (lo, extent), rest = ranges[0], ranges[1:]
     fields: dict[str, Attribute] = {
         AccessKey.PLAN: SymbolRefAttr(b.plan.sym_name.data),
         AccessKey.TENSOR: StringAttr(b.tensor.tensor.data),
@@ -31,6 +34,9 @@ def _access_attr(b: BoundAccess) -> DictionaryAttr:
     if b.span.wrap is not None:
         wrap = footprint.host_expr(b.span.wrap)
         fields[AccessKey.WRAP] = StringAttr(wrap if wrap is not None else "?")
+    for other_lo, other_extent in rest:  # the row of the lanes a `tl.where` redirects
+        fields[AccessKey.ELSE_LO] = StringAttr(other_lo if other_lo is not None else "?")
+        fields[AccessKey.ELSE_EXTENT] = StringAttr(other_extent if other_extent is not None else "?")
     return DictionaryAttr(fields)
 
 
@@ -48,8 +54,11 @@ class ChunkDependencyAnalysisPass(ModulePass):
     tensor-descriptor load/store; its index along the plan's dim is
     ``scalar + tl.arange(0, BLOCK)`` (value hints ``tl.multiple_of`` /
     ``tl.max_contiguous`` looked through), that index ``% M`` (a wrapped
-    range, loads only, offsets ``>= 0``), or a scalar row ``row * stride``
-    (the range ``[row, row + 1)``). A pointer advanced along the plan's dim
+    range, loads only, offsets ``>= 0``), that index clamped by scalars
+    (``tl.minimum`` / ``tl.maximum`` / ``tl.clamp``: the clamped range) or
+    passed through ``tl.where(cond, offs, row)`` (loads only: the kept rows
+    plus ``row``), or a scalar row ``row * stride`` (the range ``[row, row +
+    1)``). A pointer advanced along the plan's dim
     by a ``for`` loop moves the range by the step each iteration; advanced
     along another dim, the range is invariant in that loop. A 1-D access
     (one unit-stride index, no stride parameter) is dim 0. The scalar may be
@@ -67,7 +76,9 @@ class ChunkDependencyAnalysisPass(ModulePass):
 
     Guarantees: each such access gets ``chunk.access = {plan, tensor, dim,
     role, lo, extent, loops, invariant}`` (plus ``wrap``, the modulus, for a
-    wrapped range; a scalar row's extent is a ``1 : i32`` constant the pass
+    wrapped range; ``else_lo`` / ``else_extent``, the row a ``tl.where``
+    redirects lanes to; a clamped range's ``lo`` / ``extent`` use
+    ``min`` / ``max``; a scalar row's extent is a ``1 : i32`` constant the pass
     adds at the top of the kernel): ``lo``/``extent`` are host
     expressions over ``pid0..2`` and kernel parameters (``?`` where they
     depend on loaded data or loop variables), ``loops`` how many loops
@@ -81,9 +92,11 @@ class ChunkDependencyAnalysisPass(ModulePass):
     """
 
     name: ClassVar[str] = "chunk-dependency-analysis"
+    # attributes only: the accesses and their address arithmetic stay as they are
+    preserved_analyses: ClassVar[tuple] = (analyze,)
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        deps = analyze(op)
+        deps = query(op, analyze)
         for b in deps.accesses:
             b.access.op.attributes[ACCESS_ATTR] = _access_attr(b)
         loop = footprint.tile_loop(deps.kernel)

@@ -17,6 +17,7 @@ from syncopate.dialects import tile
 from syncopate.dialects.chunk import SignalSpanOp, WaitSpanLoopOp, WaitSpanOp
 from syncopate.ir.analysis import footprint
 from syncopate.ir.analysis.chunk_access import BoundAccess, analyze
+from syncopate.ir.analysis.manager import query
 from syncopate.ir.contract import ORIGIN_ATTR
 
 ORIGIN = StringAttr("insert-signals")
@@ -79,6 +80,32 @@ def _lo_value(b: BoundAccess, builder: Builder, walks: bool = True) -> SSAValue:
     return lo
 
 
+class _KernelArith:
+    """:class:`footprint.RowArith` over SSA values: the ops are inserted at
+    ``builder`` (``tl.minimum`` / ``tl.maximum`` of two scalars)."""
+
+    def __init__(self, builder: Builder):
+        self.builder = builder
+
+    def value(self, ssa: SSAValue) -> SSAValue:
+        return ssa
+
+    def const(self, n: int) -> SSAValue:
+        return _inserted(self.builder, arith.ConstantOp(IntegerAttr(n, i32)))
+
+    def add(self, a: SSAValue, b: SSAValue) -> SSAValue:
+        return _inserted(self.builder, tile.AddOp(a, b, tile.AnyValueType()))
+
+    def sub(self, a: SSAValue, b: SSAValue) -> SSAValue:
+        return _inserted(self.builder, tile.SubOp(a, b, tile.AnyValueType()))
+
+    def min(self, a: SSAValue, b: SSAValue) -> SSAValue:
+        return _inserted(self.builder, tile.CallOp("tl.minimum", [a, b], {}, {}, tile.AnyValueType()))
+
+    def max(self, a: SSAValue, b: SSAValue) -> SSAValue:
+        return _inserted(self.builder, tile.CallOp("tl.maximum", [a, b], {}, {}, tile.AnyValueType()))
+
+
 def _loop_walk(b: BoundAccess, anchor: Operation) -> tuple[scf.ForOp, SSAValue, SSAValue] | None:
     """(loop, the range's lo in its first iteration, its step per iteration)
     when the wait placed at ``anchor`` walks a loop: it sits directly in the
@@ -136,7 +163,10 @@ class InsertSignalsPass(ModulePass):
     deduplicated when several loads at one point read the same range;
     A wrapped range (``(lo + tl.arange(0, B)) % M``) gets two waits,
     ``[lo % M, lo % M + B)`` and ``[0, lo % M + B - M)`` (empty unless the
-    tile wraps). A range moved by a loop-carried pointer gets ``lo`` plus
+    tile wraps). A clamped range (``tl.minimum`` / ``tl.maximum`` /
+    ``tl.where`` of the index) gets a wait per range of
+    ``footprint.intervals``, computed with ``tl.minimum`` / ``tl.maximum``
+    from the same formulas as the host's ``chunk.access``. A range moved by a loop-carried pointer gets ``lo`` plus
     ``iteration * step`` (iteration ``(iv - lb) // loop step``).
     A wait that a loop walks (directly in the body of the innermost loop that
     moves it, ``lo`` = the induction variable, or a pointer that loop
@@ -171,8 +201,12 @@ class InsertSignalsPass(ModulePass):
     signals: bool = True
     hoist_loops: bool = False
 
+    # it adds waits, signals and the arithmetic of their bounds; the accesses
+    # and the address arithmetic the analysis read are left as they were
+    preserved_analyses: ClassVar[tuple] = (analyze,)
+
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        deps = analyze(op)
+        deps = query(op, analyze)
         seen_waits: set[tuple] = set()
         last_store: dict[tuple, BoundAccess] = {}
         for b in deps.accesses:
@@ -201,6 +235,11 @@ class InsertSignalsPass(ModulePass):
         plan, tensor = b.plan.sym_name.data, b.tensor.tensor.data
         if b.span.wrap is not None:
             self._insert_wrapped_wait(b, lo, builder)
+            return
+        if b.span.reshaped:
+            for wait_lo, wait_extent in footprint.intervals(b.span, lo, _KernelArith(builder)):
+                wait = builder.insert(WaitSpanOp(wait_lo, wait_extent, plan, tensor))
+                wait.attributes[ORIGIN_ATTR] = ORIGIN
             return
         walk = _loop_walk(b, anchor)
         if walk is None:
@@ -255,6 +294,8 @@ class InsertSignalsPass(ModulePass):
                     f"the '{anchor.name}' that holds the store; compute it before the branch"
                 )
         builder = Builder(InsertPoint.after(anchor))
-        lo = _lo_value(b, builder)
-        signal = builder.insert(SignalSpanOp(lo, b.span.extent, b.plan.sym_name.data, b.tensor.tensor.data))
+        lo, extent = _lo_value(b, builder), b.span.extent
+        if b.span.reshaped:  # clamped rows: one range (chunk-dependency-analysis refuses a stored `tl.where`)
+            [(lo, extent)] = footprint.intervals(b.span, lo, _KernelArith(builder))
+        signal = builder.insert(SignalSpanOp(lo, extent, b.plan.sym_name.data, b.tensor.tensor.data))
         signal.attributes[ORIGIN_ATTR] = ORIGIN

@@ -14,6 +14,7 @@ from syncopate.passes.fuse_peer_reduction import FusePeerReductionPass
 from syncopate.passes.insert_signals import InsertSignalsPass
 from syncopate.passes.lower_chunk_to_tile import LowerChunkToTilePass
 from syncopate.passes.options import ChoiceOptions
+from syncopate.passes.pipeline import apply_passes
 from syncopate.passes.select_backend import BackendChoice, SelectBackendPass
 from syncopate.passes.tile_reorder import Order, TileReorderPass
 from syncopate.passes.verify_sync import VerifySyncPass
@@ -76,5 +77,4 @@ class OverlapPipelinePass(ChoiceOptions, ModulePass):
         return self.reduce == "epilogue"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        for stage in self.stages():
-            stage.apply(ctx, op)
+        apply_passes(self.stages(), ctx, op)

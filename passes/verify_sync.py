@@ -9,7 +9,7 @@ import sympy
 from xdsl.context import Context
 from xdsl.dialects import scf
 from xdsl.dialects.builtin import DictionaryAttr, ModuleOp
-from xdsl.ir import Operation
+from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import PassFailedException
 
@@ -17,6 +17,7 @@ from syncopate.dialects import tile
 from syncopate.dialects.chunk import SignalSpanOp, WaitSpanLoopOp, WaitSpanOp
 from syncopate.ir.analysis import footprint
 from syncopate.ir.analysis.chunk_access import BoundAccess, ChunkDependencies, analyze
+from syncopate.ir.analysis.manager import ALL
 from syncopate.ir.analysis.symbolic import Symbolic, provably_equal, provably_le, text
 from syncopate.ir.contract import ABI_ATTR, CONSUMED, AbiKey
 from syncopate.ir.locations import describe
@@ -47,6 +48,31 @@ class SyncRange(NamedTuple):
 
     op: Operation
     range: Range
+
+
+class _SymbolicArith:
+    """``footprint.RowArith`` over the expressions of :class:`Symbolic`."""
+
+    def __init__(self, values: Symbolic):
+        self.values = values
+
+    def value(self, ssa: SSAValue) -> sympy.Expr:
+        return self.values.of(ssa)
+
+    def const(self, n: int) -> sympy.Expr:
+        return sympy.Integer(n)
+
+    def add(self, a: sympy.Expr, b: sympy.Expr) -> sympy.Expr:
+        return sympy.expand(a + b)
+
+    def sub(self, a: sympy.Expr, b: sympy.Expr) -> sympy.Expr:
+        return sympy.expand(a - b)
+
+    def min(self, a: sympy.Expr, b: sympy.Expr) -> sympy.Expr:
+        return sympy.Min(a, b)
+
+    def max(self, a: sympy.Expr, b: sympy.Expr) -> sympy.Expr:
+        return sympy.Max(a, b)
 
 
 def _fail(message: str) -> PassFailedException:
@@ -85,19 +111,22 @@ class _Verifier:
         return SyncRange(op, Range(lo, sympy.expand(lo + self.values.of(op.extent))))
 
     def _pieces(self, b: BoundAccess) -> list[Range]:
-        """The rows ``b`` touches in one iteration of its loops: one range, or
+        """The rows ``b`` touches in one iteration of its loops: one range;
         for a wrapped index ``(lo + arange(E)) % M`` the rows from ``lo % M``
         and those continued from 0 (``[0, lo % M + E - M)``, empty unless the
-        tile wraps)."""
+        tile wraps); for clamped or redirected rows the ranges of the
+        footprint's model (``footprint.intervals``)."""
         span = b.span
         lo = sympy.Add(*(self.values.of(t) for t in span.lo_terms))
         lo += sympy.Add(*(self.values.iteration(w.loop) * self.values.of(w.shift) for w in span.walks))
+        lo = sympy.expand(lo)
         extent = self.values.of(span.extent)
-        if span.wrap is None:
-            return [Range(sympy.expand(lo), sympy.expand(lo + extent))]
-        wrap = self.values.of(span.wrap)
-        start = self.values.mod(sympy.expand(lo), wrap)
-        return [Range(start, sympy.expand(start + extent)), Range(sympy.Integer(0), sympy.expand(start + extent - wrap))]
+        if span.wrap is not None:
+            start = self.values.mod(lo, self.values.of(span.wrap))
+            return [Range(start, sympy.expand(start + extent)),
+                    Range(sympy.Integer(0), sympy.expand(start + extent - self.values.of(span.wrap)))]
+        pieces = footprint.intervals(span, lo, _SymbolicArith(self.values)) if span.reshaped else [(lo, extent)]
+        return [Range(start, sympy.expand(start + size)) for start, size in pieces]
 
     def _size(self, b: BoundAccess) -> sympy.Expr | None:
         """The plan tensor's extent along its dim, when it is a number or a kernel parameter."""
@@ -174,7 +203,7 @@ class _Verifier:
 
     def check_write(self, b: BoundAccess) -> Proof:
         op = b.access.op
-        (piece,) = self._pieces(b)  # the analysis refuses wrapped stores
+        (piece,) = self._pieces(b)  # the analysis refuses wrapped and redirected stores
         after = [s for s in self.signals if self._same_tensor(s.op, b) and follows(s.op, op) and self._same_tile(op, s.op)]
         counting = [s for s in after if _equal(s.range, piece)]
         what = f"{describe(op)} writes {piece} along dim {b.dim} of '{b.access.param}' (plan @{b.plan.sym_name.data})"
@@ -243,6 +272,8 @@ def verify(module: ModuleOp, reads: bool = True, writes: bool = True) -> list[Pr
     """Check the module's synchronisation (see :class:`VerifySyncPass`); the
     proof of each access checked, or a ``PassFailedException``."""
     _refuse_lowered(module)
+    # computed afresh, not query()'d: the cached result is what the passes
+    # under check declared still true, and a verifier must not take their word
     deps = analyze(module)
     verifier = _Verifier(deps)
     proofs = []
@@ -305,6 +336,7 @@ class VerifySyncPass(ModulePass):
     """
 
     name: ClassVar[str] = "verify-sync"
+    preserved_analyses: ClassVar[object] = ALL  # a verifier: it rewrites nothing
 
     waits: bool = True
     signals: bool = True

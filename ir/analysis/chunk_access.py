@@ -3,7 +3,8 @@
 :func:`analyze` binds every plan tensor to the kernel parameter it names and
 bounds each access of it along the plan's dim (a :class:`BoundAccess`). The
 chunk-dependency-analysis pass records the result as ``chunk.access``
-attributes; the later passes query it directly.
+attributes; the later passes query it through the analysis manager
+(``manager.query(module, analyze)``), which computes it once per pipeline run.
 """
 
 from __future__ import annotations
@@ -204,7 +205,15 @@ def _span_along(acc: Access, tensor: TensorOp, dim: int, kernel: tile.FuncOp) ->
         what = "a store" if acc.role == "write" else "a pointer also moved by a scalar offset or a loop"
         raise fail(f"{where}: '{acc.param}' is accessed through offsets wrapped with `%` along dim {dim} in {what}; "
                    f"only loads of `(start + tl.arange(0, B)) % M` are supported")
-    return Span((*span.lo_terms, *moved), span.extent, walks, span.wrap), stride
+    if span.reshaped and (moved or walks):
+        raise fail(f"{where}: '{acc.param}' is accessed through a clamped index (`tl.minimum`/`tl.maximum`/"
+                   f"`tl.where`) along dim {dim} and also moved along it by a scalar offset or a loop; clamp the "
+                   f"whole row index instead (`tl.minimum(start + tl.arange(0, B), M - 1)` with `start` "
+                   f"including the offset)")
+    if span.otherwise is not None and acc.role == "write":
+        raise fail(f"{where}: '{acc.param}' is stored through `tl.where` of its index along dim {dim}, which "
+                   f"writes two row ranges; store with `mask=` on the unclamped index instead")
+    return Span((*span.lo_terms, *moved), span.extent, walks, span.wrap, span.clamps, span.otherwise), stride
 
 
 def _is_flat(acc: Access) -> bool:

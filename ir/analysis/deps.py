@@ -54,10 +54,14 @@ class Footprint:
     lo: str  # host expression or "?"
     extent: str
     wrap: str | None = None  # the rows are (lo + i) % wrap (host expression or "?")
+    other: tuple[str, str] | None = None  # (lo, extent) of the row `tl.where` redirects lanes to
 
-    def intervals(self, lo: int, extent: int, wrap: int | None) -> list[tuple[int, int]]:
+    def intervals(self, lo: int, extent: int, wrap: int | None,
+                  other: tuple[int, int] | None = None) -> list[tuple[int, int]]:
         """The half-open row ranges of ``[lo, lo + extent)``, taken modulo
-        ``wrap`` when the footprint wraps (``lo >= 0``)."""
+        ``wrap`` when the footprint wraps (``lo >= 0``), plus ``other``."""
+        if other is not None:
+            return [(lo, lo + extent), (other[0], other[0] + other[1])]
         if wrap is None:
             return [(lo, lo + extent)]
         if extent >= wrap:
@@ -91,8 +95,10 @@ def footprints(kernel: tile.FuncOp) -> list[Footprint]:
         if isinstance(attr, DictionaryAttr):
             d = attr.data
             wrap = d[K.WRAP].data if K.WRAP in d else None  # type: ignore[union-attr]
+            other = (d[K.ELSE_LO].data, d[K.ELSE_EXTENT].data) if K.ELSE_LO in d else None  # type: ignore[union-attr]
             result.append(
-                Footprint(d[K.PLAN].string_value(), d[K.TENSOR].data, d[K.ROLE].data, d[K.LO].data, d[K.EXTENT].data, wrap)  # type: ignore[union-attr]
+                Footprint(d[K.PLAN].string_value(), d[K.TENSOR].data, d[K.ROLE].data, d[K.LO].data, d[K.EXTENT].data,  # type: ignore[union-attr]
+                          wrap, other)
             )
     return result
 
@@ -153,8 +159,10 @@ def tile_chunk_graph(
             lo = eval_host(fp.lo, env, pid, g3)
             extent = eval_host(fp.extent, env, pid, g3)
             wrap = eval_host(fp.wrap, env, pid, g3) if fp.wrap is not None else None
-            exact = lo is not None and extent is not None and (fp.wrap is None or wrap is not None)
-            ranges = fp.intervals(lo, extent, wrap) if exact else []  # type: ignore[arg-type]
+            other = tuple(eval_host(e, env, pid, g3) for e in fp.other) if fp.other is not None else None
+            exact = (lo is not None and extent is not None and (fp.wrap is None or wrap is not None)
+                     and (other is None or None not in other))
+            ranges = fp.intervals(lo, extent, wrap, other) if exact else []  # type: ignore[arg-type]
             for c in candidates:
                 if exact and not any(c.lo < end and c.hi > start for start, end in ranges):
                     continue

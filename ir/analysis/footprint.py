@@ -19,6 +19,7 @@ Anything else is *unbounded*: callers report it instead of guessing.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Protocol, TypeVar
 
 from xdsl.dialects import arith, scf
 from xdsl.dialects.builtin import IntegerAttr, i32, i64
@@ -89,25 +90,125 @@ class Walk:
 
 
 @dataclass(frozen=True)
+class Clamp:
+    """``tl.minimum(rows, bound)`` (``upper``) or ``tl.maximum(rows, bound)``
+    of a block of rows and a scalar: every row is moved to at most (at
+    least) ``bound``."""
+
+    bound: SSAValue
+    upper: bool
+
+
+@dataclass(frozen=True)
+class Otherwise:
+    """``tl.where(cond, rows, value)``: the lanes where ``cond`` fails use
+    row ``value`` (a scalar). ``limit`` is ``X`` when ``cond`` is ``rows <
+    X`` on the same rows: lanes fail only when the rows reach ``X``. Any
+    other condition may fail on any lane."""
+
+    value: SSAValue
+    limit: SSAValue | None
+
+
+@dataclass(frozen=True)
 class Span:
     """``[lo, lo + extent)`` along one dim, ``lo = sum(lo_terms) + sum(t_L *
     shift_L for each walk)`` where ``t_L`` is the iteration number of the
-    walk's loop."""
+    walk's loop; then ``clamps`` (innermost first) and ``otherwise`` applied
+    to those rows (see :func:`intervals`)."""
 
     lo_terms: tuple[SSAValue, ...]
     extent: SSAValue
     walks: tuple[Walk, ...] = ()
     wrap: SSAValue | None = None  # ``(lo + tl.arange(0, B)) % wrap``: the range taken modulo ``wrap``
+    clamps: tuple[Clamp, ...] = ()
+    otherwise: Otherwise | None = None
+
+    @property
+    def reshaped(self) -> bool:
+        """Clamped or redirected rows: :func:`intervals` gives the rows."""
+        return bool(self.clamps) or self.otherwise is not None
 
     def values(self) -> tuple[SSAValue, ...]:
         walked = tuple(v for w in self.walks for v in (w.loop.body.block.args[0], w.shift))
-        return (*self.lo_terms, self.extent, *walked, *((self.wrap,) if self.wrap is not None else ()))
+        clamped = tuple(c.bound for c in self.clamps)
+        other = () if self.otherwise is None else (self.otherwise.value, *(
+            (self.otherwise.limit,) if self.otherwise.limit is not None else ()))
+        return (*self.lo_terms, self.extent, *walked, *((self.wrap,) if self.wrap is not None else ()),
+                *clamped, *other)
 
     def lo_host_expr(self) -> str | None:
         if self.walks:
             return None  # depends on an iteration number
         parts = [host_expr(v) for v in self.lo_terms]
         return None if None in parts else " + ".join(parts)  # type: ignore[arg-type]
+
+
+V = TypeVar("V")
+
+
+class RowArith(Protocol[V]):
+    """The arithmetic :func:`intervals` needs, over host expressions (for the
+    ``chunk.access`` attribute) or over SSA values (for the waits the kernel
+    runs): both compute the same rows from the same formulas."""
+
+    def value(self, ssa: SSAValue) -> V: ...
+    def const(self, n: int) -> V: ...
+    def add(self, a: V, b: V) -> V: ...
+    def sub(self, a: V, b: V) -> V: ...
+    def min(self, a: V, b: V) -> V: ...
+    def max(self, a: V, b: V) -> V: ...
+
+
+def intervals(span: Span, lo: V, ar: RowArith[V]) -> list[tuple[V, V]]:
+    """The (lo, extent) ranges that hold every row of ``span`` whose
+    unclamped range starts at ``lo`` (``span.wrap`` is handled by the
+    callers). Exact for clamps; for ``tl.where`` an over-approximation by
+    one row at most.
+
+    Rows ``[lo, hi)`` clamped above by ``C`` are ``min(r, C)``: the
+    contiguous ``[min(lo, C), min(hi, C + 1))``, and below by ``C``,
+    ``[max(lo, C), max(hi, C + 1))`` (both non-empty when ``hi > lo``).
+    ``tl.where(cond, rows, v)`` adds the row ``v``: ``[v, v + 1)``; when
+    ``cond`` is ``rows < X``, the rows kept are ``[lo, min(hi, X))`` and
+    ``v`` is used only when ``hi > X`` (its extent is then 1, else 0)."""
+    hi = ar.add(lo, ar.value(span.extent))
+    for clamp in span.clamps:
+        bound = ar.value(clamp.bound)
+        pick = ar.min if clamp.upper else ar.max
+        lo, hi = pick(lo, bound), pick(hi, ar.add(bound, ar.const(1)))
+    other = span.otherwise
+    if other is None:
+        return [(lo, ar.sub(hi, lo))]
+    row = ar.value(other.value)
+    if other.limit is None:
+        kept = ar.sub(hi, lo) if span.clamps else ar.value(span.extent)
+        return [(lo, kept), (row, ar.const(1))]
+    limit = ar.value(other.limit)
+    used = ar.min(ar.const(1), ar.max(ar.const(0), ar.sub(hi, limit)))
+    return [(lo, ar.sub(ar.min(hi, limit), lo)), (row, used)]
+
+
+class HostArith:
+    """:class:`RowArith` over host expressions (None: not computable on the host)."""
+
+    def value(self, ssa: SSAValue) -> str | None:
+        return host_expr(ssa)
+
+    def const(self, n: int) -> str:
+        return str(n)
+
+    def add(self, a: str | None, b: str | None) -> str | None:
+        return None if a is None or b is None else f"({a} + {b})"
+
+    def sub(self, a: str | None, b: str | None) -> str | None:
+        return None if a is None or b is None else f"({a} - {b})"
+
+    def min(self, a: str | None, b: str | None) -> str | None:
+        return None if a is None or b is None else f"min({a}, {b})"
+
+    def max(self, a: str | None, b: str | None) -> str | None:
+        return None if a is None or b is None else f"max({a}, {b})"
 
 
 def strip(value: SSAValue) -> SSAValue:
@@ -160,6 +261,8 @@ def _rank(value: SSAValue) -> int:
         return _rank(op.operands[0])
     if isinstance(op, tile.LoadOp):
         return _rank(op.ptr)
+    if isinstance(op, tile.WhereOp) or (isinstance(op, tile.CallOp) and op.callee.data in (*CLAMPS, "tl.clamp", *HINTS)):
+        return max((_rank(v) for v in op.operands), default=0)
     return 0
 
 
@@ -350,13 +453,22 @@ def span_of(index: SSAValue) -> Span:
     ``(scalar + ... + tl.arange(0, B)) % M`` (the tutorial's ``offs_am``),
     the same range with ``wrap = M``: the rows ``(lo + i) % M``, which for
     ``lo >= 0`` are ``[lo % M, ...)`` continued from row 0 past ``M``.
-    Value hints (``tl.multiple_of``, ``tl.max_contiguous``) are looked through."""
+    Value hints (``tl.multiple_of``, ``tl.max_contiguous``) are looked through.
+    Clamps of such an index by a scalar (``tl.minimum(offs, M - 1)``,
+    ``tl.maximum``, ``tl.clamp``) and ``tl.where(cond, offs, scalar)`` give
+    the same range with :class:`Clamp` / :class:`Otherwise` (see
+    :func:`intervals`)."""
     index = _unhinted(index)
     if isinstance(index, OpResult) and isinstance(index.op, tile.ModOp) and _rank(index.op.rhs) == 0:
         inner = span_of(index.op.lhs)
         if inner.wrap is not None:
             raise Unbounded("the index is wrapped twice (`(... % M) % N`)")
+        if inner.reshaped:
+            raise Unbounded("the index is clamped and then wrapped with `%`; wrap first, then clamp")
         return Span(inner.lo_terms, inner.extent, wrap=index.op.rhs)
+    reshaped = _reshaped(index)
+    if reshaped is not None:
+        return reshaped
     scalars: list[SSAValue] = []
     while True:
         if isinstance(index, OpResult) and isinstance(index.op, tile.ArangeOp):
@@ -378,6 +490,66 @@ def span_of(index: SSAValue) -> Span:
         raise Unbounded(f"the index is not 'scalar + tl.arange(0, BLOCK)' (found {what})")
 
 
+CLAMPS = {"tl.minimum": True, "tl.maximum": False}
+
+
+def _reshaped(index: SSAValue) -> Span | None:
+    """The span of a clamp or a ``tl.where`` of a bounded index, None when
+    ``index`` is neither."""
+    if not isinstance(index, OpResult):
+        return None
+    op = index.op
+    if isinstance(op, tile.CallOp) and op.callee.data in (*CLAMPS, "tl.clamp"):
+        if op.kwarg_names and any(k.data != "propagate_nan" for k in op.kwarg_names):
+            raise Unbounded(f"`{op.callee.data}` of the index has keyword arguments this analysis does not model")
+        count = 3 if op.callee.data == "tl.clamp" else 2
+        args = list(op.arguments)[:count]
+        blocks = [a for a in args if _rank(a) >= 1]
+        if len(args) != count or len(blocks) != 1 or (op.callee.data == "tl.clamp" and blocks[0] is not args[0]):
+            raise Unbounded(f"`{op.callee.data}` of the index needs one block of rows and scalar bounds "
+                            f"(e.g. `tl.minimum(offs, M - 1)`)")
+        inner = _clampable(span_of(blocks[0]), op.callee.data)
+        if op.callee.data == "tl.clamp":
+            added = (Clamp(args[1], upper=False), Clamp(args[2], upper=True))
+        else:
+            added = (Clamp(next(a for a in args if a is not blocks[0]), upper=CLAMPS[op.callee.data]),)
+        return Span(inner.lo_terms, inner.extent, clamps=inner.clamps + added)
+    if isinstance(op, tile.WhereOp):
+        rows_true = _rank(op.true_value) >= 1
+        rows, value = (op.true_value, op.false_value) if rows_true else (op.false_value, op.true_value)
+        if _rank(value) != 0 or _rank(rows) == 0:
+            raise Unbounded("`tl.where` of the index needs one block of rows and a scalar for the other lanes "
+                            "(e.g. `tl.where(offs < M, offs, 0)`)")
+        inner = _clampable(span_of(rows), "tl.where")
+        limit = _limit_of(op.cond, rows) if rows_true else None
+        return Span(inner.lo_terms, inner.extent, clamps=inner.clamps, otherwise=Otherwise(value, limit))
+    return None
+
+
+def _clampable(inner: Span, what: str) -> Span:
+    if inner.wrap is not None:
+        raise Unbounded(f"`{what}` of an index wrapped with `%`; use one of them")
+    if inner.otherwise is not None and what == "tl.where":
+        raise Unbounded("the index goes through `tl.where` twice; combine the conditions in one `tl.where`")
+    if inner.otherwise is not None:
+        raise Unbounded(f"`{what}` of the result of `tl.where`; clamp before `tl.where`")
+    return inner
+
+
+def _limit_of(cond: SSAValue, rows: SSAValue) -> SSAValue | None:
+    """``X`` when ``cond`` is ``rows < X`` (or ``X > rows``) with a scalar ``X``."""
+    cond = strip(cond)
+    if not (isinstance(cond, OpResult) and isinstance(cond.op, tile.CmpOp)):
+        return None
+    op, rows = cond.op, _unhinted(rows)
+    predicate = op.predicate.data
+    if predicate == "lt" and _unhinted(op.lhs) is rows and _rank(op.rhs) == 0:
+        return op.rhs
+    if predicate == "gt" and _unhinted(op.rhs) is rows and _rank(op.lhs) == 0:
+        return op.lhs
+    return None
+
+
 def _const(value: SSAValue) -> int | None:
     value = strip(value)
     if isinstance(value, OpResult) and isinstance(value.op, arith.ConstantOp):
@@ -389,6 +561,7 @@ def _const(value: SSAValue) -> int | None:
 
 # builtins a host expression may call (``min(num_m - first_m, GROUP_M)``); deps.eval_host provides them
 HOST_CALLS = {"min": min, "max": max}
+_HOST_CALLEES = {"min": "min", "max": "max", "tl.minimum": "min", "tl.maximum": "max"}
 _HOST_OPS = {tile.AddOp: "+", tile.SubOp: "-", tile.MulOp: "*", tile.FloorDivOp: "//", tile.ModOp: "%"}
 
 
@@ -458,9 +631,11 @@ def _host(value: SSAValue) -> str | None:
         if lhs is None or rhs is None:
             return None
         return f"({lhs} {_HOST_OPS[type(op)]} {rhs})"
-    if isinstance(op, tile.CallOp) and op.callee.data in HOST_CALLS and len(op.arguments) == 2 and not op.kwarg_names:
-        args = [host_expr(a) for a in op.arguments]  # Python's min/max of two scalars, e.g. a GROUP_M swizzle's last group
-        return None if None in args else f"{op.callee.data}({args[0]}, {args[1]})"
+    if isinstance(op, tile.CallOp) and op.callee.data in _HOST_CALLEES and len(op.arguments) == 2 and not op.kwarg_names:
+        # Python's min/max of two scalars, e.g. a GROUP_M swizzle's last group, or
+        # tl.minimum/tl.maximum of two scalars (a clamped row index)
+        args = [host_expr(a) for a in op.arguments]
+        return None if None in args else f"{_HOST_CALLEES[op.callee.data]}({args[0]}, {args[1]})"
     return None
 
 

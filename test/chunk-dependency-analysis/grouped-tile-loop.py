@@ -29,7 +29,12 @@ def grouped(x_ptr, y_ptr, M, N, stride_xm, BLOCK_M: tl.constexpr, BLOCK_N: tl.co
 # RUN: overlap-opt %t.max.py --plan 'all-gather{tensor=x_ptr world=2 size=M}' -p chunk-dependency-analysis | filecheck %s --check-prefix=MAX
 # MAX: lo = "{{.*}}max({{.*}}, GROUP_M){{.*}}", extent = "BLOCK_M"
 
-# Any other call (here tl.maximum) is outside the host language: the footprint is unknown.
-# RUN: sed -e 's/min(num_m - first_m, GROUP_M)/tl.maximum(num_m - first_m, GROUP_M)/' %s > %t.other.py
+# tl.minimum / tl.maximum of two scalars are min / max too.
+# RUN: sed -e 's/min(num_m - first_m, GROUP_M)/tl.maximum(num_m - first_m, GROUP_M)/' %s > %t.tlmax.py
+# RUN: overlap-opt %t.tlmax.py --plan 'all-gather{tensor=x_ptr world=2 size=M}' -p chunk-dependency-analysis | filecheck %s --check-prefix=TLMAX
+# TLMAX: lo = "{{.*}}max(((-(-(M) // (BLOCK_M))) - {{.*}}, GROUP_M){{.*}}", extent = "BLOCK_M"
+
+# Any other call (here tl.abs) is outside the host language: the footprint is unknown.
+# RUN: sed -e 's/min(num_m - first_m, GROUP_M)/tl.abs(num_m - first_m)/' %s > %t.other.py
 # RUN: overlap-opt %t.other.py --plan 'all-gather{tensor=x_ptr world=2 size=M}' -p chunk-dependency-analysis | filecheck %s --check-prefix=OTHER
 # OTHER: tile.load {{.*}}lo = "?"

@@ -1,5 +1,6 @@
 # Wrapped offsets (`% M`) give a wrapped range (the `wrap` key), value hints
-# are looked through; a wrapped store and a clamped index are refused.
+# are looked through; a wrapped store and a clamped-then-wrapped index are
+# refused (clamps alone: clamped-offsets.py).
 # RUN: overlap-opt %s --kernel wrapped --plan 'all-gather{tensor=a_ptr dim=0 size=M world=2}' -p chunk-dependency-analysis | filecheck %s --check-prefix=WRAP
 # RUN: overlap-opt %s --kernel hinted --plan 'all-gather{tensor=a_ptr dim=0 size=M world=2}' -p chunk-dependency-analysis | filecheck %s --check-prefix=HINT
 # RUN: not overlap-opt %s --kernel wrapped --plan 'reduce-scatter{tensor=c_ptr dim=0 size=M world=2}' -p chunk-dependency-analysis 2>&1 | filecheck %s --check-prefix=STORE
@@ -28,14 +29,14 @@ def hinted(a_ptr, c_ptr, M, stride_am, BLOCK_M: tl.constexpr, D: tl.constexpr):
 
 @triton.jit
 def clamped(a_ptr, c_ptr, M, stride_am, BLOCK_M: tl.constexpr, D: tl.constexpr):
-    offs = tl.minimum(tl.program_id(0) * BLOCK_M + tl.arange(0, BLOCK_M), M - 1)
+    offs = tl.minimum(tl.program_id(0) * BLOCK_M + tl.arange(0, BLOCK_M), M - 1) % M
     ds = tl.arange(0, D)
     tl.store(c_ptr + offs[:, None] * stride_am + ds[None, :], tl.load(a_ptr + offs[:, None] * stride_am + ds[None, :]))
 
 # WRAP:  tile.load {{.*}}chunk.access = {plan = @ag, tensor = "a_ptr", dim = 0 : i64, role = "read", lo = "(pid0 * BLOCK_M)", extent = "BLOCK_M", loops = 0 : i64, invariant = 0 : i64, wrap = "M"}
 # HINT:  tile.load {{.*}}chunk.access = {plan = @ag, tensor = "a_ptr", dim = 0 : i64, role = "read", lo = "(pid0 * BLOCK_M)", extent = "BLOCK_M", loops = 0 : i64, invariant = 0 : i64}}
 # STORE: chunk-dependency-analysis: {{.*}}'c_ptr' is accessed through offsets wrapped with `%` along dim 0 in a store; only loads of `(start + tl.arange(0, B)) % M` are supported
-# CLAMP: chunk-dependency-analysis: {{.*}}cannot bound the access of 'a_ptr' along dim 0: the index is not 'scalar + tl.arange(0, BLOCK)' (found tile.call)
+# CLAMP: chunk-dependency-analysis: {{.*}}wrapped-and-hinted.py:{{[0-9]+}}: {{.*}}cannot bound the access of 'a_ptr' along dim 0: the index is clamped and then wrapped with `%`; wrap first, then clamp
 # EDGES:      tile (0, 0, 0): waits ag#{{[0-9]+}}[0, 20){{$}}
 # EDGES-NEXT: tile (1, 0, 0): waits ag#{{[0-9]+}}[0, 20) ag#{{[0-9]+}}[20, 40){{$}}
 # EDGES-NEXT: tile (2, 0, 0): waits ag#{{[0-9]+}}[0, 20) ag#{{[0-9]+}}[20, 40){{$}}

@@ -12,7 +12,7 @@ import torch
 import triton
 
 from syncopate.ir.analysis.deps import ConcreteChunk
-from syncopate.lowering.device_helpers import syn_wait_span, syn_wait_span_loop
+from syncopate.lowering.device_helpers import syn_wait_span, syn_wait_span_loop, syn_wait_span_memo
 from syncopate.runtime.abi import AbiError, _check_disjoint
 
 
@@ -83,3 +83,29 @@ def blocked_flag_in_loop(lo: int, hi: int, first: int, step: int) -> int | None:
 ])
 def test_a_loop_wait_checks_only_chunks_the_previous_iteration_did_not(lo, hi, first, step, expected):
     assert blocked_flag_in_loop(lo, hi, first, step) == expected
+
+
+@triton.jit
+def _wait_memo_twice(flags, table, n, lo0, hi0, lo1, hi1, epoch_ptr, spin_limit, report, memo):
+    syn_wait_span_memo(flags, table, n, lo0, hi0, epoch_ptr, spin_limit, report, memo)
+    syn_wait_span_memo(flags, table, n, lo1, hi1, epoch_ptr, spin_limit, report, memo)
+
+
+def blocked_flag_after(first: tuple[int, int], second: tuple[int, int]) -> int | None:
+    """Two memo waits of one program: the flag the second reported as never raised."""
+    epoch = torch.tensor([5], dtype=torch.int32)
+    flags = torch.tensor([5 if READY[f] else 4 for _, _, f in TABLE], dtype=torch.int32)
+    report = torch.zeros(4, dtype=torch.int32)
+    memo = torch.full((2,), -1, dtype=torch.int32)
+    _wait_memo_twice[(1,)](flags, torch.tensor(TABLE, dtype=torch.int32), len(TABLE), *first, *second,
+                           epoch, 3, report, memo)
+    return int(report[2]) if int(report[0]) else None
+
+
+@pytest.mark.parametrize("first, second, expected", [
+    ((0, 10), (11, 12), 2),  # chunk 0 is memoised, chunk 2 is still polled
+    ((10, 10), (11, 12), 2),  # an empty range at chunk 2's start waits for nothing, so it must not memoise chunk 2
+    ((10, 4), (11, 12), 2),  # nor may a reversed one (a wrapped or clamped range that is empty)
+])
+def test_a_memo_wait_remembers_only_chunks_it_waited_for(first, second, expected):
+    assert blocked_flag_after(first, second) == expected

@@ -300,6 +300,10 @@ builtin.module {
     %y = tile.call_jit @helper(%x_ptr, %lo) : (!tile.ptr, i32) -> !tile.any loc("copy.py":10:5)
     tile.return
   }
+  tile.func @helper(%p: !tile.ptr, %at: i32) -> !tile.any attributes {param_names = ["p", "at"], decorators = ["triton.jit"]} {
+    %v = tile.load %p : !tile.ptr -> !tile.any
+    tile.return %v : !tile.any
+  }
   chunk.plan @ag kind "all-gather" world 2 {
     chunk.tensor "x_ptr" -> "x_ptr" shape ["M"] strides [1]
     chunk.chunk id 0 "x_ptr" dim 0 offset 0 size "M/2" src 0 dst 0 step 0 backend unset

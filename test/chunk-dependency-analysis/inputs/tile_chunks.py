@@ -12,6 +12,7 @@ from xdsl.parser import Parser
 from syncopate.dialects import tile
 from syncopate.ir.analysis import deps
 from syncopate.ir.context import make_context
+from syncopate.ir.contract import ACCESS_ATTR
 from syncopate.passes.lower_chunk_to_tile import flag_bases
 
 
@@ -20,7 +21,9 @@ def main() -> None:
     grid = tuple(int(g) for g in sys.argv[2].split(","))
     env = {k: int(v) for k, v in (a.split("=") for a in sys.argv[3:])}
     module = Parser(make_context(), sys.stdin.read()).parse_module()
-    kernel = next(op for op in module.ops if isinstance(op, tile.FuncOp))
+    kernels = [op for op in module.ops if isinstance(op, tile.FuncOp)]
+    # the kernel the analysis annotated (a file may hold several; --kernel picks one)
+    kernel = next((k for k in kernels if any(ACCESS_ATTR in o.attributes for o in k.walk())), kernels[0])
     graph = deps.tile_chunk_graph(module, kernel, env, grid, rank, flag_bases(module))
     for pid in deps.grid_tiles(grid):
         node = ("tile", pid)
