@@ -89,6 +89,17 @@ def dominates(first: Operation, then: Operation) -> bool:
     return holder is not None and holder is not first and first.is_before_in_block(holder)
 
 
+def follows(then: Operation, first: Operation) -> bool:
+    """``then`` runs after ``first`` on every path from ``first`` to the end
+    of the function (structured control flow with one exit: ``then`` sits in
+    a block around ``first``, after the op that holds it). A signal inside
+    one arm of an ``scf.if`` after the store does not follow it on the path
+    through the other arm."""
+    block = then.parent_block()
+    holder = block.find_ancestor_op_in_block(first) if block is not None else None
+    return holder is not None and holder is not then and holder.is_before_in_block(then)
+
+
 @dataclass
 class _Verifier:
     deps: ChunkDependencies
@@ -243,17 +254,6 @@ class _Verifier:
     def _same_tensor(sync: Operation, b: BoundAccess) -> bool:
         return (sync.plan.string_value() == b.plan.sym_name.data  # type: ignore[attr-defined]
                 and sync.tensor.data == b.tensor.tensor.data)  # type: ignore[attr-defined]
-
-
-def follows(then: Operation, first: Operation) -> bool:
-    """``then`` runs after ``first`` on every path from ``first`` to the end
-    of the function (structured control flow with one exit: ``then`` sits in
-    a block around ``first``, after the op that holds it). A signal inside
-    one arm of an ``scf.if`` after the store does not follow it on the path
-    through the other arm."""
-    block = then.parent_block()
-    holder = block.find_ancestor_op_in_block(first) if block is not None else None
-    return holder is not None and holder is not then and holder.is_before_in_block(then)
 
 
 def _equal(a: Range, b: Range) -> bool:
