@@ -296,7 +296,9 @@ class VerifySyncPass(ModulePass):
     of an access) and checks the ``chunk.wait_span`` / ``chunk.wait_span_loop``
     / ``chunk.signal_span`` ops it finds against it, without reading the
     ``chunk.access`` attributes or asking where a pass meant to put them. It
-    rewrites nothing.
+    computes the analysis afresh instead of querying the pipeline's cache
+    (whose facts the passes under check declared still true), and rewrites
+    nothing.
 
     Assumes: a module before lower-chunk-to-tile (waits and signals are
     chunk span ops; a lowered kernel is refused) with one kernel and its
