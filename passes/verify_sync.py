@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import ClassVar
+from typing import ClassVar, NamedTuple
 
 import sympy
 from xdsl.context import Context
 from xdsl.dialects import scf
 from xdsl.dialects.builtin import DictionaryAttr, ModuleOp
-from xdsl.ir import Operation
+from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import PassFailedException
 
@@ -17,6 +17,7 @@ from syncopate.dialects import tile
 from syncopate.dialects.chunk import SignalSpanOp, WaitSpanLoopOp, WaitSpanOp
 from syncopate.ir.analysis import footprint
 from syncopate.ir.analysis.chunk_access import BoundAccess, ChunkDependencies, analyze
+from syncopate.ir.analysis.manager import ALL
 from syncopate.ir.analysis.symbolic import Symbolic, provably_equal, provably_le, text
 from syncopate.ir.contract import ABI_ATTR, CONSUMED, AbiKey
 from syncopate.ir.locations import describe
@@ -25,7 +26,14 @@ ALL_ROWS = 2**31 - 1  # a range [0, ALL_ROWS) or wider holds every chunk (chunk 
 
 
 @dataclass(frozen=True)
-class Range:
+class Proof:
+    """An access and the wait(s) or signal that synchronise it."""
+
+    access: Operation
+    by: tuple[Operation, ...]
+
+
+class Range(NamedTuple):
     """``[lo, hi)`` along the plan's dim, as expressions of one tile (and loop iteration)."""
 
     lo: sympy.Expr
@@ -35,20 +43,36 @@ class Range:
         return f"[{text(self.lo)}, {text(self.hi)})"
 
 
-@dataclass(frozen=True)
-class SyncRange:
+class SyncRange(NamedTuple):
     """A wait or signal span op and the range it covers."""
 
     op: Operation
     range: Range
 
 
-@dataclass(frozen=True)
-class Proof:
-    """An access and the wait(s) or signal that synchronise it."""
+class _SymbolicArith:
+    """``footprint.RowArith`` over the expressions of :class:`Symbolic`."""
 
-    access: Operation
-    by: tuple[Operation, ...]
+    def __init__(self, values: Symbolic):
+        self.values = values
+
+    def value(self, ssa: SSAValue) -> sympy.Expr:
+        return self.values.of(ssa)
+
+    def const(self, n: int) -> sympy.Expr:
+        return sympy.Integer(n)
+
+    def add(self, a: sympy.Expr, b: sympy.Expr) -> sympy.Expr:
+        return sympy.expand(a + b)
+
+    def sub(self, a: sympy.Expr, b: sympy.Expr) -> sympy.Expr:
+        return sympy.expand(a - b)
+
+    def min(self, a: sympy.Expr, b: sympy.Expr) -> sympy.Expr:
+        return sympy.Min(a, b)
+
+    def max(self, a: sympy.Expr, b: sympy.Expr) -> sympy.Expr:
+        return sympy.Max(a, b)
 
 
 def _fail(message: str) -> PassFailedException:
@@ -65,6 +89,17 @@ def dominates(first: Operation, then: Operation) -> bool:
     return holder is not None and holder is not first and first.is_before_in_block(holder)
 
 
+def follows(then: Operation, first: Operation) -> bool:
+    """``then`` runs after ``first`` on every path from ``first`` to the end
+    of the function (structured control flow with one exit: ``then`` sits in
+    a block around ``first``, after the op that holds it). A signal inside
+    one arm of an ``scf.if`` after the store does not follow it on the path
+    through the other arm."""
+    block = then.parent_block()
+    holder = block.find_ancestor_op_in_block(first) if block is not None else None
+    return holder is not None and holder is not then and holder.is_before_in_block(then)
+
+
 @dataclass
 class _Verifier:
     deps: ChunkDependencies
@@ -75,9 +110,10 @@ class _Verifier:
         spans = [o for o in self.deps.kernel.walk() if isinstance(o, (WaitSpanOp, WaitSpanLoopOp, SignalSpanOp))]
         self.waits = [self._sync_range(o) for o in spans if not isinstance(o, SignalSpanOp)]
         self.signals = [self._sync_range(o) for o in spans if isinstance(o, SignalSpanOp)]
-        for wait in self.waits:
-            if isinstance(wait.op, WaitSpanLoopOp):
-                self._check_loop_wait(wait.op)
+        # loop waits whose claim does not hold: they cover nothing, and the
+        # error of an access they reach says why
+        self.unsound = {w.op: why for w in self.waits if isinstance(w.op, WaitSpanLoopOp)
+                        and (why := self._loop_wait_problem(w.op)) is not None}
 
     # ranges -------------------------------------------------------------
 
@@ -86,19 +122,22 @@ class _Verifier:
         return SyncRange(op, Range(lo, sympy.expand(lo + self.values.of(op.extent))))
 
     def _pieces(self, b: BoundAccess) -> list[Range]:
-        """The rows ``b`` touches in one iteration of its loops: one range, or
+        """The rows ``b`` touches in one iteration of its loops: one range;
         for a wrapped index ``(lo + arange(E)) % M`` the rows from ``lo % M``
         and those continued from 0 (``[0, lo % M + E - M)``, empty unless the
-        tile wraps)."""
+        tile wraps); for clamped or redirected rows the ranges of the
+        footprint's model (``footprint.intervals``)."""
         span = b.span
         lo = sympy.Add(*(self.values.of(t) for t in span.lo_terms))
         lo += sympy.Add(*(self.values.iteration(w.loop) * self.values.of(w.shift) for w in span.walks))
+        lo = sympy.expand(lo)
         extent = self.values.of(span.extent)
-        if span.wrap is None:
-            return [Range(sympy.expand(lo), sympy.expand(lo + extent))]
-        wrap = self.values.of(span.wrap)
-        start = self.values.mod(sympy.expand(lo), wrap)
-        return [Range(start, sympy.expand(start + extent)), Range(sympy.Integer(0), sympy.expand(start + extent - wrap))]
+        if span.wrap is not None:
+            start = self.values.mod(lo, self.values.of(span.wrap))
+            return [Range(start, sympy.expand(start + extent)),
+                    Range(sympy.Integer(0), sympy.expand(start + extent - self.values.of(span.wrap)))]
+        pieces = footprint.intervals(span, lo, _SymbolicArith(self.values)) if span.reshaped else [(lo, extent)]
+        return [Range(start, sympy.expand(start + size)) for start, size in pieces]
 
     def _size(self, b: BoundAccess) -> sympy.Expr | None:
         """The plan tensor's extent along its dim, when it is a number or a kernel parameter."""
@@ -135,26 +174,25 @@ class _Verifier:
 
     # loop waits ---------------------------------------------------------
 
-    def _check_loop_wait(self, op: WaitSpanLoopOp) -> None:
-        """A ``chunk.wait_span_loop`` skips the chunks the previous iteration
-        waited for; that is sound only when it runs in every iteration of its
-        loop and its ``lo`` is ``first + iteration * step``."""
+    def _loop_wait_problem(self, op: WaitSpanLoopOp) -> str | None:
+        """Why a ``chunk.wait_span_loop`` may not skip the chunks of the
+        previous iteration (None: it may). That is sound only when it runs in
+        every iteration of its loop and its ``lo`` is ``first + iteration * step``."""
         loop = op.parent_op()
-        where = f"{describe(op)} (of '{op.tensor.data}', plan {op.plan})"
         if not isinstance(loop, scf.ForOp):
-            raise _fail(f"{where} is not directly in the body of a for loop, so the chunks it skips were never "
-                        f"waited for")
+            return "it is not directly in the body of a for loop, so the chunks it skips were never waited for"
         lo, first, step = (self.values.of(v) for v in (op.lo, op.first, op.step))
         if not provably_equal(lo, first + self.values.iteration(loop) * step):
-            raise _fail(f"{where}: its lo {text(lo)} is not first + iteration * step ({text(first)} + iteration * "
-                        f"{text(step)}), so "
-                        f"the chunks it skips as waited for by the previous iteration may not have been")
+            return (f"its lo {text(lo)} is not first + iteration * step ({text(first)} + iteration * {text(step)}), "
+                    f"so the chunks it skips as the previous iteration's may not have been waited for")
+        return None
 
     # reads --------------------------------------------------------------
 
     def check_read(self, b: BoundAccess) -> Proof:
         op = b.access.op
-        waits = [w for w in self.waits if self._same_tensor(w.op, b) and dominates(w.op, op)]
+        reaching = [w for w in self.waits if self._same_tensor(w.op, b) and dominates(w.op, op)]
+        waits = [w for w in reaching if w.op not in self.unsound]
         size = self._size(b)
         whole = [w.op for w in waits if self._whole(w.range, size)]
         if whole:
@@ -164,6 +202,8 @@ class _Verifier:
             cover = self._cover(piece, waits)
             if cover is None:
                 seen = ", ".join(str(w.range) for w in waits) or "none"
+                seen += "".join(f"; a chunk.wait_span_loop of {w.range} does not count: {self.unsound[w.op]}"
+                                for w in reaching if w.op in self.unsound)
                 raise _fail(f"{describe(op)} reads {piece} along dim {b.dim} of '{b.access.param}' "
                             f"(plan @{b.plan.sym_name.data}), but no chunk.wait_span before it covers them on every path "
                             f"(waits that dominate it: {seen})")
@@ -174,7 +214,7 @@ class _Verifier:
 
     def check_write(self, b: BoundAccess) -> Proof:
         op = b.access.op
-        (piece,) = self._pieces(b)  # the analysis refuses wrapped stores
+        (piece,) = self._pieces(b)  # the analysis refuses wrapped and redirected stores
         after = [s for s in self.signals if self._same_tensor(s.op, b) and follows(s.op, op) and self._same_tile(op, s.op)]
         counting = [s for s in after if _equal(s.range, piece)]
         what = f"{describe(op)} writes {piece} along dim {b.dim} of '{b.access.param}' (plan @{b.plan.sym_name.data})"
@@ -191,15 +231,19 @@ class _Verifier:
         """Each signal runs once per tile and counts a store before it."""
         for signal in self.signals:
             op = signal.op
+            mine = [b for b in writes if self._same_tensor(op, b)]
+            before = [b for b in mine if follows(op, b.access.op)]
+            # the signal has no source line of its own: name the store it follows
+            where = (f"{describe(before[-1].access.op)}: the chunk.signal_span after it" if before
+                     else f"{describe(op)}") + f" (of '{op.tensor.data}', plan {op.plan})"
             loops = [loop for loop in footprint.enclosing_loops(op) if loop is not self.tiles]
             if loops:
-                raise _fail(f"{describe(op)} (of '{op.tensor.data}', plan {op.plan}) is inside a loop "
-                            f"({describe(loops[-1])}), so it counts the tile once per iteration")
-            if not any(self._same_tensor(op, b) and follows(op, b.access.op) and _equal(self._pieces(b)[0], signal.range)
-                       for b in writes):
-                raise _fail(f"{describe(op)} signals {signal.range} of '{op.tensor.data}' (plan {op.plan}), "
-                            f"but no store of that range precedes it on every path: it counts a tile that wrote "
-                            f"nothing there")
+                raise _fail(f"{where} is inside a loop ({describe(loops[-1])}), so it counts the tile once per "
+                            f"iteration")
+            if not any(_equal(self._pieces(b)[0], signal.range) for b in before):
+                stores = ", ".join(f"{describe(b.access.op)} {self._pieces(b)[0]}" for b in mine) or "none"
+                raise _fail(f"{where} signals {signal.range}, but no store of that range precedes it on every "
+                            f"path: it counts a tile that wrote nothing there (stores: {stores})")
 
     def _same_tile(self, store: Operation, signal: Operation) -> bool:
         """A signal after a persistent kernel's tile loop runs once per
@@ -210,17 +254,6 @@ class _Verifier:
     def _same_tensor(sync: Operation, b: BoundAccess) -> bool:
         return (sync.plan.string_value() == b.plan.sym_name.data  # type: ignore[attr-defined]
                 and sync.tensor.data == b.tensor.tensor.data)  # type: ignore[attr-defined]
-
-
-def follows(then: Operation, first: Operation) -> bool:
-    """``then`` runs after ``first`` on every path from ``first`` to the end
-    of the function (structured control flow with one exit: ``then`` sits in
-    a block around ``first``, after the op that holds it). A signal inside
-    one arm of an ``scf.if`` after the store does not follow it on the path
-    through the other arm."""
-    block = then.parent_block()
-    holder = block.find_ancestor_op_in_block(first) if block is not None else None
-    return holder is not None and holder is not then and holder.is_before_in_block(then)
 
 
 def _equal(a: Range, b: Range) -> bool:
@@ -239,6 +272,8 @@ def verify(module: ModuleOp, reads: bool = True, writes: bool = True) -> list[Pr
     """Check the module's synchronisation (see :class:`VerifySyncPass`); the
     proof of each access checked, or a ``PassFailedException``."""
     _refuse_lowered(module)
+    # computed afresh, not query()'d: the cached result is what the passes
+    # under check declared still true, and a verifier must not take their word
     deps = analyze(module)
     verifier = _Verifier(deps)
     proofs = []
@@ -261,7 +296,9 @@ class VerifySyncPass(ModulePass):
     of an access) and checks the ``chunk.wait_span`` / ``chunk.wait_span_loop``
     / ``chunk.signal_span`` ops it finds against it, without reading the
     ``chunk.access`` attributes or asking where a pass meant to put them. It
-    rewrites nothing.
+    computes the analysis afresh instead of querying the pipeline's cache
+    (whose facts the passes under check declared still true), and rewrites
+    nothing.
 
     Assumes: a module before lower-chunk-to-tile (waits and signals are
     chunk span ops; a lowered kernel is refused) with one kernel and its
@@ -301,6 +338,7 @@ class VerifySyncPass(ModulePass):
     """
 
     name: ClassVar[str] = "verify-sync"
+    preserved_analyses: ClassVar[object] = ALL  # a verifier: it rewrites nothing
 
     waits: bool = True
     signals: bool = True

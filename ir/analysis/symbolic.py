@@ -7,6 +7,8 @@ module expands a value into an expression over *atoms*:
 
 * ``+``, ``-``, ``*`` and integer constants are expanded; value-preserving
   ops (``tile.retype``, ``tile.broadcast``) are looked through;
+* ``tl.minimum`` / ``tl.maximum`` (and ``min`` / ``max``) of two values
+  are ``Min`` / ``Max``;
 * an exact division (``(iv - lb) // step``, the iteration number) is
   divided out; any other pure op (``%``, ``//``, ``min``, casts, ...) is an
   uninterpreted function of its operands' expressions, so a copy of the same
@@ -36,6 +38,7 @@ from xdsl.traits import Pure
 from syncopate.dialects import tile
 from syncopate.ir.analysis import footprint
 
+_EXTREMA = {"tl.minimum": sympy.Min, "tl.maximum": sympy.Max, "min": sympy.Min, "max": sympy.Max}
 _ARITHMETIC = {tile.AddOp: sympy.Add, tile.SubOp: lambda a, b: a - b, tile.MulOp: sympy.Mul}
 
 
@@ -98,6 +101,8 @@ class Symbolic:
             quotient = self._exact_quotient(self.of(op.lhs), self.of(op.rhs))
             if quotient is not None:
                 return quotient
+        if isinstance(op, tile.CallOp) and op.callee.data in _EXTREMA and len(op.arguments) == 2 and not op.kwarg_names:
+            return _EXTREMA[op.callee.data](*(self.of(v) for v in op.arguments))
         if op.has_trait(Pure) and not op.regions and len(op.results) == 1:
             properties = str(sorted((k, str(v)) for k, v in op.properties.items()))
             return self._function(op.name, properties, *(self.of(v) for v in op.operands))
