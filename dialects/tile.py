@@ -34,6 +34,7 @@ from typing import ClassVar
 
 from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
+    ModuleOp,
     ArrayAttr,
     BoolAttr,
     DictionaryAttr,
@@ -73,8 +74,12 @@ from xdsl.traits import (
     IsTerminator,
     Pure,
     SymbolOpInterface,
+    SymbolTable,
 )
 from xdsl.utils.exceptions import VerifyException
+
+from syncopate.dialects import python_syntax as py
+from syncopate.dialects.ssa_order import check_definitions_dominate
 
 DYNAMIC = DYNAMIC_INDEX  # `?`: a symbolic (constexpr-sized) dimension
 
@@ -200,6 +205,23 @@ def _check_axis(op: IRDLOperation, axis: int, rank: int | None, extra: int = 0) 
         raise VerifyException(f"{op.name}: axis {axis} out of range for rank {rank}")
 
 
+def static_keywords(op: IRDLOperation) -> list[str]:
+    """The names of an op's literal keyword arguments (``static_kwargs``)."""
+    attrs = op.properties.get("static_kwargs")
+    return list(attrs.data) if isinstance(attrs, DictionaryAttr) else []
+
+
+def _check_mask(op: IRDLOperation, mask: SSAValue | None) -> None:
+    """A mask is i1, a block of i1, or of a type only known at launch; a
+    block of floats or ints is not a mask (Triton would reject the kernel)."""
+    if mask is None:
+        return
+    element = element_of(mask.type)
+    if element == i1 or isinstance(element, (AnyValueType, ScalarType, ConstexprType)):
+        return
+    raise VerifyException(f"{op.name}: the mask must be i1 or a block of i1, got {mask.type}")
+
+
 # --------------------------------------------------------------------------
 # Kernels, helpers, calls
 # --------------------------------------------------------------------------
@@ -264,6 +286,7 @@ class FuncOp(IRDLOperation):
             )
         if len(set(names)) != len(names):
             raise VerifyException(f"tile.func @{self.sym_name.data}: duplicate parameter names")
+        self.verify_python()
         last = self.body.block.last_op
         if not isinstance(last, ReturnOp):
             raise VerifyException(f"tile.func @{self.sym_name.data}: body must end with tile.return")
@@ -273,6 +296,38 @@ class FuncOp(IRDLOperation):
                 f"tile.func @{self.sym_name.data}: tile.return types ({', '.join(map(str, returned))}) differ "
                 f"from the declared results ({', '.join(map(str, self.function_type.outputs.data))})"
             )
+
+    def verify_python(self) -> None:
+        """The names, decorators, defaults and annotations the emitter writes
+        verbatim are Python of the kind each one means (dialects/python_syntax.py),
+        and every value is defined before its uses."""
+        where = f"tile.func @{self.sym_name.data}"
+        py.check_binding_name("tile.func: function name", self.sym_name.data)
+        names = self.arg_names
+        for name in names:
+            py.check_binding_name(f"{where}: parameter", name)
+        module = self.parent_op()
+        prelude = module.attributes.get(py.PRELUDE_ATTR) if isinstance(module, ModuleOp) else None
+        module_names = py.prelude_names(prelude.data) if isinstance(prelude, StringAttr) else frozenset()
+        for decorator in self.decorators.data if self.decorators is not None else ():
+            py.check_module_expression(f"{where}: decorator", decorator.data, module_names)
+        defaults = self.defaults.data if self.defaults is not None else {}
+        for label, entries in (("default", defaults), ("annotation", self.arg_annotations.data if self.arg_annotations else {})):
+            for name, value in entries.items():
+                if name not in names:
+                    raise VerifyException(f"{where}: {label} for {name!r}, which is not a parameter")
+                if isinstance(value, StringAttr):
+                    py.check_module_expression(f"{where}: {label} of {name!r}", value.data, module_names)
+                elif label == "annotation":
+                    raise VerifyException(f"{where}: the annotation of {name!r} must be a string, got {value}")
+        defaulted = [name in defaults for name in names]
+        if any(d and not later for d, later in zip(defaulted, defaulted[1:])):
+            first = names[defaulted.index(True)]
+            raise VerifyException(
+                f"{where}: parameter {names[defaulted.index(False, defaulted.index(True))]!r} has no default but "
+                f"follows {first!r}, which has one (Python needs the defaulted parameters last)"
+            )
+        check_definitions_dominate(self, where)
 
     def print(self, printer: Printer):
         print_func_op_like(
@@ -326,6 +381,26 @@ class CallJitOp(IRDLOperation):
         super().__init__(
             operands=[arguments], result_types=[result_types], properties={"callee": SymbolRefAttr(callee)}
         )
+
+    def verify_(self) -> None:
+        """The callee is a `tile.func` of the enclosing module, called with
+        one operand per parameter and one result per returned value."""
+        name = self.callee.string_value()
+        module = self.parent_op()
+        while module is not None and not isinstance(module, ModuleOp):
+            module = module.parent_op()
+        if module is None:
+            return  # a detached op: checked once it is in a module
+        callee = SymbolTable.lookup_symbol(module, self.callee)
+        if callee is None:
+            raise VerifyException(f"tile.call_jit: the module has no function @{name}")
+        if not isinstance(callee, FuncOp):
+            raise VerifyException(f"tile.call_jit: @{name} is a {callee.name}, not a tile.func")
+        params, results = len(callee.function_type.inputs.data), len(callee.function_type.outputs.data)
+        if len(self.arguments) != params:
+            raise VerifyException(f"tile.call_jit: @{name} takes {params} argument(s), {len(self.arguments)} given")
+        if len(self.res) != results:
+            raise VerifyException(f"tile.call_jit: @{name} returns {results} value(s), the call has {len(self.res)} result(s)")
 
 
 @irdl_op_definition
@@ -384,6 +459,8 @@ class CallOp(IRDLOperation):
     def verify_(self) -> None:
         if len(self.keyword_names) > len(self.arguments):
             raise VerifyException(f"tile.call {self.callee.data}: more keyword names than operands")
+        py.check_callee(self.callee.data, self.num_positional)
+        py.check_keywords(f"tile.call {self.callee.data}", self.keyword_names + static_keywords(self))
 
 
 # --------------------------------------------------------------------------
@@ -744,6 +821,9 @@ class AttrOp(IRDLOperation):
     assembly_format = "$src `,` $path attr-dict `:` type($src) `->` type($res)"
     traits = traits_def(Pure())
 
+    def verify_(self) -> None:
+        py.check_attribute_path("tile.attr: path", self.path.data)
+
 
 @irdl_op_definition
 class TransOp(IRDLOperation):
@@ -804,6 +884,7 @@ class DotOp(IRDLOperation):
         for operand in (self.a, self.b):
             if rank_of(operand.type) not in (None, 2, 3):
                 raise VerifyException(f"tile.dot: operands must be rank-2 (or batched rank-3) blocks, got {operand.type}")
+        py.check_keywords("tile.dot", static_keywords(self))
 
 
 # --------------------------------------------------------------------------
@@ -830,6 +911,8 @@ class LoadOp(IRDLOperation):
     def verify_(self) -> None:
         if not (is_pointer_like(self.ptr.type) or isinstance(self.ptr.type, AnyValueType)):
             raise VerifyException(f"tile.load: expected a pointer operand, got {self.ptr.type}")
+        _check_mask(self, self.mask)
+        py.check_keywords("tile.load", static_keywords(self), taken=("mask", "other"))
 
 
 @irdl_op_definition
@@ -849,6 +932,8 @@ class StoreOp(IRDLOperation):
     def verify_(self) -> None:
         if not (is_pointer_like(self.ptr.type) or isinstance(self.ptr.type, AnyValueType)):
             raise VerifyException(f"tile.store: expected a pointer operand, got {self.ptr.type}")
+        _check_mask(self, self.mask)
+        py.check_keywords("tile.store", static_keywords(self), taken=("mask",))
 
 
 ATOMIC_KINDS = ("add", "max", "min", "and", "or", "xor", "xchg")
@@ -885,6 +970,7 @@ class AtomicRMWOp(IRDLOperation):
         if self.kind.data not in ATOMIC_KINDS:
             raise VerifyException(f"tile.atomic_rmw: unknown kind '{self.kind.data}'")
         _verify_sem_scope(self, self.sem, self.scope)
+        _check_mask(self, self.mask)
 
 
 @irdl_op_definition

@@ -10,18 +10,18 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from xdsl.dialects.builtin import ModuleOp, StringAttr
-from xdsl.passes import PassPipeline
 
 from syncopate.ir.context import make_context
 from syncopate.ir.contract import KERNEL_ATTR
 from syncopate.ir.frontend.triton_import import import_file
 from syncopate.ir.plans.cli import load_plans
-from syncopate.passes import get_all_passes
+from syncopate.passes import parse_pipeline
+from syncopate.passes.pipeline import apply_passes
 
 
 def run_pipeline(module: ModuleOp, pipeline: str) -> None:
     """Run the pass pipeline ``pipeline`` (overlap-opt's ``-p`` syntax) on ``module``."""
-    PassPipeline.parse_spec(get_all_passes(), pipeline).apply(make_context(), module)
+    apply_passes(parse_pipeline(pipeline).passes, make_context(), module)
 
 
 def compile_module(source_path: str, kernel_name: str, plan_specs: Sequence[str], pipeline: str = "overlap") -> ModuleOp:

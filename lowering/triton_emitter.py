@@ -13,8 +13,10 @@ the IR was rewritten by passes. Regions that a pass inserted carry a
 
 from __future__ import annotations
 
+import ast
 import keyword
 import math
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
@@ -34,8 +36,10 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute, Block, BlockArgument, Operation, SSAValue
 from xdsl.traits import Pure
+from xdsl.utils.exceptions import VerifyException
 
 from syncopate.dialects import tile
+from syncopate.dialects.python_syntax import PRELUDE_ATTR, prelude_names
 from syncopate.ir.contract import ORIGIN_ATTR
 from syncopate.ir.frontend.type_rules import dtype_name
 
@@ -50,21 +54,44 @@ class EmitError(Exception):
     """The IR holds something that has no Triton spelling."""
 
 
+EMITTED_NAMES = frozenset({"tl", "triton", "range", "float", "min", "max"})
+"""Module-level names the emitted code itself refers to (``for i in range``,
+``float('inf')``, a ``min``/``max`` call): never a local variable's name."""
+
+
 def emit_module(module: ModuleOp) -> str:
-    """The whole module as one self-contained Python file."""
+    """The whole module as one self-contained Python file.
+
+    The module is verified first: the tile dialect's verifiers check the
+    Python that properties hold as text (callees, decorators, defaults,
+    names) and that every value is defined before its uses, so only IR that
+    means one Python program is printed. The result is parsed once more:
+    text that is not Python is an :class:`EmitError`, never a file."""
+    module.verify()
     funcs = [op for op in module.ops if isinstance(op, tile.FuncOp)]
     others = [op.name for op in module.ops if not isinstance(op, tile.FuncOp) and op.name != "chunk.plan"]
     if others:
         raise EmitError(f"cannot emit top-level op(s) {', '.join(sorted(set(others)))} as Triton")
-    reserved = {"tl", "triton"} | {f.sym_name.data for f in funcs}
+    reserved = set(EMITTED_NAMES) | {f.sym_name.data for f in funcs}
     parts = [HEADER]
-    prelude = module.attributes.get("tile.prelude")
-    if isinstance(prelude, StringAttr):
+    prelude = module.attributes.get(PRELUDE_ATTR)
+    if prelude is not None:
+        if not isinstance(prelude, StringAttr):
+            raise EmitError(f"{PRELUDE_ATTR} must be a string of Python, got {prelude}")
+        try:
+            prelude_names(prelude.data)  # imports, assignments and definitions only
+        except VerifyException as err:
+            raise EmitError(str(err)) from None
         # module-level Python the kernels' decorators and defaults use (ir/frontend/prelude.py)
         parts.append("\n" + prelude.data + "\n")
     for func in funcs:
         parts.append("\n\n" + FunctionEmitter(func, reserved).emit())
-    return "".join(parts)
+    text = "".join(parts)
+    try:
+        ast.parse(text)
+    except SyntaxError as err:
+        raise EmitError(f"the emitted Python does not parse ({err.msg}, line {err.lineno}: {err.text!r})") from None
+    return text
 
 
 def dtype_text(type_: Attribute) -> str:
@@ -106,8 +133,24 @@ LOOP_BOOKKEEPING = ("tile.loop", ORIGIN_ATTR)
 """``tile.*`` loop attributes that are not ``tl.range`` options (the loop kind, the pass that made it)."""
 
 
-def loop_options(loop: scf.ForOp, callee: str, kernel: str) -> list[tuple[str, Attribute]]:
-    """The ``tl.range`` keywords of ``loop``, in attribute order.
+LOOP_KINDS = {"range": "tl.range", "static_range": "tl.static_range"}
+"""``tile.loop`` values: the Triton iterator of a loop (a plain ``range`` has none)."""
+
+
+def loop_iterator(loop: scf.ForOp, kernel: str) -> str:
+    """``range``, or the ``tl.*`` iterator the ``tile.loop`` attribute names;
+    any other value is refused rather than emitted as a plain ``range``."""
+    kind = loop.attributes.get("tile.loop")
+    if kind is None:
+        return "range"
+    if not isinstance(kind, StringAttr) or kind.data not in LOOP_KINDS:
+        raise EmitError(f"{kernel}: loop attribute tile.loop = {kind} is not one of {', '.join(LOOP_KINDS)}")
+    return LOOP_KINDS[kind.data]
+
+
+def loop_options(loop: scf.ForOp, callee: str, kernel: str, params: Iterable[str] = ()) -> list[tuple[str, Attribute]]:
+    """The ``tl.range`` keywords of ``loop``, in attribute order; an option
+    given as ``@NAME`` must name one of ``params``.
 
     Only ``tile.<option>`` attributes with ``option`` in :data:`TL_RANGE_OPTIONS`
     become keywords. Attributes of other namespaces (``chunk.*``, a pass's own
@@ -127,6 +170,8 @@ def loop_options(loop: scf.ForOp, callee: str, kernel: str) -> list[tuple[str, A
             )
         if callee != "tl.range":
             raise EmitError(f"{kernel}: loop option '{name}' needs tl.range, but the loop is {callee}")
+        if isinstance(value, SymbolRefAttr) and (value.nested_references.data or value.root_reference.data not in params):
+            raise EmitError(f"{kernel}: loop option '{name}' = {value} names no parameter of the kernel")
         options.append((name, value))
     return options
 
@@ -233,9 +278,7 @@ class FunctionEmitter:
     # -- names ---------------------------------------------------------------
 
     def bind(self, value: SSAValue, wanted: str | None, at: int) -> str:
-        base = wanted or "tmp"
-        if keyword.iskeyword(base):
-            base += "_"
+        base = python_name(wanted) if wanted else "tmp"
         candidate, suffix = base, 0
         while True:
             holder = self.holders.get(candidate)
@@ -433,7 +476,7 @@ class FunctionEmitter:
             return
         origin = op.attributes.get(ORIGIN_ATTR)
         if isinstance(origin, StringAttr):
-            self.line(depth, f"# inserted by {origin.data}")
+            self.line(depth, f"# inserted by {comment_text(origin.data)}")
         at = self.position[op]
         if isinstance(op, tile.ReturnOp):
             if op.values:
@@ -497,14 +540,13 @@ class FunctionEmitter:
         if pairs:
             self.line(depth, f"{', '.join(c for c, _ in pairs)} = {', '.join(t for _, t in pairs)}")
         iv_name = self.bind(iv, iv.name_hint or "i", at)
-        kind = op.attributes.get("tile.loop")
-        callee = {"range": "tl.range", "static_range": "tl.static_range"}.get(kind.data if isinstance(kind, StringAttr) else "", "range")
+        callee = loop_iterator(op, self.func.sym_name.data)
         bounds = [self.expr(op.lb).text, self.expr(op.ub).text, self.expr(op.step).text]
         if bounds[2] == "1":
             bounds.pop()
             if bounds[0] == "0" and callee == "range":
                 bounds.pop(0)
-        options = [f"{name}={option_text(value)}" for name, value in loop_options(op, callee, self.func.sym_name.data)]
+        options = [f"{name}={option_text(value)}" for name, value in loop_options(op, callee, self.func.sym_name.data, self.func.arg_names)]
         self.line(depth, f"for {iv_name} in {callee}({', '.join(bounds + options)}):")
         self.body_with_yield(op.body.block, carried, depth + 1)
         self.bind_results(op, carried, depth)
@@ -564,6 +606,22 @@ class FunctionEmitter:
         for text in prelude:
             self.lines.append("    " + text)
         self.bind_results(op, carried, depth)
+
+
+def comment_text(text: str) -> str:
+    """``text`` on one comment line: a line break in an attribute would end
+    the comment and make the rest of it code."""
+    return " ".join(text.split())
+
+
+def python_name(hint: str) -> str:
+    """A Python variable name for an SSA name hint: IR names may hold ``.``,
+    ``-`` and ``$`` (``%a.b``), which would make ``a.b = ...`` an attribute
+    assignment; they become ``_``, and a keyword gets a trailing ``_``."""
+    name = re.sub(r"\W", "_", hint)
+    if not name or name[0].isdigit():
+        name = "v_" + name
+    return name + "_" if keyword.iskeyword(name) else name
 
 
 def _is_local_constexpr(op: Operation) -> bool:

@@ -12,7 +12,8 @@ import importlib
 import inspect
 from collections.abc import Callable
 
-from xdsl.passes import ModulePass
+from xdsl.passes import ModulePass, PassPipeline
+from xdsl.utils.exceptions import ArgSpecParseError
 
 # module name -> class name, imported lazily so the driver starts fast.
 PASS_MODULES: dict[str, str] = {
@@ -23,6 +24,7 @@ PASS_MODULES: dict[str, str] = {
     "tile_reorder": "TileReorderPass",
     "select_backend": "SelectBackendPass",
     "fuse_peer_reduction": "FusePeerReductionPass",
+    "verify_sync": "VerifySyncPass",
     "overlap_pipeline": "OverlapPipelinePass",
 }
 
@@ -52,6 +54,28 @@ def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
         pass_class = _loader(module, cls)()
         passes[pass_class.name] = _loader(module, cls)
     return passes
+
+
+class PipelineError(ValueError):
+    """A ``-p`` pipeline spec that does not parse, names an unknown pass, or
+    gives a pass an unknown option or value: a usage error of the tools."""
+
+
+def parse_pipeline(spec: str, callback=None) -> PassPipeline:
+    """The :class:`PassPipeline` of ``spec`` (overlap-opt's ``-p`` syntax);
+    raises :class:`PipelineError` with a one-line message otherwise.
+
+    xDSL reports a malformed spec with an ``ArgSpecParseError``, a
+    ``BaseException`` that would escape every ``except Exception``, over
+    several lines; it becomes one line naming the column."""
+    try:
+        return PassPipeline.parse_spec(get_all_passes(), spec, callback)
+    except ArgSpecParseError as err:
+        lines = [line.strip() for line in str(err).splitlines() if line.strip()]
+        column = lines[1].rsplit(":", 1)[-1] if len(lines) > 1 else "?"
+        raise PipelineError(f"pipeline '{spec}': {lines[-1]} (column {column})") from None
+    except ValueError as err:
+        raise PipelineError(f"pipeline '{spec}': {err}") from None
 
 
 def summary(pass_class: type[ModulePass]) -> str:

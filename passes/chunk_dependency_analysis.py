@@ -12,6 +12,7 @@ from xdsl.passes import ModulePass
 
 from syncopate.ir.analysis import footprint
 from syncopate.ir.analysis.chunk_access import BoundAccess, analyze
+from syncopate.ir.analysis.manager import query
 from syncopate.ir.contract import ACCESS_ATTR, TILE_LOOP_ATTR, AccessKey
 
 
@@ -91,9 +92,11 @@ class ChunkDependencyAnalysisPass(ModulePass):
     """
 
     name: ClassVar[str] = "chunk-dependency-analysis"
+    # attributes only: the accesses and their address arithmetic stay as they are
+    preserved_analyses: ClassVar[tuple] = (analyze,)
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        deps = analyze(op)
+        deps = query(op, analyze)
         for b in deps.accesses:
             b.access.op.attributes[ACCESS_ATTR] = _access_attr(b)
         loop = footprint.tile_loop(deps.kernel)

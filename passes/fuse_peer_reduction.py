@@ -16,6 +16,7 @@ from syncopate.dialects import tile
 from syncopate.dialects.chunk import PlanOp, ReduceSpanOp
 from syncopate.ir.analysis import footprint
 from syncopate.ir.analysis.chunk_access import BoundAccess, analyze
+from syncopate.ir.analysis.manager import query
 from syncopate.ir.contract import ORIGIN_ATTR
 
 ORIGIN = StringAttr("fuse-peer-reduction")
@@ -48,9 +49,11 @@ class FusePeerReductionPass(ModulePass):
     """
 
     name: ClassVar[str] = "fuse-peer-reduction"
+    # it replaces the value a store writes, never its address
+    preserved_analyses: ClassVar[tuple] = (analyze,)
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        deps = analyze(op)
+        deps = query(op, analyze)
         tile_loop = footprint.tile_loop(deps.kernel)
         for b in deps.accesses:
             if b.role == "write" and b.plan.collective == "reduce-scatter":

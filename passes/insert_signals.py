@@ -17,6 +17,7 @@ from syncopate.dialects import tile
 from syncopate.dialects.chunk import SignalSpanOp, WaitSpanLoopOp, WaitSpanOp
 from syncopate.ir.analysis import footprint
 from syncopate.ir.analysis.chunk_access import BoundAccess, analyze
+from syncopate.ir.analysis.manager import query
 from syncopate.ir.contract import ORIGIN_ATTR
 
 ORIGIN = StringAttr("insert-signals")
@@ -200,8 +201,12 @@ class InsertSignalsPass(ModulePass):
     signals: bool = True
     hoist_loops: bool = False
 
+    # it adds waits, signals and the arithmetic of their bounds; the accesses
+    # and the address arithmetic the analysis read are left as they were
+    preserved_analyses: ClassVar[tuple] = (analyze,)
+
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        deps = analyze(op)
+        deps = query(op, analyze)
         seen_waits: set[tuple] = set()
         last_store: dict[tuple, BoundAccess] = {}
         for b in deps.accesses:

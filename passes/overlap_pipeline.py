@@ -14,8 +14,10 @@ from syncopate.passes.fuse_peer_reduction import FusePeerReductionPass
 from syncopate.passes.insert_signals import InsertSignalsPass
 from syncopate.passes.lower_chunk_to_tile import LowerChunkToTilePass
 from syncopate.passes.options import ChoiceOptions
+from syncopate.passes.pipeline import apply_passes
 from syncopate.passes.select_backend import BackendChoice, SelectBackendPass
 from syncopate.passes.tile_reorder import Order, TileReorderPass
+from syncopate.passes.verify_sync import VerifySyncPass
 
 
 @dataclass(frozen=True)
@@ -26,18 +28,26 @@ class OverlapPipelinePass(ChoiceOptions, ModulePass):
     insert-signals{waits signals hoist_loops}, select-backend{backend sizes elem_bytes},
     with ``reduce=epilogue`` fuse-peer-reduction (the owner of a reduce-scatter
     sums the peers' partials in its tiles' epilogue; ``reduce=stream``, the
-    default, leaves that add to the runtime), and lower-chunk-to-tile{memo},
-    in that order; each option goes to the stage of
-    the same name (see each pass's documentation for assumptions and
+    default, leaves that add to the runtime), verify-sync{waits signals}
+    and lower-chunk-to-tile{memo}, in that order; each option goes to the
+    stage of the same name (see each pass's documentation for assumptions and
     guarantees). ``overlap`` alone equals
-    ``chunk-dependency-analysis,tile-reorder{order=arrival group=8},insert-signals,select-backend,lower-chunk-to-tile``
+    ``chunk-dependency-analysis,tile-reorder{order=arrival group=8},insert-signals,select-backend,verify-sync,lower-chunk-to-tile``
     (group=8: L2-grouped tiles within an arrival step, as in Triton's grouped matmul).
+    verify-sync re-derives every access's footprint and checks the waits and
+    signals the earlier stages placed; it runs just before
+    lower-chunk-to-tile, the last point where they are chunk span ops (after
+    it they are helper calls over runtime tables). With ``waits=false`` or
+    ``signals=false`` it skips that side too (the negative controls);
+    ``verify=false`` skips it altogether, for tests of deliberately broken
+    pipelines only.
 
     Assumes: what its first stage assumes (a module with one kernel and its
     chunk plans, every access to a planned tensor boundable).
     Guarantees: the union of its stages' guarantees: every tile waits for
     the chunks it reads and signals the chunks it writes, in the backend's
-    protocol, or the pipeline fails with the error of the stage that refused.
+    protocol (checked by verify-sync), or the pipeline fails with the error
+    of the stage that refused.
     """
 
     name: ClassVar[str] = "overlap"
@@ -53,6 +63,7 @@ class OverlapPipelinePass(ChoiceOptions, ModulePass):
     elem_bytes: int = 2
     memo: bool = True
     reduce: Literal["stream", "epilogue"] = "stream"
+    verify: bool = True
 
     def stages(self) -> list[ModulePass]:
         return [
@@ -61,6 +72,7 @@ class OverlapPipelinePass(ChoiceOptions, ModulePass):
             InsertSignalsPass(waits=self.waits, signals=self.signals, hoist_loops=self.hoist_loops),
             SelectBackendPass(backend=self.backend, sizes=self.sizes, elem_bytes=self.elem_bytes),
             *([FusePeerReductionPass()] if self._reduce_in_epilogue() else []),
+            *([VerifySyncPass(waits=self.waits, signals=self.signals)] if self.verify else []),
             LowerChunkToTilePass(memo=self.memo),
         ]
 
@@ -68,5 +80,4 @@ class OverlapPipelinePass(ChoiceOptions, ModulePass):
         return self.reduce == "epilogue"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        for stage in self.stages():
-            stage.apply(ctx, op)
+        apply_passes(self.stages(), ctx, op)

@@ -11,6 +11,7 @@ from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import PassFailedException
 
 from syncopate.dialects.chunk import ChunkOp, PlanOp, extent_value
+from syncopate.ir.analysis.chunk_access import analyze
 from syncopate.ir.contract import CONSUMED, COST_ATTR
 from syncopate.ir.plans.errors import PlanError
 from syncopate.ir.plans.expr import evaluate
@@ -89,6 +90,8 @@ class SelectBackendPass(ChoiceOptions, ModulePass):
     """
 
     name: ClassVar[str] = "select-backend"
+    # it sets chunk backends, which no access bound depends on
+    preserved_analyses: ClassVar[tuple] = (analyze,)
 
     backend: BackendChoice = "auto"
     sizes: str = ""

@@ -14,6 +14,7 @@ from xdsl.utils.exceptions import PassFailedException
 
 from syncopate.dialects import tile
 from syncopate.ir.analysis.chunk_access import analyze
+from syncopate.ir.analysis.manager import ALL, query
 from syncopate.ir.analysis.footprint import tile_loop
 from syncopate.ir.contract import ABI_ATTR, ORIGIN_ATTR, AbiKey
 from syncopate.ir.contract import ROTATE_PARAM as ROTATE
@@ -75,6 +76,13 @@ class TileReorderPass(ChoiceOptions, ModulePass):
     group: int = 1
     axis: int = 0
 
+    @property
+    def preserved_analyses(self):
+        """Renumbering programs replaces the program ids that the bounds of
+        the accesses are computed from (a scalar row's bound may be the
+        program id itself), so the analysis must see the new ids."""
+        return ALL if self.order == "none" else ()
+
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         if self.group < 1:
             raise PassFailedException(f"tile-reorder: group must be >= 1, got {self.group}")
@@ -82,7 +90,7 @@ class TileReorderPass(ChoiceOptions, ModulePass):
             raise PassFailedException(f"tile-reorder: axis must be 0, 1 or 2, got {self.axis}")
         if self.order == "none":
             return
-        kernel = analyze(op).kernel
+        kernel = query(op, analyze).kernel
         pids = [o for o in kernel.walk() if isinstance(o, tile.ProgramIdOp)]
         if not pids:
             raise PassFailedException(f"tile-reorder: @{kernel.sym_name.data} never calls tl.program_id")

@@ -26,12 +26,17 @@ from syncopate.ir.contract import KERNEL_ATTR
 from syncopate.ir.frontend.errors import FrontendError
 from syncopate.ir.plans.errors import PlanError
 from syncopate.lowering.triton_emitter import EmitError
+from syncopate.passes import PipelineError
 
 TARGET_SUMMARIES = {
     "mlir": "Print the IR (the default).",
     "triton": "Emit Triton Python: one @triton.jit function per tile.func.",
 }
 """The output targets overlap-opt offers, with their --help summaries."""
+
+
+EXIT_USAGE = 2
+"""Exit status of command-line usage errors (argparse's own, and a bad ``-p``)."""
 
 
 class OverlapOptMain(xDSLOptMain):
@@ -95,6 +100,19 @@ class OverlapOptMain(xDSLOptMain):
         lines += ["", "frontends: .py (Triton), .mlir (IR)"]
         arg_parser.epilog = "\n".join(lines)
 
+    def apply_passes(self, prog: ModuleOp) -> None:
+        """Run the pipeline as xdsl-opt does (its verification, timing and
+        printing between passes), with analyses shared between the passes."""
+        from syncopate.passes.pipeline import apply_passes
+
+        apply_passes(self.pipeline.passes, self.ctx, prog, self.pipeline.callback)
+
+    def setup_pipeline(self) -> None:
+        """A ``-p`` that does not parse or names an unknown pass is a usage error."""
+        from syncopate.passes import parse_pipeline
+
+        parse_pipeline(self.args.passes)  # raises PipelineError with one line
+        super().setup_pipeline()
 
     # -- chunk plans ---------------------------------------------------------
 
@@ -175,9 +193,12 @@ def _message(error: BaseException) -> str:
 
 def main(args: Sequence[str] | None = None) -> int:
     """Run overlap-opt; user errors print ``overlap-opt: error: ...`` and
-    return 1 (argparse's usage errors exit 2 on their own)."""
+    return 1; usage errors return 2 (argparse's exit 2 on their own)."""
     try:
         OverlapOptMain(args).run()
+    except PipelineError as error:
+        print(f"overlap-opt: error: {error}", file=sys.stderr)
+        return EXIT_USAGE
     except ParseError as error:
         print(f"overlap-opt: error: {error}", file=sys.stderr)  # xDSL's diagnostic names file, line and column
         return 1

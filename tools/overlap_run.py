@@ -68,6 +68,12 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         parser.error(f"--seed must be between 0 and {MAX_SEED}, got {args.seed}")
     if args.world < 1:
         parser.error(f"--world must be >= 1, got {args.world}")
+    from syncopate.passes import PipelineError, parse_pipeline
+
+    try:
+        parse_pipeline(args.pipeline)
+    except PipelineError as err:
+        parser.error(str(err))
     if args.ce_lanes is not None and args.ce_lanes < 1:
         parser.error(f"--ce-lanes must be >= 1, got {args.ce_lanes}")
     for name in ("launches", "sms", "spin_limit"):

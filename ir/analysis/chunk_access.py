@@ -3,7 +3,8 @@
 :func:`analyze` binds every plan tensor to the kernel parameter it names and
 bounds each access of it along the plan's dim (a :class:`BoundAccess`). The
 chunk-dependency-analysis pass records the result as ``chunk.access``
-attributes; the later passes query it directly.
+attributes; the later passes query it through the analysis manager
+(``manager.query(module, analyze)``), which computes it once per pipeline run.
 """
 
 from __future__ import annotations

@@ -86,7 +86,7 @@ MUTATIONS = [
     Mutation("a footprint keeps only its first scalar term", "ir/analysis/footprint.py",
              "return Span(tuple(scalars) or (index.op.start,), index.op.end)",
              "return Span(tuple(scalars[:1]) or (index.op.start,), index.op.end)",
-             lit=("test/chunk-dependency-analysis",)),
+             lit=("test/chunk-dependency-analysis/two-scalar-terms.py",)),
     Mutation("tl.arange with a non-zero start is bounded anyway", "ir/analysis/footprint.py",
              "            if start != 0:\n", "            if False:\n",
              lit=("test/chunk-dependency-analysis",)),

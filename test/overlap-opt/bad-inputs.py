@@ -2,15 +2,17 @@
 # argparse usage errors), never a traceback. This file is also the kernel.
 # RUN: not overlap-opt %S 2>&1 | filecheck %s --check-prefix=DIR
 # RUN: not overlap-opt %s -o %S 2>&1 | filecheck %s --check-prefix=DIR
-# RUN: not overlap-opt %s -p no-such-pass 2>&1 | filecheck %s --check-prefix=PASS
-# RUN: not overlap-opt %t.missing.py 2>&1 | filecheck %s --check-prefix=MISSING
+# RUN: %python %S/inputs/status.py overlap-opt %s -p no-such-pass | filecheck %s --check-prefix=PASS
+# RUN: %python %S/inputs/status.py overlap-opt %s -p 'overlap{' | filecheck %s --check-prefix=SPEC
+# RUN: %python %S/inputs/status.py overlap-opt %s -p 'overlap{bogus=1}' | filecheck %s --check-prefix=OPTION
+# RUN: %python %S/inputs/status.py overlap-opt %t.missing.py | filecheck %s --check-prefix=MISSING
 # RUN: %python -c "open('%t.bin.py', 'wb').write(bytes([0x69, 0x6d, 0xff, 0xfe]))"
 # RUN: not overlap-opt %t.bin.py 2>&1 | filecheck %s --check-prefix=BINARY
 # RUN: %python -c "open('%t.bom.py', 'wb').write(b'\xef\xbb\xbf' + open('%s', 'rb').read())"
 # RUN: overlap-opt %t.bom.py | filecheck %s --check-prefix=BOM
 # RUN: %python -c "open('%t.mlir', 'wb').write(open('%s', 'rb').read())"
 # RUN: not overlap-opt %t.mlir 2>&1 | filecheck %s --check-prefix=PYMLIR
-# RUN: not overlap-opt %s --no-such-flag 2>&1 | filecheck %s --check-prefix=USAGE
+# RUN: %python %S/inputs/status.py overlap-opt %s --no-such-flag | filecheck %s --check-prefix=USAGE
 # RUN: not overlap-opt %s --plan 'all-gather{tensor=x_ptr world=0}' 2>&1 | filecheck %s --check-prefix=WORLD0
 """A docstring first: xDSL's lexer used to spin on it when named .mlir."""
 import triton
@@ -24,12 +26,19 @@ def copy(x_ptr, y_ptr, N, BLOCK: tl.constexpr = 16):
 
 # DIR: overlap-opt: error: Is a directory: {{.*}}overlap-opt
 # DIR-NOT: Traceback
-# PASS: overlap-opt: error: Unrecognized passes: ['no-such-pass']
+# PASS: overlap-opt: error: pipeline 'no-such-pass': Unrecognized passes: ['no-such-pass']
+# PASS-NEXT: exit 2
+# SPEC: overlap-opt: error: pipeline 'overlap{': Expected argument name here (column 9)
+# SPEC-NEXT: exit 2
+# OPTION: overlap-opt: error: pipeline 'overlap{bogus=1}': Provided arguments ["bogus"] not found
+# OPTION-NEXT: exit 2
 # MISSING: overlap-opt: error: No such file or directory: {{.*}}.missing.py
+# MISSING-NEXT: exit 1
 # BINARY: overlap-opt: error: {{.*}}.bin.py: not a UTF-8 text file (byte 0xff at offset 2)
 # BOM: tile.func @copy
 # PYMLIR: overlap-opt: error: {{.*}}.mlir: this is Python, not IR text; give a Triton kernel a .py name
 # USAGE: overlap-opt: error: unrecognized arguments: --no-such-flag
+# USAGE-NEXT: exit 2
 # WORLD0: overlap-opt: error: --plan: all-gather: world must be >= 1, got 0
 # RUN: not overlap-opt --plan 'all-gather{world=100000}' 2>&1 | filecheck %s --check-prefix=HUGE
 # RUN: not overlap-opt --plan 'all-gather{world=8 size=4}' 2>&1 | filecheck %s --check-prefix=ROWS

@@ -6,7 +6,7 @@ builtin.module {
   tile.func @helper(%x: !tile.any, %y: !tile.any) -> (!tile.any, !tile.any) attributes {decorators = ["triton.jit"]} {
     tile.return %y, %x : !tile.any, !tile.any
   }
-  tile.func @all_ops(%p: !tile.ptr, %n: !tile.scalar, %B: !tile.constexpr, %d: !tile.desc<2>) attributes {decorators = ["triton.autotune(configs=[], key=['n'])", "triton.jit"], defaults = {B = "64"}, arg_annotations = {n = "tl.int32"}} {
+  tile.func @all_ops(%p: !tile.ptr, %n: !tile.scalar, %B: !tile.constexpr, %d: !tile.desc<2>) attributes {decorators = ["triton.autotune(configs=[], key=['n'])", "triton.jit"], defaults = {d = "None"}, arg_annotations = {n = "tl.int32"}} {
     %c0 = arith.constant 0 : i32
     %c16 = arith.constant 16 : i32
     %f = arith.constant 1.500000e+00 : f32
@@ -73,7 +73,7 @@ builtin.module {
 // CHECK:        tile.func @helper(%x: !tile.any, %y: !tile.any) -> (!tile.any, !tile.any) attributes {param_names = ["x", "y"], decorators = ["triton.jit"]} {
 // CHECK-NEXT:     tile.return %y, %x : !tile.any, !tile.any
 // CHECK-NEXT:   }
-// CHECK-NEXT:   tile.func @all_ops(%p: !tile.ptr, %n: !tile.scalar, %B: !tile.constexpr, %d: !tile.desc<2>) attributes {param_names = ["p", "n", "B", "d"], decorators = ["triton.autotune(configs=[], key=['n'])", "triton.jit"], defaults = {B = "64"}, arg_annotations = {n = "tl.int32"}} {
+// CHECK-NEXT:   tile.func @all_ops(%p: !tile.ptr, %n: !tile.scalar, %B: !tile.constexpr, %d: !tile.desc<2>) attributes {param_names = ["p", "n", "B", "d"], decorators = ["triton.autotune(configs=[], key=['n'])", "triton.jit"], defaults = {d = "None"}, arg_annotations = {n = "tl.int32"}} {
 // CHECK-NEXT:     %c0 = arith.constant 0 : i32
 // CHECK-NEXT:     %c16 = arith.constant 16 : i32
 // CHECK-NEXT:     %f = arith.constant 1.500000e+00 : f32
@@ -136,7 +136,7 @@ builtin.module {
 // CHECK-NEXT:   }
 
 // GENERIC: "tile.func"() <{sym_name = "helper", function_type = (!tile.any, !tile.any) -> (!tile.any, !tile.any), param_names = ["x", "y"], decorators = ["triton.jit"]}> ({
-// GENERIC: "tile.func"() <{sym_name = "all_ops", function_type = (!tile.ptr, !tile.scalar, !tile.constexpr, !tile.desc<2>) -> (), param_names = ["p", "n", "B", "d"], decorators = ["triton.autotune(configs=[], key=['n'])", "triton.jit"], defaults = {B = "64"}, arg_annotations = {n = "tl.int32"}}> ({
+// GENERIC: "tile.func"() <{sym_name = "all_ops", function_type = (!tile.ptr, !tile.scalar, !tile.constexpr, !tile.desc<2>) -> (), param_names = ["p", "n", "B", "d"], decorators = ["triton.autotune(configs=[], key=['n'])", "triton.jit"], defaults = {d = "None"}, arg_annotations = {n = "tl.int32"}}> ({
 // GENERIC: %pid = "tile.program_id"() <{axis = 0 : i64}> : () -> i32
 // GENERIC: %col = "tile.expand_dims"(%r) <{axis = 1 : i64}> : (!tile.block<?xi32>) -> !tile.block<?x1xi32>
 // GENERIC: %x = "tile.load"(%ptrs, %lt, %f) <{static_kwargs = {eviction_policy = "evict_last"}, operandSegmentSizes = array<i32: 1, 1, 1>}> : (!tile.block<?x!tile.ptr>, !tile.block<?xi1>, f32) -> !tile.block<?xf32>

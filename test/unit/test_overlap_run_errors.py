@@ -108,6 +108,18 @@ def test_a_seed_that_overflows_is_a_usage_error(capsys):
     assert code == 2 and "--seed must be between 0 and 2147483647" in err, err
 
 
+@pytest.mark.parametrize("pipeline, message", [
+    ("no-such-pass", "Unrecognized passes: ['no-such-pass']"),
+    ("overlap{", "Expected argument name here (column 9)"),
+    ("overlap{bogus=1}", 'Provided arguments ["bogus"] not found'),
+    ("overlap{order=bogus}", "overlap: unknown order 'bogus'"),
+])
+def test_a_pipeline_that_does_not_parse_is_a_usage_error(capsys, pipeline, message):
+    code, _, err = _run(capsys, str(BASE), "-p", pipeline)
+    assert code == 2 and f"overlap-run: error: pipeline '{pipeline}': " in err and message in err, err
+    assert "Traceback" not in err and "internal error" not in err, err
+
+
 def test_all_to_all_splits_unlike_the_send_buffers_name_the_rank(capsys):
     plan = "all-to-all{tensor=x_ptr dim=0 splits=1,1,1,1}"
     code, out, err = _run(capsys, str(ROOT / "examples" / "a2a_grouped_gemm.py"), "--plan", plan)

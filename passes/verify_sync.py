@@ -1,0 +1,309 @@
+"""verify-sync: prove that every planned access is synchronised, from the accesses themselves."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import ClassVar
+
+import sympy
+from xdsl.context import Context
+from xdsl.dialects import scf
+from xdsl.dialects.builtin import DictionaryAttr, ModuleOp
+from xdsl.ir import Operation
+from xdsl.passes import ModulePass
+from xdsl.utils.exceptions import PassFailedException
+
+from syncopate.dialects import tile
+from syncopate.dialects.chunk import SignalSpanOp, WaitSpanLoopOp, WaitSpanOp
+from syncopate.ir.analysis import footprint
+from syncopate.ir.analysis.chunk_access import BoundAccess, ChunkDependencies, analyze
+from syncopate.ir.analysis.symbolic import Symbolic, provably_equal, provably_le, text
+from syncopate.ir.contract import ABI_ATTR, CONSUMED, AbiKey
+from syncopate.ir.locations import describe
+
+ALL_ROWS = 2**31 - 1  # a range [0, ALL_ROWS) or wider holds every chunk (chunk tables are int32)
+
+
+@dataclass(frozen=True)
+class Range:
+    """``[lo, hi)`` along the plan's dim, as expressions of one tile (and loop iteration)."""
+
+    lo: sympy.Expr
+    hi: sympy.Expr
+
+    def __str__(self) -> str:
+        return f"[{text(self.lo)}, {text(self.hi)})"
+
+
+@dataclass(frozen=True)
+class SyncRange:
+    """A wait or signal span op and the range it covers."""
+
+    op: Operation
+    range: Range
+
+
+@dataclass(frozen=True)
+class Proof:
+    """An access and the wait(s) or signal that synchronise it."""
+
+    access: Operation
+    by: tuple[Operation, ...]
+
+
+def _fail(message: str) -> PassFailedException:
+    return PassFailedException(f"verify-sync: {message}")
+
+
+def dominates(first: Operation, then: Operation) -> bool:
+    """``first`` runs before ``then`` on every path (structured control flow:
+    ``first`` sits in a block around ``then``, before the op that holds it).
+    A wait inside one arm of an ``scf.if`` or inside a loop body does not
+    dominate an op after that ``scf.if`` or loop."""
+    block = first.parent_block()
+    holder = block.find_ancestor_op_in_block(then) if block is not None else None
+    return holder is not None and holder is not first and first.is_before_in_block(holder)
+
+
+@dataclass
+class _Verifier:
+    deps: ChunkDependencies
+    values: Symbolic = field(default_factory=Symbolic)
+
+    def __post_init__(self) -> None:
+        self.tiles = footprint.tile_loop(self.deps.kernel)
+        spans = [o for o in self.deps.kernel.walk() if isinstance(o, (WaitSpanOp, WaitSpanLoopOp, SignalSpanOp))]
+        self.waits = [self._sync_range(o) for o in spans if not isinstance(o, SignalSpanOp)]
+        self.signals = [self._sync_range(o) for o in spans if isinstance(o, SignalSpanOp)]
+        for wait in self.waits:
+            if isinstance(wait.op, WaitSpanLoopOp):
+                self._check_loop_wait(wait.op)
+
+    # ranges -------------------------------------------------------------
+
+    def _sync_range(self, op: WaitSpanOp | WaitSpanLoopOp | SignalSpanOp) -> SyncRange:
+        lo = self.values.of(op.lo)
+        return SyncRange(op, Range(lo, sympy.expand(lo + self.values.of(op.extent))))
+
+    def _pieces(self, b: BoundAccess) -> list[Range]:
+        """The rows ``b`` touches in one iteration of its loops: one range, or
+        for a wrapped index ``(lo + arange(E)) % M`` the rows from ``lo % M``
+        and those continued from 0 (``[0, lo % M + E - M)``, empty unless the
+        tile wraps)."""
+        span = b.span
+        lo = sympy.Add(*(self.values.of(t) for t in span.lo_terms))
+        lo += sympy.Add(*(self.values.iteration(w.loop) * self.values.of(w.shift) for w in span.walks))
+        extent = self.values.of(span.extent)
+        if span.wrap is None:
+            return [Range(sympy.expand(lo), sympy.expand(lo + extent))]
+        wrap = self.values.of(span.wrap)
+        start = self.values.mod(sympy.expand(lo), wrap)
+        return [Range(start, sympy.expand(start + extent)), Range(sympy.Integer(0), sympy.expand(start + extent - wrap))]
+
+    def _size(self, b: BoundAccess) -> sympy.Expr | None:
+        """The plan tensor's extent along its dim, when it is a number or a kernel parameter."""
+        size = b.tensor.shape_values[b.dim]
+        if isinstance(size, int):
+            return sympy.Integer(size)
+        kernel = self.deps.kernel
+        if size in kernel.arg_names:
+            arg = kernel.body.block.args[kernel.arg_names.index(size)]
+            return self.values.param(size, isinstance(arg.type, tile.ConstexprType))
+        return None
+
+    def _whole(self, r: Range, size: sympy.Expr | None) -> bool:
+        """``r`` holds every row of the tensor."""
+        if not provably_le(r.lo, sympy.Integer(0)):
+            return False
+        return provably_le(sympy.Integer(ALL_ROWS), r.hi) or (size is not None and provably_le(size, r.hi))
+
+    @staticmethod
+    def _cover(piece: Range, ranges: list[SyncRange]) -> list[Operation] | None:
+        """Waits whose ranges together hold ``piece`` (chained end to start), or None."""
+        reached, used = piece.lo, []
+        for _ in range(len(ranges)):
+            if provably_le(piece.hi, reached) and used:
+                return used
+            step = next((w for w in ranges if provably_le(w.range.lo, reached) and provably_le(piece.hi, w.range.hi)),
+                        None) or next((w for w in ranges if provably_le(w.range.lo, reached)
+                                       and not provably_le(w.range.hi, reached) and w.op not in used), None)
+            if step is None:
+                return None
+            used.append(step.op)
+            reached = step.range.hi
+        return used if used and provably_le(piece.hi, reached) else None
+
+    # loop waits ---------------------------------------------------------
+
+    def _check_loop_wait(self, op: WaitSpanLoopOp) -> None:
+        """A ``chunk.wait_span_loop`` skips the chunks the previous iteration
+        waited for; that is sound only when it runs in every iteration of its
+        loop and its ``lo`` is ``first + iteration * step``."""
+        loop = op.parent_op()
+        where = f"{describe(op)} (of '{op.tensor.data}', plan {op.plan})"
+        if not isinstance(loop, scf.ForOp):
+            raise _fail(f"{where} is not directly in the body of a for loop, so the chunks it skips were never "
+                        f"waited for")
+        lo, first, step = (self.values.of(v) for v in (op.lo, op.first, op.step))
+        if not provably_equal(lo, first + self.values.iteration(loop) * step):
+            raise _fail(f"{where}: its lo {text(lo)} is not first + iteration * step ({text(first)} + iteration * "
+                        f"{text(step)}), so "
+                        f"the chunks it skips as waited for by the previous iteration may not have been")
+
+    # reads --------------------------------------------------------------
+
+    def check_read(self, b: BoundAccess) -> Proof:
+        op = b.access.op
+        waits = [w for w in self.waits if self._same_tensor(w.op, b) and dominates(w.op, op)]
+        size = self._size(b)
+        whole = [w.op for w in waits if self._whole(w.range, size)]
+        if whole:
+            return Proof(op, (whole[0],))
+        used: list[Operation] = []
+        for piece in self._pieces(b):
+            cover = self._cover(piece, waits)
+            if cover is None:
+                seen = ", ".join(str(w.range) for w in waits) or "none"
+                raise _fail(f"{describe(op)} reads {piece} along dim {b.dim} of '{b.access.param}' "
+                            f"(plan @{b.plan.sym_name.data}), but no chunk.wait_span before it covers them on every path "
+                            f"(waits that dominate it: {seen})")
+            used += [w for w in cover if w not in used]
+        return Proof(op, tuple(used))
+
+    # writes -------------------------------------------------------------
+
+    def check_write(self, b: BoundAccess) -> Proof:
+        op = b.access.op
+        (piece,) = self._pieces(b)  # the analysis refuses wrapped stores
+        after = [s for s in self.signals if self._same_tensor(s.op, b) and follows(s.op, op) and self._same_tile(op, s.op)]
+        counting = [s for s in after if _equal(s.range, piece)]
+        what = f"{describe(op)} writes {piece} along dim {b.dim} of '{b.access.param}' (plan @{b.plan.sym_name.data})"
+        if not counting:
+            seen = ", ".join(str(s.range) for s in after) or "none"
+            raise _fail(f"{what}, but no chunk.signal_span of exactly that range follows it on every path to the end "
+                        f"of the tile (signals after it: {seen})")
+        if len(counting) > 1:
+            raise _fail(f"{what}, and {len(counting)} chunk.signal_span of that range follow it: the runtime would "
+                        f"count the tile {len(counting)} times")
+        return Proof(op, (counting[0].op,))
+
+    def check_signals(self, writes: list[BoundAccess]) -> None:
+        """Each signal runs once per tile and counts a store before it."""
+        for signal in self.signals:
+            op = signal.op
+            loops = [loop for loop in footprint.enclosing_loops(op) if loop is not self.tiles]
+            if loops:
+                raise _fail(f"{describe(op)} (of '{op.tensor.data}', plan {op.plan}) is inside a loop "
+                            f"({describe(loops[-1])}), so it counts the tile once per iteration")
+            if not any(self._same_tensor(op, b) and follows(op, b.access.op) and _equal(self._pieces(b)[0], signal.range)
+                       for b in writes):
+                raise _fail(f"{describe(op)} signals {signal.range} of '{op.tensor.data}' (plan {op.plan}), "
+                            f"but no store of that range precedes it on every path: it counts a tile that wrote "
+                            f"nothing there")
+
+    def _same_tile(self, store: Operation, signal: Operation) -> bool:
+        """A signal after a persistent kernel's tile loop runs once per
+        program, not once per tile the loop stored."""
+        return self.tiles is None or not self.tiles.is_ancestor(store) or self.tiles.is_ancestor(signal)
+
+    @staticmethod
+    def _same_tensor(sync: Operation, b: BoundAccess) -> bool:
+        return (sync.plan.string_value() == b.plan.sym_name.data  # type: ignore[attr-defined]
+                and sync.tensor.data == b.tensor.tensor.data)  # type: ignore[attr-defined]
+
+
+def follows(then: Operation, first: Operation) -> bool:
+    """``then`` runs after ``first`` on every path from ``first`` to the end
+    of the function (structured control flow with one exit: ``then`` sits in
+    a block around ``first``, after the op that holds it). A signal inside
+    one arm of an ``scf.if`` after the store does not follow it on the path
+    through the other arm."""
+    block = then.parent_block()
+    holder = block.find_ancestor_op_in_block(first) if block is not None else None
+    return holder is not None and holder is not then and holder.is_before_in_block(then)
+
+
+def _equal(a: Range, b: Range) -> bool:
+    return provably_equal(a.lo, b.lo) and provably_equal(a.hi, b.hi)
+
+
+def _refuse_lowered(module: ModuleOp) -> None:
+    for op in module.ops:
+        abi = op.attributes.get(ABI_ATTR)
+        if isinstance(op, tile.FuncOp) and isinstance(abi, DictionaryAttr) and AbiKey.FLAGS in abi.data:
+            raise _fail(f"@{op.sym_name.data} is already lowered (its waits and signals are helper calls); "
+                        f"run verify-sync before lower-chunk-to-tile")
+
+
+def verify(module: ModuleOp, reads: bool = True, writes: bool = True) -> list[Proof]:
+    """Check the module's synchronisation (see :class:`VerifySyncPass`); the
+    proof of each access checked, or a ``PassFailedException``."""
+    _refuse_lowered(module)
+    deps = analyze(module)
+    verifier = _Verifier(deps)
+    proofs = []
+    consumed = [b for b in deps.accesses if b.plan.collective in CONSUMED]
+    produced = [b for b in deps.accesses if b.plan.collective not in CONSUMED]
+    if reads:
+        proofs += [verifier.check_read(b) for b in consumed]
+    if writes:
+        proofs += [verifier.check_write(b) for b in produced]
+        verifier.check_signals(produced)
+    return proofs
+
+
+@dataclass(frozen=True)
+class VerifySyncPass(ModulePass):
+    """Check that every read of a gathered tensor waits and every write of a reduced one signals.
+
+    A verifier, independent of the passes that place waits and signals: it
+    recomputes each access's footprint (``chunk_access.analyze``, the model
+    of an access) and checks the ``chunk.wait_span`` / ``chunk.wait_span_loop``
+    / ``chunk.signal_span`` ops it finds against it, without reading the
+    ``chunk.access`` attributes or asking where a pass meant to put them. It
+    rewrites nothing.
+
+    Assumes: a module before lower-chunk-to-tile (waits and signals are
+    chunk span ops; a lowered kernel is refused) with one kernel and its
+    chunk plans, in structured control flow (``scf.for`` / ``scf.while`` /
+    ``scf.if``, one exit). The footprint analysis bounds every access of a
+    planned tensor, and refuses any use of its pointer that it does not
+    model (a jit helper call, a pointer it cannot follow) and any write of a
+    consumed or read of a produced tensor, so no access escapes the check.
+    ``chunk.wait`` / ``chunk.signal`` by chunk id are not counted.
+
+    Guarantees: the pass succeeds only if, for one tile and one iteration of
+    every loop around the access, with values compared symbolically
+    (``ir/analysis/symbolic.py``: a proof, never a sample):
+
+    * every load or descriptor load of a consumed tensor (all-gather,
+      all-to-all, ring-exchange) is dominated by waits of that plan tensor
+      whose ranges together hold the access's rows (for a wrapped index,
+      both of its pieces), or by one wait of the whole tensor (from row 0,
+      at least the plan's extent or 2**31-1 rows). Dominance is structural:
+      a wait in one arm of an ``scf.if`` covers nothing after the ``if`` or
+      in the other arm, and a wait after the load, or in an earlier
+      iteration, covers nothing. A ``chunk.wait_span_loop`` must sit
+      directly in its ``for`` body with ``lo = first + iteration * step``
+      (what lets it skip the previous iteration's chunks);
+    * every store or atomic of a produced tensor (reduce-scatter) is followed
+      on every path to the end of the tile by exactly one
+      ``chunk.signal_span`` of exactly its rows (more rows would count the
+      tile for chunks it did not write), and every such signal runs once per
+      tile (in no loop but a persistent kernel's tile loop) after a store of
+      its rows.
+
+    Otherwise it fails with one line naming the access's source file and line
+    (``file.py:LINE: 'tile.load'``), its rows and the waits or signals that
+    reach it. ``waits=false`` / ``signals=false`` skip one side (the
+    ``overlap`` pipeline passes its own options of the same names, so a
+    negative control built with ``overlap{waits=false}`` still compiles).
+    """
+
+    name: ClassVar[str] = "verify-sync"
+
+    waits: bool = True
+    signals: bool = True
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        verify(op, reads=self.waits, writes=self.signals)
