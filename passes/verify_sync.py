@@ -65,6 +65,31 @@ def dominates(first: Operation, then: Operation) -> bool:
     return holder is not None and holder is not first and first.is_before_in_block(holder)
 
 
+@dataclass(frozen=True)
+class _SympyArith:
+    """:class:`footprint.RowArith` over sympy expressions of the kernel's values."""
+
+    values: Symbolic
+
+    def value(self, ssa):  # noqa: ANN001, ANN201 - the protocol's types
+        return self.values.of(ssa)
+
+    def const(self, n: int) -> sympy.Expr:
+        return sympy.Integer(n)
+
+    def add(self, a: sympy.Expr, b: sympy.Expr) -> sympy.Expr:
+        return a + b
+
+    def sub(self, a: sympy.Expr, b: sympy.Expr) -> sympy.Expr:
+        return a - b
+
+    def min(self, a: sympy.Expr, b: sympy.Expr) -> sympy.Expr:
+        return sympy.Min(a, b)
+
+    def max(self, a: sympy.Expr, b: sympy.Expr) -> sympy.Expr:
+        return sympy.Max(a, b)
+
+
 @dataclass
 class _Verifier:
     deps: ChunkDependencies
@@ -94,6 +119,9 @@ class _Verifier:
         lo = sympy.Add(*(self.values.of(t) for t in span.lo_terms))
         lo += sympy.Add(*(self.values.iteration(w.loop) * self.values.of(w.shift) for w in span.walks))
         extent = self.values.of(span.extent)
+        if span.reshaped:  # clamped rows: the ranges of footprint.intervals
+            return [Range(sympy.expand(a), sympy.expand(a + e))
+                    for a, e in footprint.intervals(span, sympy.expand(lo), _SympyArith(self.values))]
         if span.wrap is None:
             return [Range(sympy.expand(lo), sympy.expand(lo + extent))]
         wrap = self.values.of(span.wrap)
