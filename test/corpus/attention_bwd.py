@@ -49,7 +49,7 @@ def attn_bwd_dkdv_kernel(Q, K, V, DO, M, D, DK, DV, sm_scale, N_CTX, stride_tok,
     tl.store(DK + offs_n[:, None] * stride_tok + offs_k[None, :] * stride_d, dk)
 
 
-HEAD_DIM, BLOCK_N1, SLICE = 16, 16, 2
+HEAD_DIM, BLOCK_N1, SLICE = 16, 32, 2  # tl.dot needs every dim >= 16 on GPUs
 
 
 def _forward_stats(q, k, v, do, sm_scale):
@@ -61,7 +61,7 @@ def _forward_stats(q, k, v, do, sm_scale):
 
 def make_case(seed: int) -> dict:
     g = torch.Generator().manual_seed(seed)
-    n_ctx = 32
+    n_ctx = 64
     q, k, v, do = (torch.randn(n_ctx, HEAD_DIM, generator=g) for _ in range(4))
     sm_scale = 0.5
     m, d = _forward_stats(q, k, v, do, sm_scale)
@@ -90,7 +90,7 @@ def reference(case: dict) -> list:
 # --- workload: all-gather Q along the sequence into the dK/dV pass ----------
 
 KERNEL = attn_bwd_dkdv_kernel
-N_CTX = 48  # divisible by W = 2, 3, 4 and by BLOCK_N1 // BLK_SLICE_FACTOR
+N_CTX = 96  # divisible by W = 2, 3, 4 and each shard by BLOCK_N1 // BLK_SLICE_FACTOR
 PLANS = ["all-gather{tensor=Q dim=0 size=N_CTX}"]
 COLLECTIVES = {"Q": "q"}
 
