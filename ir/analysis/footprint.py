@@ -502,6 +502,11 @@ def span_of(index: SSAValue) -> Span:
                 index = _unhinted(lhs)
                 continue
         what = index.op.name if isinstance(index, OpResult) else "a block argument"
+        if isinstance(index, OpResult) and isinstance(index.op, tile.LoadOp):
+            # a block of rows read from a table: only a scalar row has a footprint the kernel can wait for
+            raise Unbounded(f"the index is not 'scalar + tl.arange(0, BLOCK)' (found {what}: rows read from memory); "
+                            f"load one row id at a time and add it times the row stride (`row = tl.load(ids_ptr + i)`, "
+                            f"`x_ptr + row * stride + cols`): the kernel then waits for that row's chunk")
         raise Unbounded(f"the index is not 'scalar + tl.arange(0, BLOCK)' (found {what})")
 
 
