@@ -285,9 +285,24 @@ def _sum_terms(value: SSAValue) -> list[SSAValue]:
     unit-stride index."""
     value = strip(value)
     if isinstance(value, OpResult) and isinstance(value.op, tile.AddOp):
-        if _rank(value.op.lhs) >= 1 and _rank(value.op.rhs) >= 1:
-            return _sum_terms(value.op.lhs) + _sum_terms(value.op.rhs)
+        lhs, rhs = value.op.lhs, value.op.rhs
+        if _rank(lhs) >= 1 and _rank(rhs) >= 1:
+            return _sum_terms(lhs) + _sum_terms(rhs)
+        # `row * stride + cols` added at once is `+ row * stride + cols`: a row offset
+        # times a runtime stride moves whole rows, it is no part of the unit-stride index
+        for scalar, block in ((lhs, rhs), (rhs, lhs)):
+            if _rank(scalar) == 0 and _rank(block) >= 1 and _is_row_offset(scalar):
+                return [scalar, *_sum_terms(block)]
     return [value]
+
+
+def _is_row_offset(value: SSAValue) -> bool:
+    """``x * s`` with ``s`` a runtime (not constexpr) scalar kernel parameter."""
+    value = strip(value)
+    if not (isinstance(value, OpResult) and isinstance(value.op, tile.MulOp)):
+        return False
+    return any(param_name(f) is not None and isinstance(strip(f).type, tile.ScalarType)
+               for f in (value.op.lhs, value.op.rhs))
 
 
 def _axis_of(index: SSAValue, rank: int) -> tuple[int, SSAValue]:
@@ -487,6 +502,11 @@ def span_of(index: SSAValue) -> Span:
                 index = _unhinted(lhs)
                 continue
         what = index.op.name if isinstance(index, OpResult) else "a block argument"
+        if isinstance(index, OpResult) and isinstance(index.op, tile.LoadOp):
+            # a block of rows read from a table: only a scalar row has a footprint the kernel can wait for
+            raise Unbounded(f"the index is not 'scalar + tl.arange(0, BLOCK)' (found {what}: rows read from memory); "
+                            f"load one row id at a time and add it times the row stride (`row = tl.load(ids_ptr + i)`, "
+                            f"`x_ptr + row * stride + cols`): the kernel then waits for that row's chunk")
         raise Unbounded(f"the index is not 'scalar + tl.arange(0, BLOCK)' (found {what})")
 
 

@@ -10,7 +10,8 @@ module expands a value into an expression over *atoms*:
 * ``tl.minimum`` / ``tl.maximum`` (and ``min`` / ``max``) of two values
   are ``Min`` / ``Max``;
 * an exact division (``(iv - lb) // step``, the iteration number) is
-  divided out; any other pure op (``%``, ``//``, ``min``, casts, ...) is an
+  divided out; ``min`` / ``max`` / ``tl.minimum`` / ``tl.maximum`` of two
+  scalars are sympy's ``Min`` / ``Max``; any other pure op (``%``, ``//``, casts, ...) is an
   uninterpreted function of its operands' expressions, so a copy of the same
   computation is the same expression;
 * the induction variable of ``scf.for`` is ``lb + i * step``, with ``i`` the
@@ -40,6 +41,7 @@ from syncopate.ir.analysis import footprint
 
 _EXTREMA = {"tl.minimum": sympy.Min, "tl.maximum": sympy.Max, "min": sympy.Min, "max": sympy.Max}
 _ARITHMETIC = {tile.AddOp: sympy.Add, tile.SubOp: lambda a, b: a - b, tile.MulOp: sympy.Mul}
+_MIN_MAX = {"tl.minimum": sympy.Min, "tl.maximum": sympy.Max, "min": sympy.Min, "max": sympy.Max}
 
 
 class Symbolic:
@@ -97,6 +99,9 @@ class Symbolic:
             return self._atom((kind, op.axis.value.data), f"{kind}{op.axis.value.data}", nonnegative=True)
         if type(op) in _ARITHMETIC:
             return sympy.expand(_ARITHMETIC[type(op)](self.of(op.operands[0]), self.of(op.operands[1])))
+        if isinstance(op, tile.CallOp) and op.callee.data in _MIN_MAX and len(op.arguments) == 2 and not op.kwarg_names:
+            # the clamps of footprint.intervals: the same Min/Max the verifier builds for the access
+            return _MIN_MAX[op.callee.data](self.of(op.arguments[0]), self.of(op.arguments[1]))
         if isinstance(op, tile.FloorDivOp):
             quotient = self._exact_quotient(self.of(op.lhs), self.of(op.rhs))
             if quotient is not None:

@@ -1065,7 +1065,22 @@ class FunctionImporter:
         op = tile.MakeTensorDescriptorOp(operands=[base, *lists], result_types=[tile.DescriptorType(len(lists[0]))])
         return self.insert(op).results[0]
 
+    def tl_block_pointer(self, node: ast.Call) -> SSAValue:
+        """Block pointers (``tl.make_block_ptr`` / ``tl.advance``) are refused
+        with the rewrites that fuse: Triton 3.9 removed them, so no emitted
+        kernel using them could run on both supported Triton versions."""
+        raise self.error(
+            node,
+            f"unsupported block pointer `{ast.unparse(node.func)}` (Triton 3.9 removed tl.make_block_ptr and "
+            "tl.advance); rewrite it with pointer arithmetic: `ptrs = base + offs_m[:, None] * stride_m + "
+            "offs_k[None, :] * stride_k` for tl.make_block_ptr, `ptrs += BLOCK_K * stride_k` for tl.advance and "
+            "`mask=` for boundary_check, or use a tensor descriptor (`desc = tl.make_tensor_descriptor(base, "
+            "shape=[M, K], strides=[stride_m, 1], block_shape=[BM, BK])`, `desc.load([off_m, off_k])`)",
+        )
+
     TL_HANDLERS: dict[str, Callable[[FunctionImporter, ast.Call], Value | list[Value]]] = {
+        "make_block_ptr": tl_block_pointer,
+        "advance": tl_block_pointer,
         "program_id": tl_program_id,
         "num_programs": tl_num_programs,
         "arange": tl_arange,

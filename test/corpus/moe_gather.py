@@ -46,4 +46,5 @@ def reference(case: dict) -> list:
 # Fusion (test/unit/test_corpus_fusion.py): gathering x's token rows is refused:
 # the rows each program reads come from the routing table (loaded data).
 REFUSED = ("all-gather{tensor=x_ptr dim=0 size=num_tokens world=2}",
-           "cannot bound the access of 'x_ptr' along dim 0: the index is not 'scalar + tl.arange(0, BLOCK)' (found tile.load)")
+           "cannot bound the access of 'x_ptr' along dim 0: the index is not 'scalar + tl.arange(0, BLOCK)' "
+           "(found tile.load: rows read from memory); load one row id at a time")

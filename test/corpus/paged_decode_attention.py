@@ -38,7 +38,7 @@ def paged_decode_kernel(q_ptr, k_cache_ptr, v_cache_ptr, block_tables_ptr, seq_l
 
 def make_case(seed: int) -> dict:
     g = torch.Generator().manual_seed(seed)
-    seqs, heads, dim, block, blocks = 3, 2, 16, 4, 8
+    seqs, heads, dim, block, blocks = 3, 2, 16, 4, 12  # 12 cache blocks: equal shards for W = 2, 3, 4
     q = torch.randn(seqs, heads, dim, generator=g)
     k_cache = torch.randn(blocks, block, heads, dim, generator=g)
     v_cache = torch.randn(blocks, block, heads, dim, generator=g)
@@ -73,7 +73,10 @@ def reference(case: dict) -> list:
     return [out]
 
 
-# Fusion (test/unit/test_corpus_fusion.py): gathering the KV cache's blocks is
-# refused: the block a program reads comes from the block table (loaded data).
-REFUSED = ("all-gather{tensor=k_cache_ptr dim=0 size=max_blocks world=2}",
-           "access of 'k_cache_ptr': an index of a 2-D access is not a 1-D index expanded with [:, None] or [None, :]")
+# Fusion (test/unit/test_corpus_fusion.py): all-gather the K cache's blocks.
+# The block a program reads comes from the block table (loaded data), so the
+# host cannot tell which tile reads which chunk; the kernel can: it waits for
+# the chunk holding `block` (dim 0 of the cache, stride stride_kb) before
+# each load. The plan names the stride: the address has 4 dims, the plan's
+# tensor 2, and without it the analysis refuses to guess which is dim 0.
+FUSE = ("all-gather{tensor=k_cache_ptr dim=0 size=12 stride=stride_kb}", 1, 0)

@@ -9,6 +9,12 @@
 # RUN: overlap-opt %s --kernel upper --plan 'reduce-scatter{tensor=c_ptr dim=0 size=M world=2}' -p insert-signals | filecheck %s --check-prefix=SIGNAL
 # Edge: a clamped range inside a loop is not walked (chunk.wait_span, not wait_span_loop).
 # RUN: overlap-opt %s --kernel looped --plan 'all-gather{tensor=a_ptr dim=0 size=M world=2}' -p insert-signals | filecheck %s --check-prefix=LOOP
+# verify-sync proves the clamped waits cover the clamped rows (sympy Min/Max on both sides).
+# RUN: overlap-opt %s --kernel where_lt --plan 'all-gather{tensor=a_ptr dim=0 size=M world=2}' -p insert-signals,verify-sync | filecheck %s --check-prefix=WHERE
+# RUN: overlap-opt %s --kernel upper --plan 'reduce-scatter{tensor=c_ptr dim=0 size=M world=2}' -p insert-signals,verify-sync | filecheck %s --check-prefix=SIGNAL
+# Edge: a wait for the unclamped rows alone does not cover the redirected row 0.
+# RUN: overlap-opt %s --kernel where_lt --plan 'all-gather{tensor=a_ptr dim=0 size=M world=2}' -p insert-signals | awk '/chunk.wait_span/ { n++; if (n == 2) next } { print }' > %t.mlir
+# RUN: not overlap-opt %t.mlir -p verify-sync 2>&1 | filecheck %s --check-prefix=MISSING
 import triton
 import triton.language as tl
 
@@ -68,3 +74,5 @@ def looped(a_ptr, c_ptr, M, stride_am, BLOCK_M: tl.constexpr, D: tl.constexpr):
 # LOOP:     scf.for
 # LOOP:     chunk.wait_span
 # LOOP-NOT: chunk.wait_span_loop
+
+# MISSING: verify-sync: {{.*}}reads [{{.*}}) along dim 0 of 'a_ptr' (plan @ag), but no chunk.wait_span before it covers them

@@ -110,7 +110,14 @@ def test_fuses_and_matches(path: Path, world: int):
         results = run_simulated(workload, world, order, SEED, program)
         bad = [(r.rank, r.max_error) for r in results if not r.ok]
         assert not bad, f"{path.stem} W={world} delivery={order}: ranks differ from the reference: {bad}"
-        assert sum(r.polls for r in results) > 0, f"{path.stem}: the fused kernel never waited"
+        if _consumes(workload):  # a reduce-scatter alone signals and never waits
+            assert sum(r.polls for r in results) > 0, f"{path.stem}: the fused kernel never waited"
+
+
+def _consumes(workload) -> bool:
+    from syncopate.ir.contract import CONSUMED
+
+    return any(spec.split("{")[0].strip() in CONSUMED for spec in workload.module.PLANS)
 
 
 @pytest.mark.parametrize("path", REFUSED, ids=lambda p: p.stem)
