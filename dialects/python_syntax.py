@@ -37,8 +37,9 @@ BARE_CALLEES = ("min", "max")
 """Python builtins Triton's frontend accepts in a kernel, called by bare name."""
 
 EXPRESSION_BUILTINS = frozenset({
-    "abs", "all", "any", "bool", "dict", "divmod", "enumerate", "float", "int", "isinstance", "len", "list", "max",
-    "min", "pow", "range", "reversed", "round", "sorted", "str", "sum", "tuple", "zip",
+    "abs", "all", "any", "bool", "dict", "divmod", "enumerate", "filter", "float", "frozenset", "int", "isinstance",
+    "len", "list", "map", "max", "min", "pow", "range", "reversed", "round", "set", "sorted", "str", "sum", "tuple",
+    "zip",
 })  # fmt: skip
 """Builtins a decorator or default may call (``key=list(...)``, ``range(...)``
 in a config list); anything else must come from Triton or the kernel file."""

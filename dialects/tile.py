@@ -236,7 +236,9 @@ class FuncOp(IRDLOperation):
     reading the IR); `decorators` keeps the decorator source lines (e.g. an
     `@triton.autotune(...)`) verbatim; `defaults` maps constexpr parameter
     names to their default values (printable literals); `arg_annotations`
-    keeps non-constexpr annotations the user wrote.
+    keeps non-constexpr annotations the user wrote. The verifier checks that
+    each of these is the Python it means (`python_syntax.py`) and that every
+    value in the body is defined before its uses (`ssa_order.py`).
     """
 
     name = "tile.func"
@@ -409,7 +411,9 @@ class CallOp(IRDLOperation):
 
     Operands are the positional arguments followed by the keyword arguments
     named in `kwarg_names`; `static_kwargs` holds literal keyword arguments
-    (strings, ints, bools, dtypes) that are not SSA values.
+    (strings, ints, bools, dtypes) that are not SSA values. The callee is a
+    `tl.`/`triton.` dotted name, `min`/`max`, or `.method` called on the
+    first operand; keywords are identifiers, each given once.
     """
 
     name = "tile.call"

@@ -41,6 +41,7 @@ from xdsl.utils.exceptions import VerifyException
 from syncopate.dialects import tile
 from syncopate.dialects.python_syntax import PRELUDE_ATTR, prelude_names
 from syncopate.ir.contract import ORIGIN_ATTR
+from syncopate.ir.verify import verify_module
 from syncopate.ir.frontend.type_rules import dtype_name
 
 HEADER = "import triton\nimport triton.language as tl\n"
@@ -67,7 +68,7 @@ def emit_module(module: ModuleOp) -> str:
     names) and that every value is defined before its uses, so only IR that
     means one Python program is printed. The result is parsed once more:
     text that is not Python is an :class:`EmitError`, never a file."""
-    module.verify()
+    verify_module(module)
     funcs = [op for op in module.ops if isinstance(op, tile.FuncOp)]
     others = [op.name for op in module.ops if not isinstance(op, tile.FuncOp) and op.name != "chunk.plan"]
     if others:

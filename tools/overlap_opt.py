@@ -25,6 +25,7 @@ from syncopate.dialects.chunk import PlanOp
 from syncopate.ir.contract import KERNEL_ATTR
 from syncopate.ir.frontend.errors import FrontendError
 from syncopate.ir.plans.errors import PlanError
+from syncopate.ir.verify import verify_module
 from syncopate.lowering.triton_emitter import EmitError
 from syncopate.passes import PipelineError
 
@@ -102,9 +103,13 @@ class OverlapOptMain(xDSLOptMain):
 
     def apply_passes(self, prog: ModuleOp) -> None:
         """Run the pipeline as xdsl-opt does (its verification, timing and
-        printing between passes), with analyses shared between the passes."""
+        printing between passes), with analyses shared between the passes.
+        The input is verified first, so that the errors some of xDSL's own
+        verifiers raise as plain exceptions are one error line too."""
         from syncopate.passes.pipeline import apply_passes
 
+        if not self.args.disable_verify:
+            verify_module(prog)
         apply_passes(self.pipeline.passes, self.ctx, prog, self.pipeline.callback)
 
     def setup_pipeline(self) -> None:

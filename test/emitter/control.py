@@ -1,4 +1,6 @@
-# RUN: overlap-opt %s -t triton | filecheck %s
+# RUN: overlap-opt %s -t triton -o %t.py
+# RUN: filecheck %s --input-file %t.py
+# RUN: %python %S/inputs/parses.py < %t.py | filecheck %s --check-prefix=PARSE
 import triton
 import triton.language as tl
 
@@ -39,3 +41,6 @@ def control(out_ptr, n, K, STAGES: tl.constexpr, BLOCK: tl.constexpr):
 # CHECK-NEXT:  while i < n:
 # CHECK-NEXT:      i = i + 2
 # CHECK-NEXT:  tl.store(out_ptr + tl.arange(0, BLOCK), acc + x + i)
+
+# The emitted file is Python (ast.parse).
+# PARSE: parses: control{{$}}

@@ -1,4 +1,6 @@
-// RUN: overlap-opt %s -t triton | filecheck %s
+// RUN: overlap-opt %s -t triton -o %t.py
+// RUN: filecheck %s --input-file %t.py
+// RUN: %python %S/inputs/parses.py < %t.py | filecheck %s --check-prefix=PARSE
 
 builtin.module {
   tile.func @desc_copy(%a_ptr: !tile.ptr, %c_ptr: !tile.ptr, %M: !tile.scalar, %N: !tile.scalar, %BM: !tile.constexpr, %BN: !tile.constexpr) attributes {decorators = ["triton.jit"]} {
@@ -25,3 +27,6 @@ builtin.module {
 // CHECK-NEXT:  c_desc.store([off, 0], blk)
 // CHECK-NEXT:  old = tl.atomic_add(a_ptr, 1, sem='acq_rel', scope='gpu')
 // CHECK-NEXT:  cas = tl.atomic_cas(c_ptr, 0, 1, sem='acquire')
+
+// The emitted file is Python (ast.parse).
+// PARSE: parses: desc_copy{{$}}

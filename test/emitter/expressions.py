@@ -1,4 +1,6 @@
-# RUN: overlap-opt %s -t triton | filecheck %s
+# RUN: overlap-opt %s -t triton -o %t.py
+# RUN: filecheck %s --input-file %t.py
+# RUN: %python %S/inputs/parses.py < %t.py | filecheck %s --check-prefix=PARSE
 import triton
 import triton.language as tl
 
@@ -41,3 +43,6 @@ def exprs(out_ptr, a, b, c, BLOCK: tl.constexpr):
 # CHECK-NEXT:  tl.store(out_ptr + offs, tl.sum(tl.trans(rows - m), axis=0))
 # CHECK-NEXT:  tl.store(out_ptr, tl.maximum(a, float('-inf')))
 # CHECK-NOT:   neg
+
+# The emitted file is Python (ast.parse).
+# PARSE: parses: exprs{{$}}

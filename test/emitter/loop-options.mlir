@@ -1,4 +1,6 @@
-// RUN: overlap-opt %s -t triton | filecheck %s
+// RUN: overlap-opt %s -t triton -o %t.py
+// RUN: filecheck %s --input-file %t.py
+// RUN: %python %S/inputs/parses.py < %t.py | filecheck %s --check-prefix=PARSE
 // RUN: not overlap-opt %S/inputs/loop-unknown-option.mlir -t triton 2>&1 | filecheck %s --check-prefix=UNKNOWN
 // RUN: not overlap-opt %S/inputs/loop-option-on-range.mlir -t triton 2>&1 | filecheck %s --check-prefix=RANGE
 
@@ -33,3 +35,6 @@ builtin.module {
 
 // RANGE: loops: loop option 'num_stages' needs tl.range, but the loop is range
 // RANGE-NOT: Traceback
+
+// The emitted file is Python (ast.parse).
+// PARSE: parses: loops{{$}}

@@ -1,7 +1,9 @@
 # The emitted file carries the module-level Python the kernel's decorators
 # use, and an annotated local constexpr keeps its annotation; the result
 # runs in the interpreter.
-# RUN: overlap-opt %s -t triton | filecheck %s
+# RUN: overlap-opt %s -t triton -o %t.py
+# RUN: filecheck %s --input-file %t.py
+# RUN: %python %S/inputs/parses.py < %t.py | filecheck %s --check-prefix=PARSE
 # RUN: overlap-opt %s -t triton -o %t.py
 # RUN: env TRITON_INTERPRET=1 %python -c "import importlib.util as u, torch; s = u.spec_from_file_location('m', '%t.py'); m = u.module_from_spec(s); s.loader.exec_module(m); x = torch.arange(64.0); y = torch.zeros(64); m.halves[(4,)](x, y, 64); print('ok' if torch.equal(y, x * 3) else 'bad')" | filecheck %s --check-prefix=OUT
 import triton
@@ -39,3 +41,6 @@ def halves(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
 # CHECK-NEXT:     HALF: tl.constexpr = BLOCK // 2
 # CHECK-NEXT:     lo = tl.program_id(axis=0) * BLOCK + tl.arange(0, HALF)
 # OUT: ok
+
+# The emitted file is Python (ast.parse).
+# PARSE: parses: get_configs, halves{{$}}

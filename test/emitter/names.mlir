@@ -1,5 +1,6 @@
-// RUN: overlap-opt %s -t triton | filecheck %s
-// RUN: overlap-opt %s -t triton | %python -c "import ast, sys; ast.parse(sys.stdin.read()); print('parses')" | filecheck %s --check-prefix=PARSE
+// RUN: overlap-opt %s -t triton -o %t.py
+// RUN: filecheck %s --input-file %t.py
+// RUN: %python %S/inputs/parses.py < %t.py | filecheck %s --check-prefix=PARSE
 // RUN: not overlap-opt %S/inputs/loop-unknown-kind.mlir -t triton 2>&1 | filecheck %s --check-prefix=KIND
 // RUN: not overlap-opt %S/inputs/loop-option-no-param.mlir -t triton 2>&1 | filecheck %s --check-prefix=OPTION
 // RUN: not overlap-opt %S/inputs/prelude-statement.mlir -t triton 2>&1 | filecheck %s --check-prefix=PRELUDE
@@ -36,7 +37,7 @@ builtin.module {
 // CHECK-NEXT:      tl.store(q, float_1)
 // CHECK-NEXT:      for i in range(1, n):
 
-// PARSE: parses
+// PARSE: parses: k{{$}}
 
 // KIND: overlap-opt: error: k: loop attribute tile.loop = "os_range" is not one of range, static_range
 // OPTION: overlap-opt: error: k: loop option 'num_stages' = @STAGES names no parameter of the kernel

@@ -1,4 +1,6 @@
-# RUN: overlap-opt %s -t triton | filecheck %s
+# RUN: overlap-opt %s -t triton -o %t.py
+# RUN: filecheck %s --input-file %t.py
+# RUN: %python %S/inputs/parses.py < %t.py | filecheck %s --check-prefix=PARSE
 import triton
 import triton.language as tl
 
@@ -45,3 +47,6 @@ def uses_helper(p, n):
 # CHECK-NEXT: def uses_helper(p, n):
 # CHECK-NEXT:     s, d = helper(n, 2)
 # CHECK-NEXT:     tl.store(p, s * d)
+
+# The emitted file is Python (ast.parse).
+# PARSE: parses: scaled_copy, helper, uses_helper{{$}}

@@ -112,3 +112,19 @@ tile.func @k(%p: !tile.ptr, %q: !tile.ptr) {
   tile.return
 }
 // CHECK: Operation does not verify: tile.atomic_rmw: the mask must be i1 or a block of i1, got !tile.ptr
+
+// -----
+
+// xDSL's scf.while verifier raises a plain exception: still one error.
+tile.func @k(%p: !tile.ptr) {
+  %c0 = arith.constant 0 : i32
+  %r = scf.while (%x = %c0) : (i32) -> (i32) {
+    %t = arith.constant true
+    scf.condition(%t) %x : i32
+  } do {
+  ^bb0(%y: f32):
+    scf.yield %c0 : i32
+  }
+  tile.return
+}
+// CHECK: scf.while: Block arguments with wrong type, expected i32, got f32
