@@ -38,7 +38,9 @@ class OverlapPipelinePass(ChoiceOptions, ModulePass):
     signals the earlier stages placed; it runs just before
     lower-chunk-to-tile, the last point where they are chunk span ops (after
     it they are helper calls over runtime tables). With ``waits=false`` or
-    ``signals=false`` it skips that side too (the negative controls).
+    ``signals=false`` it skips that side too (the negative controls);
+    ``verify=false`` skips it altogether (tests that count the placing
+    passes' own work, or run deliberately broken pipelines).
 
     Assumes: what its first stage assumes (a module with one kernel and its
     chunk plans, every access to a planned tensor boundable).
@@ -61,6 +63,7 @@ class OverlapPipelinePass(ChoiceOptions, ModulePass):
     elem_bytes: int = 2
     memo: bool = True
     reduce: Literal["stream", "epilogue"] = "stream"
+    verify: bool = True
 
     def stages(self) -> list[ModulePass]:
         return [
@@ -69,7 +72,7 @@ class OverlapPipelinePass(ChoiceOptions, ModulePass):
             InsertSignalsPass(waits=self.waits, signals=self.signals, hoist_loops=self.hoist_loops),
             SelectBackendPass(backend=self.backend, sizes=self.sizes, elem_bytes=self.elem_bytes),
             *([FusePeerReductionPass()] if self._reduce_in_epilogue() else []),
-            VerifySyncPass(waits=self.waits, signals=self.signals),
+            *([VerifySyncPass(waits=self.waits, signals=self.signals)] if self.verify else []),
             LowerChunkToTilePass(memo=self.memo),
         ]
 

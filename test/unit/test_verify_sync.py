@@ -77,5 +77,6 @@ def test_every_fused_corpus_kernel_verifies(path: Path):
 def test_the_pipeline_verifies_before_lowering_by_default():
     stages = [type(s) for s in OverlapPipelinePass().stages()]
     assert stages[-2:] == [VerifySyncPass, LowerChunkToTilePass]
+    assert VerifySyncPass not in [type(s) for s in OverlapPipelinePass(verify=False).stages()]
     (off,) = [s for s in OverlapPipelinePass(waits=False).stages() if isinstance(s, VerifySyncPass)]
     assert off == VerifySyncPass(waits=False, signals=True)
