@@ -17,6 +17,7 @@ from syncopate.dialects import tile
 from syncopate.dialects.chunk import SignalSpanOp, WaitSpanLoopOp, WaitSpanOp
 from syncopate.ir.analysis import footprint
 from syncopate.ir.analysis.chunk_access import BoundAccess, ChunkDependencies, analyze
+from syncopate.ir.analysis.manager import ALL, query
 from syncopate.ir.analysis.symbolic import Symbolic, provably_equal, provably_le, text
 from syncopate.ir.contract import ABI_ATTR, CONSUMED, AbiKey
 from syncopate.ir.locations import describe
@@ -239,7 +240,7 @@ def verify(module: ModuleOp, reads: bool = True, writes: bool = True) -> list[Pr
     """Check the module's synchronisation (see :class:`VerifySyncPass`); the
     proof of each access checked, or a ``PassFailedException``."""
     _refuse_lowered(module)
-    deps = analyze(module)
+    deps = query(module, analyze)
     verifier = _Verifier(deps)
     proofs = []
     consumed = [b for b in deps.accesses if b.plan.collective in CONSUMED]
@@ -257,8 +258,8 @@ class VerifySyncPass(ModulePass):
     """Check that every read of a gathered tensor waits and every write of a reduced one signals.
 
     A verifier, independent of the passes that place waits and signals: it
-    recomputes each access's footprint (``chunk_access.analyze``, the model
-    of an access) and checks the ``chunk.wait_span`` / ``chunk.wait_span_loop``
+    takes each access's footprint from the analysis (``chunk_access.analyze``,
+    the model of an access, shared within a pipeline run) and checks the ``chunk.wait_span`` / ``chunk.wait_span_loop``
     / ``chunk.signal_span`` ops it finds against it, without reading the
     ``chunk.access`` attributes or asking where a pass meant to put them. It
     rewrites nothing.
@@ -301,6 +302,7 @@ class VerifySyncPass(ModulePass):
     """
 
     name: ClassVar[str] = "verify-sync"
+    preserved_analyses: ClassVar = ALL  # it rewrites nothing
 
     waits: bool = True
     signals: bool = True

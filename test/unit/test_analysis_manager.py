@@ -133,8 +133,8 @@ def unfused_module(example, kernel, plan):
 
 
 def test_overlap_pipeline_computes_the_analysis_once(analyze_runs):
-    # chunk-dependency-analysis, insert-signals and fuse-peer-reduction all
-    # query it; with order=none, tile-reorder changes nothing
+    # chunk-dependency-analysis, insert-signals, fuse-peer-reduction and
+    # verify-sync all query it; with order=none, tile-reorder changes nothing
     fused_module("examples/gemm_rs_tma.py", "gemm_rs_tma_kernel", "reduce-scatter{tensor=c_ptr dim=0 world=2}",
                  "overlap{order=none backend=ce reduce=epilogue}")
     assert len(analyze_runs) == 1
@@ -143,6 +143,7 @@ def test_overlap_pipeline_computes_the_analysis_once(analyze_runs):
 def test_tile_reorder_invalidates_so_insert_signals_recomputes(analyze_runs):
     fused_module("examples/ag_gemm.py", "gemm_kernel", "all-gather{tensor=a_ptr dim=0 world=2}", "overlap")
     assert len(analyze_runs) == 2  # chunk-dependency-analysis (shared with tile-reorder), then insert-signals
+    # (shared with verify-sync)
 
 
 def test_waits_after_tile_reorder_read_the_renumbered_program_id():
