@@ -34,8 +34,8 @@ class OverlapPipelinePass(ChoiceOptions, ModulePass):
     guarantees). ``overlap`` alone equals
     ``chunk-dependency-analysis,tile-reorder{order=arrival group=8},insert-signals,select-backend,verify-sync,lower-chunk-to-tile``
     (group=8: L2-grouped tiles within an arrival step, as in Triton's grouped matmul).
-    verify-sync checks the waits and signals the earlier stages placed
-    against every access's footprint; it runs just before
+    verify-sync re-derives every access's footprint and checks the waits and
+    signals the earlier stages placed; it runs just before
     lower-chunk-to-tile, the last point where they are chunk span ops (after
     it they are helper calls over runtime tables). With ``waits=false`` or
     ``signals=false`` it skips that side too (the negative controls);

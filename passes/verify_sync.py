@@ -17,7 +17,6 @@ from syncopate.dialects import tile
 from syncopate.dialects.chunk import SignalSpanOp, WaitSpanLoopOp, WaitSpanOp
 from syncopate.ir.analysis import footprint
 from syncopate.ir.analysis.chunk_access import BoundAccess, ChunkDependencies, analyze
-from syncopate.ir.analysis.manager import ALL, query
 from syncopate.ir.analysis.symbolic import Symbolic, provably_equal, provably_le, text
 from syncopate.ir.contract import ABI_ATTR, CONSUMED, AbiKey
 from syncopate.ir.locations import describe
@@ -240,7 +239,7 @@ def verify(module: ModuleOp, reads: bool = True, writes: bool = True) -> list[Pr
     """Check the module's synchronisation (see :class:`VerifySyncPass`); the
     proof of each access checked, or a ``PassFailedException``."""
     _refuse_lowered(module)
-    deps = query(module, analyze)
+    deps = analyze(module)
     verifier = _Verifier(deps)
     proofs = []
     consumed = [b for b in deps.accesses if b.plan.collective in CONSUMED]
@@ -258,8 +257,8 @@ class VerifySyncPass(ModulePass):
     """Check that every read of a gathered tensor waits and every write of a reduced one signals.
 
     A verifier, independent of the passes that place waits and signals: it
-    takes each access's footprint from the analysis (``chunk_access.analyze``,
-    the model of an access, shared within a pipeline run) and checks the ``chunk.wait_span`` / ``chunk.wait_span_loop``
+    recomputes each access's footprint (``chunk_access.analyze``, the model
+    of an access) and checks the ``chunk.wait_span`` / ``chunk.wait_span_loop``
     / ``chunk.signal_span`` ops it finds against it, without reading the
     ``chunk.access`` attributes or asking where a pass meant to put them. It
     rewrites nothing.
@@ -302,7 +301,6 @@ class VerifySyncPass(ModulePass):
     """
 
     name: ClassVar[str] = "verify-sync"
-    preserved_analyses: ClassVar = ALL  # it rewrites nothing
 
     waits: bool = True
     signals: bool = True
