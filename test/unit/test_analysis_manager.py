@@ -133,8 +133,8 @@ def unfused_module(example, kernel, plan):
 
 
 def test_overlap_pipeline_computes_the_analysis_once(analyze_runs):
-    # chunk-dependency-analysis, insert-signals, fuse-peer-reduction and
-    # verify-sync all query it; with order=none, tile-reorder changes nothing
+    # chunk-dependency-analysis, insert-signals and fuse-peer-reduction all
+    # query it; with order=none, tile-reorder changes nothing
     fused_module("examples/gemm_rs_tma.py", "gemm_rs_tma_kernel", "reduce-scatter{tensor=c_ptr dim=0 world=2}",
                  "overlap{order=none backend=ce reduce=epilogue verify=false}")
     assert len(analyze_runs) == 1
@@ -143,12 +143,11 @@ def test_overlap_pipeline_computes_the_analysis_once(analyze_runs):
 def test_tile_reorder_invalidates_so_insert_signals_recomputes(analyze_runs):
     fused_module("examples/ag_gemm.py", "gemm_kernel", "all-gather{tensor=a_ptr dim=0 world=2}", "overlap{verify=false}")
     assert len(analyze_runs) == 2  # chunk-dependency-analysis (shared with tile-reorder), then insert-signals
-    # (shared with verify-sync)
 
 
 def test_verify_sync_analyses_the_synchronised_module_afresh(analyze_runs):
-    # the verifier must not reuse facts the placing passes computed: the
-    # passes that add waits and signals invalidate them before it runs
+    # the verifier does not take the placing passes' preserved declarations
+    # on trust: it computes the analysis afresh, one run more than above
     fused_module("examples/ag_gemm.py", "gemm_kernel", "all-gather{tensor=a_ptr dim=0 world=2}", "overlap")
     assert len(analyze_runs) == 3
 
