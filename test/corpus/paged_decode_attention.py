@@ -73,7 +73,7 @@ def reference(case: dict) -> list:
     return [out]
 
 
-# Fusion (test/unit/test_corpus_fusion.py): gathering the KV cache's blocks is
+# Fusion (test/unit/corpus/test_corpus_fusion.py): gathering the KV cache's blocks is
 # refused: the block a program reads comes from the block table (loaded data).
 REFUSED = ("all-gather{tensor=k_cache_ptr dim=0 size=max_blocks world=2}",
            "access of 'k_cache_ptr': an index of a 2-D access is not a 1-D index expanded with [:, None] or [None, :]")
