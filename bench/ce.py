@@ -17,7 +17,7 @@ symmetric buffer's group on the current stream, never a host barrier:
 
 :class:`CopyEngineGather` takes the buffer, the peers' views of it and the
 barrier as arguments, so the ordering is tested on the CPU with recorded
-calls (test/unit/test_bench_ce.py); :func:`gpu_gather` builds it from the
+calls (test/unit/bench/test_bench_ce.py); :func:`gpu_gather` builds it from the
 GPU World (views from ``GpuWorld.peer_view``, the barrier from the
 symmetric-memory handle), and :func:`local_gather` for one rank on the CPU
 (``--cpu``), where there is no peer and the barrier has nothing to order.

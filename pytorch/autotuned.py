@@ -1,27 +1,27 @@
-"""Launching a fused kernel whose original is ``@triton.autotune``-d.
+"""The configuration of a fused launch whose original is ``@triton.autotune``-d,
+chosen by the original's own autotuner (``syncopate.compile``).
 
-The fused kernel cannot be autotuned as Triton does it: the autotuner
-benchmarks by launching the kernel many times, and every launch of a fused
-kernel is a collective step (flags, epochs, peers' copies). So the original
-kernel's own autotuner picks the configuration, on this launch's arguments,
-by its usual benchmark (``original[grid](...)``: it also runs the original
-once, whose outputs the fused launch then overwrites), and the fused kernel
-is launched with that configuration's constexprs and launch options. Ranks
-must agree (a configuration fixes the grid and the tiles): rank 0's choice
-is broadcast over the group, once per autotuning key. In the Triton
-interpreter (CPU) nothing is benchmarked: the first configuration is used.
-Pruning and pre-hooks of the autotuner apply only to its own benchmark.
+A fused launch cannot benchmark itself (runtime/autotune.py says why), so
+the original kernel's autotuner picks the configuration, on this launch's
+arguments, by its usual benchmark (``original[grid](...)``: it also runs the
+original once, whose outputs the fused launch then overwrites), and the
+fused kernel is launched with that configuration by ``FusedKernel``, the one
+launch path. Ranks must agree (a configuration fixes the grid and the
+tiles): rank 0's choice is broadcast over the group, once per autotuning
+key. In the Triton interpreter (CPU) nothing is benchmarked: the first
+configuration is used. Pruning and pre-hooks of the autotuner apply only to
+its own benchmark.
+
+Workloads run by ``overlap-run`` have no process group to agree over; they
+use ``runtime/autotune.py``'s ``OnlyConfig`` instead.
 """
 
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable
 from typing import Any
 
 import torch
-
-LAUNCH_OPTIONS = ("num_warps", "num_stages", "num_ctas")
 
 
 def is_autotuned(kernel: Any) -> bool:
@@ -30,29 +30,18 @@ def is_autotuned(kernel: Any) -> bool:
     return isinstance(kernel, Autotuner)
 
 
-class AutotunedFusedKernel:
-    """``fused[grid](...)`` for an autotuned original: picks the configuration, then launches ``fused``."""
+class BenchmarkedConfig:
+    """A ``runtime.autotune.ConfigChoice``: the original's autotuner
+    benchmarks on rank 0's arguments' key, and every rank of ``group`` uses
+    rank 0's choice."""
 
-    def __init__(self, fused: Any, autotuner: Any, group: Any):
-        self.fused = fused  # FusedKernel over the fused program's plain @triton.jit function
+    def __init__(self, autotuner: Any, group: Any):
         self.autotuner = autotuner
         self.group = group
         self.signature = inspect.signature(autotuner.fn.fn)
         self.chosen: dict[tuple, Any] = {}  # autotuning key -> triton.Config
 
-    @property
-    def program(self) -> Any:
-        return self.fused.program
-
-    def __getitem__(self, grid: Any) -> Callable[..., None]:
-        def call(*args: Any, **kwargs: Any) -> None:
-            config = self._config(grid, args, kwargs)
-            options = {k: getattr(config, k) for k in LAUNCH_OPTIONS if getattr(config, k, None) is not None}
-            self.fused[grid](*args, **kwargs, **config.kwargs, **options)
-
-        return call
-
-    def _config(self, grid: Any, args: tuple, kwargs: dict) -> Any:
+    def __call__(self, grid: Any, args: tuple, kwargs: dict[str, Any]) -> Any:
         bound = self.signature.bind_partial(*args, **kwargs).arguments
         key = tuple(bound.get(k) for k in self.autotuner.keys) + tuple(
             str(v.dtype) for v in bound.values() if isinstance(v, torch.Tensor))
@@ -61,7 +50,7 @@ class AutotunedFusedKernel:
             config = self.chosen[key] = self._choose(grid, args, kwargs, bound)
         return config
 
-    def _choose(self, grid: Any, args: tuple, kwargs: dict, bound: dict) -> Any:
+    def _choose(self, grid: Any, args: tuple, kwargs: dict[str, Any], bound: dict[str, Any]) -> Any:
         import torch.distributed as dist
 
         configs = self.autotuner.configs

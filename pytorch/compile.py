@@ -22,7 +22,6 @@ on every launch.
 
 from __future__ import annotations
 
-import dataclasses
 import inspect
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -85,12 +84,10 @@ def compile(kernel: Any, plans: Sequence[str], pipeline: str = "overlap", kernel
         cache.store(key, name, module)
     program = load_program(module, name, cache.cache_dir())
     context = GroupContext(group, rank, _gathered_params(program))
-    from syncopate.pytorch.autotuned import AutotunedFusedKernel, is_autotuned
+    from syncopate.pytorch.autotuned import BenchmarkedConfig, is_autotuned
 
-    if is_autotuned(kernel):  # the emitted source keeps @triton.autotune: launch its plain jit function
-        plain = dataclasses.replace(program, jit=program.jit.fn)
-        return AutotunedFusedKernel(FusedKernel(plain, kernel.fn, context), kernel, group)
-    return FusedKernel(program, kernel, context)
+    choose = BenchmarkedConfig(kernel, group) if is_autotuned(kernel) else None
+    return FusedKernel(program, kernel, context, choose)
 
 
 def _python_function(kernel: Any) -> Callable[..., Any]:

@@ -26,6 +26,7 @@ from xdsl.dialects.builtin import DictionaryAttr, ModuleOp
 from syncopate.dialects import tile
 from syncopate.dialects.chunk import PlanOp
 from syncopate.ir.contract import ABI_ATTR
+from syncopate.runtime.autotune import ConfigChoice, OnlyConfig, launch_arguments
 
 
 @dataclass
@@ -130,10 +131,17 @@ class FusedKernel:
     call), asks its :class:`RankContext` for the extra arguments, and
     launches the fused kernel with the caller's own arguments plus those."""
 
-    def __init__(self, program: FusedProgram, original: Any, context: RankContext):
+    def __init__(self, program: FusedProgram, original: Any, context: RankContext,
+                 choose: ConfigChoice | None = None):
         self.program = program
         self.original = original
         self.context = context
+        configs = getattr(original, "configs", None)  # an @triton.autotune original
+        # The emitted source keeps the original's @triton.autotune; an
+        # autotuned kernel launches its plain jit function with the chosen
+        # config (runtime/autotune.py says why it cannot autotune itself).
+        self.choose = None if configs is None else choose or OnlyConfig(program.kernel_name, configs)
+        self._arguments: dict[int, tuple[dict[str, Any], dict[str, Any]]] = {}  # id(config) -> launch_arguments
         fn = original
         while not inspect.isfunction(fn) and hasattr(fn, "fn"):  # autotune/heuristics wrap the jit function
             fn = fn.fn
@@ -164,30 +172,27 @@ class FusedKernel:
         bound.apply_defaults()
         return dict(bound.arguments)
 
-    @functools.cached_property
-    def _tuned(self) -> tuple[Any, dict[str, Any], dict[str, Any]]:
-        """(jit function to launch, config meta-parameters, launch options),
-        worked out at the first launch.
+    @property
+    def chosen(self) -> dict[tuple, Any]:
+        """The configurations chosen so far, by autotuning key (empty unless
+        the original is autotuned)."""
+        return {} if self.choose is None else self.choose.chosen
 
-        The fused kernel keeps the original's ``@triton.autotune``; but the
-        chunk tables depend on the block sizes, so a launch must know its
-        config before it starts: a kernel autotuned over one config launches
-        that config through the inner jit function; several are refused."""
-        configs = getattr(self.original, "configs", None)
-        if configs is None:
-            return self.program.jit, {}, {}
-        if len(configs) != 1:
-            raise ValueError(
-                f"{self.program.kernel_name} is autotuned over {len(configs)} configs; a fused launch needs its block "
-                "sizes before it starts: autotune the original kernel, then give the fused one the chosen config"
-            )
-        options = {k: v for k, v in configs[0].all_kwargs().items() if k not in configs[0].kwargs}
-        return getattr(self.program.jit, "fn", self.program.jit), dict(configs[0].kwargs), options
+    def _config(self, grid: Any, args: tuple, kwargs: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+        """(constexprs, launch options) of the configuration this launch runs."""
+        assert self.choose is not None
+        config = self.choose(grid, args, kwargs)
+        arguments = self._arguments.get(id(config))
+        if arguments is None:
+            arguments = self._arguments[id(config)] = launch_arguments(config)
+        return arguments
 
     def __getitem__(self, grid: Any) -> Callable[..., None]:
         def call(*args: Any, **kwargs: Any) -> None:
-            jit, meta, tuned_options = self._tuned
-            if meta:
+            jit, tuned_options = self.program.jit, None
+            if self.choose is not None:
+                jit = getattr(jit, "fn", jit)
+                meta, tuned_options = self._config(grid, args, kwargs)
                 kwargs = {**meta, **kwargs}
             options = {k: kwargs.pop(k) for k in LAUNCH_OPTIONS & kwargs.keys()} if kwargs else {}
             if tuned_options:

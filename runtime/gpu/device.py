@@ -4,7 +4,7 @@ The protocol modules (flags, backends, staging and gather tokens) call
 these through this module (``device.write_value(...)``), never by a name
 imported into their own namespace, so a test can replace them all at once
 and record the protocol as a list of stream operations (see
-test/unit/test_gpu_*.py).
+test/unit/runtime/gpu/test_gpu_*.py).
 """
 
 from __future__ import annotations

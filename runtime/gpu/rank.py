@@ -6,7 +6,7 @@ The first launch of a launch key evaluates the plans, checks them, and
 resolves every transfer into views, flags and token words
 (:class:`CachedLaunch`). Every later launch is lookups plus the stream
 operations themselves: no IR object, no per-chunk computation, no
-allocation (test/unit/test_gpu_launch_overhead.py).
+allocation (test/unit/runtime/gpu/test_gpu_launch_overhead.py).
 """
 
 from __future__ import annotations

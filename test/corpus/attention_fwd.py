@@ -90,5 +90,5 @@ def reference(case: dict) -> list:
     return [(p @ v.float()).to(torch.float16)]
 
 
-# Fusion (test/unit/test_corpus_fusion.py): all-gather K along the sequence (context parallelism)
+# Fusion (test/unit/corpus/test_corpus_fusion.py): all-gather K along the sequence (context parallelism)
 FUSE = ("all-gather{tensor=K dim=1 size=seq_len}", 1, 1)

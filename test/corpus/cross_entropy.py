@@ -48,7 +48,7 @@ def reference(case: dict) -> list:
     return [torch.nn.functional.cross_entropy(x, y, reduction="none")]
 
 
-# Fusion (test/unit/test_corpus_fusion.py): all-gather the logits' rows (the
+# Fusion (test/unit/corpus/test_corpus_fusion.py): all-gather the logits' rows (the
 # kernel has no row-count parameter: a literal size, divisible by W = 2, 3, 4).
 # The target logit `X_ptr + y` (a loaded column) stays in the program's row.
 FUSE = ("all-gather{tensor=X_ptr dim=0 size=12}", 0, 0)

@@ -48,5 +48,5 @@ def reference(case: dict) -> list:
     return [out]
 
 
-# Fusion (test/unit/test_corpus_fusion.py): all-gather x (1-D) into the dropout.
+# Fusion (test/unit/corpus/test_corpus_fusion.py): all-gather x (1-D) into the dropout.
 FUSE = ("all-gather{tensor=x_ptr dim=0 size=n_elements}", 0, 0)

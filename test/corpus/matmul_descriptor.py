@@ -60,5 +60,5 @@ def reference(case: dict) -> list:
     return [(a.float() @ b.float()).to(torch.float16)]
 
 
-# Fusion (test/unit/test_corpus_fusion.py): all-gather A's rows read through a device-side tensor descriptor
+# Fusion (test/unit/corpus/test_corpus_fusion.py): all-gather A's rows read through a device-side tensor descriptor
 FUSE = ("all-gather{tensor=a_ptr dim=0 size=M}", 0, 0)

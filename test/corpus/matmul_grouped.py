@@ -89,5 +89,5 @@ def reference(case: dict) -> list:
     return [c.to(torch.float16)]
 
 
-# Fusion (test/unit/test_corpus_fusion.py): all-gather A's rows under the GROUP_M swizzle
+# Fusion (test/unit/corpus/test_corpus_fusion.py): all-gather A's rows under the GROUP_M swizzle
 FUSE = ("all-gather{tensor=a_ptr dim=0 size=M}", 0, 0)

@@ -58,7 +58,7 @@ def reference(case: dict) -> list:
     return [(a.double() @ b.double()).float() * sa[:, None] * sb[None, :]]
 
 
-# Fusion (test/unit/test_corpus_fusion.py): all-gather the per-token scales
+# Fusion (test/unit/corpus/test_corpus_fusion.py): all-gather the per-token scales
 # (1-D, read in the epilogue). Gathering the int8 activations themselves
 # compiles too, but the simulated world poisons undelivered rows with NaN and
 # so only gathers floating-point tensors.

@@ -72,5 +72,5 @@ def reference(case: dict) -> list:
     return [c + a @ b]
 
 
-# Fusion (test/unit/test_corpus_fusion.py): all-gather A's rows into every K split
+# Fusion (test/unit/corpus/test_corpus_fusion.py): all-gather A's rows into every K split
 FUSE = ("all-gather{tensor=a_ptr dim=0 size=M}", 0, 0)

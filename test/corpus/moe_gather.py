@@ -43,7 +43,7 @@ def reference(case: dict) -> list:
     return [x[ids.long()]]
 
 
-# Fusion (test/unit/test_corpus_fusion.py): gathering x's token rows is refused:
+# Fusion (test/unit/corpus/test_corpus_fusion.py): gathering x's token rows is refused:
 # the rows each program reads come from the routing table (loaded data).
 REFUSED = ("all-gather{tensor=x_ptr dim=0 size=num_tokens world=2}",
            "cannot bound the access of 'x_ptr' along dim 0: the index is not 'scalar + tl.arange(0, BLOCK)' "

@@ -73,7 +73,7 @@ def reference(case: dict) -> list:
     return [out]
 
 
-# Fusion (test/unit/test_corpus_fusion.py): all-gather the K cache's blocks.
+# Fusion (test/unit/corpus/test_corpus_fusion.py): all-gather the K cache's blocks.
 # The block a program reads comes from the block table (loaded data), so the
 # host cannot tell which tile reads which chunk; the kernel can: it waits for
 # the chunk holding `block` (dim 0 of the cache, stride stride_kb) before

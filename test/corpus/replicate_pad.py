@@ -43,6 +43,6 @@ def reference(case: dict) -> list:
     return [torch.nn.functional.pad(x[None], (0, 0, pad, pad), mode="replicate")[0]]
 
 
-# Fusion (test/unit/test_corpus_fusion.py): all-gather x's rows; the first and
+# Fusion (test/unit/corpus/test_corpus_fusion.py): all-gather x's rows; the first and
 # last tiles wait for the chunks holding rows 0 and M - 1 only
 FUSE = ("all-gather{tensor=x_ptr dim=0 size=M}", 0, 0)

@@ -50,5 +50,5 @@ def reference(case: dict) -> list:
     return [torch.cat([x1 * c - x2 * s, x2 * c + x1 * s], dim=-1)]
 
 
-# Fusion (test/unit/test_corpus_fusion.py): all-gather the tokens of x (sequence parallel).
+# Fusion (test/unit/corpus/test_corpus_fusion.py): all-gather the tokens of x (sequence parallel).
 FUSE = ("all-gather{tensor=x_ptr dim=0 size=6}", 0, 0)

@@ -67,5 +67,5 @@ def reference(case: dict) -> list:
     return [q, scale]
 
 
-# Fusion (test/unit/test_corpus_fusion.py): all-gather the rows of x into the persistent row-block loop
+# Fusion (test/unit/corpus/test_corpus_fusion.py): all-gather the rows of x into the persistent row-block loop
 FUSE = ("all-gather{tensor=x_ptr dim=0 size=n_rows}", 0, 0)

@@ -58,5 +58,5 @@ def reference(case: dict) -> list:
     return [sums, counts]
 
 
-# Fusion (test/unit/test_corpus_fusion.py): all-gather x (1-D) into the while-loop grid-stride sum
+# Fusion (test/unit/corpus/test_corpus_fusion.py): all-gather x (1-D) into the while-loop grid-stride sum
 FUSE = ("all-gather{tensor=x_ptr dim=0 size=n_elements}", 0, 0)

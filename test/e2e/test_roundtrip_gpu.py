@@ -33,7 +33,7 @@ def test_roundtrip_on_gpu_in_a_compiler_process():
     assert done.returncode == 0 and " passed" in done.stdout, done.stdout[-4000:] + done.stderr[-2000:]
 
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "unit"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "unit" / "corpus"))
 import test_roundtrip as harness  # noqa: E402
 from xdsl.parser import Parser  # noqa: E402
 

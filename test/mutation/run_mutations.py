@@ -43,28 +43,28 @@ class Mutation:
     lit: tuple[str, ...] = ()  # lit paths
 
 
-ISOLATED = "test/unit/test_isolated_delivery.py"
-RUN_CHECKS = "test/unit/test_run_checks.py"
-ERRORS = "test/unit/test_overlap_run_errors.py"
+ISOLATED = "test/unit/runtime/test_isolated_delivery.py"
+RUN_CHECKS = "test/unit/runtime/test_run_checks.py"
+ERRORS = "test/unit/tools/test_overlap_run_errors.py"
 
 MUTATIONS = [
     # sync helpers (lowering/device_helpers.py)
     Mutation("spin accepts the previous launch's flag", "lowering/device_helpers.py",
              "    flag = flags + index\n", "    flag = flags + index\n    target = target - 1\n",
-             pytest=("test/unit/test_simulated_ranks.py::test_back_to_back_launches_need_no_reset",
+             pytest=("test/unit/runtime/test_simulated_ranks.py::test_back_to_back_launches_need_no_reset",
                      f"{ISOLATED}::test_each_arm_of_an_if_else_waits_for_its_rows")),
     Mutation("loop wait skips a chunk starting at the previous iteration's end", "lowering/device_helpers.py",
              "(check_all | (chunk_lo >= seen_hi))", "(check_all | (chunk_lo > seen_hi))",
-             pytest=("test/unit/test_wait_span.py",)),
+             pytest=("test/unit/lowering/test_wait_span.py",)),
     Mutation("wait search skips a chunk ending one row into the span", "lowering/device_helpers.py",
              "if tl.load(table + 3 * mid + 1) <= lo:", "if tl.load(table + 3 * mid + 1) <= lo + 1:",
-             pytest=("test/unit/test_wait_span.py",)),
+             pytest=("test/unit/lowering/test_wait_span.py",)),
     Mutation("signal counts a chunk only when it covers the tile's first row", "lowering/device_helpers.py",
              "        if (chunk_lo < hi) & (chunk_hi > lo):\n            tl.atomic_add(",
              "        if (chunk_lo <= lo) & (chunk_hi > lo):\n            tl.atomic_add(",
              pytest=(f"{ISOLATED}::test_a_split_k_output_the_launch_zeroed_is_not_poisoned",
-                     "test/unit/test_simulated_ranks.py::test_early_signals_are_caught",
-                     "test/unit/test_simulated_ranks.py::test_dependency_graph_of_a_straddling_tile")),
+                     "test/unit/runtime/test_simulated_ranks.py::test_early_signals_are_caught",
+                     "test/unit/runtime/test_simulated_ranks.py::test_dependency_graph_of_a_straddling_tile")),
     # passes
     Mutation("wait deduplication ignores the block (if/else arms)", "passes/insert_signals.py",
              "key = (*key, id(anchor.parent_block()))", "key = (*key,)",

@@ -3,8 +3,8 @@
 Triton picks the interpreter (InterpretedFunction) over the compiler when a
 `@triton.jit` decorator runs with TRITON_INTERPRET set, so the variable must be
 in the environment before any kernel module (corpus or emitted) is imported.
-pytest imports this conftest before the test modules of this folder; an
-explicit TRITON_INTERPRET=0 from the caller is respected.
+pytest imports this conftest before the test modules of this folder and its
+layer subfolders; an explicit TRITON_INTERPRET=0 from the caller is respected.
 """
 
 import os

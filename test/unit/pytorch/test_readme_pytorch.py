@@ -7,7 +7,7 @@ import re
 
 from gloo_ranks import run_script
 
-README = os.path.join(os.path.dirname(__file__), "..", "..", "README.md")
+README = os.path.join(os.path.dirname(__file__), "..", "..", "..", "README.md")
 
 
 def snippet() -> str:

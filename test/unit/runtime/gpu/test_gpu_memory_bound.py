@@ -42,7 +42,7 @@ from syncopate.runtime.gpu import device, memory, policies
 from syncopate.runtime.gpu.world import GpuWorld
 from syncopate.runtime.workload import load_workload, shard_bounds
 
-EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+EXAMPLES = Path(__file__).resolve().parents[4] / "examples"
 WORLD = 2
 K_LOCAL, N = 8, 12
 MAX_PADS = 4

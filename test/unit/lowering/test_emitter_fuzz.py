@@ -25,7 +25,7 @@ import pytest
 from syncopate.lowering.compile import compile_module
 from syncopate.tools import overlap_opt
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 SEEDS = range(25)
 
 PAYLOADS = (

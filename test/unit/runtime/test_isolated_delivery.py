@@ -31,8 +31,8 @@ from syncopate.runtime.sim import DeliveryHook, Incoming, IsolatedOutput, Outgoi
 from syncopate.runtime.sim_world import output_reads
 from syncopate.runtime.workload import load_workload
 
-ROOT = Path(__file__).resolve().parents[2]
-WORKLOADS = Path(__file__).resolve().parent / "workloads"
+ROOT = Path(__file__).resolve().parents[3]
+WORKLOADS = Path(__file__).resolve().parents[1] / "workloads"
 
 
 def _workload(path: Path):

@@ -20,7 +20,7 @@ from syncopate.dialects import tile
 from syncopate.runtime.fused import compile_fused
 
 HOPPER = GPUTarget("cuda", 90, 32)
-EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+EXAMPLES = Path(__file__).resolve().parents[3] / "examples"
 BF16 = ("a_ptr", "b_ptr", "c_ptr", "q_ptr", "k_ptr", "v_ptr", "o_ptr", "x_ptr", "w_ptr", "out_ptr")
 
 

@@ -14,7 +14,7 @@ from syncopate.runtime.abi import LaunchPlan, SyncState, chunk_tables
 from syncopate.runtime.check import compile_workload
 from syncopate.runtime.workload import load_workload
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 
 
 @pytest.mark.parametrize("role", contract.TABLE_ROLES)

@@ -34,7 +34,7 @@ from syncopate.runtime.gpu import device, policies
 from syncopate.runtime.gpu.world import GpuWorld
 from syncopate.runtime.workload import load_workload
 
-EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+EXAMPLES = Path(__file__).resolve().parents[4] / "examples"
 PACKAGE = os.path.dirname(os.path.abspath(syncopate.__file__))
 # The package is the repository root, so this file and its fakes sit under
 # PACKAGE in a plain checkout: they are the test's work, not the launch's.

@@ -8,7 +8,7 @@ from __future__ import annotations
 import os
 import tomllib
 
-ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", ".."))
 SKIP = {"test", "examples", "docs", ".venv", ".whl", ".git", "build"}
 
 

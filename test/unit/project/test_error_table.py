@@ -8,7 +8,7 @@ import glob
 import os
 import re
 
-ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", ".."))
 
 
 def test_every_test_the_error_table_names_exists():

@@ -15,7 +15,7 @@ from syncopate.runtime.abi import AbiError
 from syncopate.runtime.check import compile_workload, run_simulated
 from syncopate.runtime.workload import load_workload
 
-EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+EXAMPLES = Path(__file__).resolve().parents[3] / "examples"
 
 
 def test_a_rank_that_would_receive_rows_twice_is_refused():

@@ -19,7 +19,7 @@ from syncopate.runtime.check import compile_workload, run_simulated
 from syncopate.runtime.sim import SimulationError
 from syncopate.runtime.workload import load_workload
 
-EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+EXAMPLES = Path(__file__).resolve().parents[3] / "examples"
 
 
 def _workload(name: str):

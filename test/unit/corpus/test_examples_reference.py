@@ -11,7 +11,7 @@ import torch
 
 from syncopate.runtime.workload import load_workload, shard_bounds
 
-EXAMPLES = os.path.join(os.path.dirname(__file__), "..", "..", "examples")
+EXAMPLES = os.path.join(os.path.dirname(__file__), "..", "..", "..", "examples")
 NAMES = ["ag_gemm", "gemm_rs", "ag_gemm_k", "a2a_grouped_gemm", "attention_ag_kv", "ag_gemm_persistent",
          "gemm_rs_persistent", "gemm_rs_tma"]
 WORLDS = [2, 3, 4]

@@ -24,7 +24,7 @@ from syncopate.lowering.compile import compile_module
 from syncopate.lowering.triton_emitter import emit_module
 from syncopate.runtime.workload import load_workload, with_world
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 KERNEL_FILES = sorted(
     p for folder in ("examples", "test/corpus", "bench/kernels") for p in (ROOT / folder).glob("*.py")
     if not p.name.startswith("_") and "@triton.jit" in p.read_text()

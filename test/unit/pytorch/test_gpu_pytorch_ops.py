@@ -3,7 +3,7 @@
 CUDA-graph replay with fresh inputs, gradients, the symmetric-buffer
 check of syncopate.compile and an autotuned kernel. Needs two GPUs (checks in pytorch_gpu_checks.py).
 
-    TRITON_INTERPRET=0 python -m pytest -q test/unit/test_gpu_pytorch_ops.py
+    TRITON_INTERPRET=0 python -m pytest -q test/unit/pytorch/test_gpu_pytorch_ops.py
 """
 
 

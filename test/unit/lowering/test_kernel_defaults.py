@@ -15,7 +15,7 @@ import pytest
 
 from syncopate.tools import overlap_run
 
-BASE = Path(__file__).resolve().parent / "workloads" / "ifelse_gather.py"
+BASE = Path(__file__).resolve().parents[1] / "workloads" / "ifelse_gather.py"
 SIGNATURE = "BLOCK_N: tl.constexpr):"
 LAUNCH = ", BLOCK_N=BLOCK_N)"
 

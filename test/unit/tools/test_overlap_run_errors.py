@@ -14,8 +14,8 @@ from syncopate.runtime.check import compile_workload, run_simulated
 from syncopate.runtime.workload import load_workload
 from syncopate.tools import overlap_run
 
-BASE = Path(__file__).resolve().parent / "workloads" / "ifelse_gather.py"
-ROOT = Path(__file__).resolve().parents[2]
+BASE = Path(__file__).resolve().parents[1] / "workloads" / "ifelse_gather.py"
+ROOT = Path(__file__).resolve().parents[3]
 
 
 def _variant(tmp_path: Path, *edits: tuple[str, str]) -> str:

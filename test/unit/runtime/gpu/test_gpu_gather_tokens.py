@@ -45,7 +45,7 @@ from syncopate.runtime.gpu import rank as gpu_rank
 from syncopate.runtime.gpu.gather_tokens import GatherTokens, peer_reads
 from syncopate.runtime.workload import load_workload
 
-EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+EXAMPLES = Path(__file__).resolve().parents[4] / "examples"
 LAUNCHES = 3
 SCHEDULES = 25
 

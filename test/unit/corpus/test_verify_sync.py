@@ -25,7 +25,7 @@ from syncopate.passes.overlap_pipeline import OverlapPipelinePass
 from syncopate.passes.verify_sync import VerifySyncPass, verify
 from syncopate.runtime.workload import load_workload
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 EXAMPLES = sorted((ROOT / "examples").glob("*.py"))
 SPAN_OPS = (WaitSpanOp, WaitSpanLoopOp, SignalSpanOp)
 WORLD = 3

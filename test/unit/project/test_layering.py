@@ -5,7 +5,7 @@ imports included, so a back edge cannot hide inside a function."""
 import ast
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 
 # (module prefix, layer); the longest matching prefix wins.
 LAYERS = [

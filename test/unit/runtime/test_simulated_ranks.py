@@ -29,7 +29,7 @@ from syncopate.runtime.sim import DELIVERY_ORDERS, SimulationError
 from syncopate.runtime.sim_world import SimWorld
 from syncopate.runtime.workload import load_workload
 
-EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+EXAMPLES = Path(__file__).resolve().parents[3] / "examples"
 WORKLOADS = ["ag_gemm", "gemm_rs", "ag_gemm_k", "a2a_grouped_gemm", "attention_ag_kv", "ag_gemm_persistent",
              "gemm_rs_persistent", "gemm_rs_tma"]
 GATHERS = ["ag_gemm", "ag_gemm_k", "a2a_grouped_gemm", "attention_ag_kv", "ag_gemm_persistent"]

@@ -31,7 +31,7 @@ from pathlib import Path
 import pytest
 import torch
 
-CORPUS_DIR = Path(__file__).resolve().parents[1] / "corpus"
+CORPUS_DIR = Path(__file__).resolve().parents[2] / "corpus"
 CORPUS_FILES = sorted(p for p in CORPUS_DIR.glob("*.py") if not p.name.startswith("_"))
 SEED = 0
 MATRIX = os.environ.get("SYNCOPATE_CORPUS_MATRIX") == "1"

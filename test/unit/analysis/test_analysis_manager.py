@@ -146,8 +146,8 @@ def test_tile_reorder_invalidates_so_insert_signals_recomputes(analyze_runs):
 
 
 def test_verify_sync_analyses_the_synchronised_module_afresh(analyze_runs):
-    # the verifier must not reuse facts the placing passes computed: the
-    # passes that add waits and signals invalidate them before it runs
+    # the verifier does not take the placing passes' preserved declarations
+    # on trust: it computes the analysis afresh, one run more than above
     fused_module("examples/ag_gemm.py", "gemm_kernel", "all-gather{tensor=a_ptr dim=0 world=2}", "overlap")
     assert len(analyze_runs) == 3
 

@@ -45,7 +45,7 @@ if __name__ != "__main__":
 import triton  # noqa: E402
 from triton.runtime.jit import JITFunction  # noqa: E402
 
-CORPUS_DIR = Path(__file__).resolve().parents[1] / "corpus"
+CORPUS_DIR = Path(__file__).resolve().parents[2] / "corpus"
 CORPUS_FILES = sorted(p for p in CORPUS_DIR.glob("*.py") if not p.name.startswith("_"))
 SEED = 0
 
