@@ -18,6 +18,9 @@ stress checks of issue 5:
   host sync, then every launch's rows checked: a launch that overwrote a
   staging slot before its owner read it would mix partials of b and 2b
   (the staging tokens must prevent it; nothing else orders the ranks);
+* ``corpus``: every test/corpus kernel that fuses, through its workload
+  (its own, or the one test/unit/corpus/test_corpus_fusion.py derives from
+  ``FUSE``), with ``overlap{backend=ce order=arrival}``;
 * ``back-to-back``: 200 ag_gemm launches per backend (ce, sm, nccl),
   eagerly and as CUDA-graph replays, with fresh inputs each launch, no host
   sync or barrier, and randomly slowed producers (the readiness and release
@@ -331,6 +334,35 @@ def rs_back_to_back(world, reduce: str, launches: int = 8, replays: int = 20) ->
     world.barrier()
 
 
+CORPUS_PIPELINE = "overlap{backend=ce order=arrival}"
+
+
+def corpus_paths() -> list[Path]:
+    """The corpus kernels that fuse (test/unit/corpus/test_corpus_fusion.py's list)."""
+    sys.path.insert(0, str(ROOT / "test" / "unit" / "corpus"))
+    from test_corpus_fusion import FUSED
+
+    return list(FUSED)
+
+
+def corpus(world) -> None:
+    from syncopate.runtime.check import compile_workload
+    from syncopate.runtime.check_gpu import run_gpu
+    from test_corpus_fusion import _workload
+
+    for path in corpus_paths():
+        case = f"corpus {path.stem} {CORPUS_PIPELINE}"
+        try:
+            workload = _workload(path)
+            program = compile_workload(workload, world.world, CORPUS_PIPELINE)
+            result = run_gpu(workload, world, seed=7, program=program, launches=2)
+            say(world, case, result.ok, f"max error {result.max_error}")
+        except Exception as err:  # report and go on: one kernel must not hide the others
+            say(world, case, False, f"{type(err).__name__}: {str(err).splitlines()[0] if str(err) else ''}")
+            traceback.print_exc()
+        world.barrier()
+
+
 def main() -> int:
     os.environ.pop("TRITON_INTERPRET", None)
     from syncopate.runtime.gpu_world import GpuWorld
@@ -338,8 +370,10 @@ def main() -> int:
     only = sys.argv[1] if len(sys.argv) > 1 else None
     # bounded spins (about 10 s): a broken case reports instead of hanging the whole run
     world = GpuWorld.from_torchrun(spin_limit=10_000_000)
-    if only not in ("stress", "back-to-back"):
+    if only not in ("stress", "back-to-back", "corpus"):
         matrix(world, only)
+    if only in (None, "corpus"):
+        corpus(world)
     if only in (None, "stress"):
         for backend in ("ce", "sm"):
             many_launches(world, backend)

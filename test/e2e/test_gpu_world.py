@@ -43,7 +43,7 @@ def _torchrun(world: int, *args: str, timeout: int = 900) -> subprocess.Complete
 
 @pytest.mark.parametrize("world", WORLDS)
 def test_every_example_backend_and_order(world: int):
-    from gpu_matrix import CASES, LANE_CASES
+    from gpu_matrix import CASES, LANE_CASES, corpus_paths
 
     done = _torchrun(world, str(ROOT / "test" / "e2e" / "gpu_matrix.py"))
     lines = re.findall(r"MATRIX (.*?) rank (\d+)/(\d+): (ok|FAIL[^\n]*)", done.stdout)
@@ -51,8 +51,8 @@ def test_every_example_backend_and_order(world: int):
     failed = [line for line in lines if line[3] != "ok"]
     assert not failed, "\n".join(" ".join(f) for f in failed) + done.stderr[-3000:]
     cases = {case for case, *_ in lines}
-    # + 2 x launches, 4 x graph, debug, 2 x rs, 6 x back-to-back
-    assert len(cases) == len(CASES) + len(LANE_CASES) + 15, sorted(cases)
+    # + the fused corpus kernels, 2 x launches, 4 x graph, debug, 2 x rs, 6 x back-to-back
+    assert len(cases) == len(CASES) + len(LANE_CASES) + len(corpus_paths()) + 15, sorted(cases)
     assert len(lines) == len(cases) * world
     assert done.returncode == 0, done.stderr[-3000:]
 

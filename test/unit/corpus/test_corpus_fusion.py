@@ -65,7 +65,8 @@ def _derived_workload(path: Path, corpus) -> "types.ModuleType":
         return {"x": full.narrow(dim, start, size).clone()}
 
     def launch(kernel, x):
-        args = [a.clone() if isinstance(a, torch.Tensor) else a for a in case["args"]]
+        # on the device of the plan's tensor: the GPU matrix runs these workloads too
+        args = [a.to(x.device, copy=True) if isinstance(a, torch.Tensor) else a for a in case["args"]]
         args[index] = x
         kernel[case["grid"]](*args, **case["kwargs"])
         return args[case["outputs"][0]]
