@@ -12,6 +12,7 @@ allocation (test/unit/runtime/gpu/test_gpu_launch_overhead.py).
 from __future__ import annotations
 
 import functools
+import math
 import warnings
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -223,10 +224,7 @@ def ready_before_kernel(reads: PeerReads, grid: tuple[int, ...], sms: int) -> tu
     after the token waits ran. A smaller grid leaves an SM to the wait, and
     its local tiles start at once."""
     owners = reads.released_after_copies
-    programs = 1
-    for n in grid:
-        programs *= n
-    return owners if owners and programs >= sms else ()
+    return owners if owners and math.prod(grid) >= sms else ()
 
 
 def token_words(launch: LaunchPlan, rank: int, world: int) -> dict[int, tuple[str, int]]:
