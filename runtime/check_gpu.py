@@ -56,9 +56,16 @@ class _Buffers:
 
 
 def _poison_allocator(like: torch.Tensor) -> None:
-    """Leave a NaN block of ``like``'s size in the caching allocator, so the
-    output ``launch`` allocates next starts as NaN, not as stale results."""
-    block = torch.full_like(like, float("nan"))
+    """Leave a poisoned block of ``like``'s size in the caching allocator, so
+    the output ``launch`` allocates next starts as garbage (NaN, or the most
+    negative integer), not as stale results."""
+    if like.dtype.is_floating_point or like.dtype.is_complex:
+        poison = float("nan")
+    elif like.dtype == torch.bool:
+        poison = True
+    else:
+        poison = torch.iinfo(like.dtype).min
+    block = torch.full_like(like, poison)
     del block
 
 

@@ -138,12 +138,12 @@ def make_inputs(rank, world, seed):
 
 def launch(kernel, x, dy, w, mean, rstd):
     M, N = dy.shape
-    dx = torch.empty(M, N)
-    dw, db = torch.empty(GROUP_SIZE_M, N), torch.empty(GROUP_SIZE_M, N)
-    locks = torch.zeros(2 * GROUP_SIZE_M, dtype=torch.int32)
+    dx = torch.empty_like(dy)
+    dw, db = dy.new_empty(GROUP_SIZE_M, N), dy.new_empty(GROUP_SIZE_M, N)
+    locks = torch.zeros(2 * GROUP_SIZE_M, dtype=torch.int32, device=dy.device)
     kernel[(M,)](dx, dy, dw, db, x, w, mean, rstd, locks, x.stride(0), N,
                  GROUP_SIZE_M=GROUP_SIZE_M, BLOCK_SIZE_N=BLOCK_SIZE_N)
-    final_dw, final_db = torch.empty(N), torch.empty(N)
+    final_dw, final_db = dy.new_empty(N), dy.new_empty(N)
     layer_norm_bwd_dwdb_kernel[(triton.cdiv(N, 32),)](dw, db, final_dw, final_db, GROUP_SIZE_M, N,
                                                       BLOCK_SIZE_M=4, BLOCK_SIZE_N=32)
     return torch.cat([dx.flatten(), final_dw, final_db])

@@ -91,7 +91,8 @@ def make_inputs(rank, world, seed):
 
 def launch(kernel, x, w, b):
     M, N = x.shape
-    y = torch.empty(M, N)
-    mean, rstd = torch.empty(M), torch.empty(M)
+    y = torch.empty_like(x)
+    mean = torch.empty(M, dtype=torch.float32, device=x.device)
+    rstd = torch.empty(M, dtype=torch.float32, device=x.device)
     kernel[(M,)](x, y, w, b, mean, rstd, x.stride(0), N, 1e-5, BLOCK_SIZE=64)
     return y

@@ -107,6 +107,6 @@ def make_inputs(rank, world, seed):
 
 
 def launch(kernel, a, b):
-    c = torch.empty(a.shape[0], b.shape[1])
+    c = torch.empty((a.shape[0], b.shape[1]), device=a.device, dtype=a.dtype)
     _launch(kernel, a, b, c)
     return c

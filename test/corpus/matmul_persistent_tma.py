@@ -102,6 +102,6 @@ def make_inputs(rank, world, seed):
 
 
 def launch(kernel, a, b_t):
-    c = torch.empty(a.shape[0], b_t.shape[0], dtype=torch.float16)
+    c = torch.empty((a.shape[0], b_t.shape[0]), device=a.device, dtype=torch.float16)
     _launch(kernel, a, b_t, c)
     return c

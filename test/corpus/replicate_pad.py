@@ -1,7 +1,8 @@
 """Replicate padding of a sequence of rows (`F.pad(x, (0, 0, PAD, PAD),
 mode="replicate")`): each output row reads input row `clamp(i - PAD, 0,
-M - 1)`, so the first and last input rows repeat. The clamp is `tl.clamp`
-on the row offsets; no mask on the load."""
+M - 1)`, so the first and last input rows repeat. The clamp is
+`tl.minimum(tl.maximum(...))` on the row offsets (`tl.clamp` takes floats
+only on GPU Triton); no mask on the load."""
 
 import torch
 import triton
@@ -13,7 +14,7 @@ def replicate_pad_kernel(x_ptr, y_ptr, M, N, stride_xm, stride_ym, PAD: tl.const
                          BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):
     pid = tl.program_id(0)
     out_rows = pid * BLOCK_M + tl.arange(0, BLOCK_M)
-    src_rows = tl.clamp(pid * BLOCK_M - PAD + tl.arange(0, BLOCK_M), 0, M - 1)
+    src_rows = tl.minimum(tl.maximum(pid * BLOCK_M - PAD + tl.arange(0, BLOCK_M), 0), M - 1)
     cols = tl.arange(0, BLOCK_N)
     col_mask = cols[None, :] < N
     x = tl.load(x_ptr + src_rows[:, None] * stride_xm + cols[None, :], mask=col_mask, other=0.0)

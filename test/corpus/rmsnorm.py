@@ -76,6 +76,7 @@ def make_inputs(rank, world, seed):
 
 
 def launch(kernel, x, w):
-    y, rstd = torch.empty_like(x), torch.empty(x.shape[0])
+    y = torch.empty_like(x)
+    rstd = torch.empty(x.shape[0], dtype=torch.float32, device=x.device)
     _launch(kernel, x, w, y, rstd)
     return y

@@ -335,11 +335,12 @@ def rs_back_to_back(world, reduce: str, launches: int = 8, replays: int = 20) ->
 
 
 CORPUS_PIPELINE = "overlap{backend=ce order=arrival}"
+# the corpus harness (FUSED, _workload) lives beside the CPU corpus tests
+sys.path.insert(0, str(ROOT / "test" / "unit" / "corpus"))
 
 
 def corpus_paths() -> list[Path]:
     """The corpus kernels that fuse (test/unit/corpus/test_corpus_fusion.py's list)."""
-    sys.path.insert(0, str(ROOT / "test" / "unit" / "corpus"))
     from test_corpus_fusion import FUSED
 
     return list(FUSED)
