@@ -41,6 +41,7 @@ from xdsl.dialects.builtin import (
     FunctionType,
     IntAttr,
     IntegerAttr,
+    NoneAttr,
     StringAttr,
     SymbolRefAttr,
     i1,
@@ -681,12 +682,18 @@ class AddPtrOp(IRDLOperation):
             raise VerifyException("tile.addptr: the offset must not be a pointer")
 
 
-CMP_PREDICATES = {"lt": "<", "le": "<=", "gt": ">", "ge": ">=", "eq": "==", "ne": "!="}
+CMP_PREDICATES = {"lt": "<", "le": "<=", "gt": ">", "ge": ">=", "eq": "==", "ne": "!=", "is": "is", "isnot": "is not"}
+IDENTITY_PREDICATES = ("is", "isnot")
+"""``p is None`` / ``p is not None``: Triton decides them when it compiles
+(a parameter passed None is specialized to the constant None), so they are
+kept as written; their right operand is the literal None."""
 
 
 @irdl_op_definition
 class CmpOp(IRDLOperation):
-    """Elementwise comparison; predicate one of lt, le, gt, ge, eq, ne."""
+    """Elementwise comparison; predicate one of lt, le, gt, ge, eq, ne, or
+    an identity test against None (``is`` / ``isnot``, see
+    :data:`IDENTITY_PREDICATES`)."""
 
     name = "tile.cmp"
     predicate = prop_def(StringAttr)
@@ -706,6 +713,10 @@ class CmpOp(IRDLOperation):
             raise VerifyException(
                 f"tile.cmp: unknown predicate '{self.predicate.data}' (expected one of {', '.join(CMP_PREDICATES)})"
             )
+        if self.predicate.data in IDENTITY_PREDICATES:
+            rhs = self.rhs.owner
+            if not (isinstance(rhs, LiteralOp) and isinstance(rhs.value, NoneAttr)):
+                raise VerifyException(f"tile.cmp \"{self.predicate.data}\": the right operand must be `tile.literal none`")
 
 
 class UnaryOp(IRDLOperation):

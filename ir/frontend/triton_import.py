@@ -576,6 +576,8 @@ class FunctionImporter:
         if isinstance(node, ast.Compare):
             if len(node.ops) != 1:
                 raise self.unsupported(node, "chained comparison")
+            if isinstance(node.ops[0], (ast.Is, ast.IsNot)):
+                return self.identity_test(node)
             op = COMPARE_OPS.get(type(node.ops[0]))
             if op is None:
                 raise self.unsupported(node, "comparison operator")
@@ -599,6 +601,24 @@ class FunctionImporter:
         if isinstance(node, ast.IfExp):
             return self.if_expression(node)
         raise self.unsupported(node, f"expression ({type(node).__name__})")
+
+    def identity_test(self, node: ast.Compare) -> SSAValue:
+        """``p is None`` / ``p is not None``: Triton decides it when it
+        compiles (a parameter passed None is specialized to None), so it is
+        kept as a ``tile.cmp "is"/"isnot"`` with None on the right and
+        emitted as written; ``None is p`` is the same test."""
+        left, right = node.left, node.comparators[0]
+        if _is_none(left) and not _is_none(right):
+            left, right = right, left
+        if not _is_none(right) or _is_none(left):
+            raise self.error(
+                node, f"unsupported identity test `{ast.unparse(node)}`: only `x is None` and `x is not None` "
+                "are supported (Triton decides them when it compiles; compare values with `==`)"
+            )
+        value = self.ssa(self.expr(left), left)
+        none = self.insert(tile.LiteralOp(NoneAttr())).results[0]
+        predicate = "is" if isinstance(node.ops[0], ast.Is) else "isnot"
+        return self.insert(tile.CmpOp(predicate, value, none, i1)).results[0]
 
     def if_expression(self, node: ast.IfExp) -> SSAValue:
         """``a if c else b``: an ``scf.if`` with one result (each branch

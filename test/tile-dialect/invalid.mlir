@@ -85,7 +85,7 @@ tile.func @k(%a: i32) {
   %0 = tile.cmp "ult", %a, %a : i32, i32 -> i1
   tile.return
 }
-// CHECK: tile.cmp: unknown predicate 'ult' (expected one of lt, le, gt, ge, eq, ne)
+// CHECK: tile.cmp: unknown predicate 'ult' (expected one of lt, le, gt, ge, eq, ne, is, isnot)
 
 // -----
 
@@ -195,3 +195,11 @@ tile.func @k(%x: !tile.block<0x4xf32>) {
   tile.return
 }
 // CHECK: tile.block dims must be positive or '?', got 0
+
+// -----
+
+tile.func @k(%p: !tile.ptr, %q: !tile.ptr) {
+  %0 = tile.cmp "isnot", %p, %q : !tile.ptr, !tile.ptr -> i1
+  tile.return
+}
+// CHECK: tile.cmp "isnot": the right operand must be `tile.literal none`
