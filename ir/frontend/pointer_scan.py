@@ -60,5 +60,5 @@ def pointer_parameters(func: ast.FunctionDef) -> set[str]:
                 if new:
                     pointer_names |= new
                     changed = True
-    params = {a.arg for a in func.args.args}
+    params = {a.arg for a in (*func.args.args, *func.args.kwonlyargs)}
     return pointer_names & params

@@ -164,13 +164,14 @@ class FunctionImporter:
 
     def build(self) -> tile.FuncOp:
         node = self.node
-        if node.args.vararg or node.args.kwarg or node.args.kwonlyargs or node.args.posonlyargs:
-            raise self.error(node, f"unsupported parameter kind in `{node.name}` (*args, **kwargs, keyword-only)")
+        if node.args.vararg or node.args.kwarg or node.args.posonlyargs:
+            raise self.error(node, f"unsupported parameter kind in `{node.name}` (*args, **kwargs, positional-only `/`)")
+        parameters = _parameters(node, self.error)
         pointers = pointer_parameters(node)
         helper = node.name in self.m.called_functions
         arg_types: list[Attribute] = []
         annotations: dict[str, Attribute] = {}
-        for arg in node.args.args:
+        for arg, _ in parameters:
             if _is_constexpr_annotation(arg.annotation):
                 arg_types.append(tile.ConstexprType())
             elif arg.arg in pointers:
@@ -180,12 +181,10 @@ class FunctionImporter:
             if arg.annotation is not None and not _is_constexpr_annotation(arg.annotation):
                 annotations[arg.arg] = StringAttr(ast.unparse(arg.annotation))
         block = Block(arg_types=arg_types)
-        for arg, block_arg in zip(node.args.args, block.args):
+        for (arg, _), block_arg in zip(parameters, block.args):
             block_arg.name_hint = arg.arg
             self.env[arg.arg] = block_arg
-        defaults: dict[str, Attribute] = {}
-        for arg, default in zip(node.args.args[len(node.args.args) - len(node.args.defaults) :], node.args.defaults):
-            defaults[arg.arg] = StringAttr(ast.unparse(default))
+        defaults = {arg.arg: StringAttr(ast.unparse(default)) for arg, default in parameters if default is not None}
         self.builder = Builder(InsertPoint.at_end(block))
         body = list(node.body)
         if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
@@ -200,7 +199,7 @@ class FunctionImporter:
         self.insert(tile.ReturnOp(*returned))
         func_type = FunctionType.from_lists(arg_types, [v.type for v in returned])
         decorators = [ast.unparse(d) for d in node.decorator_list]
-        names = [arg.arg for arg in node.args.args]
+        names = [arg.arg for arg, _ in parameters]
         return tile.FuncOp(node.name, func_type, Region(block), names, decorators, defaults, annotations)
 
     def return_values(self, node: ast.expr) -> list[SSAValue]:
@@ -792,8 +791,10 @@ class FunctionImporter:
 
     def jit_call(self, name: str, node: ast.Call) -> SSAValue | list[Value]:
         callee = self.m.jit_functions[name]
+        params = [a.arg for a in (*callee.args.args, *callee.args.kwonlyargs)]
+        if len(node.args) > len(callee.args.args):
+            raise self.error(node, f"`{name}` takes {len(callee.args.args)} positional argument(s), {len(node.args)} given")
         if node.keywords:
-            params = [a.arg for a in callee.args.args]
             args: list[ast.expr | None] = list(node.args) + [None] * (len(params) - len(node.args))
             for keyword in node.keywords:
                 if keyword.arg not in params:
@@ -804,8 +805,8 @@ class FunctionImporter:
             arg_nodes = [a for a in args if a is not None]
         else:
             arg_nodes = list(node.args)
-        if len(arg_nodes) != len(callee.args.args):
-            raise self.error(node, f"`{name}` takes {len(callee.args.args)} arguments, {len(arg_nodes)} given")
+        if len(arg_nodes) != len(params):
+            raise self.error(node, f"`{name}` takes {len(params)} arguments, {len(arg_nodes)} given")
         values = [self.ssa(self.expr(a), a) for a in arg_nodes]
         results = self.m.result_count(name)
         op = self.insert(tile.CallJitOp(name, values, [T.ANY] * results))
@@ -1116,6 +1117,32 @@ class FunctionImporter:
         "atomic_cas": tl_atomic_cas,
         "make_tensor_descriptor": tl_make_tensor_descriptor,
     }
+
+
+def _parameters(
+    node: ast.FunctionDef, error: Callable[[ast.AST, str], FrontendError]
+) -> list[tuple[ast.arg, ast.expr | None]]:
+    """The parameters of ``node`` with their defaults, keyword-only ones
+    (after ``*``) last, as ordinary parameters: Triton 3.9's ``@triton.jit``
+    binds keyword-only parameters but Triton 3.6's does not, so the emitted
+    kernel declares them without the ``*`` (every launch that passes them by
+    keyword binds them the same way). An ordinary parameter without a
+    default cannot follow one with a default, so a keyword-only parameter
+    without one after any parameter with one is refused."""
+    args = node.args
+    positional = list(zip(args.args, [None] * (len(args.args) - len(args.defaults)) + list(args.defaults)))
+    keyword_only = list(zip(args.kwonlyargs, args.kw_defaults))
+    defaulted: ast.arg | None = None  # the first parameter with a default
+    for arg, default in positional + keyword_only:
+        if default is None and defaulted is not None and arg in args.kwonlyargs:
+            raise error(
+                arg, f"keyword-only parameter `{arg.arg}` of `{node.name}` has no default but follows `{defaulted.arg}`, "
+                "which has one: the emitted kernel declares keyword-only parameters as ordinary ones (Triton 3.6's "
+                f"@triton.jit does not bind keyword-only parameters), so give `{arg.arg}` a default or declare it "
+                f"before `{defaulted.arg}`",
+            )
+        defaulted = defaulted or (arg if default is not None else None)
+    return positional + keyword_only
 
 
 def _exits(body: list[ast.stmt]) -> bool:
