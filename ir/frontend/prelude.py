@@ -4,7 +4,7 @@ A kernel file is more than its ``@triton.jit`` functions: decorators call
 module-level functions (``@triton.autotune(configs=get_configs(), ...)``),
 name module-level constants and imports (``from triton import jit``), and
 kernels read constexpr globals (``GROUP: tl.constexpr = 8``). The frontend
-keeps the jit functions as IR; :func:`prelude_source` returns, verbatim and in
+keeps the jit functions as IR; :func:`prelude_parts` returns, verbatim and in
 file order, the other top-level statements those functions reach, so the
 emitted file defines everything its decorators and defaults evaluate.
 
@@ -57,9 +57,13 @@ def _free_names(function: ast.FunctionDef) -> set[str]:
     return body.union(*(_used_names(n) for n in outer))
 
 
-def prelude_source(tree: ast.Module, source: str, jit_names: set[str]) -> str:
+def prelude_parts(tree: ast.Module, source: str, jit_names: set[str], defined: set[str] = frozenset()) -> list[str]:
     """The top-level statements of ``tree`` (other than the jit functions
-    ``jit_names``) that the jit functions reach, as source text."""
+    ``jit_names``) that the jit functions reach, as source text, one text
+    per statement (:func:`join_prelude` makes them one block); names in
+    ``defined`` are bound by the emitted file itself (a jit helper imported
+    from another module is carried as a function), so the statements binding
+    them are not followed."""
     jit_defs = [s for s in tree.body if isinstance(s, ast.FunctionDef) and s.name in jit_names]
     candidates = [s for s in tree.body if isinstance(s, _BINDERS) and s not in jit_defs and not _in_header(s)]
     binders: dict[str, list[ast.stmt]] = {}
@@ -71,7 +75,7 @@ def prelude_source(tree: ast.Module, source: str, jit_names: set[str]) -> str:
     seen: set[str] = set()
     while pending:
         name = pending.pop()
-        if name in seen:
+        if name in seen or name in defined:
             continue
         seen.add(name)
         for statement in binders.get(name, []):
@@ -84,6 +88,10 @@ def prelude_source(tree: ast.Module, source: str, jit_names: set[str]) -> str:
     for statement in carried:
         text = "\n".join(lines[_first_line(statement) - 1 : statement.end_lineno])
         parts.append(f"\n\n{text}\n\n" if isinstance(statement, (ast.FunctionDef, ast.ClassDef)) else text)
+    return parts
+
+
+def join_prelude(parts: list[str]) -> str:
     return "\n".join(parts).replace("\n\n\n\n", "\n\n").strip("\n")
 
 

@@ -43,7 +43,8 @@ from syncopate.ir.frontend import type_rules as T
 from syncopate.ir.frontend.block_pointers import BlockPointer
 from syncopate.ir.frontend.errors import FrontendError
 from syncopate.ir.frontend.pointer_scan import pointer_parameters
-from syncopate.ir.frontend.prelude import prelude_source
+from syncopate.ir.frontend import helper_modules
+from syncopate.ir.frontend.prelude import join_prelude, prelude_parts
 
 TRITON = "triton"
 TL = "triton.language"
@@ -127,9 +128,10 @@ def _assigned_names(statements: list[ast.stmt]) -> list[str]:
 class FunctionImporter:
     """Builds one tile.func from one jit FunctionDef."""
 
-    def __init__(self, module_importer: ModuleImporter, node: ast.FunctionDef):
+    def __init__(self, module_importer: ModuleImporter, node: ast.FunctionDef, helper: bool = False):
         self.m = module_importer
         self.node = node
+        self.helper = helper  # called by another jit function: its parameters may be blocks
         self.env: dict[str, Value] = {}
         self.builder: Builder
         self.is_kernel = True
@@ -171,7 +173,7 @@ class FunctionImporter:
             raise self.error(node, f"unsupported parameter kind in `{node.name}` (*args, **kwargs, positional-only `/`)")
         parameters = _parameters(node, self.error)
         pointers = pointer_parameters(node)
-        helper = node.name in self.m.called_functions
+        helper = self.helper
         arg_types: list[Attribute] = []
         annotations: dict[str, Attribute] = {}
         for arg, _ in parameters:
@@ -785,6 +787,8 @@ class FunctionImporter:
             return self.generic_call(path.removeprefix("builtins."), node, args, {}, T.broadcast(args[0].type, args[1].type))
         if path.startswith(TL + ".") or path.startswith(TRITON + "."):
             return self.builtin_call(path, node, statement)
+        if isinstance(func, ast.Name) and func.id in self.m.unresolved:
+            raise self.error(node, f"unsupported call to `{func.id}`: {self.m.unresolved[func.id]}")
         raise self.unsupported(node, f"call to `{ast.unparse(func)}`")
 
     def positional(self, node: ast.Call, count: int, at_least: bool = False) -> list[SSAValue]:
@@ -856,7 +860,8 @@ class FunctionImporter:
             raise self.error(node, f"`{name}` takes {len(params)} arguments, {len(arg_nodes)} given")
         values = [self.ssa(self.expr(a), a) for a in arg_nodes]
         results = self.m.result_count(name)
-        op = self.insert(tile.CallJitOp(name, values, [T.ANY] * results))
+        # the callee's own name: `from .utils import tile_id as tid` calls the carried `def tile_id`
+        op = self.insert(tile.CallJitOp(callee.name, values, [T.ANY] * results))
         if results == 1:
             return op.results[0]
         return list(op.results)
@@ -1206,9 +1211,11 @@ def _static_kwargs(values: dict[str, Attribute]) -> dict[str, Attribute]:
 
 
 class ModuleImporter:
-    """Imports every jit function of one Python file."""
+    """Imports every jit function of one Python file, and the jit helpers its
+    jit functions call that it imports from other modules of the user's
+    package (``from .utils import tile_id``, see ``helper_modules.py``)."""
 
-    def __init__(self, source: str, filename: str):
+    def __init__(self, source: str, filename: str, session: dict[Path, ModuleImporter] | None = None):
         self.filename = filename
         try:
             self.tree = ast.parse(source, filename)
@@ -1222,25 +1229,44 @@ class ModuleImporter:
                 self.globals[statement.targets[0].id] = statement.value
             elif isinstance(statement, ast.AnnAssign) and isinstance(statement.target, ast.Name) and statement.value:
                 self.globals[statement.target.id] = statement.value
-        self.jit_functions: dict[str, ast.FunctionDef] = {
+        self.own_functions: dict[str, ast.FunctionDef] = {
             node.name: node
             for node in self.tree.body
             if isinstance(node, ast.FunctionDef) and any(_is_jit_decorator(d, self.aliases) for d in node.decorator_list)
         }
+        # local name -> jit function, this file's own and the imported helpers its jit functions call
+        self.jit_functions: dict[str, ast.FunctionDef] = dict(self.own_functions)
+        self.owners: dict[str, ModuleImporter] = {name: self for name in self.own_functions}
+        self.unresolved: dict[str, str] = {}  # imported names called as functions, with why they are no helper
+        self.session = {} if session is None else session  # source file -> its importer, each file parsed once
+        self.session[Path(filename).resolve()] = self
+        self.import_helpers()
 
-    @property
-    def called_functions(self) -> set[str]:
-        """jit functions called by other jit functions (helpers: their parameters may be blocks)."""
-        called = set()
-        for node in self.jit_functions.values():
-            for call in ast.walk(node):
-                if isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id in self.jit_functions:
-                    called.add(call.func.id)
-        return called
+    def import_helpers(self) -> None:
+        """Bind the imported names this file's jit functions call to the jit
+        helpers they name in their modules' source (never executed)."""
+        origin = helper_modules.import_origin(self.tree)
+        called = {call.func.id for node in self.own_functions.values() for call in ast.walk(node)
+                  if isinstance(call, ast.Call) and isinstance(call.func, ast.Name)}
+        for local in sorted(called & set(origin) - set(self.own_functions)):
+            statement = origin[local]
+            name = next(a.name for a in statement.names if (a.asname or a.name) == local)
+            where = helper_modules.spelled(statement)
+            path = helper_modules.module_file(Path(self.filename), statement)
+            if path is None:
+                roots = ", ".join(str(r) for r in helper_modules.search_roots(Path(self.filename), statement)[:2])
+                self.unresolved[local] = f"its module (`{where}`) was not found (looked under {roots})"
+                continue
+            module = self.session.get(path.resolve()) or ModuleImporter(path.read_text(), str(path), self.session)
+            if name not in module.jit_functions:
+                self.unresolved[local] = f"`{name}` is not a @triton.jit function of {path.name} (`{where}`)"
+                continue
+            self.jit_functions[local] = module.jit_functions[name]
+            self.owners[local] = module.owners[name]
 
-    def build_function(self, node: ast.FunctionDef) -> tile.FuncOp:
+    def build_function(self, node: ast.FunctionDef, helper: bool) -> tile.FuncOp:
         try:
-            return FunctionImporter(self, node).build()
+            return FunctionImporter(self, node, helper).build()
         except FrontendError:
             raise
         except Exception as error:  # a frontend bug: still name the function, not a traceback
@@ -1255,16 +1281,56 @@ class ModuleImporter:
             return len(last.value.elts) if isinstance(last.value, ast.Tuple) else 1
         return 0
 
+    def callees(self, node: ast.FunctionDef) -> list[str]:
+        """Local names of the jit functions ``node`` calls, in call order."""
+        names = [c.func.id for c in ast.walk(node) if isinstance(c, ast.Call) and isinstance(c.func, ast.Name)]
+        return list(dict.fromkeys(n for n in names if n in self.jit_functions))
+
+    def reachable(self) -> dict[str, tuple[ModuleImporter, ast.FunctionDef]]:
+        """Symbol -> (owner, def) of this file's jit functions and the
+        imported helpers they reach. One emitted module holds them all, so
+        two different functions may not share a name."""
+        functions: dict[str, tuple[ModuleImporter, ast.FunctionDef]] = {}
+        pending = [(self, node) for node in self.own_functions.values()]
+        while pending:
+            owner, node = pending.pop(0)
+            known = functions.get(node.name)
+            if known is not None and known[1] is not node:
+                raise FrontendError(
+                    owner.filename, node.lineno, f"jit function `{node.name}` is defined in both {Path(known[0].filename).name} "
+                    f"and {Path(owner.filename).name}; the fused file holds both, so rename one"
+                )
+            if known is not None:
+                continue
+            functions[node.name] = (owner, node)
+            pending += [(owner.owners[n], owner.jit_functions[n]) for n in owner.callees(node)]
+        return functions
+
     def build(self) -> ModuleOp:
-        if not self.jit_functions:
+        if not self.own_functions:
             raise FrontendError(self.filename, 1, "no @triton.jit function found")
-        funcs = [self.build_function(node) for node in self.jit_functions.values()]
+        functions = self.reachable()
+        called = {owner.jit_functions[n].name for owner, node in functions.values() for n in owner.callees(node)}
+        funcs = [owner.build_function(node, name in called) for name, (owner, node) in functions.items()]
         module = ModuleOp(funcs)
         module.attributes["tile.source"] = StringAttr(Path(self.filename).name)
-        prelude = prelude_source(self.tree, self.source, set(self.jit_functions))
+        prelude = self.prelude({name: owner for name, (owner, _) in functions.items()})
         if prelude:
             module.attributes["tile.prelude"] = StringAttr(prelude)
         return module
+
+    def prelude(self, owners: dict[str, ModuleImporter]) -> str:
+        """The module-level Python of this file, then of each helper module,
+        that the carried functions reach; the imports of carried helpers are
+        left out (the emitted file defines them)."""
+        modules = list(dict.fromkeys([self, *owners.values()]))
+        parts: list[str] = []
+        for module in modules:
+            carried = {name for name, owner in owners.items() if owner is module}
+            for part in prelude_parts(module.tree, module.source, carried, defined=set(module.jit_functions)):
+                if part not in parts:
+                    parts.append(part)
+        return join_prelude(parts)
 
 
 def import_source(source: str, filename: str = "<string>") -> ModuleOp:

@@ -1,0 +1,58 @@
+"""A kernel that calls a jit helper imported from another module of the
+user's package fuses: the frontend reads the helper's source without running
+it, the fused file carries the helper, and the fused kernel matches the
+unfused one on simulated ranks under every delivery order, tile-isolated
+included (test/frontend/imported-helper.py shows the IR)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from syncopate.ir.frontend import FrontendError, import_file
+from syncopate.tools import overlap_run
+
+PACKAGE_ROOT = Path(__file__).resolve().parents[2] / "frontend" / "inputs"
+WORKLOAD = PACKAGE_ROOT / "helperpkg" / "gather.py"
+
+
+def test_a_kernel_with_an_imported_helper_fuses_and_runs(tmp_path: Path, capsys, monkeypatch):
+    monkeypatch.syspath_prepend(str(PACKAGE_ROOT))  # the workload imports the package, as an installed one
+    emitted = tmp_path / "fused.py"
+    code = overlap_run.main([str(WORKLOAD), "--world", "2", "--delivery", "all", "--emit", str(emitted)])
+    out, err = capsys.readouterr()
+    assert code == 0 and "all ranks match" in out and "[isolated]" in out, (out, err)
+    source = emitted.read_text()
+    assert "def tile_coords(" in source and "def _group_of(" in source and "helperpkg" not in source, source
+
+
+def _package(tmp_path: Path, helpers: str, kernel: str) -> Path:
+    package = tmp_path / "userpkg"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "helpers.py").write_text("import triton\nimport triton.language as tl\n" + helpers)
+    path = package / "kernel.py"
+    path.write_text("import triton\nimport triton.language as tl\n" + kernel)
+    return path
+
+
+KERNEL = """from userpkg.helpers import offset
+
+@triton.jit
+def k(x_ptr):
+    tl.store(x_ptr + offset(3), 1.0)
+"""
+
+
+def test_the_helper_module_is_read_not_run(tmp_path: Path):
+    helpers = 'raise RuntimeError("the frontend ran the helper module")\n\n@triton.jit\ndef offset(i):\n    return i + 1\n'
+    module = import_file(_package(tmp_path, helpers, KERNEL))
+    assert [op.sym_name.data for op in module.ops] == ["k", "offset"]
+
+
+def test_two_helpers_of_one_name_are_refused(tmp_path: Path):
+    helpers = "@triton.jit\ndef _base():\n    return 1\n\n@triton.jit\ndef offset(i):\n    return i + _base()\n"
+    kernel = KERNEL + "\n@triton.jit\ndef _base():\n    return 2\n"
+    with pytest.raises(FrontendError, match=r"jit function `_base` is defined in both kernel.py and helpers.py; the fused file"):
+        import_file(_package(tmp_path, helpers, kernel))
