@@ -167,7 +167,9 @@ def _address(imp: FunctionImporter, pointer: BlockPointer, checked: list[int], a
                     imp.env[f"__bp_index{d}"] = imp.ssa(imp.expr(_parse(f"__bp_off{d} + __bp_range", at)), at)
             axes = ", ".join(":" if axis == d else "None" for axis in range(pointer.rank))
             spread = f"__bp_index{d}[{axes}]" if pointer.rank > 1 else f"__bp_index{d}"
-            terms.append(f"{spread} * __bp_stride{d}")
+            stride = _constant(pointer.strides[d])
+            unit = isinstance(stride, IntegerAttr) and stride.value.data == 1
+            terms.append(spread if unit else f"{spread} * __bp_stride{d}")  # the contiguous dim, as users write it
             if d in checked:
                 inside = f"((__bp_index{d} >= 0) & (__bp_index{d} < __bp_shape{d}))"
                 masks.append(f"{inside}[{axes}]" if pointer.rank > 1 else inside)

@@ -42,8 +42,8 @@ from syncopate.ir.frontend import block_pointers
 from syncopate.ir.frontend import type_rules as T
 from syncopate.ir.frontend.block_pointers import BlockPointer
 from syncopate.ir.frontend.errors import FrontendError
-from syncopate.ir.frontend.pointer_scan import pointer_parameters
 from syncopate.ir.frontend import helper_modules
+from syncopate.ir.frontend.pointer_scan import descriptor_parameters, pointer_parameters
 from syncopate.ir.frontend.prelude import join_prelude, prelude_parts
 
 TRITON = "triton"
@@ -173,12 +173,15 @@ class FunctionImporter:
             raise self.error(node, f"unsupported parameter kind in `{node.name}` (*args, **kwargs, positional-only `/`)")
         parameters = _parameters(node, self.error)
         pointers = pointer_parameters(node)
+        descriptors = descriptor_parameters(node)
         helper = self.helper
         arg_types: list[Attribute] = []
         annotations: dict[str, Attribute] = {}
         for arg, _ in parameters:
             if _is_constexpr_annotation(arg.annotation):
                 arg_types.append(tile.ConstexprType())
+            elif arg.arg in descriptors:
+                arg_types.append(tile.DescriptorType(descriptors[arg.arg]))
             elif arg.arg in pointers:
                 arg_types.append(tile.PointerType())
             else:
