@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import ClassVar
 
 from xdsl.builder import Builder, InsertPoint
@@ -70,9 +70,7 @@ def _lo_value(b: BoundAccess, builder: Builder, walks: bool = True) -> SSAValue:
     """The span's lower bound as one SSA value: its terms summed, plus the
     shift of each loop-carried pointer walk (``iteration * shift``) unless
     ``walks`` is false."""
-    lo = b.span.lo_terms[0]
-    for term in b.span.lo_terms[1:]:
-        lo = _inserted(builder, tile.AddOp(lo, term, tile.AnyValueType()))
+    lo = footprint.lo_of(b.span, _KernelArith(builder))
     for walk in b.span.walks if walks else ():
         shift = _hoisted(walk.shift, walk.loop, builder)
         moved = _inserted(builder, tile.MulOp(_iteration(walk.loop, builder), shift, tile.AnyValueType()))
@@ -125,12 +123,11 @@ def _loop_walk(b: BoundAccess, anchor: Operation) -> tuple[scf.ForOp, SSAValue, 
     iv = loop.body.block.args[0]
     terms = [footprint.strip(t) for t in b.span.lo_terms]
     rest = [t for t, s in zip(b.span.lo_terms, terms) if s is not iv]
-    if len(rest) != len(terms) - 1 or any(footprint.is_defined_inside(v, loop) for v in (*rest, b.span.extent)):
+    outside = (*rest, *b.span.lo_minus, b.span.extent)
+    if len(rest) != len(terms) - 1 or any(footprint.is_defined_inside(v, loop) for v in outside):
         return None
     builder = Builder(InsertPoint.before(loop))
-    first = loop.lb
-    for term in rest:
-        first = _inserted(builder, tile.AddOp(first, term, tile.AnyValueType()))
+    first = footprint.lo_of(replace(b.span, lo_terms=(loop.lb, *rest)), _KernelArith(builder))
     return loop, first, loop.step
 
 
@@ -140,7 +137,7 @@ def _pointer_walk(b: BoundAccess, loop: scf.ForOp) -> tuple[scf.ForOp, SSAValue,
     other terms and extent are defined outside the loop."""
     if len(b.span.walks) != 1 or b.span.walks[0].loop is not loop:
         return None
-    if any(footprint.is_defined_inside(v, loop) for v in (*b.span.lo_terms, b.span.extent)):
+    if any(footprint.is_defined_inside(v, loop) for v in (*b.span.lo_terms, *b.span.lo_minus, b.span.extent)):
         return None
     builder = Builder(InsertPoint.before(loop))
     first = _lo_value(b, builder, walks=False)

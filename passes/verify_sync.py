@@ -128,7 +128,7 @@ class _Verifier:
         tile wraps); for clamped or redirected rows the ranges of the
         footprint's model (``footprint.intervals``)."""
         span = b.span
-        lo = sympy.Add(*(self.values.of(t) for t in span.lo_terms))
+        lo = footprint.lo_of(span, _SymbolicArith(self.values))
         lo += sympy.Add(*(self.values.iteration(w.loop) * self.values.of(w.shift) for w in span.walks))
         lo = sympy.expand(lo)
         extent = self.values.of(span.extent)

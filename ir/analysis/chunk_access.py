@@ -9,7 +9,7 @@ attributes; the later passes query it through the analysis manager
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from xdsl.dialects import arith, scf
 from xdsl.dialects.builtin import ArrayAttr, IntegerAttr, ModuleOp, StringAttr, i32
@@ -213,7 +213,7 @@ def _span_along(acc: Access, tensor: TensorOp, dim: int, kernel: tile.FuncOp) ->
     if span.otherwise is not None and acc.role == "write":
         raise fail(f"{where}: '{acc.param}' is stored through `tl.where` of its index along dim {dim}, which "
                    f"writes two row ranges; store with `mask=` on the unclamped index instead")
-    return Span((*span.lo_terms, *moved), span.extent, walks, span.wrap, span.clamps, span.otherwise), stride
+    return replace(span, lo_terms=(*span.lo_terms, *moved), walks=walks), stride
 
 
 def _is_flat(acc: Access) -> bool:

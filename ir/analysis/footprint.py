@@ -18,7 +18,7 @@ Anything else is *unbounded*: callers report it instead of guessing.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Protocol, TypeVar
 
 from xdsl.dialects import arith, scf
@@ -112,10 +112,11 @@ class Otherwise:
 
 @dataclass(frozen=True)
 class Span:
-    """``[lo, lo + extent)`` along one dim, ``lo = sum(lo_terms) + sum(t_L *
-    shift_L for each walk)`` where ``t_L`` is the iteration number of the
-    walk's loop; then ``clamps`` (innermost first) and ``otherwise`` applied
-    to those rows (see :func:`intervals`)."""
+    """``[lo, lo + extent)`` along one dim, ``lo = sum(lo_terms) -
+    sum(lo_minus) + lo_const + sum(t_L * shift_L for each walk)`` where
+    ``t_L`` is the iteration number of the walk's loop (:func:`lo_of` sums
+    the first three); then ``clamps`` (innermost first) and ``otherwise``
+    applied to those rows (see :func:`intervals`)."""
 
     lo_terms: tuple[SSAValue, ...]
     extent: SSAValue
@@ -123,6 +124,8 @@ class Span:
     wrap: SSAValue | None = None  # ``(lo + tl.arange(0, B)) % wrap``: the range taken modulo ``wrap``
     clamps: tuple[Clamp, ...] = ()
     otherwise: Otherwise | None = None
+    lo_minus: tuple[SSAValue, ...] = ()  # subtracted scalars: ``offs - PAD``
+    lo_const: int = 0  # 1 for a reversed range ``s - tl.arange(0, B)``: ``[s - B + 1, s + 1)``
 
     @property
     def reshaped(self) -> bool:
@@ -134,14 +137,18 @@ class Span:
         clamped = tuple(c.bound for c in self.clamps)
         other = () if self.otherwise is None else (self.otherwise.value, *(
             (self.otherwise.limit,) if self.otherwise.limit is not None else ()))
-        return (*self.lo_terms, self.extent, *walked, *((self.wrap,) if self.wrap is not None else ()),
+        return (*self.lo_terms, *self.lo_minus, self.extent, *walked, *((self.wrap,) if self.wrap is not None else ()),
                 *clamped, *other)
 
     def lo_host_expr(self) -> str | None:
         if self.walks:
             return None  # depends on an iteration number
         parts = [host_expr(v) for v in self.lo_terms]
-        return None if None in parts else " + ".join(parts)  # type: ignore[arg-type]
+        minus = [host_expr(v) for v in self.lo_minus]
+        if None in parts or None in minus:
+            return None
+        text = " + ".join(parts) + "".join(f" - {m}" for m in minus)  # type: ignore[operator]
+        return text + (f" + {self.lo_const}" if self.lo_const > 0 else f" - {-self.lo_const}" if self.lo_const else "")
 
 
 V = TypeVar("V")
@@ -158,6 +165,19 @@ class RowArith(Protocol[V]):
     def sub(self, a: V, b: V) -> V: ...
     def min(self, a: V, b: V) -> V: ...
     def max(self, a: V, b: V) -> V: ...
+
+
+def lo_of(span: Span, ar: RowArith[V]) -> V:
+    """The span's ``lo`` without its walks: ``sum(lo_terms) - sum(lo_minus)
+    + lo_const``, in the arithmetic ``ar``."""
+    lo = ar.value(span.lo_terms[0])
+    for term in span.lo_terms[1:]:
+        lo = ar.add(lo, ar.value(term))
+    for term in span.lo_minus:
+        lo = ar.sub(lo, ar.value(term))
+    if span.lo_const:
+        lo = ar.add(lo, ar.const(span.lo_const))
+    return lo
 
 
 def intervals(span: Span, lo: V, ar: RowArith[V]) -> list[tuple[V, V]]:
@@ -471,7 +491,10 @@ def _offset(value: SSAValue) -> Offset:
 
 
 def span_of(index: SSAValue) -> Span:
-    """``[lo, lo + B)`` of an index ``scalar + ... + tl.arange(0, B)``; of
+    """``[lo, lo + B)`` of an index ``scalar + ... + tl.arange(0, B)``,
+    where scalars may also be subtracted (``offs - PAD``: ``lo - PAD``,
+    kept in ``lo_minus``) and the range itself may be (``s - tl.arange(0,
+    B)``: the rows ``s - B + 1 .. s``, ``lo = s - B + 1``); of
     ``(scalar + ... + tl.arange(0, B)) % M`` (the tutorial's ``offs_am``),
     the same range with ``wrap = M``: the rows ``(lo + i) % M``, which for
     ``lo >= 0`` are ``[lo % M, ...)`` continued from row 0 past ``M``.
@@ -487,25 +510,38 @@ def span_of(index: SSAValue) -> Span:
             raise Unbounded("the index is wrapped twice (`(... % M) % N`)")
         if inner.reshaped:
             raise Unbounded("the index is clamped and then wrapped with `%`; wrap first, then clamp")
-        return Span(inner.lo_terms, inner.extent, wrap=index.op.rhs)
+        if inner.lo_minus or inner.lo_const:
+            # Triton's `%` keeps the sign of a negative row, which the two-range model does not cover
+            raise Unbounded("the index subtracts a scalar or `tl.arange` and is then wrapped with `%`; "
+                            "wrap an index that adds only (`(start + tl.arange(0, B)) % M`)")
+        return replace(inner, wrap=index.op.rhs)
     reshaped = _reshaped(index)
     if reshaped is not None:
         return reshaped
-    scalars: list[SSAValue] = []
+    # rows = sum(plus) - sum(minus) + sign * (the rest of the index)
+    plus: list[SSAValue] = []
+    minus: list[SSAValue] = []
+    sign = 1
     while True:
         if isinstance(index, OpResult) and isinstance(index.op, tile.ArangeOp):
             start = _const(index.op.start)
             if start != 0:
                 raise Unbounded("tl.arange must start at 0 for its range to be bounded")
-            return Span(tuple(scalars) or (index.op.start,), index.op.end)
-        if isinstance(index, OpResult) and isinstance(index.op, tile.AddOp):
+            terms = tuple(plus) or (index.op.start,)
+            if sign > 0:
+                return Span(terms, index.op.end, lo_minus=tuple(minus))
+            # `s - tl.arange(0, B)`: rows s, s - 1, ..., s - B + 1
+            return Span(terms, index.op.end, lo_minus=(*minus, index.op.end), lo_const=1)
+        if isinstance(index, OpResult) and isinstance(index.op, (tile.AddOp, tile.SubOp)):
             lhs, rhs = index.op.lhs, index.op.rhs
+            subtract = isinstance(index.op, tile.SubOp)
             if _rank(lhs) == 0 and _rank(rhs) >= 1:
-                scalars.append(lhs)
+                (plus if sign > 0 else minus).append(lhs)
+                sign = -sign if subtract else sign
                 index = _unhinted(rhs)
                 continue
             if _rank(rhs) == 0 and _rank(lhs) >= 1:
-                scalars.append(rhs)
+                (plus if (sign > 0) != subtract else minus).append(rhs)
                 index = _unhinted(lhs)
                 continue
         what = index.op.name if isinstance(index, OpResult) else "a block argument"
@@ -540,7 +576,7 @@ def _reshaped(index: SSAValue) -> Span | None:
             added = (Clamp(args[1], upper=False), Clamp(args[2], upper=True))
         else:
             added = (Clamp(next(a for a in args if a is not blocks[0]), upper=CLAMPS[op.callee.data]),)
-        return Span(inner.lo_terms, inner.extent, clamps=inner.clamps + added)
+        return replace(inner, clamps=inner.clamps + added)
     if isinstance(op, tile.WhereOp):
         rows_true = _rank(op.true_value) >= 1
         rows, value = (op.true_value, op.false_value) if rows_true else (op.false_value, op.true_value)
@@ -549,7 +585,7 @@ def _reshaped(index: SSAValue) -> Span | None:
                             "(e.g. `tl.where(offs < M, offs, 0)`)")
         inner = _clampable(span_of(rows), "tl.where")
         limit = _limit_of(op.cond, rows) if rows_true else None
-        return Span(inner.lo_terms, inner.extent, clamps=inner.clamps, otherwise=Otherwise(value, limit))
+        return replace(inner, otherwise=Otherwise(value, limit))
     return None
 
 
