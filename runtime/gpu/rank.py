@@ -242,8 +242,8 @@ def launch_keys(program: FusedProgram, facts: LaunchFacts, grid: tuple[int, ...]
                 sources_key: tuple) -> tuple[tuple, tuple]:
     """(configuration key, launch key) of a launch, in one pass over its
     arguments. Launches with equal configuration keys (program, grid,
-    scalar arguments) have the same tiles, so they share a signal pad and
-    epoch. Launches with equal launch keys (the configuration plus the
+    scalar arguments, shapes of the tensors a plan extent is read from) have
+    the same tiles and chunks, so they share a signal pad and epoch. Launches with equal launch keys (the configuration plus the
     addresses and layouts of the tensors the plans move, and of the
     all-to-all send buffers) share everything :class:`CachedLaunch` holds:
     built once, so a later launch does no host work beyond issuing it, and
@@ -253,6 +253,8 @@ def launch_keys(program: FusedProgram, facts: LaunchFacts, grid: tuple[int, ...]
         if isinstance(v, torch.Tensor):
             if k in facts.moved:
                 tensors.append((k, _describe(v)))
+            if k in facts.shaped:
+                scalars.append((k, v.shape))
         else:
             scalars.append((k, v if isinstance(v, SCALARS) else id(v)))
     config = (id(program), grid, tuple(scalars))
