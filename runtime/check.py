@@ -46,6 +46,13 @@ def compile_workload(workload: Workload, world: int, pipeline: str = "overlap",
     """Fuse the workload's PLANS (or ``plan_specs``, ``world=`` added where
     missing) into its KERNEL, read from the file that defines it (the
     workload file, or the module it imports KERNEL from)."""
+    source, name = _kernel_source(workload)
+    specs = [with_world(s, world) for s in plan_specs] if plan_specs else workload.plan_specs(world)
+    return compile_fused(source, name, specs, pipeline)
+
+
+def _kernel_source(workload: Workload) -> tuple[str, str]:
+    """(file that defines KERNEL, its name)."""
     fn = workload.kernel
     while not inspect.isfunction(fn) and hasattr(fn, "fn"):  # autotune/heuristics wrap the jit function
         fn = fn.fn
@@ -53,11 +60,28 @@ def compile_workload(workload: Workload, world: int, pipeline: str = "overlap",
     if name is None:
         raise WorkloadError(f"{workload.path}: KERNEL is not a @triton.jit function")
     try:
-        source = inspect.getsourcefile(fn) or workload.path
+        return inspect.getsourcefile(fn) or workload.path, name
     except TypeError:  # not a Python function
-        source = workload.path
-    specs = [with_world(s, world) for s in plan_specs] if plan_specs else workload.plan_specs(world)
-    return compile_fused(source, name, specs, pipeline)
+        return workload.path, name
+
+
+def reference_kernel(workload: Workload) -> Any:
+    """The kernel the reference runs: KERNEL itself, unless it uses block
+    pointers and this Triton removed them (3.9 raises at
+    ``tl.make_block_ptr``). Then KERNEL through the frontend and emitter with
+    no pass: block pointers lowered to pointer arithmetic
+    (ir/frontend/block_pointers.py), nothing else changed. That lowering is
+    checked against torch references on the CPU and against the original
+    kernel on GPUs (test/unit/corpus/test_roundtrip.py, test/e2e/test_roundtrip_gpu.py)."""
+    import triton.language as tl
+
+    if hasattr(tl, "advance"):
+        return workload.kernel
+    source, name = _kernel_source(workload)
+    with open(source) as f:
+        if "make_block_ptr" not in f.read():
+            return workload.kernel
+    return compile_fused(source, name, [], pipeline="").jit
 
 
 def check_synchronised(program: FusedProgram, pipeline: str) -> None:
@@ -198,7 +222,8 @@ def run_simulated(workload: Workload, world: int, order: str = "plan", seed: int
         else:
             produced.append((plan, param, dim))
     original = workload.kernel
-    references = [_launch(workload, original, ref_inputs[r], "KERNEL") for r in range(world)]
+    reference = reference_kernel(workload)
+    references = [_launch(workload, reference, ref_inputs[r], "KERNEL") for r in range(world)]
 
     sim = SimWorld(world, order, seed, shards=shards, **sim_options)
     outputs = []

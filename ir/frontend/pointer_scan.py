@@ -2,7 +2,7 @@
 
 Triton parameters carry no types, so a parameter is typed `!tile.ptr` when it
 reaches the pointer operand of a memory op (tl.load/store/atomic_*, the base
-of tl.make_tensor_descriptor) as the leftmost term of `+`/`-` chains, through
+of tl.make_tensor_descriptor and tl.make_block_ptr) as the leftmost term of `+`/`-` chains, through
 assignments (`p += offset` keeps p a pointer and makes offset none). The left operand of `+` is taken as
 the pointer, as Triton code conventionally writes it: in `offs + ptr` the
 parameter `offs` would be typed `!tile.ptr` (the emitted code is unchanged;
@@ -15,7 +15,7 @@ import ast
 
 POINTER_CALLS = {"load": 0, "store": 0, "atomic_add": 0, "atomic_max": 0, "atomic_min": 0, "atomic_and": 0,
                  "atomic_or": 0, "atomic_xor": 0, "atomic_xchg": 0, "atomic_cas": 0,
-                 "make_tensor_descriptor": 0}  # fmt: skip
+                 "make_tensor_descriptor": 0, "make_block_ptr": 0}  # fmt: skip
 POINTER_KEYWORDS = {"pointer", "base", "ptr"}
 PASS_THROUGH_CALLS = {"multiple_of", "max_contiguous", "max_constancy"}
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from xdsl.builder import Builder, InsertPoint
@@ -38,7 +38,9 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Block, BlockArgument, Operation, Region, SSAValue
 
 from syncopate.dialects import tile
+from syncopate.ir.frontend import block_pointers
 from syncopate.ir.frontend import type_rules as T
+from syncopate.ir.frontend.block_pointers import BlockPointer
 from syncopate.ir.frontend.errors import FrontendError
 from syncopate.ir.frontend.pointer_scan import pointer_parameters
 from syncopate.ir.frontend.prelude import prelude_source
@@ -70,7 +72,8 @@ class PyRef:
     path: str
 
 
-Value = SSAValue | PyRef
+Value = SSAValue | PyRef | BlockPointer
+Slot = tuple[str, int | None]  # a loop-carried name, or one offset of a loop-carried block pointer
 
 
 def _is_jit_decorator(node: ast.expr, aliases: dict[str, str]) -> bool:
@@ -271,6 +274,9 @@ class FunctionImporter:
                 raise self.error(target, f"cannot assign {len(value)} values to `{target.id}`")
             if isinstance(value, SSAValue):
                 self.named(value, target.id)
+            elif isinstance(value, BlockPointer):
+                for d, offset in enumerate(value.offsets):
+                    self.named(offset, f"{target.id}_off{d}")
             self.env[target.id] = value
         elif isinstance(target, (ast.Tuple, ast.List)):
             values = value if isinstance(value, list) else None
@@ -282,7 +288,47 @@ class FunctionImporter:
             raise self.unsupported(target, "assignment target")
 
     def carried_names(self, statements: list[ast.stmt]) -> list[str]:
-        return [n for n in _assigned_names(statements) if isinstance(self.env.get(n), SSAValue)]
+        return [n for n in _assigned_names(statements) if isinstance(self.env.get(n), (SSAValue, BlockPointer))]
+
+    def carry_slots(self, names: list[str]) -> list[Slot]:
+        """The values a loop carries for ``names``: a block pointer carries
+        its offsets (its tensor and block shape cannot change in the loop)."""
+        slots: list[Slot] = []
+        for name in names:
+            value = self.env[name]
+            slots += [(name, d) for d in range(value.rank)] if isinstance(value, BlockPointer) else [(name, None)]
+        return slots
+
+    def slot_value(self, slot: Slot, entry: dict[str, Value], node: ast.AST) -> SSAValue:
+        name, dim = slot
+        value = self.env[name]
+        if dim is None:
+            block_pointers.reject_in_value(self, value, node)
+            return self.ssa(value, node)
+        if not isinstance(value, BlockPointer) or not value.same_block(entry[name]):  # type: ignore[arg-type]
+            raise self.error(node, f"block pointer `{name}` is replaced in this loop by "
+                                   f"{'another tensor or block shape' if isinstance(value, BlockPointer) else 'a value'}; "
+                                   "move it with `tl.advance` instead")
+        return value.offsets[dim]
+
+    def bind_slots(self, slots: list[Slot], values: list[SSAValue], entry: dict[str, Value]) -> None:
+        offsets: dict[str, dict[int, SSAValue]] = {}
+        for (name, dim), value in zip(slots, values):
+            value.name_hint = name if dim is None else f"{name}_off{dim}"
+            if dim is None:
+                self.env[name] = value
+            else:
+                offsets.setdefault(name, {})[dim] = value
+        for name, dims in offsets.items():
+            pointer = entry[name]
+            assert isinstance(pointer, BlockPointer)
+            # a dim the loop does not advance keeps its offset from before the loop
+            self.env[name] = replace(pointer, offsets=tuple(dims.get(d, o) for d, o in enumerate(pointer.offsets)))
+
+    def unadvanced(self, slots: list[Slot], args: list[SSAValue], yielded: list[SSAValue]) -> set[Slot]:
+        """Block-pointer offsets the loop body yields unchanged: not carried,
+        so the footprint sees the loop-invariant offset from before the loop."""
+        return {slot for slot, arg, value in zip(slots, args, yielded) if slot[1] is not None and value is arg}
 
     @contextmanager
     def in_block(self, block: Block) -> Iterator[None]:
@@ -337,24 +383,25 @@ class FunctionImporter:
             raise self.unsupported(node.target, "loop target (only a single name)")
         kind, (lb, ub, step), options = self.loop_bounds(node)
         carried = [n for n in self.carried_names(node.body) if n != node.target.id]
-        forced_any: set[str] = set()
+        entry = {name: self.env[name] for name in carried}
+        slots = self.carry_slots(carried)
+        forced_any: set[Slot] = set()
         while True:
-            inits = [self.carry_init(name, forced_any) for name in carried]
+            inits = [self.carry_init(slot, forced_any, entry) for slot in slots]
             block = Block(arg_types=[i32, *(v.type for v in inits)])
             block.args[0].name_hint = node.target.id
-            for name, arg in zip(carried, block.args[1:]):
-                arg.name_hint = name
             with self.in_block(block):
                 self.env[node.target.id] = block.args[0]
-                for name, arg in zip(carried, block.args[1:]):
-                    self.env[name] = arg
+                self.bind_slots(slots, list(block.args[1:]), entry)
                 self.statements(node.body)
-                yielded = [self.ssa(self.env[name], node) for name in carried]
-            mismatched = {n for n, i, y in zip(carried, inits, yielded) if i.type != y.type} - forced_any
-            if not mismatched:
+                yielded = [self.slot_value(slot, entry, node) for slot in slots]
+            mismatched = {n for n, i, y in zip(slots, inits, yielded) if i.type != y.type} - forced_any
+            fixed = self.unadvanced(slots, list(block.args[1:]), yielded)
+            if not mismatched and not fixed:
                 break
             self.discard(block, inits)
             forced_any |= mismatched
+            slots = [slot for slot in slots if slot not in fixed]
         with self.in_block(block):
             self.insert(scf.YieldOp(*yielded))
         loop = scf.ForOp(lb, ub, step, inits, Region(block))
@@ -363,14 +410,13 @@ class FunctionImporter:
         for key, value in options.items():
             loop.attributes[f"tile.{key}"] = value
         self.insert(loop)
-        for name, result in zip(carried, loop.results):
-            result.name_hint = name
-            self.env[name] = result
+        self.bind_slots(slots, list(loop.results), entry)
 
-    def carry_init(self, name: str, forced_any: set[str]) -> SSAValue:
-        value = self.env[name]
+    def carry_init(self, slot: Slot, forced_any: set[Slot], entry: dict[str, Value]) -> SSAValue:
+        name, dim = slot
+        value = entry[name].offsets[dim] if dim is not None else entry[name]  # type: ignore[union-attr]
         assert isinstance(value, SSAValue)
-        if name in forced_any and not isinstance(value.type, tile.AnyValueType):
+        if slot in forced_any and not isinstance(value.type, tile.AnyValueType):
             return self.insert(tile.RetypeOp(value, T.ANY)).results[0]
         return value
 
@@ -387,34 +433,34 @@ class FunctionImporter:
         if node.orelse:
             raise self.unsupported(node, "while ... else")
         carried = self.carried_names(node.body)
-        forced_any: set[str] = set()
+        entry = {name: self.env[name] for name in carried}
+        slots = self.carry_slots(carried)
+        forced_any: set[Slot] = set()
         while True:
-            inits = [self.carry_init(name, forced_any) for name in carried]
+            inits = [self.carry_init(slot, forced_any, entry) for slot in slots]
             before = Block(arg_types=[v.type for v in inits])
             after = Block(arg_types=[v.type for v in inits])
-            for name, a, b in zip(carried, before.args, after.args):
-                a.name_hint = b.name_hint = name
             with self.in_block(before):
-                self.env.update(zip(carried, before.args))
+                self.bind_slots(slots, list(before.args), entry)
                 condition = self.as_condition(self.ssa(self.expr(node.test), node.test))
                 self.insert(scf.ConditionOp(condition, *before.args))
             with self.in_block(after):
-                self.env.update(zip(carried, after.args))
+                self.bind_slots(slots, list(after.args), entry)
                 self.statements(node.body)
-                yielded = [self.ssa(self.env[name], node) for name in carried]
-            mismatched = {n for n, i, y in zip(carried, inits, yielded) if i.type != y.type} - forced_any
-            if not mismatched:
+                yielded = [self.slot_value(slot, entry, node) for slot in slots]
+            mismatched = {n for n, i, y in zip(slots, inits, yielded) if i.type != y.type} - forced_any
+            fixed = self.unadvanced(slots, list(after.args), yielded)
+            if not mismatched and not fixed:
                 break
             self.discard(before, [])
             self.discard(after, inits)
             forced_any |= mismatched
+            slots = [slot for slot in slots if slot not in fixed]
         with self.in_block(after):
             self.insert(scf.YieldOp(*yielded))
         loop = scf.WhileOp(inits, [v.type for v in inits], Region(before), Region(after))
         self.insert(loop)
-        for name, result in zip(carried, loop.results):
-            result.name_hint = name
-            self.env[name] = result
+        self.bind_slots(slots, list(loop.results), entry)
 
     def if_statement(self, node: ast.If) -> None:
         condition = self.as_condition(self.ssa(self.expr(node.test), node.test))
@@ -490,6 +536,7 @@ class FunctionImporter:
     def ssa(self, value: Value | list[Value], node: ast.AST) -> SSAValue:
         if isinstance(value, SSAValue):
             return value
+        block_pointers.reject_in_value(self, value, node)
         if isinstance(value, PyRef) and value.path.startswith(f"{TL}."):
             dtype = self.dtype_of(value.path)
             if dtype is not None:
@@ -979,7 +1026,10 @@ class FunctionImporter:
         ptr_node = self.keyword(node, "pointer", 0)
         if ptr_node is None:
             raise self.error(node, "tl.load needs a pointer")
-        ptr = self.ssa(self.expr(ptr_node), ptr_node)
+        pointer = self.expr(ptr_node)
+        if isinstance(pointer, BlockPointer):
+            return block_pointers.load(self, pointer, node)
+        ptr = self.ssa(pointer, ptr_node)
         mask_node, other_node = self.keyword(node, "mask", 1), self.keyword(node, "other", 2)
         mask = [self.ssa(self.expr(mask_node), mask_node)] if mask_node is not None and not _is_none(mask_node) else []
         other = [self.ssa(self.expr(other_node), other_node)] if other_node is not None and not _is_none(other_node) else []
@@ -996,7 +1046,11 @@ class FunctionImporter:
         ptr_node, value_node = self.keyword(node, "pointer", 0), self.keyword(node, "value", 1)
         if ptr_node is None or value_node is None:
             raise self.error(node, "tl.store needs a pointer and a value")
-        ptr, value = self.ssa(self.expr(ptr_node), ptr_node), self.ssa(self.expr(value_node), value_node)
+        pointer = self.expr(ptr_node)
+        if isinstance(pointer, BlockPointer):
+            block_pointers.store(self, pointer, node)
+            return []
+        ptr, value = self.ssa(pointer, ptr_node), self.ssa(self.expr(value_node), value_node)
         mask_node = self.keyword(node, "mask", 2)
         mask = [self.ssa(self.expr(mask_node), mask_node)] if mask_node is not None and not _is_none(mask_node) else []
         kwargs, static = self.split_kwargs(node, {"pointer", "value", "mask"})
@@ -1065,22 +1119,15 @@ class FunctionImporter:
         op = tile.MakeTensorDescriptorOp(operands=[base, *lists], result_types=[tile.DescriptorType(len(lists[0]))])
         return self.insert(op).results[0]
 
-    def tl_block_pointer(self, node: ast.Call) -> SSAValue:
-        """Block pointers (``tl.make_block_ptr`` / ``tl.advance``) are refused
-        with the rewrites that fuse: Triton 3.9 removed them, so no emitted
-        kernel using them could run on both supported Triton versions."""
-        raise self.error(
-            node,
-            f"unsupported block pointer `{ast.unparse(node.func)}` (Triton 3.9 removed tl.make_block_ptr and "
-            "tl.advance); rewrite it with pointer arithmetic: `ptrs = base + offs_m[:, None] * stride_m + "
-            "offs_k[None, :] * stride_k` for tl.make_block_ptr, `ptrs += BLOCK_K * stride_k` for tl.advance and "
-            "`mask=` for boundary_check, or use a tensor descriptor (`desc = tl.make_tensor_descriptor(base, "
-            "shape=[M, K], strides=[stride_m, 1], block_shape=[BM, BK])`, `desc.load([off_m, off_k])`)",
-        )
+    def tl_make_block_ptr(self, node: ast.Call) -> BlockPointer:
+        return block_pointers.make(self, node)
+
+    def tl_advance(self, node: ast.Call) -> BlockPointer:
+        return block_pointers.advance(self, node)
 
     TL_HANDLERS: dict[str, Callable[[FunctionImporter, ast.Call], Value | list[Value]]] = {
-        "make_block_ptr": tl_block_pointer,
-        "advance": tl_block_pointer,
+        "make_block_ptr": tl_make_block_ptr,
+        "advance": tl_advance,
         "program_id": tl_program_id,
         "num_programs": tl_num_programs,
         "arange": tl_arange,
