@@ -426,6 +426,13 @@ def access_of(op: Operation, params: set[str] | None = None) -> Access | None:
     has another form."""
     if isinstance(op, (tile.DescriptorLoadOp, tile.DescriptorStoreOp)):
         desc = strip(op.desc)
+        host = param_name(desc)
+        if host is not None and (params is None or host in params):
+            raise Unbounded(
+                f"'{host}' is a tensor descriptor made on the host (a TensorDescriptor argument), whose block "
+                f"shape is only known at launch; pass the tensor instead and make the descriptor in the kernel: "
+                f"`{host} = tl.make_tensor_descriptor(x_ptr, shape=[M, K], strides=[stride_m, 1], "
+                f"block_shape=[BLOCK_M, BLOCK_K])`")
         if not (isinstance(desc, OpResult) and isinstance(desc.op, tile.MakeTensorDescriptorOp)):
             return None
         param = param_name(desc.op.base)

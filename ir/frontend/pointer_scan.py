@@ -62,3 +62,17 @@ def pointer_parameters(func: ast.FunctionDef) -> set[str]:
                     changed = True
     params = {a.arg for a in func.args.args}
     return pointer_names & params
+
+
+def descriptor_parameters(func: ast.FunctionDef) -> dict[str, int]:
+    """Parameters used as tensor descriptors made on the host (a
+    ``TensorDescriptor`` argument): ``param.load([i, j])`` or
+    ``param.store([i, j], value)``, with the rank the offsets give."""
+    params = {a.arg for a in func.args.args}
+    found: dict[str, int] = {}
+    for node in ast.walk(func):
+        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                and node.func.attr in ("load", "store") and isinstance(node.func.value, ast.Name)
+                and node.func.value.id in params and node.args and isinstance(node.args[0], (ast.List, ast.Tuple))):
+            found.setdefault(node.func.value.id, len(node.args[0].elts))
+    return found

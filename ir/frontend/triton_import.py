@@ -42,7 +42,7 @@ from syncopate.ir.frontend import block_pointers
 from syncopate.ir.frontend import type_rules as T
 from syncopate.ir.frontend.block_pointers import BlockPointer
 from syncopate.ir.frontend.errors import FrontendError
-from syncopate.ir.frontend.pointer_scan import pointer_parameters
+from syncopate.ir.frontend.pointer_scan import descriptor_parameters, pointer_parameters
 from syncopate.ir.frontend.prelude import prelude_source
 
 TRITON = "triton"
@@ -170,12 +170,15 @@ class FunctionImporter:
         if node.args.vararg or node.args.kwarg or node.args.kwonlyargs or node.args.posonlyargs:
             raise self.error(node, f"unsupported parameter kind in `{node.name}` (*args, **kwargs, keyword-only)")
         pointers = pointer_parameters(node)
+        descriptors = descriptor_parameters(node)
         helper = node.name in self.m.called_functions
         arg_types: list[Attribute] = []
         annotations: dict[str, Attribute] = {}
         for arg in node.args.args:
             if _is_constexpr_annotation(arg.annotation):
                 arg_types.append(tile.ConstexprType())
+            elif arg.arg in descriptors:
+                arg_types.append(tile.DescriptorType(descriptors[arg.arg]))
             elif arg.arg in pointers:
                 arg_types.append(tile.PointerType())
             else:
