@@ -49,12 +49,26 @@ def launch_env(program: FusedProgram, params: Mapping[str, Any]) -> dict[str, in
                 raise AbiError(f"plan @{e.plan} cuts '{e.param}' along dim {e.dim}, but the launch's '{e.param}' has "
                                f"{t.dim()} dim(s) (shape {tuple(t.shape)})")
             value = int(t.shape[e.dim])
+            _check_layout(e, t, env)
             first = bound.setdefault(e.symbol, e)
             if env.setdefault(e.symbol, value) != value:
                 raise AbiError(f"the plans read extent {e.symbol} from two tensors of different lengths: "
                                f"{first.describe()} is {env[e.symbol]}, {e.describe()} is {value}; give the plans "
                                "different size= names")
     return env
+
+
+def _check_layout(e: LaunchExtent, t: torch.Tensor, env: Mapping[str, int]) -> None:
+    """The tensor's shape along the dim counts the rows the kernel indexes
+    only if its stride there is the kernel's: a flattened or strided view
+    would pass its element count off as rows."""
+    stride = e.stride if isinstance(e.stride, int) else env.get(e.stride)
+    if stride is not None and t.shape[e.dim] > 1 and t.stride(e.dim) != stride:
+        via = f"stride={e.stride}={stride}" if isinstance(e.stride, str) else f"stride {stride}"
+        raise AbiError(f"plan @{e.plan} reads its extent {e.symbol} from '{e.param}'.shape[{e.dim}], but the kernel steps "
+                       f"dim {e.dim} of '{e.param}' by {via} while the launch's '{e.param}' has stride "
+                       f"{t.stride(e.dim)} there (shape {tuple(t.shape)}); pass it in the layout the kernel indexes, "
+                       "or give the plan size=<the kernel parameter holding the extent>")
 
 
 SLICES_PER_PROGRAM = 4  # SM slices per communication program and chunk: finer arrival, more flags

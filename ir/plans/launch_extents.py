@@ -16,6 +16,11 @@ tables):
 * a symbol naming a kernel parameter is that parameter's value, as before;
 * a literal extent is checked against the launched tensor (runtime/abi.py).
 
+The shape counts the kernel's rows only if the tensor's layout is the one
+the kernel indexes: the runtime also checks that the tensor's stride along
+the dim is the plan's stride there (the kernel's stride argument), so a
+flattened or strided view cannot pass its element count off as rows.
+
 A launch extent is a property of the tensor, so every plan that names the
 same symbol must see the same extent at a launch (checked at launch).
 """
@@ -26,6 +31,7 @@ from collections.abc import Collection
 from dataclasses import dataclass
 
 from syncopate.dialects.chunk import PlanOp
+from syncopate.ir.plans.expr import Extent
 
 WORLD_SYMBOL = "W"
 
@@ -33,13 +39,15 @@ WORLD_SYMBOL = "W"
 @dataclass(frozen=True)
 class LaunchExtent:
     """``symbol`` is the launched ``param``'s extent along ``dim`` (tensor
-    ``tensor`` of plan ``plan``)."""
+    ``tensor`` of plan ``plan``); ``stride`` is the plan's stride of that
+    dim (a kernel parameter's name or a number)."""
 
     symbol: str
     plan: str
     tensor: str
     param: str
     dim: int
+    stride: Extent
 
     def describe(self) -> str:
         return f"{self.symbol} = {self.param}.shape[{self.dim}] (plan @{self.plan})"
@@ -62,5 +70,6 @@ def launch_extents(plan: PlanOp, parameters: Collection[str]) -> list[LaunchExte
         extent = shape[dim]
         if isinstance(extent, str) and extent.isidentifier() and extent != WORLD_SYMBOL \
                 and extent not in parameters:
-            result.append(LaunchExtent(extent, plan.sym_name.data, tensor.tensor.data, tensor.param.data, dim))
+            result.append(LaunchExtent(extent, plan.sym_name.data, tensor.tensor.data, tensor.param.data, dim,
+                                       tensor.stride_values[dim]))
     return result

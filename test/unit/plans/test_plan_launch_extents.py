@@ -17,9 +17,9 @@ def _extents(spec: str, parameters=KERNEL) -> list[LaunchExtent]:
 
 @pytest.mark.parametrize("spec, expected", [
     # the default size names no parameter
-    ("all-gather{world=2 tensor=x}", LaunchExtent("M", "ag", "x", "x_ptr", 0)),
-    ("reduce-scatter{world=3 tensor=y size=rows}", LaunchExtent("rows", "rs", "y", "y_ptr", 0)),
-    ("all-gather{world=2 tensor=x dim=1 size=n name=agn}", LaunchExtent("n", "agn", "x", "x_ptr", 1)),
+    ("all-gather{world=2 tensor=x}", LaunchExtent("M", "ag", "x", "x_ptr", 0, "stride_x_0")),
+    ("reduce-scatter{world=3 tensor=y size=rows stride=stride}", LaunchExtent("rows", "rs", "y", "y_ptr", 0, "stride")),
+    ("all-gather{world=2 tensor=x dim=1 size=n name=agn}", LaunchExtent("n", "agn", "x", "x_ptr", 1, "stride_x_1")),
 ])
 def test_a_bare_symbol_naming_no_parameter_is_read_at_launch(spec, expected):
     assert _extents(spec) == [expected]

@@ -67,6 +67,18 @@ def test_an_extent_needs_a_tensor_argument():
         launch_env(program, {**_params(6), "X": 6})
 
 
+def test_the_tensor_must_have_the_layout_the_kernel_indexes():
+    """A view whose rows are not the kernel's (its stride differs from the
+    kernel's stride argument) cannot lend its shape as the row count."""
+    program = compile_workload(WORKLOAD, 2)
+    with pytest.raises(AbiError, match=r"reads its extent M from 'X'.shape\[0\], but the kernel steps dim 0 of 'X' by "
+                                       rf"stride=stride={2 * COLS} while the launch's 'X' has stride {COLS} there"):
+        launch_env(program, {**_params(6), "stride": 2 * COLS})
+    flat = torch.randn(6 * COLS)  # the element count is no row count
+    with pytest.raises(AbiError, match="has stride 1 there"):
+        launch_env(program, {**_params(6), "X": flat})
+
+
 def test_gpu_launches_of_other_row_counts_get_their_own_signal_pad():
     """A GPU signal pad counts one configuration's launches: two row counts
     (other chunk bounds, other signals per chunk) on the same grid and
