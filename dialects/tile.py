@@ -43,6 +43,7 @@ from xdsl.dialects.builtin import (
     IntegerAttr,
     StringAttr,
     SymbolRefAttr,
+    UnitAttr,
     i1,
     i32,
     i64,
@@ -815,6 +816,24 @@ class LiteralOp(IRDLOperation):
 
 
 @irdl_op_definition
+class TupleOp(IRDLOperation):
+    """A tuple or list literal passed to a builtin (`tl.reshape(x, (BM, 2))`,
+    `tl.permute(x, [1, 0])`); `list` keeps the brackets the user wrote."""
+
+    name = "tile.tuple"
+    elements = var_operand_def()
+    brackets = opt_prop_def(UnitAttr, prop_name="list")
+    res = result_def(AnyValueType)
+    irdl_options = (ParsePropInAttrDict(),)
+    assembly_format = "`(` $elements `)` attr-dict `:` type($elements)"
+    traits = traits_def(Pure())
+
+    def __init__(self, elements: Sequence[SSAValue], brackets: bool = False):
+        super().__init__(operands=[elements], properties={"list": UnitAttr()} if brackets else {},
+                         result_types=[AnyValueType()])
+
+
+@irdl_op_definition
 class AttrOp(IRDLOperation):
     """A Python attribute chain on a value, e.g. `c_ptr.dtype.element_ty`."""
 
@@ -1061,7 +1080,7 @@ class DescriptorStoreOp(IRDLOperation):
 Tile = Dialect(
     "tile",
     [
-        FuncOp, ReturnOp, CallJitOp, CallOp,
+        FuncOp, ReturnOp, CallJitOp, CallOp, TupleOp,
         ProgramIdOp, NumProgramsOp, ArangeOp, ExpandDimsOp, BroadcastOp, SplatOp, ZerosOp,
         *BINARY_OPS, AddPtrOp, CmpOp, NegOp, NotOp, InvertOp, CdivOp, WhereOp, CastOp, RetypeOp, LiteralOp, AttrOp,
         TransOp, ReduceOp, DotOp,

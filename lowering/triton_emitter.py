@@ -410,6 +410,11 @@ class FunctionEmitter:
             return Expr(f"{self.wrap(op.src, PREC['atom'])}.to({dtype_text(op.dtype)}{extra})")
         if isinstance(op, tile.AttrOp):
             return Expr(f"{self.wrap(op.src, PREC['atom'])}.{op.path.data}")
+        if isinstance(op, tile.TupleOp):
+            items = self.args_text(op.elements)
+            if op.brackets is not None:
+                return Expr(f"[{items}]")
+            return Expr(f"({items},)" if len(op.elements) == 1 else f"({items})")
         if isinstance(op, tile.TransOp):
             return Expr(f"tl.trans({self.expr(op.src).text})")
         if isinstance(op, tile.ReduceOp):

@@ -808,7 +808,12 @@ class FunctionImporter:
 
     def builtin_call(self, path: str, node: ast.Call, statement: bool) -> SSAValue | list[Value]:
         callee = path.replace(f"{TL}.", "tl.", 1) if path.startswith(TL) else path
-        args = [self.ssa(self.expr(a), a) for a in node.args]
+        if path.startswith(f"{TL}.extra.") and not ast.unparse(node.func).startswith("tl."):
+            # `from triton.language.extra import libdevice`: `tl.extra.libdevice` is no attribute
+            # chain of `tl` until that submodule is imported; the prelude carries the import, so
+            # the full path resolves
+            callee = path
+        args = [self.argument(a) for a in node.args]
         kwargs, static = self.split_kwargs(node, set())
         name = path.rsplit(".", 1)[-1]
         result_type: Attribute | None = T.ANY
@@ -819,6 +824,14 @@ class FunctionImporter:
         if statement and name in ("debug_barrier", "static_print", "static_assert", "device_print", "device_assert"):
             result_type = None
         return self.generic_call(callee, node, args, kwargs, result_type, static)
+
+    def argument(self, node: ast.expr) -> SSAValue:
+        """A builtin's argument; a tuple or list literal (a shape, a
+        permutation) stays one value."""
+        if isinstance(node, (ast.Tuple, ast.List)):
+            elements = [self.argument(e) for e in node.elts]
+            return self.insert(tile.TupleOp(elements, brackets=isinstance(node, ast.List))).results[0]
+        return self.ssa(self.expr(node), node)
 
     def jit_call(self, name: str, node: ast.Call) -> SSAValue | list[Value]:
         callee = self.m.jit_functions[name]
