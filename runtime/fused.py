@@ -79,7 +79,7 @@ class LaunchFacts:
     consumed: tuple[str, ...]  # plans whose chunks tiles wait for (all-gather, all-to-all, ring-exchange)
     produced: tuple[str, ...]  # plans whose chunks tiles announce (reduce-scatter)
     moved: frozenset[str]  # parameters the plans move: their addresses shape the launch tables
-    shaped: frozenset[str]  # parameters whose shape is a plan extent (ir/plans/launch_extents.py): it sizes the tiles
+    shaped: frozenset[str]  # parameters whose shape is a plan extent (ir/plans/launch_extents.py): it sizes the chunks
     fused_reductions: frozenset[str]  # produced plans the kernel sums in its epilogue
     spin_limit: str | None  # the spin-limit parameter's name, if the kernel has one
 
