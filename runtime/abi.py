@@ -23,12 +23,52 @@ from syncopate.ir.analysis import deps
 from syncopate.ir.analysis.deps import ConcreteChunk
 from syncopate.ir.contract import TILE_LOOP_ATTR, ChunkTable
 from syncopate.ir.contract import AbiKey as K
+from syncopate.ir.plans.expr import Extent
+from syncopate.ir.plans.launch_extents import LaunchExtent, launch_extents
 from syncopate.runtime.fused import FusedProgram
 
 
 def scalar_env(params: Mapping[str, Any]) -> dict[str, int]:
     """Integer arguments of a launch (sizes, strides, constexprs)."""
     return {k: int(v) for k, v in params.items() if isinstance(v, int) and not isinstance(v, bool)}
+
+
+def launch_env(program: FusedProgram, params: Mapping[str, Any]) -> dict[str, int]:
+    """The symbols a launch binds: its integer arguments, and each plan
+    extent read from the launched tensor's shape (ir/plans/launch_extents.py).
+    One symbol read from two tensors must have one value."""
+    env = scalar_env(params)
+    bound: dict[str, LaunchExtent] = {}
+    for plan in program.plans:
+        for e in launch_extents(plan, program.kernel.arg_names):
+            t = params.get(e.param)
+            if not isinstance(t, torch.Tensor):
+                raise AbiError(f"plan @{e.plan} takes its extent {e.symbol} from the shape of '{e.param}', but the "
+                               f"launch passes {type(t).__name__} for '{e.param}'; pass a tensor")
+            if e.dim >= t.dim():
+                raise AbiError(f"plan @{e.plan} cuts '{e.param}' along dim {e.dim}, but the launch's '{e.param}' has "
+                               f"{t.dim()} dim(s) (shape {tuple(t.shape)})")
+            value = int(t.shape[e.dim])
+            _check_layout(e, t, env)
+            first = bound.setdefault(e.symbol, e)
+            if env.setdefault(e.symbol, value) != value:
+                raise AbiError(f"the plans read extent {e.symbol} from two tensors of different lengths: "
+                               f"{first.describe()} is {env[e.symbol]}, {e.describe()} is {value}; give the plans "
+                               "different size= names")
+    return env
+
+
+def _check_layout(e: LaunchExtent, t: torch.Tensor, env: Mapping[str, int]) -> None:
+    """The tensor's shape along the dim counts the rows the kernel indexes
+    only if its stride there is the kernel's: a flattened or strided view
+    would pass its element count off as rows."""
+    stride = e.stride if isinstance(e.stride, int) else env.get(e.stride)
+    if stride is not None and t.shape[e.dim] > 1 and t.stride(e.dim) != stride:
+        via = f"stride={e.stride}={stride}" if isinstance(e.stride, str) else f"stride {stride}"
+        raise AbiError(f"plan @{e.plan} reads its extent {e.symbol} from '{e.param}'.shape[{e.dim}], but the kernel steps "
+                       f"dim {e.dim} of '{e.param}' by {via} while the launch's '{e.param}' has stride "
+                       f"{t.stride(e.dim)} there (shape {tuple(t.shape)}); pass it in the layout the kernel indexes, "
+                       "or give the plan size=<the kernel parameter holding the extent>")
 
 
 SLICES_PER_PROGRAM = 4  # SM slices per communication program and chunk: finer arrival, more flags
@@ -49,7 +89,7 @@ class LaunchPlan:
     @classmethod
     def build(cls, program: FusedProgram, params: Mapping[str, Any], grid: tuple[int, ...], rank: int) -> LaunchPlan:
         abi = program.abi
-        env = scalar_env(params)
+        env = launch_env(program, params)
         bases = {k: v.value.data for k, v in abi[K.FLAG_BASES].data.items()} if K.FLAG_BASES in abi else {}
         plans = {p.sym_name.data: p for p in program.plans}
         chunks = {name: deps.concrete_chunks(p, env, bases.get(name, 0)) for name, p in plans.items()}
@@ -285,7 +325,18 @@ def _check_extents(plans: Mapping[str, PlanOp], chunks: Mapping[str, list[Concre
             lo, hi = min(c.lo for c in mine), max(c.hi for c in mine)
             if (lo, hi) != (0, t.shape[dim]):
                 raise AbiError(f"plan @{name} covers rows [{lo}, {hi}) of '{param}' along dim {dim} on rank {rank}, "
-                               f"but the launch's '{param}' has {t.shape[dim]} (shape {tuple(t.shape)})")
+                               f"but the launch's '{param}' has {t.shape[dim]} (shape {tuple(t.shape)})"
+                               + _extent_hint(tensor.shape_values[dim], param, params))
+
+
+def _extent_hint(extent: Extent, param: str, params: Mapping[str, Any]) -> str:
+    """Where a plan's extent that disagrees with the launched tensor came from."""
+    if isinstance(extent, int):
+        return (f"; the plan's size={extent} is fixed when it is compiled, while a size= naming no kernel parameter "
+                f"(the default M, if the kernel has no M) is read from the shape of '{param}' at each launch")
+    if extent in params:
+        return f"; the plan's size={extent} is the launch's argument {extent}={params[extent]!r}"
+    return ""
 
 
 def check_shards(launch: LaunchPlan, shards: Mapping[str, tuple[str, list[tuple[int, int]]]]) -> None:

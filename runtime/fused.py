@@ -57,6 +57,7 @@ class FusedProgram:
         """What every launch needs from the IR, read once (a launch in steady
         state touches no IR object)."""
         from syncopate.ir.contract import CONSUMED
+        from syncopate.ir.plans.launch_extents import launch_extents
 
         plans = {p.sym_name.data: p for p in self.plans}
         abi = self.abi
@@ -65,6 +66,7 @@ class FusedProgram:
             consumed=tuple(n for n, p in plans.items() if p.collective in CONSUMED),
             produced=tuple(n for n, p in plans.items() if p.collective not in CONSUMED),
             moved=frozenset(t.param.data for p in plans.values() for t in p.tensors),
+            shaped=frozenset(e.param for p in plans.values() for e in launch_extents(p, self.kernel.arg_names)),
             fused_reductions=frozenset(e.data["plan"].data for e in tables if e.data["role"].data == "reduce"),
             spin_limit=abi["spin_limit"].data if "spin_limit" in abi else None,
         )
@@ -77,6 +79,7 @@ class LaunchFacts:
     consumed: tuple[str, ...]  # plans whose chunks tiles wait for (all-gather, all-to-all, ring-exchange)
     produced: tuple[str, ...]  # plans whose chunks tiles announce (reduce-scatter)
     moved: frozenset[str]  # parameters the plans move: their addresses shape the launch tables
+    shaped: frozenset[str]  # parameters whose shape is a plan extent (ir/plans/launch_extents.py): it sizes the chunks
     fused_reductions: frozenset[str]  # produced plans the kernel sums in its epilogue
     spin_limit: str | None  # the spin-limit parameter's name, if the kernel has one
 

@@ -25,6 +25,7 @@ from syncopate.ir.analysis import mask_bounds
 from syncopate.ir.analysis.pointer_uses import PointerUse, pointer_uses
 from syncopate.ir.locations import describe
 from syncopate.ir.plans.expr import symbols
+from syncopate.ir.plans.launch_extents import launch_extents
 
 
 @dataclass(frozen=True)
@@ -486,17 +487,21 @@ def _rebind(tensor: TensorOp, param: str, dim: int, accesses: list[BoundAccess],
 
 
 def _check_symbols(plan: PlanOp, kernel: tile.FuncOp) -> None:
+    """Every symbol of the plan's chunks is a scalar parameter, ``W``, or a
+    tensor's extent read from its shape at launch (ir/plans/launch_extents.py)."""
     scalars = {n for n, a in zip(kernel.arg_names, kernel.body.block.args) if not isinstance(a.type, tile.PointerType)}
+    at_launch = {e.symbol for e in launch_extents(plan, kernel.arg_names)}
     for chunk in plan.chunks:
         for attr in (chunk.offset, chunk.size):
             if isinstance(attr, StringAttr):
-                unknown = symbols(attr.data) - scalars - {"W"}
+                unknown = symbols(attr.data) - scalars - at_launch - {"W"}
                 if unknown:
                     raise fail(
                         f"plan @{plan.sym_name.data}: chunk {chunk.chunk_id.value.data} uses symbol(s) "
-                        f"{', '.join(sorted(unknown))}, which are not parameters of @{kernel.sym_name.data}; "
-                        f"give the template size=<the kernel parameter holding the length of dim "
-                        f"{chunk.dim.value.data}> (scalar parameters: {', '.join(sorted(scalars))})"
+                        f"{', '.join(sorted(unknown))}, which are neither scalar parameters of @{kernel.sym_name.data} nor "
+                        f"a plan tensor's extent; give the template size=<the kernel parameter holding the length of "
+                        f"dim {chunk.dim.value.data}>, or size=<a name that is no parameter> to read the length from "
+                        f"the launched tensor's shape (scalar parameters: {', '.join(sorted(scalars))})"
                     )
 
 

@@ -61,16 +61,16 @@ class BlockPointer:
         """Same tensor and block shape (offsets may differ): what a loop may
         carry from one iteration to the next."""
         return all(
-            len(a) == len(b) and all(_same_value(x, y) for x, y in zip(a, b))
+            len(a) == len(b) and all(same_value(x, y) for x, y in zip(a, b))
             for a, b in ((self.shape, other.shape), (self.strides, other.strides), (self.block, other.block))
-        ) and _same_value(self.base, other.base)
+        ) and same_value(self.base, other.base)
 
 
 def _constant(value: SSAValue) -> Attribute | None:
     return value.owner.value if isinstance(value.owner, arith.ConstantOp) else None
 
 
-def _same_value(a: SSAValue, b: SSAValue) -> bool:
+def same_value(a: SSAValue, b: SSAValue) -> bool:
     # the same literal written twice (`(BLOCK_M, 64)` in two make_block_ptr calls) is the same value
     return a is b or (_constant(a) is not None and _constant(a) == _constant(b))
 
@@ -148,23 +148,28 @@ def _parse(text: str, at: ast.AST) -> ast.expr:
     return tree
 
 
+def index_block(imp: FunctionImporter, offset: SSAValue, extent: SSAValue, at: ast.AST) -> SSAValue:
+    """``offset + tl.arange(0, extent)`` (the arange alone for a literal 0
+    offset), whatever name the user imported ``triton.language`` as."""
+    with _names(imp, {"__extent": extent}):
+        arange = imp.tl_arange(_parse("__arange(0, __extent)", at))  # type: ignore[arg-type]
+    constant = _constant(offset)
+    if isinstance(constant, IntegerAttr) and constant.value.data == 0:
+        return arange
+    with _names(imp, {"__offset": offset, "__range": arange}):
+        return imp.ssa(imp.expr(_parse("__offset + __range", at)), at)
+
+
 def _address(imp: FunctionImporter, pointer: BlockPointer, checked: list[int], at: ast.Call
              ) -> tuple[SSAValue, SSAValue | None]:
     """The pointer block and the boundary mask (None when nothing is checked)."""
     values: dict[str, SSAValue] = {"__bp_base": pointer.base}
     for d in range(pointer.rank):
-        values.update({f"__bp_off{d}": pointer.offsets[d], f"__bp_block{d}": pointer.block[d],
+        values.update({f"__bp_index{d}": index_block(imp, pointer.offsets[d], pointer.block[d], at),
                        f"__bp_stride{d}": pointer.strides[d], f"__bp_shape{d}": pointer.shape[d]})
     terms, masks = ["__bp_base"], []
     with _names(imp, values):
         for d in range(pointer.rank):
-            arange = imp.tl_arange(_parse(f"__bp_arange(0, __bp_block{d})", at))  # type: ignore[arg-type]
-            offset = _constant(pointer.offsets[d])
-            if isinstance(offset, IntegerAttr) and offset.value.data == 0:
-                imp.env[f"__bp_index{d}"] = arange
-            else:
-                with _names(imp, {"__bp_range": arange}):
-                    imp.env[f"__bp_index{d}"] = imp.ssa(imp.expr(_parse(f"__bp_off{d} + __bp_range", at)), at)
             axes = ", ".join(":" if axis == d else "None" for axis in range(pointer.rank))
             spread = f"__bp_index{d}[{axes}]" if pointer.rank > 1 else f"__bp_index{d}"
             stride = _constant(pointer.strides[d])
@@ -175,8 +180,6 @@ def _address(imp: FunctionImporter, pointer: BlockPointer, checked: list[int], a
                 masks.append(f"{inside}[{axes}]" if pointer.rank > 1 else inside)
         address = imp.ssa(imp.expr(_parse(" + ".join(terms), at)), at)
         mask = imp.ssa(imp.expr(_parse(" & ".join(masks), at)), at) if masks else None
-        for d in range(pointer.rank):
-            imp.env.pop(f"__bp_index{d}", None)
     return address, mask
 
 

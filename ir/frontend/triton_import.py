@@ -38,7 +38,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Block, BlockArgument, Operation, Region, SSAValue
 
 from syncopate.dialects import tile
-from syncopate.ir.frontend import block_pointers
+from syncopate.ir.frontend import block_pointers, block_starts
 from syncopate.ir.frontend import type_rules as T
 from syncopate.ir.frontend.block_pointers import BlockPointer
 from syncopate.ir.frontend.errors import FrontendError
@@ -74,7 +74,10 @@ class PyRef:
 
 
 Value = SSAValue | PyRef | BlockPointer
-Slot = tuple[str, int | None]  # a loop-carried name, or one offset of a loop-carried block pointer
+# A loop-carried name: its value (None), one offset of a block pointer (the dim),
+# or the scalar start of an index block `start + tl.arange(0, B)` (START)
+Slot = tuple[str, int | str | None]
+START = "start"
 
 
 def _is_jit_decorator(node: ast.expr, aliases: dict[str, str]) -> bool:
@@ -294,14 +297,27 @@ class FunctionImporter:
     def carried_names(self, statements: list[ast.stmt]) -> list[str]:
         return [n for n in _assigned_names(statements) if isinstance(self.env.get(n), (SSAValue, BlockPointer))]
 
-    def carry_slots(self, names: list[str]) -> list[Slot]:
+    def carry_slots(self, names: list[str], whole: set[str]) -> list[Slot]:
         """The values a loop carries for ``names``: a block pointer carries
-        its offsets (its tensor and block shape cannot change in the loop)."""
+        its offsets (its tensor and block shape cannot change in the loop),
+        an index block its start (ir/frontend/block_starts.py) unless it is
+        in ``whole``."""
         slots: list[Slot] = []
         for name in names:
             value = self.env[name]
-            slots += [(name, d) for d in range(value.rank)] if isinstance(value, BlockPointer) else [(name, None)]
+            if isinstance(value, BlockPointer):
+                slots += [(name, d) for d in range(value.rank)]
+            elif name not in whole and block_starts.start_form(value) is not None:
+                slots.append((name, START))
+            else:
+                slots.append((name, None))
         return slots
+
+    def lost_starts(self, slots: list[Slot], entry: dict[str, Value]) -> set[str]:
+        """Names carried by their start whose value at the end of the body is
+        no longer an index block of the same size: they must be carried whole."""
+        return {name for name, kind in slots if kind == START and not block_starts.same_form(
+            block_starts.start_form(self.env[name]), block_starts.start_form(entry[name]))}
 
     def slot_value(self, slot: Slot, entry: dict[str, Value], node: ast.AST) -> SSAValue:
         name, dim = slot
@@ -309,20 +325,27 @@ class FunctionImporter:
         if dim is None:
             block_pointers.reject_in_value(self, value, node)
             return self.ssa(value, node)
+        if dim == START:
+            return block_starts.start_of(self, block_starts.start_form(value), node)  # type: ignore[arg-type]
         if not isinstance(value, BlockPointer) or not value.same_block(entry[name]):  # type: ignore[arg-type]
             raise self.error(node, f"block pointer `{name}` is replaced in this loop by "
                                    f"{'another tensor or block shape' if isinstance(value, BlockPointer) else 'a value'}; "
                                    "move it with `tl.advance` instead")
-        return value.offsets[dim]
+        return value.offsets[dim]  # type: ignore[index]
 
-    def bind_slots(self, slots: list[Slot], values: list[SSAValue], entry: dict[str, Value]) -> None:
+    def bind_slots(self, slots: list[Slot], values: list[SSAValue], entry: dict[str, Value], at: ast.AST) -> None:
         offsets: dict[str, dict[int, SSAValue]] = {}
         for (name, dim), value in zip(slots, values):
-            value.name_hint = name if dim is None else f"{name}_off{dim}"
             if dim is None:
+                value.name_hint = name
                 self.env[name] = value
+            elif dim == START:
+                value.name_hint = f"{name}_start"
+                extent = block_starts.start_form(entry[name]).extent  # type: ignore[union-attr]
+                self.env[name] = self.named(block_starts.rebuild(self, value, extent, at), name)
             else:
-                offsets.setdefault(name, {})[dim] = value
+                value.name_hint = f"{name}_off{dim}"
+                offsets.setdefault(name, {})[dim] = value  # type: ignore[index]
         for name, dims in offsets.items():
             pointer = entry[name]
             assert isinstance(pointer, BlockPointer)
@@ -332,7 +355,8 @@ class FunctionImporter:
     def unadvanced(self, slots: list[Slot], args: list[SSAValue], yielded: list[SSAValue]) -> set[Slot]:
         """Block-pointer offsets the loop body yields unchanged: not carried,
         so the footprint sees the loop-invariant offset from before the loop."""
-        return {slot for slot, arg, value in zip(slots, args, yielded) if slot[1] is not None and value is arg}
+        return {slot for slot, arg, value in zip(slots, args, yielded)
+                if isinstance(slot[1], int) and value is arg}
 
     @contextmanager
     def in_block(self, block: Block) -> Iterator[None]:
@@ -388,17 +412,24 @@ class FunctionImporter:
         kind, (lb, ub, step), options = self.loop_bounds(node)
         carried = [n for n in self.carried_names(node.body) if n != node.target.id]
         entry = {name: self.env[name] for name in carried}
-        slots = self.carry_slots(carried)
+        whole: set[str] = set()
+        slots = self.carry_slots(carried, whole)
         forced_any: set[Slot] = set()
         while True:
-            inits = [self.carry_init(slot, forced_any, entry) for slot in slots]
+            inits = [self.carry_init(slot, forced_any, entry, node) for slot in slots]
             block = Block(arg_types=[i32, *(v.type for v in inits)])
             block.args[0].name_hint = node.target.id
             with self.in_block(block):
                 self.env[node.target.id] = block.args[0]
-                self.bind_slots(slots, list(block.args[1:]), entry)
+                self.bind_slots(slots, list(block.args[1:]), entry, node)
                 self.statements(node.body)
-                yielded = [self.slot_value(slot, entry, node) for slot in slots]
+                lost = self.lost_starts(slots, entry)
+                yielded = [] if lost else [self.slot_value(slot, entry, node) for slot in slots]
+            if lost:
+                self.discard(block, inits)
+                whole |= lost
+                slots = self.carry_slots(carried, whole)
+                continue
             mismatched = {n for n, i, y in zip(slots, inits, yielded) if i.type != y.type} - forced_any
             fixed = self.unadvanced(slots, list(block.args[1:]), yielded)
             if not mismatched and not fixed:
@@ -414,11 +445,14 @@ class FunctionImporter:
         for key, value in options.items():
             loop.attributes[f"tile.{key}"] = value
         self.insert(loop)
-        self.bind_slots(slots, list(loop.results), entry)
+        self.bind_slots(slots, list(loop.results), entry, node)
 
-    def carry_init(self, slot: Slot, forced_any: set[Slot], entry: dict[str, Value]) -> SSAValue:
+    def carry_init(self, slot: Slot, forced_any: set[Slot], entry: dict[str, Value], at: ast.AST) -> SSAValue:
         name, dim = slot
-        value = entry[name].offsets[dim] if dim is not None else entry[name]  # type: ignore[union-attr]
+        if dim == START:
+            value = block_starts.start_of(self, block_starts.start_form(entry[name]), at)  # type: ignore[arg-type]
+        else:
+            value = entry[name].offsets[dim] if dim is not None else entry[name]  # type: ignore[union-attr,index]
         assert isinstance(value, SSAValue)
         if slot in forced_any and not isinstance(value.type, tile.AnyValueType):
             return self.insert(tile.RetypeOp(value, T.ANY)).results[0]
@@ -438,20 +472,28 @@ class FunctionImporter:
             raise self.unsupported(node, "while ... else")
         carried = self.carried_names(node.body)
         entry = {name: self.env[name] for name in carried}
-        slots = self.carry_slots(carried)
+        whole: set[str] = set()
+        slots = self.carry_slots(carried, whole)
         forced_any: set[Slot] = set()
         while True:
-            inits = [self.carry_init(slot, forced_any, entry) for slot in slots]
+            inits = [self.carry_init(slot, forced_any, entry, node) for slot in slots]
             before = Block(arg_types=[v.type for v in inits])
             after = Block(arg_types=[v.type for v in inits])
             with self.in_block(before):
-                self.bind_slots(slots, list(before.args), entry)
+                self.bind_slots(slots, list(before.args), entry, node)
                 condition = self.as_condition(self.ssa(self.expr(node.test), node.test))
                 self.insert(scf.ConditionOp(condition, *before.args))
             with self.in_block(after):
-                self.bind_slots(slots, list(after.args), entry)
+                self.bind_slots(slots, list(after.args), entry, node)
                 self.statements(node.body)
-                yielded = [self.slot_value(slot, entry, node) for slot in slots]
+                lost = self.lost_starts(slots, entry)
+                yielded = [] if lost else [self.slot_value(slot, entry, node) for slot in slots]
+            if lost:
+                self.discard(before, [])
+                self.discard(after, inits)
+                whole |= lost
+                slots = self.carry_slots(carried, whole)
+                continue
             mismatched = {n for n, i, y in zip(slots, inits, yielded) if i.type != y.type} - forced_any
             fixed = self.unadvanced(slots, list(after.args), yielded)
             if not mismatched and not fixed:
@@ -464,7 +506,7 @@ class FunctionImporter:
             self.insert(scf.YieldOp(*yielded))
         loop = scf.WhileOp(inits, [v.type for v in inits], Region(before), Region(after))
         self.insert(loop)
-        self.bind_slots(slots, list(loop.results), entry)
+        self.bind_slots(slots, list(loop.results), entry, node)
 
     def if_statement(self, node: ast.If) -> None:
         condition = self.as_condition(self.ssa(self.expr(node.test), node.test))
@@ -481,13 +523,21 @@ class FunctionImporter:
         for name in names:
             if not isinstance(then_env[name], SSAValue) or not isinstance(else_env[name], SSAValue):
                 raise self.error(node, f"`{name}` is bound to a compile-time object in a branch of this `if`")
-        result_types = [T.join(then_env[n].type, else_env[n].type) for n in names]  # type: ignore[union-attr]
+        # index blocks `start + tl.arange(0, B)` on both sides leave the `if` as their start
+        starts = {n: block_starts.start_form(then_env[n]) for n in names}
+        starts = {n: f for n, f in starts.items() if block_starts.same_form(f, block_starts.start_form(else_env[n]))}
+        yielded: dict[Block, list[SSAValue]] = {}
         for block, env in ((then_block, then_env), (else_block, else_env)):
             with self.in_block(block):
+                yielded[block] = [
+                    block_starts.start_of(self, block_starts.start_form(env[n]), node)  # type: ignore[arg-type]
+                    if n in starts else env[n] for n in names  # type: ignore[misc]
+                ]
+        result_types = [T.join(a.type, b.type) for a, b in zip(yielded[then_block], yielded[else_block])]
+        for block in (then_block, else_block):
+            with self.in_block(block):
                 values = []
-                for name, result_type in zip(names, result_types):
-                    value = env[name]
-                    assert isinstance(value, SSAValue)
+                for value, result_type in zip(yielded[block], result_types):
                     if value.type != result_type:
                         value = self.insert(tile.RetypeOp(value, result_type)).results[0]
                     values.append(value)
@@ -495,8 +545,10 @@ class FunctionImporter:
         op = scf.IfOp(condition, result_types, Region(then_block), Region(else_block))
         self.insert(op)
         for name, result in zip(names, op.results):
-            result.name_hint = name
-            self.env[name] = result
+            result.name_hint = f"{name}_start" if name in starts else name
+            form = starts.get(name)
+            self.env[name] = result if form is None else self.named(
+                block_starts.rebuild(self, result, form.extent, node), name)
         for name in _assigned_names(node.body + node.orelse):
             if name not in names and name not in before:
                 self.env.pop(name, None)  # bound in one branch only: not visible after the if

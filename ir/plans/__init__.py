@@ -7,6 +7,7 @@ Public entry points:
 * :func:`syncopate.ir.plans.port.port` (DTensor placements -> Plan)
 * :func:`syncopate.ir.plans.verifier.verify_plan`
 * :func:`syncopate.ir.plans.diagram.draw`
+* :func:`syncopate.ir.plans.launch_extents.launch_extents` (extents read from the launched tensor)
 """
 
 from syncopate.ir.plans.errors import PlanError

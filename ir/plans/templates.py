@@ -15,7 +15,9 @@ Options (``-`` and ``_`` are interchangeable in keys):
 ``tensor``         logical tensor name (default ``a``)
 ``dim``            dimension the tensor is split along (default 0)
 ``size``           global extent along ``dim``: int or symbol/expression
-                   (quote expressions: ``size="2*M"``; default ``M``)
+                   (quote expressions: ``size="2*M"``; default ``M``); a
+                   symbol naming no kernel parameter is the tensor's shape
+                   at each launch (:mod:`~syncopate.ir.plans.launch_extents`)
 ``chunks_per_rank`` pieces each rank's shard is cut into (default 1)
 ``order``          ``ring`` (neighbour forwarding) or ``direct`` (each rank
                    sends straight to every other, staggered); default ring;

@@ -242,17 +242,20 @@ def launch_keys(program: FusedProgram, facts: LaunchFacts, grid: tuple[int, ...]
                 sources_key: tuple) -> tuple[tuple, tuple]:
     """(configuration key, launch key) of a launch, in one pass over its
     arguments. Launches with equal configuration keys (program, grid,
-    scalar arguments) have the same tiles, so they share a signal pad and
-    epoch. Launches with equal launch keys (the configuration plus the
-    addresses and layouts of the tensors the plans move, and of the
-    all-to-all send buffers) share everything :class:`CachedLaunch` holds:
-    built once, so a later launch does no host work beyond issuing it, and
-    can be captured in a CUDA graph after one eager launch."""
+    scalar arguments, shapes of the tensors a plan extent is read from) have
+    the same tiles and chunks, so they share a signal pad and epoch.
+    Launches with equal launch keys (the configuration plus the addresses
+    and layouts of the tensors the plans move, and of the all-to-all send
+    buffers) share everything :class:`CachedLaunch` holds: built once, so a
+    later launch does no host work beyond issuing it, and can be captured in
+    a CUDA graph after one eager launch."""
     scalars, tensors = [], []
     for k, v in params.items():
         if isinstance(v, torch.Tensor):
             if k in facts.moved:
                 tensors.append((k, _describe(v)))
+            if k in facts.shaped:
+                scalars.append((k, v.shape))
         else:
             scalars.append((k, v if isinstance(v, SCALARS) else id(v)))
     config = (id(program), grid, tuple(scalars))

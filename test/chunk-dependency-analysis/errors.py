@@ -4,7 +4,7 @@
 # RUN: not overlap-opt %s --plan 'all-gather{tensor=y_ptr world=2}' -p chunk-dependency-analysis 2>&1 | filecheck %s --check-prefix=WRITE
 # RUN: not overlap-opt %s --plan 'reduce-scatter{tensor=x_ptr world=2}' -p chunk-dependency-analysis 2>&1 | filecheck %s --check-prefix=READ
 # RUN: not overlap-opt %s --plan 'all-reduce{tensor=x_ptr world=2}' -p chunk-dependency-analysis 2>&1 | filecheck %s --check-prefix=AR
-# RUN: not overlap-opt %s --plan 'all-gather{tensor=x_ptr world=2 size=R}' -p chunk-dependency-analysis 2>&1 | filecheck %s --check-prefix=SIZE
+# RUN: not overlap-opt %s --plan 'all-gather{tensor=x_ptr world=2 size="R+1"}' -p chunk-dependency-analysis 2>&1 | filecheck %s --check-prefix=SIZE
 # RUN: not overlap-opt %s --plan 'all-gather{tensor=x_ptr world=2}' --plan 'all-gather{tensor=idx_ptr name=agi world=2}' -p chunk-dependency-analysis 2>&1 | filecheck %s --check-prefix=UNUSED
 import triton
 import triton.language as tl
@@ -23,5 +23,5 @@ def copy_rows(x_ptr, y_ptr, idx_ptr, M, N, stride_xm, stride_ym, BLOCK_M: tl.con
 # WRITE: chunk-dependency-analysis: errors.py:19: 'tile.store': the kernel writes 'y_ptr', the tensor a 'all-gather' delivers; only loads of it can be fused
 # READ: chunk-dependency-analysis: errors.py:18: 'tile.load': the kernel reads 'x_ptr', the tensor a 'reduce-scatter' collects; only stores of it can be fused
 # AR: chunk-dependency-analysis: plan @ar: fusing a 'all-reduce' is not supported (supported: all-gather, all-to-all, ring-exchange, reduce-scatter)
-# SIZE: chunk-dependency-analysis: plan @ag: chunk 0 uses symbol(s) R, which are not parameters of @copy_rows; give the template size=<the kernel parameter holding the length of dim 0> (scalar parameters: BLOCK_M, BLOCK_N, M, N, {{.*}}stride_xm, stride_ym)
+# SIZE: chunk-dependency-analysis: plan @ag: chunk 0 uses symbol(s) R, which are neither scalar parameters of @copy_rows nor a plan tensor's extent; give the template size=<the kernel parameter holding the length of dim 0>, or size=<a name that is no parameter> to read the length from the launched tensor's shape (scalar parameters: BLOCK_M, BLOCK_N, M, N, {{.*}}stride_xm, stride_ym)
 # UNUSED: chunk-dependency-analysis: plan @agi: @copy_rows never accesses 'idx_ptr'

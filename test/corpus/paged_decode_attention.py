@@ -79,4 +79,4 @@ def reference(case: dict) -> list:
 # the chunk holding `block` (dim 0 of the cache, stride stride_kb) before
 # each load. The plan names the stride: the address has 4 dims, the plan's
 # tensor 2, and without it the analysis refuses to guess which is dim 0.
-FUSE = ("all-gather{tensor=k_cache_ptr dim=0 size=12 stride=stride_kb}", 1, 0)
+FUSE = ("all-gather{tensor=k_cache_ptr dim=0 stride=stride_kb}", 1, 0)

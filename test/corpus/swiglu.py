@@ -73,8 +73,10 @@ def reference(case: dict) -> list:
 # --- workload: all-gather the gate activations' rows into the forward -------
 
 KERNEL = swiglu_forward_kernel
-ROWS, COLS = 12, 80  # the kernel has no row-count parameter: a literal size, divisible by W = 2, 3, 4
-PLANS = [f"all-gather{{tensor=a_ptr dim=0 size={ROWS}}}"]
+ROWS, COLS = 12, 80
+# No size=: the kernel has no row-count parameter, so the plan reads the
+# row count from a_ptr's shape at launch.
+PLANS = ["all-gather{tensor=a_ptr dim=0}"]
 COLLECTIVES = {"a_ptr": "a"}
 
 

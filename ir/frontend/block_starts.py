@@ -1,0 +1,85 @@
+"""Index blocks ``start + tl.arange(0, B)`` carried through ``if`` branches
+and loops as their scalar ``start``.
+
+Why: persistent kernels set a tile's offsets in one branch and use them in
+later iterations (``if ki == 0: offs_am = start_m + tl.arange(0, BLOCK_M)``).
+Carried as a block, the index at the load is an ``scf.if`` result or a loop
+iter arg whose rows the footprint analysis cannot bound. Carried as its start,
+the index is rebuilt as ``start + tl.arange(0, B)`` where the branch or loop
+hands it on, which the analysis bounds exactly (its ``lo`` computed in the
+kernel). The value is the same; ``tl.arange`` costs no memory traffic.
+
+Only blocks whose every incoming value has that form with the same ``B`` are
+carried this way; ``B`` must be a kernel parameter or a literal, so that the
+rebuilt block can be made after the branch or loop (a constexpr parameter
+is one of the function; loops and branches only carry runtime values).
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from xdsl.dialects import arith
+from xdsl.dialects.builtin import IntegerAttr
+from xdsl.ir import BlockArgument, SSAValue
+
+from syncopate.dialects import tile
+from syncopate.ir.frontend.block_pointers import index_block, same_value
+
+if TYPE_CHECKING:
+    from syncopate.ir.frontend.triton_import import FunctionImporter
+
+
+@dataclass(frozen=True)
+class BlockStart:
+    """``start + tl.arange(0, extent)``; ``start`` None means 0."""
+
+    start: SSAValue | None
+    extent: SSAValue
+
+
+def _zero_arange(value: SSAValue) -> SSAValue | None:
+    """``extent`` when ``value`` is ``tl.arange(0, extent)`` with a rebuildable extent."""
+    op = value.owner
+    if not isinstance(op, tile.ArangeOp):
+        return None
+    start = op.start.owner
+    if not (isinstance(start, arith.ConstantOp) and isinstance(start.value, IntegerAttr) and start.value.value.data == 0):
+        return None
+    extent = op.end
+    parameter = isinstance(extent, BlockArgument) and isinstance(extent.type, tile.ConstexprType)
+    return extent if parameter or isinstance(extent.owner, arith.ConstantOp) else None
+
+
+def start_form(value: object) -> BlockStart | None:
+    """The form of ``value`` if it is an index block this module carries."""
+    if not isinstance(value, SSAValue):
+        return None
+    extent = _zero_arange(value)
+    if extent is not None:
+        return BlockStart(None, extent)
+    op = value.owner
+    if isinstance(op, tile.AddOp):
+        for start, rest in ((op.lhs, op.rhs), (op.rhs, op.lhs)):
+            extent = _zero_arange(rest)
+            if extent is not None and tile.rank_of(start.type) == 0:
+                return BlockStart(start, extent)
+    return None
+
+
+def same_form(a: BlockStart | None, b: BlockStart | None) -> bool:
+    return a is not None and b is not None and same_value(a.extent, b.extent)
+
+
+def start_of(imp: FunctionImporter, form: BlockStart, at: ast.AST) -> SSAValue:
+    """The scalar start (a 0 constant made here when the block starts at 0)."""
+    return form.start if form.start is not None else imp.constant(0, at)
+
+
+def rebuild(imp: FunctionImporter, start: SSAValue, extent: SSAValue, at: ast.AST) -> SSAValue:
+    """``start + tl.arange(0, extent)`` at the current insertion point."""
+    if isinstance(extent.owner, arith.ConstantOp):  # a literal made inside the branch or loop: make it again here
+        extent = imp.insert(arith.ConstantOp(extent.owner.value)).results[0]
+    return index_block(imp, start, extent, at)
