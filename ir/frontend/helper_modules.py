@@ -1,9 +1,10 @@
-"""Find the source file of a module a kernel file imports jit helpers from.
+"""Find the source of a jit helper a kernel file imports from another module.
 
-``from .utils import tile_id`` / ``from mypkg.helpers import program_id_2d``:
-the frontend imports such a helper like one of the kernel file's own jit
-functions (a ``tile.func`` called through ``tile.call_jit``), so it needs the
-helper's source. :func:`module_file` finds it without running any user code:
+``from .utils import tile_id`` / ``from mypkg.helpers import program_id_2d``
+/ ``from . import tiles`` then ``tiles.tile_coords(...)``: the frontend
+imports such a helper like one of the kernel file's own jit functions (a
+``tile.func`` called through ``tile.call_jit``), so it needs the helper's
+source. :func:`helper_source` finds it without running any user code:
 
 * a relative import is resolved against the importing file's folder (one
   folder up per extra dot);
@@ -12,40 +13,95 @@ helper's source. :func:`module_file` finds it without running any user code:
   an ``__init__.py``), then ``sys.path``.
 
 A module is ``NAME.py`` or ``NAME/__init__.py`` under one of those folders.
-Triton's own modules are never looked up: their names are Triton builtins.
+The modules in :data:`SKIPPED` (Triton's own among them) are never looked up:
+their names are builtins.
 """
 
 from __future__ import annotations
 
 import ast
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 SKIPPED = ("triton", "torch", "numpy", "math", "typing", "functools", "__future__")
 """Top-level modules that never hold the user's jit helpers."""
 
 
-def import_origin(tree: ast.Module) -> dict[str, ast.ImportFrom]:
-    """Local name -> the top-level ``from ... import`` statement binding it
+@dataclass(frozen=True)
+class Origin:
+    """What an import binds a local name to: ``name`` of module ``module``
+    (``from module import name``), or the module itself (``name`` None:
+    ``import a.b as c``, ``import a``)."""
+
+    module: str | None
+    level: int
+    name: str | None
+
+
+@dataclass(frozen=True)
+class Helper:
+    """Where the helper a call names should be: ``function`` of the module
+    ``module`` (relative to ``level``)."""
+
+    module: str | None
+    level: int
+    function: str
+
+
+def import_origins(tree: ast.Module) -> dict[str, Origin]:
+    """Local name -> what the top-level imports of ``tree`` bind it to
     (imports of :data:`SKIPPED` modules and ``*`` imports left out)."""
-    origin: dict[str, ast.ImportFrom] = {}
+    origins: dict[str, Origin] = {}
     for statement in tree.body:
-        if not isinstance(statement, ast.ImportFrom):
-            continue
-        if statement.level == 0 and (statement.module or "").split(".")[0] in SKIPPED:
-            continue
-        for alias in statement.names:
-            if alias.name != "*":
-                origin[alias.asname or alias.name] = statement
-    return origin
+        if isinstance(statement, ast.ImportFrom):
+            if statement.level == 0 and (statement.module or "").split(".")[0] in SKIPPED:
+                continue
+            for alias in statement.names:
+                if alias.name != "*":
+                    origins[alias.asname or alias.name] = Origin(statement.module, statement.level, alias.name)
+        elif isinstance(statement, ast.Import):
+            for alias in statement.names:
+                if alias.name.split(".")[0] in SKIPPED:
+                    continue
+                local = alias.asname or alias.name.split(".")[0]
+                origins[local] = Origin(alias.name if alias.asname else local, 0, None)
+    return origins
 
 
-def search_roots(importer: Path, statement: ast.ImportFrom) -> list[Path]:
-    """The folders a module of ``statement`` (in file ``importer``) may be under."""
+def dotted_name(node: ast.expr) -> str | None:
+    """``f`` / ``tiles.f`` / ``pkg.tiles.f`` for a chain of names, else None."""
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        base = dotted_name(node.value)
+        return None if base is None else f"{base}.{node.attr}"
+    return None
+
+
+def helper_of(callee: str, origins: dict[str, Origin]) -> Helper | None:
+    """Where the function a call ``callee`` (a dotted name) names lives, when
+    its first name is imported; None otherwise."""
+    head, *rest = callee.split(".")
+    origin = origins.get(head)
+    if origin is None:
+        return None
+    if origin.name is None:  # `import pkg.tiles as tiles`: tiles.f
+        if not rest:
+            return None
+        return Helper(".".join([origin.module or head, *rest[:-1]]), 0, rest[-1])
+    if not rest:  # `from pkg.tiles import f`: f
+        return Helper(origin.module, origin.level, origin.name)
+    parts = [p for p in (origin.module, origin.name, *rest[:-1]) if p]  # `from . import tiles`: tiles.f
+    return Helper(".".join(parts), origin.level, rest[-1])
+
+
+def search_roots(importer: Path, level: int) -> list[Path]:
+    """The folders a module imported at ``level`` from file ``importer`` may be under."""
     here = importer.resolve().parent
-    if statement.level:
+    if level:
         base = here
-        for _ in range(statement.level - 1):
+        for _ in range(level - 1):
             base = base.parent
         return [base]
     top = here
@@ -55,10 +111,10 @@ def search_roots(importer: Path, statement: ast.ImportFrom) -> list[Path]:
     return list(dict.fromkeys(roots))
 
 
-def module_file(importer: Path, statement: ast.ImportFrom) -> Path | None:
-    """The source file of the module ``statement`` imports from, or None."""
-    parts = statement.module.split(".") if statement.module else []
-    for root in search_roots(importer, statement):
+def module_file(importer: Path, helper: Helper) -> Path | None:
+    """The source file of the module ``helper`` lives in, or None."""
+    parts = helper.module.split(".") if helper.module else []
+    for root in search_roots(importer, helper.level):
         folder = root.joinpath(*parts)
         candidates = [folder.with_suffix(".py")] if parts else []
         candidates.append(folder / "__init__.py")
@@ -68,6 +124,6 @@ def module_file(importer: Path, statement: ast.ImportFrom) -> Path | None:
     return None
 
 
-def spelled(statement: ast.ImportFrom) -> str:
-    """``from .utils`` / ``from mypkg.helpers``, as written."""
-    return "from " + "." * statement.level + (statement.module or "")
+def spelled(helper: Helper) -> str:
+    """The module as an import names it: ``.utils``, ``mypkg.helpers``."""
+    return "." * helper.level + (helper.module or "")

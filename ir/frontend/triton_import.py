@@ -653,6 +653,8 @@ class FunctionImporter:
                 raise self.error(node, f"unsupported name `{node.id}`: not a jit function, builtin or import")
             return None
         if isinstance(node, ast.Attribute):
+            if helper_modules.dotted_name(node) in self.m.jit_functions:
+                return f"jit:{helper_modules.dotted_name(node)}"  # `tiles.tile_coords`: an imported module's helper
             base = self.callee_path(node.value, required=False)
             if base is None:
                 return None if not required else self._not_callable(node)
@@ -811,6 +813,9 @@ class FunctionImporter:
 
     def call(self, node: ast.Call, statement: bool) -> Value | list[Value]:
         func = node.func
+        dotted = helper_modules.dotted_name(func)
+        if dotted in self.m.unresolved:
+            raise self.error(node, f"unsupported call to `{dotted}`: {self.m.unresolved[dotted]}")
         # Method calls on values: x.to(...), desc.load(...), x.sum(...)
         if isinstance(func, ast.Attribute) and self.callee_path(func, required=False) is None:
             base = self.ssa(self.expr(func.value), func.value)
@@ -842,8 +847,6 @@ class FunctionImporter:
             return self.generic_call(path.removeprefix("builtins."), node, args, {}, T.broadcast(args[0].type, args[1].type))
         if path.startswith(TL + ".") or path.startswith(TRITON + "."):
             return self.builtin_call(path, node, statement)
-        if isinstance(func, ast.Name) and func.id in self.m.unresolved:
-            raise self.error(node, f"unsupported call to `{func.id}`: {self.m.unresolved[func.id]}")
         raise self.unsupported(node, f"call to `{ast.unparse(func)}`")
 
     def positional(self, node: ast.Call, count: int, at_least: bool = False) -> list[SSAValue]:
@@ -1265,6 +1268,12 @@ def _parameters(
     return positional + keyword_only
 
 
+def _called_names(node: ast.AST) -> list[str]:
+    """The dotted names (``f``, ``tiles.f``) called in ``node``, in order."""
+    names = (helper_modules.dotted_name(c.func) for c in ast.walk(node) if isinstance(c, ast.Call))
+    return [n for n in names if n is not None]
+
+
 def _exits(body: list[ast.stmt]) -> bool:
     """A branch that ends with a bare ``return`` (a kernel's early exit)."""
     return bool(body) and isinstance(body[-1], ast.Return) and body[-1].value is None
@@ -1311,26 +1320,27 @@ class ModuleImporter:
         self.import_helpers()
 
     def import_helpers(self) -> None:
-        """Bind the imported names this file's jit functions call to the jit
-        helpers they name in their modules' source (never executed)."""
-        origin = helper_modules.import_origin(self.tree)
-        called = {call.func.id for node in self.own_functions.values() for call in ast.walk(node)
-                  if isinstance(call, ast.Call) and isinstance(call.func, ast.Name)}
-        for local in sorted(called & set(origin) - set(self.own_functions)):
-            statement = origin[local]
-            name = next(a.name for a in statement.names if (a.asname or a.name) == local)
-            where = helper_modules.spelled(statement)
-            path = helper_modules.module_file(Path(self.filename), statement)
+        """Bind the imported names this file's jit functions call (``f``,
+        ``tiles.f``) to the jit helpers they name in their modules' source
+        (read, never run)."""
+        origins = helper_modules.import_origins(self.tree)
+        called = {name for node in self.own_functions.values() for name in _called_names(node)}
+        for callee in sorted(called - set(self.own_functions)):
+            helper = helper_modules.helper_of(callee, origins)
+            if helper is None:
+                continue
+            where = helper_modules.spelled(helper)
+            path = helper_modules.module_file(Path(self.filename), helper)
             if path is None:
-                roots = ", ".join(str(r) for r in helper_modules.search_roots(Path(self.filename), statement)[:2])
-                self.unresolved[local] = f"its module (`{where}`) was not found (looked under {roots})"
+                roots = ", ".join(str(r) for r in helper_modules.search_roots(Path(self.filename), helper.level)[:2])
+                self.unresolved[callee] = f"its module `{where}` was not found (looked under {roots})"
                 continue
             module = self.session.get(path.resolve()) or ModuleImporter(path.read_text(), str(path), self.session)
-            if name not in module.jit_functions:
-                self.unresolved[local] = f"`{name}` is not a @triton.jit function of {path.name} (`{where}`)"
+            if helper.function not in module.jit_functions:
+                self.unresolved[callee] = f"`{helper.function}` is not a @triton.jit function of {path.name} (module `{where}`)"
                 continue
-            self.jit_functions[local] = module.jit_functions[name]
-            self.owners[local] = module.owners[name]
+            self.jit_functions[callee] = module.jit_functions[helper.function]
+            self.owners[callee] = module.owners[helper.function]
 
     def build_function(self, node: ast.FunctionDef, helper: bool) -> tile.FuncOp:
         try:
@@ -1351,8 +1361,7 @@ class ModuleImporter:
 
     def callees(self, node: ast.FunctionDef) -> list[str]:
         """Local names of the jit functions ``node`` calls, in call order."""
-        names = [c.func.id for c in ast.walk(node) if isinstance(c, ast.Call) and isinstance(c.func, ast.Name)]
-        return list(dict.fromkeys(n for n in names if n in self.jit_functions))
+        return list(dict.fromkeys(n for n in _called_names(node) if n in self.jit_functions))
 
     def reachable(self) -> dict[str, tuple[ModuleImporter, ast.FunctionDef]]:
         """Symbol -> (owner, def) of this file's jit functions and the
@@ -1395,7 +1404,9 @@ class ModuleImporter:
         parts: list[str] = []
         for module in modules:
             carried = {name for name, owner in owners.items() if owner is module}
-            for part in prelude_parts(module.tree, module.source, carried, defined=set(module.jit_functions)):
+            # `tiles` of a carried `tiles.tile_coords(...)` is no longer needed: the call names the carried def
+            defined = set(module.jit_functions) | {n.split(".")[0] for n in module.jit_functions if "." in n}
+            for part in prelude_parts(module.tree, module.source, carried, defined=defined):
                 if part not in parts:
                     parts.append(part)
         return join_prelude(parts)

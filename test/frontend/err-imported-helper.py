@@ -12,4 +12,4 @@ def bad(x_ptr, M, N):
     g = host_grid(M, N, 8, 8)
     tl.store(x_ptr, g)
 
-# CHECK: {{.*}}err-imported-helper.py:12: unsupported call to `host_grid`: `host_grid` is not a @triton.jit function of tiles.py (`from .inputs.helperpkg.tiles`)
+# CHECK: {{.*}}err-imported-helper.py:12: unsupported call to `host_grid`: `host_grid` is not a @triton.jit function of tiles.py (module `.inputs.helperpkg.tiles`)

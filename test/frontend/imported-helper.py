@@ -1,4 +1,5 @@
 # RUN: overlap-opt %S/inputs/helperpkg/relative.py | filecheck %s
+# RUN: overlap-opt %S/inputs/helperpkg/attribute.py | filecheck %s --check-prefix=ATTR
 # A jit helper imported from another module of the package (here relatively
 # and renamed: `from .tiles import tile_coords as coords`) is found from the
 # module's source, never run, and imported like a helper of the kernel's own
@@ -17,3 +18,12 @@
 # CHECK-NEXT:  %first_m = tile.mul %{{.*}}, %[[G]]
 # CHECK-LABEL: tile.func @_group_of(%pid: !tile.any, %num_n: !tile.any) -> !tile.any
 # CHECK-NOT:   tile.func
+
+# Through a module attribute (`from . import tiles`, `tiles.tile_coords`;
+# `import helperpkg.tiles as tiles_mod`): the same helper, imported once; the
+# module imports are not carried.
+# ATTR:       builtin.module attributes {tile.source = "attribute.py", tile.prelude = "from triton import jit\0AGROUP_M: tl.constexpr = 2"}
+# ATTR:       %pid_m, %pid_n = tile.call_jit @tile_coords(
+# ATTR:       %again_m, %again_n = tile.call_jit @tile_coords(
+# ATTR-COUNT-1: tile.func @tile_coords(
+# ATTR-NOT:   tile.func @tile_coords(
