@@ -1,0 +1,32 @@
+# Row offsets set under `if ki == 0` in a persistent loop (the older
+# persistent-matmul tutorial) are carried as their start by the frontend, so
+# the access is `start + tl.arange(0, B)` again: bounded, its lo computed in
+# the kernel (`?` on the host), the wait kept in the loop.
+# RUN: overlap-opt %s --plan 'all-gather{tensor=x_ptr world=2}' -p chunk-dependency-analysis | filecheck %s
+# RUN: overlap-opt %s --plan 'all-gather{tensor=x_ptr world=2}' -p overlap -t triton | filecheck %s --check-prefix=WAIT
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def rows_in_branch(x_ptr, y_ptr, M, N, stride_m, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+                   NUM_SMS: tl.constexpr):
+    tile_id = tl.program_id(0) - NUM_SMS
+    k_tiles = tl.cdiv(N, BLOCK_N)
+    ki = -1
+    offs_am = tl.arange(0, BLOCK_M)
+    for _ in range(0, k_tiles * tl.cdiv(M, BLOCK_M)):
+        ki = tl.where(ki == k_tiles - 1, 0, ki + 1)
+        if ki == 0:
+            tile_id += NUM_SMS
+            offs_am = tile_id * BLOCK_M + tl.arange(0, BLOCK_M)
+        offs_k = ki * BLOCK_N + tl.arange(0, BLOCK_N)
+        x = tl.load(x_ptr + offs_am[:, None] * stride_m + offs_k[None, :], mask=offs_am[:, None] < M)
+        tl.store(y_ptr + offs_am[:, None] * stride_m + offs_k[None, :], x, mask=offs_am[:, None] < M)
+
+# CHECK: %x = tile.load {{.*}} {chunk.access = {plan = @ag, tensor = "x_ptr", dim = 0 : i64, role = "read", lo = "?", extent = "BLOCK_M", loops = 1 : i64, invariant = 0 : i64}}
+
+# WAIT:      if ki == 0:
+# WAIT:      offs_am = offs_am_start + tl.arange(0, BLOCK_M)
+# WAIT:      syn_wait_span(syn_flags, syn_wait_ag_x_ptr_tab, syn_wait_ag_x_ptr_n, offs_am_start, offs_am_start + BLOCK_M,
+# WAIT-NEXT: x = tl.load(x_ptr + offs_am[:, None] * stride_m
