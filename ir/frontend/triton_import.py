@@ -679,15 +679,9 @@ class FunctionImporter:
         if isinstance(node, ast.UnaryOp):
             return self.unary(node)
         if isinstance(node, ast.Compare):
-            if len(node.ops) != 1:
-                raise self.unsupported(node, "chained comparison")
-            if isinstance(node.ops[0], (ast.Is, ast.IsNot)):
+            if len(node.ops) == 1 and isinstance(node.ops[0], (ast.Is, ast.IsNot)):
                 return self.identity_test(node)
-            op = COMPARE_OPS.get(type(node.ops[0]))
-            if op is None:
-                raise self.unsupported(node, "comparison operator")
-            lhs, rhs = self.ssa(self.expr(node.left), node), self.ssa(self.expr(node.comparators[0]), node)
-            return self.insert(tile.CmpOp(op, lhs, rhs, T.broadcast(lhs.type, rhs.type, i1))).results[0]
+            return self.comparison(node)
         if isinstance(node, ast.BoolOp):
             op_class = tile.LogicalAndOp if isinstance(node.op, ast.And) else tile.LogicalOrOp
             result = self.ssa(self.expr(node.values[0]), node)
@@ -706,6 +700,27 @@ class FunctionImporter:
         if isinstance(node, ast.IfExp):
             return self.if_expression(node)
         raise self.unsupported(node, f"expression ({type(node).__name__})")
+
+    def comparison(self, node: ast.Compare) -> SSAValue:
+        """``a < b``; a chain ``a <= b < c`` is ``(a <= b) & (b < c)`` with
+        ``b`` evaluated once, as Python and Triton 3.9 read it. Written out
+        with ``&``: Triton 3.6's code generator refuses chains, and ``&`` of
+        two comparisons is the same on scalars and on blocks."""
+        result: SSAValue | None = None
+        lhs = self.ssa(self.expr(node.left), node)
+        for operator, operand in zip(node.ops, node.comparators):
+            op = COMPARE_OPS.get(type(operator))
+            if op is None:
+                what = "identity test in a chained comparison" if isinstance(operator, (ast.Is, ast.IsNot)) else \
+                    "comparison operator"
+                raise self.unsupported(node, what)
+            rhs = self.ssa(self.expr(operand), operand)
+            test = self.insert(tile.CmpOp(op, lhs, rhs, T.broadcast(lhs.type, rhs.type, i1))).results[0]
+            result = test if result is None else self.insert(
+                tile.AndOp(result, test, T.broadcast(result.type, test.type, i1))).results[0]
+            lhs = rhs
+        assert result is not None
+        return result
 
     def identity_test(self, node: ast.Compare) -> SSAValue:
         """``p is None`` / ``p is not None``: Triton decides it when it
