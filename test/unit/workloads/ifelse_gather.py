@@ -37,6 +37,6 @@ def make_inputs(rank, world, seed):
 
 def launch(kernel, x):
     M, N = x.shape
-    out = torch.empty(M, N, dtype=torch.float32)
+    out = torch.empty(M, N, dtype=torch.float32, device=x.device)
     kernel[(triton.cdiv(M, BLOCK_M),)](x, out, M, N, x.stride(0), out.stride(0), BLOCK_M=BLOCK_M, BLOCK_N=BLOCK_N)
     return out

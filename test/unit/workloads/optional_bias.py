@@ -44,7 +44,7 @@ def make_inputs(rank, world, seed):
 
 def launch(kernel, x, bias):
     M, N = x.shape
-    out = torch.empty(M, N, dtype=torch.float32)
+    out = torch.empty(M, N, dtype=torch.float32, device=x.device)
     kernel[(triton.cdiv(M, BLOCK_M),)](x, bias if WITH_BIAS else None, out, M, N, x.stride(0), out.stride(0),
                                        BLOCK_M=BLOCK_M, BLOCK_N=BLOCK_N)
     return out

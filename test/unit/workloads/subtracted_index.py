@@ -48,6 +48,6 @@ def make_inputs(rank, world, seed):
 
 def launch(kernel, x):
     M, N = x.shape
-    y = torch.empty(M, N, dtype=torch.float32)
+    y = torch.empty(M, N, dtype=torch.float32, device=x.device)
     kernel[(triton.cdiv(M, BLOCK_M),)](x, y, M, N, PAD, x.stride(0), y.stride(0), BLOCK_M=BLOCK_M, BLOCK_N=BLOCK_N)
     return y
