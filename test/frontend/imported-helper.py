@@ -8,7 +8,7 @@
 # `from triton import jit` its decorator needs) in the prelude; its
 # constexpr global is read as a literal. The import itself is not carried.
 
-# CHECK:       builtin.module attributes {tile.source = "relative.py", tile.prelude = "from triton import jit\0AGROUP_M: tl.constexpr = 2"}
+# CHECK:       builtin.module attributes {tile.source = "relative.py", tile.prelude = "from triton import jit\0AGROUP_M = tl.constexpr(2)"}
 # CHECK-LABEL: tile.func @scale_tiles
 # CHECK:       %pid_m, %pid_n = tile.call_jit @tile_coords(%{{.*}}, %M, %N, %BLOCK_M, %BLOCK_N) : (i32, !tile.scalar, !tile.scalar, !tile.constexpr, !tile.constexpr) -> (!tile.any, !tile.any)
 # CHECK-LABEL: tile.func @tile_coords(%pid: !tile.any, %M: !tile.any, %N: !tile.any, %BLOCK_M: !tile.constexpr, %BLOCK_N: !tile.constexpr) -> (!tile.any, !tile.any)
@@ -22,7 +22,7 @@
 # Through a module attribute (`from . import tiles`, `tiles.tile_coords`;
 # `import helperpkg.tiles as tiles_mod`): the same helper, imported once; the
 # module imports are not carried.
-# ATTR:       builtin.module attributes {tile.source = "attribute.py", tile.prelude = "from triton import jit\0AGROUP_M: tl.constexpr = 2"}
+# ATTR:       builtin.module attributes {tile.source = "attribute.py", tile.prelude = "from triton import jit\0AGROUP_M = tl.constexpr(2)"}
 # ATTR:       %pid_m, %pid_n = tile.call_jit @tile_coords(
 # ATTR:       %again_m, %again_n = tile.call_jit @tile_coords(
 # ATTR-COUNT-1: tile.func @tile_coords(

@@ -5,7 +5,8 @@ import triton
 import triton.language as tl
 from triton import jit
 
-GROUP_M: tl.constexpr = 2
+# `tl.constexpr(2)`: Triton 3.6 refuses an annotated global (`GROUP_M: tl.constexpr = 2`) in a kernel
+GROUP_M = tl.constexpr(2)
 
 
 @triton.jit
