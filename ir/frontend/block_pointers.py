@@ -22,18 +22,16 @@ does not change which elements a block covers, so it is checked and dropped.
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
-from xdsl.dialects import arith
 from xdsl.dialects.builtin import DictionaryAttr, IntegerAttr, StringAttr
 from xdsl.ir import Attribute, SSAValue
 
 from syncopate.dialects import tile
 from syncopate.ir.frontend import type_rules as T
 from syncopate.ir.frontend.errors import FrontendError
+from syncopate.ir.frontend.index_blocks import bound_names, index_block, literal_int, parse_at, same_value
 
 if TYPE_CHECKING:
     from syncopate.ir.frontend.triton_import import FunctionImporter
@@ -64,15 +62,6 @@ class BlockPointer:
             len(a) == len(b) and all(same_value(x, y) for x, y in zip(a, b))
             for a, b in ((self.shape, other.shape), (self.strides, other.strides), (self.block, other.block))
         ) and same_value(self.base, other.base)
-
-
-def _constant(value: SSAValue) -> Attribute | None:
-    return value.owner.value if isinstance(value.owner, arith.ConstantOp) else None
-
-
-def same_value(a: SSAValue, b: SSAValue) -> bool:
-    # the same literal written twice (`(BLOCK_M, 64)` in two make_block_ptr calls) is the same value
-    return a is b or (_constant(a) is not None and _constant(a) == _constant(b))
 
 
 def _literal_list(imp: FunctionImporter, call: ast.Call, node: ast.expr | None, what: str) -> list[ast.expr]:
@@ -127,39 +116,6 @@ def advance(imp: FunctionImporter, call: ast.Call) -> BlockPointer:
     return replace(pointer, offsets=tuple(imp.ssa(o, call) for o in offsets))
 
 
-@contextmanager
-def _names(imp: FunctionImporter, values: dict[str, SSAValue]) -> Iterator[None]:
-    """Bind ``values`` to private names while the address is imported."""
-    saved = {name: imp.env[name] for name in values if name in imp.env}
-    imp.env.update(values)
-    try:
-        yield
-    finally:
-        for name in values:
-            imp.env.pop(name, None)
-        imp.env.update(saved)
-
-
-def _parse(text: str, at: ast.AST) -> ast.expr:
-    """``text`` as an expression located at ``at`` (errors name the user's line)."""
-    tree = ast.parse(text, mode="eval").body
-    for node in ast.walk(tree):
-        ast.copy_location(node, at)
-    return tree
-
-
-def index_block(imp: FunctionImporter, offset: SSAValue, extent: SSAValue, at: ast.AST) -> SSAValue:
-    """``offset + tl.arange(0, extent)`` (the arange alone for a literal 0
-    offset), whatever name the user imported ``triton.language`` as."""
-    with _names(imp, {"__extent": extent}):
-        arange = imp.tl_arange(_parse("__arange(0, __extent)", at))  # type: ignore[arg-type]
-    constant = _constant(offset)
-    if isinstance(constant, IntegerAttr) and constant.value.data == 0:
-        return arange
-    with _names(imp, {"__offset": offset, "__range": arange}):
-        return imp.ssa(imp.expr(_parse("__offset + __range", at)), at)
-
-
 def _address(imp: FunctionImporter, pointer: BlockPointer, checked: list[int], at: ast.Call
              ) -> tuple[SSAValue, SSAValue | None]:
     """The pointer block and the boundary mask (None when nothing is checked)."""
@@ -168,18 +124,17 @@ def _address(imp: FunctionImporter, pointer: BlockPointer, checked: list[int], a
         values.update({f"__bp_index{d}": index_block(imp, pointer.offsets[d], pointer.block[d], at),
                        f"__bp_stride{d}": pointer.strides[d], f"__bp_shape{d}": pointer.shape[d]})
     terms, masks = ["__bp_base"], []
-    with _names(imp, values):
+    with bound_names(imp, values):
         for d in range(pointer.rank):
             axes = ", ".join(":" if axis == d else "None" for axis in range(pointer.rank))
             spread = f"__bp_index{d}[{axes}]" if pointer.rank > 1 else f"__bp_index{d}"
-            stride = _constant(pointer.strides[d])
-            unit = isinstance(stride, IntegerAttr) and stride.value.data == 1
+            unit = literal_int(pointer.strides[d]) == 1
             terms.append(spread if unit else f"{spread} * __bp_stride{d}")  # the contiguous dim, as users write it
             if d in checked:
                 inside = f"((__bp_index{d} >= 0) & (__bp_index{d} < __bp_shape{d}))"
                 masks.append(f"{inside}[{axes}]" if pointer.rank > 1 else inside)
-        address = imp.ssa(imp.expr(_parse(" + ".join(terms), at)), at)
-        mask = imp.ssa(imp.expr(_parse(" & ".join(masks), at)), at) if masks else None
+        address = imp.ssa(imp.expr(parse_at(" + ".join(terms), at)), at)
+        mask = imp.ssa(imp.expr(parse_at(" & ".join(masks), at)), at) if masks else None
     return address, mask
 
 

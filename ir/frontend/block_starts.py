@@ -22,11 +22,10 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from xdsl.dialects import arith
-from xdsl.dialects.builtin import IntegerAttr
 from xdsl.ir import BlockArgument, SSAValue
 
 from syncopate.dialects import tile
-from syncopate.ir.frontend.block_pointers import index_block, same_value
+from syncopate.ir.frontend.index_blocks import index_block, literal_int, same_value
 
 if TYPE_CHECKING:
     from syncopate.ir.frontend.triton_import import FunctionImporter
@@ -45,8 +44,7 @@ def _zero_arange(value: SSAValue) -> SSAValue | None:
     op = value.owner
     if not isinstance(op, tile.ArangeOp):
         return None
-    start = op.start.owner
-    if not (isinstance(start, arith.ConstantOp) and isinstance(start.value, IntegerAttr) and start.value.value.data == 0):
+    if literal_int(op.start) != 0:
         return None
     extent = op.end
     parameter = isinstance(extent, BlockArgument) and isinstance(extent.type, tile.ConstexprType)

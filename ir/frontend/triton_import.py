@@ -42,6 +42,7 @@ from syncopate.ir.frontend import block_pointers, block_starts
 from syncopate.ir.frontend import type_rules as T
 from syncopate.ir.frontend.block_pointers import BlockPointer
 from syncopate.ir.frontend.errors import FrontendError
+from syncopate.ir.frontend.index_blocks import literal_int
 from syncopate.ir.frontend import helper_modules
 from syncopate.ir.frontend.pointer_scan import descriptor_parameters, pointer_parameters
 from syncopate.ir.frontend.prelude import join_prelude, prelude_parts
@@ -1071,10 +1072,8 @@ class FunctionImporter:
         return self.insert(op_class(axis.value.data)).results[0]
 
     def literal_dim(self, value: SSAValue) -> int:
-        owner = value.owner
-        if isinstance(owner, arith.ConstantOp) and isinstance(owner.value, IntegerAttr):
-            return owner.value.value.data
-        return tile.DYNAMIC
+        literal = literal_int(value)
+        return tile.DYNAMIC if literal is None else literal
 
     def tl_arange(self, node: ast.Call) -> SSAValue:
         start, end = self.positional(node, 2)
