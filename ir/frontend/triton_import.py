@@ -353,11 +353,24 @@ class FunctionImporter:
             # a dim the loop does not advance keeps its offset from before the loop
             self.env[name] = replace(pointer, offsets=tuple(dims.get(d, o) for d, o in enumerate(pointer.offsets)))
 
-    def unadvanced(self, slots: list[Slot], args: list[SSAValue], yielded: list[SSAValue]) -> set[Slot]:
-        """Block-pointer offsets the loop body yields unchanged: not carried,
-        so the footprint sees the loop-invariant offset from before the loop."""
-        return {slot for slot, arg, value in zip(slots, args, yielded)
-                if isinstance(slot[1], int) and value is arg}
+    def next_slots(self, carried: list[str], slots: list[Slot], whole: set[str], forced_any: set[Slot],
+                   lost: set[str], inits: list[SSAValue], args: list[SSAValue], yielded: list[SSAValue]
+                   ) -> list[Slot] | None:
+        """After one import of a loop body: None when its slots stand, else
+        the slots to import it again with (``whole`` and ``forced_any``
+        updated). Again when an index block carried by its start lost that
+        form (carry it whole), when a value changed type (carry it as
+        ``!tile.any``), or when a block-pointer offset is yielded unchanged
+        (not carried, so the footprint sees the offset from before the loop)."""
+        if lost:
+            whole |= lost
+            return self.carry_slots(carried, whole)
+        mismatched = {n for n, i, y in zip(slots, inits, yielded) if i.type != y.type} - forced_any
+        unadvanced = {slot for slot, arg, value in zip(slots, args, yielded) if isinstance(slot[1], int) and value is arg}
+        if not mismatched and not unadvanced:
+            return None
+        forced_any |= mismatched
+        return [slot for slot in slots if slot not in unadvanced]
 
     @contextmanager
     def in_block(self, block: Block) -> Iterator[None]:
@@ -426,18 +439,11 @@ class FunctionImporter:
                 self.statements(node.body)
                 lost = self.lost_starts(slots, entry)
                 yielded = [] if lost else [self.slot_value(slot, entry, node) for slot in slots]
-            if lost:
-                self.discard(block, inits)
-                whole |= lost
-                slots = self.carry_slots(carried, whole)
-                continue
-            mismatched = {n for n, i, y in zip(slots, inits, yielded) if i.type != y.type} - forced_any
-            fixed = self.unadvanced(slots, list(block.args[1:]), yielded)
-            if not mismatched and not fixed:
+            retry = self.next_slots(carried, slots, whole, forced_any, lost, inits, list(block.args[1:]), yielded)
+            if retry is None:
                 break
             self.discard(block, inits)
-            forced_any |= mismatched
-            slots = [slot for slot in slots if slot not in fixed]
+            slots = retry
         with self.in_block(block):
             self.insert(scf.YieldOp(*yielded))
         loop = scf.ForOp(lb, ub, step, inits, Region(block))
@@ -489,20 +495,12 @@ class FunctionImporter:
                 self.statements(node.body)
                 lost = self.lost_starts(slots, entry)
                 yielded = [] if lost else [self.slot_value(slot, entry, node) for slot in slots]
-            if lost:
-                self.discard(before, [])
-                self.discard(after, inits)
-                whole |= lost
-                slots = self.carry_slots(carried, whole)
-                continue
-            mismatched = {n for n, i, y in zip(slots, inits, yielded) if i.type != y.type} - forced_any
-            fixed = self.unadvanced(slots, list(after.args), yielded)
-            if not mismatched and not fixed:
+            retry = self.next_slots(carried, slots, whole, forced_any, lost, inits, list(after.args), yielded)
+            if retry is None:
                 break
             self.discard(before, [])
             self.discard(after, inits)
-            forced_any |= mismatched
-            slots = [slot for slot in slots if slot not in fixed]
+            slots = retry
         with self.in_block(after):
             self.insert(scf.YieldOp(*yielded))
         loop = scf.WhileOp(inits, [v.type for v in inits], Region(before), Region(after))
