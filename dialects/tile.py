@@ -1088,6 +1088,31 @@ class DescriptorStoreOp(IRDLOperation):
             )
 
 
+@irdl_op_definition
+class DescriptorBlockSizeOp(IRDLOperation):
+    """`desc.block_shape[dim]`: the block size of a descriptor along ``dim``.
+
+    For a descriptor made on the host (a ``TensorDescriptor`` argument) it
+    is known only at launch; chunk-dependency-analysis uses it as the
+    extent of that descriptor's loads and stores (a launch symbol, see
+    footprint.descriptor_block_symbol)."""
+
+    name = "tile.desc_block_size"
+    desc = operand_def(DescriptorType)
+    dim = prop_def(IntegerAttr)
+    res = result_def(ConstexprType)
+    assembly_format = "$desc `[` $dim `]` attr-dict `:` type($desc)"
+    traits = traits_def(Pure())
+
+    def __init__(self, desc: SSAValue, dim: int):
+        super().__init__(operands=[desc], properties={"dim": IntegerAttr(dim, 64)}, result_types=[ConstexprType()])
+
+    def verify_(self) -> None:
+        rank = self.desc.type.rank.data
+        if not 0 <= self.dim.value.data < rank:
+            raise VerifyException(f"tile.desc_block_size: dim {self.dim.value.data} of a rank-{rank} descriptor")
+
+
 Tile = Dialect(
     "tile",
     [
@@ -1096,7 +1121,7 @@ Tile = Dialect(
         *BINARY_OPS, AddPtrOp, CmpOp, NegOp, NotOp, InvertOp, CdivOp, WhereOp, CastOp, RetypeOp, LiteralOp, AttrOp,
         TransOp, ReduceOp, DotOp,
         LoadOp, StoreOp, AtomicRMWOp, AtomicCASOp,
-        MakeTensorDescriptorOp, DescriptorLoadOp, DescriptorStoreOp,
+        MakeTensorDescriptorOp, DescriptorLoadOp, DescriptorStoreOp, DescriptorBlockSizeOp,
     ],
     [AnyValueType, ScalarType, ConstexprType, PointerType, BlockType, DescriptorType],
 )  # fmt: skip

@@ -238,6 +238,11 @@ class FunctionEmitter:
             return True
         if isinstance(op, (arith.ConstantOp, tile.LiteralOp)):
             return True
+        if (isinstance(op, tile.DescriptorBlockSizeOp) and result.name_hint is None
+                and isinstance(op.desc, BlockArgument) and op.desc.owner is self.func.body.block):
+            # `desc.block_shape[d]` of a parameter, unnamed (added by the analysis, or the value of a
+            # local constexpr): a constexpr wherever it is written, whereas a temporary would lose that
+            return True
         pure = op.has_trait(Pure) or (isinstance(op, tile.CallOp) and op.is_pure)
         if not pure or result.name_hint is not None or result.uses.get_length() != 1:
             return False
@@ -450,6 +455,8 @@ class FunctionEmitter:
             return self.call_text("tl.make_tensor_descriptor", [self.expr(op.base).text], keywords)
         if isinstance(op, tile.DescriptorLoadOp):
             return Expr(f"{self.wrap(op.desc, PREC['atom'])}.load({self.list_text(op.offsets)})")
+        if isinstance(op, tile.DescriptorBlockSizeOp):
+            return Expr(f"{self.wrap(op.desc, PREC['atom'])}.block_shape[{op.dim.value.data}]")
         if isinstance(op, tile.CallOp):
             return self.builtin_call(op)
         if isinstance(op, tile.CallJitOp):

@@ -51,7 +51,9 @@ class ChunkDependencyAnalysisPass(ModulePass):
     ``param + idx0[:, None]*s0 + idx1[None, :]*s1`` (unit strides, any
     order), possibly plus scalar rows ``row * stride`` and carried through
     loops (``ptrs += step``, a loop-invariant scalar step), or a
-    tensor-descriptor load/store; its index along the plan's dim is
+    tensor-descriptor load/store (made in the kernel, or on the host: a
+    ``TensorDescriptor`` parameter, whose loads and stores span
+    ``desc.block_shape[d]``); its index along the plan's dim is
     ``scalar + tl.arange(0, BLOCK)`` (value hints ``tl.multiple_of`` /
     ``tl.max_contiguous`` looked through), that index ``% M`` (a wrapped
     range, loads only, offsets ``>= 0``), that index clamped by scalars
@@ -79,7 +81,10 @@ class ChunkDependencyAnalysisPass(ModulePass):
     wrapped range; ``else_lo`` / ``else_extent``, the row a ``tl.where``
     redirects lanes to; a clamped range's ``lo`` / ``extent`` use
     ``min`` / ``max``; a scalar row's extent is a ``1 : i32`` constant the pass
-    adds at the top of the kernel): ``lo``/``extent`` are host
+    adds at the top of the kernel; a host descriptor's extent is a
+    ``tile.desc_block_size`` per dim it adds there, unless the kernel reads
+    ``desc.block_shape[d]`` there itself, and the host symbol
+    ``<param>__block_shape_<d>`` a launch binds): ``lo``/``extent`` are host
     expressions over ``pid0..2`` and kernel parameters (``?`` where they
     depend on loaded data or loop variables), ``loops`` how many loops
     enclose the access and ``invariant`` how many of them (innermost first)

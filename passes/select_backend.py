@@ -10,6 +10,7 @@ from xdsl.dialects.builtin import DictionaryAttr, FloatAttr, IntegerAttr, Module
 from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import PassFailedException
 
+from syncopate.dialects import tile
 from syncopate.dialects.chunk import ChunkOp, PlanOp, extent_value
 from syncopate.ir.analysis.chunk_access import analyze
 from syncopate.ir.contract import CONSUMED, COST_ATTR
@@ -86,7 +87,9 @@ class SelectBackendPass(ChoiceOptions, ModulePass):
     Local chunks (src == dst) move nothing and stay ``unset``. The SM
     backend is the kernel's own communication programs, which pull gathered
     chunks (all-gather, all-to-all, ring-exchange); for a reduce-scatter the
-    model chooses among ``ce`` and ``nccl`` only, and ``sm`` is an error.
+    model chooses among ``ce`` and ``nccl`` only, and ``sm`` is an error;
+    so it is for a plan on a tensor descriptor made on the host (the
+    communication programs copy through a pointer).
     """
 
     name: ClassVar[str] = "select-backend"
@@ -102,16 +105,27 @@ class SelectBackendPass(ChoiceOptions, ModulePass):
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         model = CostModel(link_gbps=self.link_gbps, sms=self.sms)
         env = _parse_sizes(self.sizes)
+        descriptors = _descriptor_params(op)
         for plan in (p for p in op.walk() if isinstance(p, PlanOp)):
             shapes = {t.tensor.data: t.shape_values for t in plan.tensors}
-            candidates = ("ce", "sm") if plan.collective in CONSUMED else ("ce",)
+            on_descriptor = {t.tensor.data: t.param.data for t in plan.tensors if t.param.data in descriptors}
             for chunk in plan.chunks:
+                descriptor = on_descriptor.get(chunk.tensor.data)
+                candidates = ("ce", "sm") if plan.collective in CONSUMED and descriptor is None else ("ce",)
                 if chunk.src.value.data != chunk.dst.value.data and chunk.backend.data == "unset":
                     self._choose(chunk, shapes[chunk.tensor.data], env, model, candidates)
-                if chunk.backend.data == "sm" and plan.collective not in CONSUMED:
+                if chunk.backend.data != "sm":
+                    continue
+                if plan.collective not in CONSUMED:
                     raise PassFailedException(
                         f"select-backend: chunk {chunk.chunk_id.value.data} of @{plan.sym_name.data} uses the SM backend, "
                         f"which moves gathered chunks only; a {plan.collective} needs ce or nccl"
+                    )
+                if descriptor is not None:
+                    raise PassFailedException(
+                        f"select-backend: chunk {chunk.chunk_id.value.data} of @{plan.sym_name.data} uses the SM backend, "
+                        f"whose programs copy through a pointer, but '{descriptor}' is a tensor descriptor made on the "
+                        "host; use backend=ce or backend=nccl"
                     )
 
     def _choose(self, chunk: ChunkOp, shape: list, env: dict[str, int], model: CostModel,
@@ -128,6 +142,12 @@ class SelectBackendPass(ChoiceOptions, ModulePass):
                 | {f"{k}_us": FloatAttr(round(v, 3), f64) for k, v in costs.items()}
             )
         chunk.properties["backend"] = StringAttr(choice)
+
+
+def _descriptor_params(module: ModuleOp) -> set[str]:
+    """Parameters of the module's kernels that are tensor descriptors made on the host."""
+    return {name for f in module.ops if isinstance(f, tile.FuncOp)
+            for name, arg in zip(f.arg_names, f.body.block.args) if isinstance(arg.type, tile.DescriptorType)}
 
 
 def _chunk_bytes(chunk: ChunkOp, shape: list, env: dict[str, int], elem_bytes: int) -> int | None:

@@ -25,6 +25,7 @@ from syncopate.ir.contract import TILE_LOOP_ATTR, ChunkTable
 from syncopate.ir.contract import AbiKey as K
 from syncopate.ir.plans.expr import Extent
 from syncopate.ir.plans.launch_extents import LaunchExtent, launch_extents
+from syncopate.runtime.errors import AbiError
 from syncopate.runtime.fused import FusedProgram
 
 
@@ -263,10 +264,6 @@ def epilogue_order_error(program: FusedProgram, launch: LaunchPlan) -> str | Non
                 "rows before tiles of other ranks' rows: its programs could wait on partials that wait on them; "
                 "use tile-reorder{order=arrival} (overlap{order=arrival})")
     return None
-
-
-class AbiError(Exception):
-    """Launch arguments the fused kernel cannot take."""
 
 
 def tile_grid(program: FusedProgram, env: Mapping[str, int], grid: tuple[int, ...]) -> tuple[int, ...]:

@@ -27,6 +27,7 @@ from syncopate.dialects import tile
 from syncopate.dialects.chunk import PlanOp
 from syncopate.ir.contract import ABI_ATTR
 from syncopate.runtime.autotune import ConfigChoice, OnlyConfig, launch_arguments
+from syncopate.runtime.descriptors import runtime_params
 
 
 @dataclass
@@ -215,6 +216,6 @@ class FusedKernel:
                 else:
                     jit[launch_grid or g](*args, **kwargs, **extra, **options)
 
-            self.context.launch(self.program, g, params, run)
+            self.context.launch(self.program, g, runtime_params(params, self.program.launch_facts.moved), run)
 
         return call

@@ -514,6 +514,24 @@ def _check_strides(plan: PlanOp, kernel: tile.FuncOp) -> None:
                            f"parameter of @{kernel.sym_name.data} (parameters: {', '.join(kernel.arg_names)})")
 
 
+def _bind_host_block_sizes(arg: BlockArgument) -> None:
+    """A plan on a host descriptor (a ``TensorDescriptor`` parameter): its
+    loads and stores span ``desc.block_shape[d]``, known only at launch.
+    Adds a ``tile.desc_block_size`` per dim at the top of the kernel, where
+    it dominates every access and wait, unless the kernel has them there."""
+    if not isinstance(arg.type, tile.DescriptorType):
+        return
+    found = footprint.top_block_sizes(arg)
+    block = arg.owner
+    first = block.first_op
+    for dim in (d for d in range(arg.type.rank.data) if d not in found):
+        size = tile.DescriptorBlockSizeOp(arg, dim)
+        if first is None:
+            block.add_op(size)
+        else:
+            block.insert_op_before(size, first)
+
+
 def analyze(module: ModuleOp) -> ChunkDependencies:
     """Bind every plan tensor to the kernel and bound each of its accesses."""
     plans = [op for op in module.ops if isinstance(op, PlanOp)]
@@ -533,6 +551,7 @@ def analyze(module: ModuleOp) -> ChunkDependencies:
         for tensor in plan.tensors:
             param = _bind_param(tensor, kernel)
             dim = _plan_dim(plan, tensor.tensor.data)
+            _bind_host_block_sizes(kernel.body.block.args[kernel.arg_names.index(param)])
             found: list[BoundAccess] = []
             for op in kernel.walk():
                 try:

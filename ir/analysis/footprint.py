@@ -6,7 +6,10 @@ nesting of ``+``, unit strides allowed, ``tile.broadcast`` / ``tile.retype``
 looked through; scalar terms ``x * s`` that move the whole tile, e.g. a
 head offset ``head * stride_h``, are kept as :class:`Offset`), and for ``tile.desc_load`` / ``tile.desc_store`` on a
 descriptor made from ``param``, :func:`access_of` finds the base parameter and,
-per block axis, the index and its stride. :func:`span_of` turns an index of
+per block axis, the index and its stride. A descriptor made on the host (a
+``TensorDescriptor`` parameter) spans ``desc.block_shape[d]`` along dim ``d``:
+``tile.desc_block_size`` ops at the top of the kernel (:func:`host_block_sizes`),
+a launch symbol on the host (:func:`descriptor_block_symbol`). :func:`span_of` turns an index of
 the form ``scalar + ... + tl.arange(0, B)`` into the half-open range
 ``[lo, lo + B)`` one tile touches: ``lo`` is an SSA scalar (so the kernel can
 compute it at run time, even when it is loaded from memory) and, where it is
@@ -439,6 +442,35 @@ def _increments(loop: Operation, index: int) -> list[SSAValue]:
     return steps[::-1]
 
 
+def descriptor_block_symbol(param: str, dim: int) -> str:
+    """The host symbol of the block size along ``dim`` of the descriptor
+    parameter ``param``: a launch binds it from the ``TensorDescriptor`` it
+    passes (runtime/descriptors.py)."""
+    return f"{param}__block_shape_{dim}"
+
+
+def top_block_sizes(desc: BlockArgument) -> dict[int, SSAValue]:
+    """dim -> the first ``tile.desc_block_size`` of host descriptor ``desc``
+    along it among the ops at the top of its kernel's body (before any
+    region op, so it dominates every access and wait)."""
+    sizes: dict[int, SSAValue] = {}
+    for op in desc.owner.ops:
+        if op.regions:
+            break
+        if isinstance(op, tile.DescriptorBlockSizeOp) and op.desc is desc:
+            sizes.setdefault(op.dim.value.data, op.res)
+    return sizes
+
+
+def host_block_sizes(desc: BlockArgument) -> tuple[SSAValue, ...] | None:
+    """The block size of host descriptor ``desc`` along each dim
+    (:func:`top_block_sizes`); None when a dim has none
+    (chunk-dependency-analysis adds them)."""
+    sizes = top_block_sizes(desc)
+    rank = desc.type.rank.data  # type: ignore[attr-defined]
+    return tuple(sizes[d] for d in range(rank)) if len(sizes) == rank else None
+
+
 def access_of(op: Operation, params: set[str] | None = None) -> Access | None:
     """The :class:`Access` of a memory op, None for other ops, a pointer that
     is not rooted at a kernel parameter or one not in ``params``; raises
@@ -448,11 +480,13 @@ def access_of(op: Operation, params: set[str] | None = None) -> Access | None:
         desc = strip(op.desc)
         host = param_name(desc)
         if host is not None and (params is None or host in params):
-            raise Unbounded(
-                f"'{host}' is a tensor descriptor made on the host (a TensorDescriptor argument), whose block "
-                f"shape is only known at launch; pass the tensor instead and make the descriptor in the kernel: "
-                f"`{host} = tl.make_tensor_descriptor(x_ptr, shape=[M, K], strides=[stride_m, 1], "
-                f"block_shape=[BLOCK_M, BLOCK_K])`")
+            assert isinstance(desc, BlockArgument)
+            sizes = host_block_sizes(desc)
+            if sizes is None:
+                raise Unbounded(f"the block shape of '{host}', a tensor descriptor made on the host, is not bound "
+                                "(run chunk-dependency-analysis, which binds it to the launch's TensorDescriptor)")
+            role = "read" if isinstance(op, tile.DescriptorLoadOp) else "write"
+            return Access(op, host, role, (), tuple(zip(op.offsets, sizes)))
         if not (isinstance(desc, OpResult) and isinstance(desc.op, tile.MakeTensorDescriptorOp)):
             return None
         param = param_name(desc.op.base)
@@ -686,6 +720,8 @@ def _host(value: SSAValue) -> str | None:
         return host_expr(op.src)  # `tl.program_id(0).to(tl.int64)`: the same value
     if isinstance(op, tile.NumProgramsOp):
         return f"num_programs{op.axis.value.data}"
+    if isinstance(op, tile.DescriptorBlockSizeOp) and (desc := param_name(op.desc)) is not None:
+        return descriptor_block_symbol(desc, op.dim.value.data)
     if isinstance(op, tile.CdivOp):
         lhs, rhs = host_expr(op.lhs), host_expr(op.rhs)
         return None if lhs is None or rhs is None else f"(-(-({lhs}) // ({rhs})))"

@@ -68,8 +68,8 @@ def _successors(op: Operation, index: int) -> list[tuple[SSAValue, bool]]:
         if not isinstance(parent, scf.WhileOp) or k < 0:
             return []
         return [(parent.after_region.block.args[k], True), (parent.results[k], True)]
-    if isinstance(op, tile.LoadOp | tile.DescriptorLoadOp):
-        return []  # loaded data is not an address
+    if isinstance(op, tile.LoadOp | tile.DescriptorLoadOp | tile.DescriptorBlockSizeOp):
+        return []  # loaded data, or a descriptor's block size, is not an address
     return [(r, False) for r in op.results]
 
 

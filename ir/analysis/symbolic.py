@@ -17,7 +17,8 @@ module expands a value into an expression over *atoms*:
 * the induction variable of ``scf.for`` is ``lb + i * step``, with ``i`` the
   loop's iteration number (a symbol per loop), so two values of one
   iteration compare, and a value of another iteration does not;
-* kernel parameters are symbols named after them, program ids ``pid0..2``;
+* kernel parameters are symbols named after them, program ids ``pid0..2``,
+  a host descriptor's ``desc.block_shape[d]`` the symbol a launch binds;
   everything else (a load, a call, a loop-carried value, a branch result) is
   a symbol of its own.
 
@@ -97,6 +98,9 @@ class Symbolic:
         if isinstance(op, (tile.ProgramIdOp, tile.NumProgramsOp)):
             kind = "pid" if isinstance(op, tile.ProgramIdOp) else "num_programs"
             return self._atom((kind, op.axis.value.data), f"{kind}{op.axis.value.data}", nonnegative=True)
+        if isinstance(op, tile.DescriptorBlockSizeOp) and (desc := footprint.param_name(op.desc)) is not None:
+            # a host descriptor's block size: a launch constant, like a constexpr parameter
+            return self.param(footprint.descriptor_block_symbol(desc, op.dim.value.data), constexpr=True)
         if type(op) in _ARITHMETIC:
             return sympy.expand(_ARITHMETIC[type(op)](self.of(op.operands[0]), self.of(op.operands[1])))
         if isinstance(op, tile.CallOp) and op.callee.data in _MIN_MAX and len(op.arguments) == 2 and not op.kwarg_names:

@@ -35,7 +35,7 @@ from xdsl.dialects.builtin import (
     i32,
     i64,
 )
-from xdsl.ir import Attribute, Block, BlockArgument, Operation, Region, SSAValue
+from xdsl.ir import Attribute, Block, BlockArgument, Operation, OpResult, Region, SSAValue
 
 from syncopate.dialects import tile
 from syncopate.ir.frontend import block_pointers, block_starts
@@ -789,6 +789,9 @@ class FunctionImporter:
 
     def subscript(self, node: ast.Subscript) -> SSAValue:
         value = self.ssa(self.expr(node.value), node.value)
+        size = self.descriptor_block_size(value, node)
+        if size is not None:
+            return size
         index = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
         result = value
         for position, element in enumerate(index):
@@ -804,6 +807,23 @@ class FunctionImporter:
             else:
                 raise self.unsupported(node, "subscript (only `:` and `None`, as in x[:, None])")
         return result
+
+    def descriptor_block_size(self, value: SSAValue, node: ast.Subscript) -> SSAValue | None:
+        """`desc.block_shape[d]` as one op the analysis can name (the extent
+        of a host descriptor's blocks), None for any other subscript."""
+        attr = value.op if isinstance(value, OpResult) else None
+        if not (isinstance(attr, tile.AttrOp) and attr.path.data == "block_shape"
+                and isinstance(attr.src.type, tile.DescriptorType)):
+            return None
+        dim = node.slice
+        if not (isinstance(dim, ast.Constant) and type(dim.value) is int and 0 <= dim.value < attr.src.type.rank.data):
+            raise self.unsupported(node, f"descriptor block_shape index (write `block_shape[d]` with d an integer "
+                                         f"literal below the descriptor's rank {attr.src.type.rank.data})")
+        size = self.insert(tile.DescriptorBlockSizeOp(attr.src, dim.value)).results[0]
+        if not attr.res.uses:
+            attr.detach()
+            attr.erase()
+        return size
 
     def attribute(self, node: ast.Attribute) -> Value:
         path = self.callee_path(node, required=False)

@@ -203,3 +203,11 @@ tile.func @k(%p: !tile.ptr, %q: !tile.ptr) {
   tile.return
 }
 // CHECK: tile.cmp "isnot": the right operand must be `tile.literal none`
+
+// -----
+
+tile.func @k(%d: !tile.desc<2>) {
+  %0 = tile.desc_block_size %d[2 : i64] : !tile.desc<2>
+  tile.return
+}
+// CHECK: tile.desc_block_size: dim 2 of a rank-2 descriptor

@@ -60,6 +60,7 @@ builtin.module {
     %desc = tile.make_tensor_descriptor %p shape [%n, %n] strides [%n, %c16] block [%B, %c16] : !tile.ptr, (!tile.scalar, !tile.scalar), (!tile.scalar, i32), (!tile.constexpr, i32) -> !tile.desc<2>
     %blk = tile.desc_load %desc[%pid, %c0] : !tile.desc<2>, i32, i32 -> !tile.block<?x16xf32>
     tile.desc_store %blk, %d[%pid, %c0] : !tile.block<?x16xf32>, !tile.desc<2>, i32, i32
+    %bs = tile.desc_block_size %d[1 : i64] : !tile.desc<2>
     %e = tile.call "tl.math.exp2"(%x) : (!tile.block<?xf32>) -> !tile.block<?xf32>
     %mo = tile.call "tl.multiple_of"(%r, %c16) {static_kwargs = {note = 1 : i64}} : (!tile.block<?xi32>, i32) -> !tile.block<?xi32>
     %kw = tile.call "tl.clamp"(%x, %f, %f) {kwarg_names = ["max"]} : (!tile.block<?xf32>, f32, f32) -> !tile.block<?xf32>
@@ -127,6 +128,7 @@ builtin.module {
 // CHECK-NEXT:     %desc = tile.make_tensor_descriptor %p shape[%n, %n] strides[%n, %c16] block[%B, %c16] : !tile.ptr, (!tile.scalar, !tile.scalar), (!tile.scalar, i32), (!tile.constexpr, i32) -> !tile.desc<2>
 // CHECK-NEXT:     %blk = tile.desc_load %desc[%pid, %c0] : !tile.desc<2>, i32, i32 -> !tile.block<?x16xf32>
 // CHECK-NEXT:     tile.desc_store %blk, %d[%pid, %c0] : !tile.block<?x16xf32>, !tile.desc<2>, i32, i32
+// CHECK-NEXT:     %bs = tile.desc_block_size %d[1 : i64] : !tile.desc<2>
 // CHECK-NEXT:     %e = tile.call "tl.math.exp2"(%x) : (!tile.block<?xf32>) -> !tile.block<?xf32>
 // CHECK-NEXT:     %mo = tile.call "tl.multiple_of"(%r, %c16) {static_kwargs = {note = 1 : i64}} : (!tile.block<?xi32>, i32) -> !tile.block<?xi32>
 // CHECK-NEXT:     %kw = tile.call "tl.clamp"(%x, %f, %f) {kwarg_names = ["max"]} : (!tile.block<?xf32>, f32, f32) -> !tile.block<?xf32>

@@ -14,6 +14,7 @@ from syncopate.runtime.fused import FusedKernel
 
 ONE = [triton.Config({"BLOCK": 16}, num_warps=2)]
 TWO = [triton.Config({"BLOCK": 16}, num_warps=2), triton.Config({"BLOCK": 32}, num_warps=4, num_stages=2)]
+NO_PLANS = SimpleNamespace(moved=frozenset())  # the launch facts of a program that moves no tensor
 
 
 def kernel_body(x_ptr, n, BLOCK: tl.constexpr):
@@ -41,7 +42,8 @@ class Context:
 def fused_over(configs, choose=None):
     original = triton.autotune(configs=configs, key=["n"])(triton.jit(kernel_body))
     plain = Recorder()
-    program = SimpleNamespace(kernel_name="kernel_body", jit=SimpleNamespace(fn=plain))  # the emitted autotuned kernel
+    # the emitted autotuned kernel
+    program = SimpleNamespace(kernel_name="kernel_body", jit=SimpleNamespace(fn=plain), launch_facts=NO_PLANS)
     context = Context()
     return FusedKernel(program, original, context, choose), plain, context
 
@@ -84,7 +86,7 @@ def test_a_choice_picks_the_config_per_launch():
 
 def test_a_plain_original_launches_the_program_as_is():
     plain = Recorder()
-    fused = FusedKernel(SimpleNamespace(kernel_name="kernel_body", jit=plain), triton.jit(kernel_body), Context())
+    fused = FusedKernel(SimpleNamespace(kernel_name="kernel_body", jit=plain, launch_facts=NO_PLANS), triton.jit(kernel_body), Context())
     fused[(1,)]("x", 8, BLOCK=16)
     assert plain.launches == [((1,), ("x", 8), {"BLOCK": 16, "syn_flags": "flags"})]
     assert fused.chosen == {}
