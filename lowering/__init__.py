@@ -1,5 +1,6 @@
-"""syncopate.lowering: tile IR -> Triton Python source."""
+"""syncopate.lowering: tile IR -> Triton Python source.
 
-from syncopate.lowering.triton_emitter import EmitError, emit_module
-
-__all__ = ["EmitError", "emit_module"]
+The emitter is :mod:`syncopate.lowering.triton_emitter` (``emit_module``,
+``EmitError``); this package does not import it, so that importing a light
+module of it (``target``, ``device_helpers``) stays cheap.
+"""

@@ -20,7 +20,6 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-import numpy
 from xdsl.dialects import arith, scf
 from xdsl.dialects.builtin import (
     ArrayAttr,
@@ -184,6 +183,8 @@ def float_text(value: float, single: bool = False) -> str:
     if math.isnan(value):
         return "float('nan')"
     if single:
+        import numpy  # only f32 literals need it; the emitter starts faster without
+
         text = str(numpy.float32(value))
         return text if any(c in text for c in ".en") else text + ".0"
     return repr(value)

@@ -2,8 +2,8 @@
 
 A pass is a `ModulePass` subclass in its own module of this package, with a
 `name` and a docstring whose first line is its one-line summary (shown by
-`overlap-opt --help`). Add it to `PASS_MODULES` below and give it a lit
-folder `test/<name>/`.
+`overlap-opt --help`). Add it to `PASSES` below (under its `name`) and give it
+a lit folder `test/<name>/`.
 """
 
 from __future__ import annotations
@@ -15,17 +15,18 @@ from collections.abc import Callable
 from xdsl.passes import ModulePass, PassPipeline
 from xdsl.utils.exceptions import ArgSpecParseError
 
-# module name -> class name, imported lazily so the driver starts fast.
-PASS_MODULES: dict[str, str] = {
-    "specialize": "SpecializePass",
-    "chunk_dependency_analysis": "ChunkDependencyAnalysisPass",
-    "insert_signals": "InsertSignalsPass",
-    "lower_chunk_to_tile": "LowerChunkToTilePass",
-    "tile_reorder": "TileReorderPass",
-    "select_backend": "SelectBackendPass",
-    "fuse_peer_reduction": "FusePeerReductionPass",
-    "verify_sync": "VerifySyncPass",
-    "overlap_pipeline": "OverlapPipelinePass",
+# pass name -> (module of this package, class name). Only the modules of the
+# passes a pipeline names are imported, so the tools start fast.
+PASSES: dict[str, tuple[str, str]] = {
+    "specialize": ("specialize", "SpecializePass"),
+    "chunk-dependency-analysis": ("chunk_dependency_analysis", "ChunkDependencyAnalysisPass"),
+    "insert-signals": ("insert_signals", "InsertSignalsPass"),
+    "lower-chunk-to-tile": ("lower_chunk_to_tile", "LowerChunkToTilePass"),
+    "tile-reorder": ("tile_reorder", "TileReorderPass"),
+    "select-backend": ("select_backend", "SelectBackendPass"),
+    "fuse-peer-reduction": ("fuse_peer_reduction", "FusePeerReductionPass"),
+    "verify-sync": ("verify_sync", "VerifySyncPass"),
+    "overlap": ("overlap_pipeline", "OverlapPipelinePass"),
 }
 
 # xDSL passes that make sense on tile IR too, with the summary --help shows
@@ -50,9 +51,8 @@ def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
 
     xdsl_passes = Universe.get_multiverse().all_passes
     passes = {name: xdsl_passes[name] for name in XDSL_PASSES if name in xdsl_passes}
-    for module, cls in PASS_MODULES.items():
-        pass_class = _loader(module, cls)()
-        passes[pass_class.name] = _loader(module, cls)
+    for name, (module, cls) in PASSES.items():
+        passes[name] = _loader(module, cls)
     return passes
 
 

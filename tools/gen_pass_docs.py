@@ -3,7 +3,7 @@
     python -m syncopate.tools.gen_pass_docs            # rewrite docs/passes.md
     python -m syncopate.tools.gen_pass_docs --check    # exit 1 if it is stale
 
-The docstring of each registered pass (``syncopate.passes.PASS_MODULES``) is
+The docstring of each registered pass (``syncopate.passes.PASSES``) is
 the single source: its first line is the summary ``overlap-opt --help`` shows,
 the rest states what the pass assumes and guarantees. Options are the pass
 dataclass's fields, with their types and defaults.
@@ -50,11 +50,10 @@ def _options(pass_class: type) -> list[str]:
 
 
 def render() -> str:
-    from syncopate.passes import PASS_MODULES, get_all_passes
+    from syncopate.passes import PASSES, get_all_passes
 
     factories = get_all_passes()
-    ours = {factory().name: factory() for factory in factories.values()
-            if factory().__module__.split(".")[-1] in PASS_MODULES}
+    ours = {name: factories[name]() for name in PASSES}
     parts = [HEADER]
     for name in sorted(ours):
         pass_class = ours[name]

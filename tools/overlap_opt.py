@@ -91,6 +91,18 @@ class OverlapOptMain(xDSLOptMain):
             "(e.g. a forward and a backward kernel); the others are emitted unchanged",
         )
         arg_parser.formatter_class = argparse.RawDescriptionHelpFormatter
+        # The catalogue imports every pass, so it is built when the help is
+        # printed, not on every run.
+        format_help = arg_parser.format_help
+
+        def format_help_with_catalogue() -> str:
+            arg_parser.epilog = self.catalogue()
+            return format_help()
+
+        arg_parser.format_help = format_help_with_catalogue
+
+    def catalogue(self) -> str:
+        """The passes, targets and frontends, with their one-line summaries."""
         from syncopate.passes import summary
 
         lines = ["passes:"]
@@ -99,7 +111,7 @@ class OverlapOptMain(xDSLOptMain):
         lines += ["", "targets:"]
         lines += [f"  {name:28} {TARGET_SUMMARIES[name]}" for name in self.available_targets]
         lines += ["", "frontends: .py (Triton), .mlir (IR)"]
-        arg_parser.epilog = "\n".join(lines)
+        return "\n".join(lines)
 
     def apply_passes(self, prog: ModuleOp) -> None:
         """Run the pipeline as xdsl-opt does (its verification, timing and

@@ -24,7 +24,6 @@ from syncopate.ir.contract import CONSUMED, KERNEL_ATTR, PRODUCED
 from syncopate.ir.analysis import mask_bounds
 from syncopate.ir.analysis.pointer_uses import PointerUse, pointer_uses
 from syncopate.ir.locations import describe
-from syncopate.ir.plans.expr import symbols
 from syncopate.ir.plans.launch_extents import launch_extents
 
 
@@ -494,6 +493,8 @@ def _check_symbols(plan: PlanOp, kernel: tile.FuncOp) -> None:
     for chunk in plan.chunks:
         for attr in (chunk.offset, chunk.size):
             if isinstance(attr, StringAttr):
+                from syncopate.ir.plans.expr import symbols  # sympy: imported only for symbolic extents
+
                 unknown = symbols(attr.data) - scalars - at_launch - {"W"}
                 if unknown:
                     raise fail(

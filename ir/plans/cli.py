@@ -8,7 +8,6 @@ from xdsl.context import Context
 
 from syncopate.dialects.chunk import PlanOp
 from syncopate.ir.plans.errors import PlanError
-from syncopate.ir.plans.load import load
 
 __all__ = ["add_plan_arguments", "load_plan", "load_plans", "PlanError"]
 
@@ -37,6 +36,8 @@ def add_plan_arguments(arg_parser: argparse.ArgumentParser) -> None:
 
 def load_plan(spec_or_path: str, ctx: Context) -> PlanOp:
     """The verified chunk.plan of a .mlir path or a spec; raises PlanError."""
+    from syncopate.ir.plans.load import load  # imports sympy: only runs with a plan pay for it
+
     return load(spec_or_path, ctx)
 
 
