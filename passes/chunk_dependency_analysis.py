@@ -59,8 +59,10 @@ class ChunkDependencyAnalysisPass(ModulePass):
     range, loads only, offsets ``>= 0``), that index clamped by scalars
     (``tl.minimum`` / ``tl.maximum`` / ``tl.clamp``: the clamped range) or
     passed through ``tl.where(cond, offs, row)`` (loads only: the kept rows
-    plus ``row``), or a scalar row ``row * stride`` (the range ``[row, row +
-    1)``). A pointer advanced along the plan's dim
+    plus ``row``), a scalar row ``row * stride`` (the range ``[row, row +
+    1)``), or, for loads, a block of row ids computed from loaded data
+    (MoE routing: the range ``[min, max + 1)`` of the ids, see
+    ``ir/analysis/loaded_rows.py``). A pointer advanced along the plan's dim
     by a ``for`` loop moves the range by the step each iteration; advanced
     along another dim, the range is invariant in that loop. A 1-D access
     (one unit-stride index, no stride parameter) is dim 0. The scalar may be
@@ -81,7 +83,8 @@ class ChunkDependencyAnalysisPass(ModulePass):
     wrapped range; ``else_lo`` / ``else_extent``, the row a ``tl.where``
     redirects lanes to; a clamped range's ``lo`` / ``extent`` use
     ``min`` / ``max``; a scalar row's extent is a ``1 : i32`` constant the pass
-    adds at the top of the kernel; a host descriptor's extent is a
+    adds at the top of the kernel; loaded row ids get their range as ops
+    right after the ids, marked ``tile.origin``; a host descriptor's extent is a
     ``tile.desc_block_size`` per dim it adds there, unless the kernel reads
     ``desc.block_shape[d]`` there itself, and the host symbol
     ``<param>__block_shape_<d>`` a launch binds): ``lo``/``extent`` are host

@@ -21,7 +21,7 @@ from syncopate.dialects.chunk import PlanOp, TensorOp, extent_attr
 from syncopate.ir.analysis import footprint
 from syncopate.ir.analysis.footprint import Access, Span, Unbounded
 from syncopate.ir.contract import CONSUMED, KERNEL_ATTR, PRODUCED
-from syncopate.ir.analysis import mask_bounds
+from syncopate.ir.analysis import loaded_rows, mask_bounds
 from syncopate.ir.analysis.pointer_uses import PointerUse, pointer_uses
 from syncopate.ir.locations import describe
 from syncopate.ir.plans.launch_extents import launch_extents
@@ -193,6 +193,12 @@ def _span_along(acc: Access, tensor: TensorOp, dim: int, kernel: tile.FuncOp) ->
         )
     try:
         span = footprint.span_of(term.index)
+    except footprint.LoadedRows as err:
+        if acc.role != "read":
+            raise fail(f"{where}: cannot bound the access of '{acc.param}' along dim {dim}: {err}") from None
+        # the index's own scalar terms are inside it: the range of the whole index
+        lo, extent = loaded_rows.row_range(term.index)
+        span = Span((lo,), extent)
     except Unbounded as err:
         raise fail(f"{where}: cannot bound the access of '{acc.param}' along dim {dim}: {err}") from None
     stride = _stride_name(term)

@@ -30,10 +30,22 @@ from xdsl.ir import Block, BlockArgument, Operation, OpResult, SSAValue
 from xdsl.traits import Pure
 
 from syncopate.dialects import tile
+from syncopate.ir.analysis import loaded_rows
 
 
 class Unbounded(Exception):
     """An access whose footprint this analysis cannot bound; the message says why."""
+
+
+class LoadedRows(Unbounded):
+    """An index (or what is left of it after its scalar terms) computed from
+    loaded data, e.g. row ids read from a routing table: no affine range, but
+    a read's rows lie in [min, max + 1) of its values (ir/analysis/loaded_rows.py)."""
+
+    def __init__(self, index: SSAValue):
+        super().__init__("the index is not 'scalar + tl.arange(0, BLOCK)' (found rows read from memory); "
+                         "only a load can gather rows from a table: store to rows computed from the program id")
+        self.index = index
 
 
 @dataclass(frozen=True)
@@ -335,7 +347,31 @@ def _axis_of(index: SSAValue, rank: int) -> tuple[int, SSAValue]:
         return 0, index
     if isinstance(index, OpResult) and isinstance(index.op, tile.ExpandDimsOp) and _rank(index.op.src) == 1 and rank == 2:
         return 1 - index.op.axis.value.data, strip(index.op.src)
+    axis = _expanded_axis(index) if rank == 2 and loaded_rows.reads_memory(index) else None
+    if axis is not None:
+        return axis, index  # loaded ids computed on after expanding (`ids[:, None] // top_k`): bounded as a whole
     raise Unbounded("an index of a 2-D access is not a 1-D index expanded with [:, None] or [None, :]")
+
+
+def _expanded_axis(index: SSAValue) -> int | None:
+    """The block axis of a 2-D index computed elementwise from 1-D values
+    all expanded along the same axis (and scalars), None otherwise."""
+    axes: set[int] = set()
+    work, seen = [index], set()
+    while work:
+        value = strip(work.pop())
+        if value in seen or _rank(value) == 0:
+            continue
+        seen.add(value)
+        if not isinstance(value, OpResult) or value.op.regions or not value.op.has_trait(Pure):
+            return None
+        if isinstance(value.op, tile.ExpandDimsOp) and _rank(value.op.src) == 1:
+            axes.add(1 - value.op.axis.value.data)
+        elif isinstance(value.op, (tile.ExpandDimsOp, tile.BroadcastOp, tile.TransOp, tile.ReduceOp, tile.DotOp)):
+            return None
+        else:
+            work.extend(value.op.operands)
+    return axes.pop() if len(axes) == 1 else None
 
 
 def _term(value: SSAValue, rank: int) -> Term:
@@ -579,11 +615,8 @@ def span_of(index: SSAValue) -> Span:
                 index = _unhinted(lhs)
                 continue
         what = index.op.name if isinstance(index, OpResult) else "a block argument"
-        if isinstance(index, OpResult) and isinstance(index.op, tile.LoadOp):
-            # a block of rows read from a table: only a scalar row has a footprint the kernel can wait for
-            raise Unbounded(f"the index is not 'scalar + tl.arange(0, BLOCK)' (found {what}: rows read from memory); "
-                            f"load one row id at a time and add it times the row stride (`row = tl.load(ids_ptr + i)`, "
-                            f"`x_ptr + row * stride + cols`): the kernel then waits for that row's chunk")
+        if isinstance(index, OpResult) and loaded_rows.reads_memory(index):
+            raise LoadedRows(index)
         raise Unbounded(f"the index is not 'scalar + tl.arange(0, BLOCK)' (found {what})")
 
 

@@ -43,8 +43,7 @@ def reference(case: dict) -> list:
     return [x[ids.long()]]
 
 
-# Fusion (test/unit/corpus/test_corpus_fusion.py): gathering x's token rows is refused:
-# the rows each program reads come from the routing table (loaded data).
-REFUSED = ("all-gather{tensor=x_ptr dim=0 size=num_tokens world=2}",
-           "cannot bound the access of 'x_ptr' along dim 0: the index is not 'scalar + tl.arange(0, BLOCK)' "
-           "(found tile.load: rows read from memory); load one row id at a time")
+# Fusion (test/unit/corpus/test_corpus_fusion.py): all-gather x's token rows. The rows a
+# program reads come from the routing table: each program waits for the range
+# [min, max + 1) of the token ids it loaded (ir/analysis/loaded_rows.py).
+FUSE = ("all-gather{tensor=x_ptr dim=0}", 0, 0)

@@ -1,5 +1,5 @@
 """Every corpus kernel (test/corpus/*.py) either fuses unchanged and passes
-the simulated-rank check, or says why not.
+the simulated-rank check, or says why no plan applies.
 
 A corpus file states its fusion in one of three ways:
 
@@ -10,9 +10,10 @@ A corpus file states its fusion in one of three ways:
   shard of that argument (``shard_bounds``), ``launch`` runs the case with
   the gathered tensor and returns the case's first output;
 * ``NO_PLAN = "why"``: the kernel reads or writes nothing a plan could shard
-  sensibly (the reason is checked to be non-empty);
-* ``REFUSED = (plan spec, message fragment)``: fusing is refused with a clean
-  error that contains the fragment (never a traceback).
+  sensibly (the reason is checked to be non-empty).
+
+An idiom the compiler refuses is tested where it is refused (the lit
+folders' ``err-*`` and error cases), not kept in the corpus.
 
 The check runs W=2 with the ``late`` delivery (every chunk arrives after the
 kernel started waiting) and the ``isolated`` one (a tile sees only the chunks
@@ -89,14 +90,13 @@ def _workload(path: Path):
 def test_every_corpus_file_states_its_fusion():
     for path in CORPUS_FILES:
         corpus = _load(path)
-        ways = [n for n in ("PLANS", "FUSE", "NO_PLAN", "REFUSED") if hasattr(corpus, n)]
-        assert len(ways) == 1, f"{path.name}: state exactly one of PLANS, FUSE, NO_PLAN, REFUSED (found {ways})"
+        ways = [n for n in ("PLANS", "FUSE", "NO_PLAN") if hasattr(corpus, n)]
+        assert len(ways) == 1, f"{path.name}: state exactly one of PLANS, FUSE, NO_PLAN (found {ways})"
         if hasattr(corpus, "NO_PLAN"):
             assert corpus.NO_PLAN.strip(), f"{path.name}: NO_PLAN needs a reason"
 
 
 FUSED = [p for p in CORPUS_FILES if any(f"\n{n} = " in p.read_text() for n in ("PLANS", "FUSE"))]
-REFUSED = [p for p in CORPUS_FILES if "\nREFUSED = " in p.read_text()]
 
 
 @pytest.mark.parametrize("world", WORLDS)
@@ -119,18 +119,3 @@ def _consumes(workload) -> bool:
     from syncopate.ir.contract import CONSUMED
 
     return any(spec.split("{")[0].strip() in CONSUMED for spec in workload.module.PLANS)
-
-
-@pytest.mark.parametrize("path", REFUSED, ids=lambda p: p.stem)
-def test_refused_cleanly(path: Path):
-    from xdsl.utils.exceptions import DiagnosticException
-
-    from syncopate.ir.frontend.errors import FrontendError
-    from syncopate.runtime.fused import compile_fused
-
-    corpus = _load(path)
-    spec, fragment = corpus.REFUSED
-    kernel = corpus.make_case(SEED)["kernel"]
-    with pytest.raises((DiagnosticException, FrontendError)) as info:
-        compile_fused(str(path), kernel, [spec])
-    assert fragment in str(info.value), str(info.value)

@@ -1,0 +1,94 @@
+"""Rows read from memory: the range a block of loaded row ids spans.
+
+A gather whose rows come from a table (MoE routing,
+``x_ptr + token_ids[:, None] * stride`` with ``token_ids = tl.load(...)``)
+reads rows known only once the table is loaded. Its footprint is the range
+``[min, max + 1)`` of the ids the tile loaded, which the kernel computes
+right after the ids exist: a wait over it holds every row the tile reads
+(and perhaps more, a superset is sound for a read). The host cannot
+evaluate it (``lo`` is ``?``), so the tile -> chunk graph connects such a
+tile to every chunk of the tensor.
+
+The range is computed in int64, so ids a masked load left undefined can
+widen the range but never wrap it into a smaller one.
+"""
+
+from __future__ import annotations
+
+from xdsl.dialects import arith
+from xdsl.dialects.builtin import IntegerAttr, StringAttr, i64
+from xdsl.ir import Block, Operation, OpResult, SSAValue
+from xdsl.traits import Pure
+
+from syncopate.dialects import tile
+from syncopate.ir.contract import ORIGIN_ATTR
+
+ORIGIN = StringAttr("chunk-dependency-analysis")
+
+
+def reads_memory(value: SSAValue) -> bool:
+    """``value`` is computed, through ops without regions, from a load."""
+    seen: set[SSAValue] = set()
+    work = [value]
+    while work:
+        v = work.pop()
+        if v in seen or not isinstance(v, OpResult):
+            continue
+        seen.add(v)
+        op = v.op
+        if isinstance(op, (tile.LoadOp, tile.DescriptorLoadOp)):
+            return True
+        if not op.regions and (op.has_trait(Pure) or isinstance(op, tile.CallOp)):
+            work.extend(op.operands)
+    return False
+
+
+def row_range(index: SSAValue) -> tuple[SSAValue, SSAValue]:
+    """(lo, extent) of the rows a block index of loaded ids spans, as ops
+    right after the index is defined: ``lo = min(ids)``, ``extent =
+    max(ids) + 1 - lo``, in int64. Reuses the ops an earlier run added."""
+    for use in index.uses:
+        found = _marked(use.operation)
+        if isinstance(found, tile.CastOp):
+            return _existing(found)
+    wide = tile.CastOp(operands=[index], properties={"dtype": i64}, result_types=[tile.AnyValueType()])
+    lo = tile.ReduceOp(operands=[wide.res], properties={"kind": StringAttr("min")}, result_types=[i64])
+    hi = tile.ReduceOp(operands=[wide.res], properties={"kind": StringAttr("max")}, result_types=[i64])
+    one = arith.ConstantOp(IntegerAttr(1, i64))
+    past = tile.AddOp(hi.res, one.result, i64)
+    extent = tile.SubOp(past.results[0], lo.res, i64)
+    ops: list[Operation] = [wide, lo, hi, one, past, extent]
+    for op in ops:
+        op.attributes[ORIGIN_ATTR] = ORIGIN
+    _insert_after(index, ops)
+    return lo.res, extent.results[0]
+
+
+def _marked(op: Operation) -> Operation | None:
+    return op if op.attributes.get(ORIGIN_ATTR) == ORIGIN else None
+
+
+def _existing(wide: tile.CastOp) -> tuple[SSAValue, SSAValue]:
+    """(lo, extent) of the ops :func:`row_range` added after ``wide``."""
+    ops: list[Operation] = []
+    op = wide.next_op
+    while op is not None and len(ops) < 5 and _marked(op) is not None:
+        ops.append(op)
+        op = op.next_op
+    lo, extent = ops[0], ops[-1]
+    assert isinstance(lo, tile.ReduceOp) and isinstance(extent, tile.SubOp), "row_range's ops were reordered"
+    return lo.res, extent.results[0]
+
+
+def _insert_after(value: SSAValue, ops: list[Operation]) -> None:
+    if isinstance(value, OpResult):
+        block, anchor = value.op.parent_block(), value.op
+        assert block is not None
+        block.insert_ops_after(ops, anchor)
+    else:
+        block = value.owner
+        assert isinstance(block, Block)
+        if block.first_op is None:
+            block.add_ops(ops)
+        else:
+            block.insert_ops_before(ops, block.first_op)
