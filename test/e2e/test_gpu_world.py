@@ -35,10 +35,21 @@ def _env() -> dict:
     return env
 
 
-def _torchrun(world: int, *args: str, timeout: int = 900) -> subprocess.CompletedProcess:
+def _torchrun(world: int, *args: str, timeout: int = 420) -> subprocess.CompletedProcess:
+    """One torchrun job; ``--standalone`` rendezvous on a free port, so a
+    port an earlier job still holds cannot stall it. A job past ``timeout``
+    fails the test with the end of what it printed."""
     torchrun = shutil.which("torchrun") or "torchrun"
-    cmd = [torchrun, f"--nproc-per-node={world}", *args]
-    return subprocess.run(cmd, env=_env(), capture_output=True, text=True, timeout=timeout, cwd=ROOT)
+    cmd = [torchrun, "--standalone", f"--nproc-per-node={world}", *args]
+    try:
+        return subprocess.run(cmd, env=_env(), capture_output=True, text=True, timeout=timeout, cwd=ROOT)
+    except subprocess.TimeoutExpired as err:
+        printed = "".join(_text(s) for s in (err.stdout, err.stderr))
+        pytest.fail(f"{' '.join(cmd[1:])} did not finish in {timeout} s; it printed:\n{printed[-4000:]}")
+
+
+def _text(stream: str | bytes | None) -> str:
+    return stream.decode(errors="replace") if isinstance(stream, bytes) else stream or ""
 
 
 @pytest.mark.parametrize("world", WORLDS)
