@@ -10,8 +10,11 @@ too (a run, and the world-size error). Skipped only with fewer than 2 GPUs.
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
+import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -37,19 +40,39 @@ def _env() -> dict:
 
 def _torchrun(world: int, *args: str, timeout: int = 420) -> subprocess.CompletedProcess:
     """One torchrun job; ``--standalone`` rendezvous on a free port, so a
-    port an earlier job still holds cannot stall it. A job past ``timeout``
+    port an earlier job still holds cannot stall it. Its lines are echoed
+    as they come (``pytest -s`` shows how far a slow job got) and returned
+    as ``stdout`` (stderr merged in); a job past ``timeout`` is killed and
     fails the test with the end of what it printed."""
     torchrun = shutil.which("torchrun") or "torchrun"
     cmd = [torchrun, "--standalone", f"--nproc-per-node={world}", *args]
+    proc = subprocess.Popen(cmd, env=_env(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=ROOT,
+                            start_new_session=True)
+    lines: list[str] = []
+
+    def echo() -> None:
+        assert proc.stdout is not None
+        for line in proc.stdout:
+            lines.append(line)
+            print(f"  [torchrun {time.monotonic() - start:5.0f}s] {line}", end="", flush=True)
+
+    start = time.monotonic()
+    reader = threading.Thread(target=echo, daemon=True)
+    reader.start()
     try:
-        return subprocess.run(cmd, env=_env(), capture_output=True, text=True, timeout=timeout, cwd=ROOT)
-    except subprocess.TimeoutExpired as err:
-        printed = "".join(_text(s) for s in (err.stdout, err.stderr))
-        pytest.fail(f"{' '.join(cmd[1:])} did not finish in {timeout} s; it printed:\n{printed[-4000:]}")
-
-
-def _text(stream: str | bytes | None) -> str:
-    return stream.decode(errors="replace") if isinstance(stream, bytes) else stream or ""
+        code = proc.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        proc.terminate()  # torchrun stops its workers, which run in sessions of their own
+        try:
+            proc.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+        reader.join(timeout=5)
+        pytest.fail(f"{' '.join(cmd[1:])} did not finish in {timeout} s; it printed:\n{''.join(lines)[-4000:]}")
+    reader.join()
+    out = "".join(lines)
+    return subprocess.CompletedProcess(cmd, code, stdout=out, stderr=out)
 
 
 @pytest.mark.parametrize("world", WORLDS)
@@ -58,7 +81,6 @@ def test_every_example_backend_and_order(world: int):
 
     done = _torchrun(world, str(ROOT / "test" / "e2e" / "gpu_matrix.py"))
     lines = re.findall(r"MATRIX (.*?) rank (\d+)/(\d+): (ok|FAIL[^\n]*)", done.stdout)
-    print("\n".join(line for line in done.stdout.splitlines() if "MATRIX" in line or "debug report" in line))
     failed = [line for line in lines if line[3] != "ok"]
     assert not failed, "\n".join(" ".join(f) for f in failed) + done.stderr[-3000:]
     cases = {case for case, *_ in lines}
