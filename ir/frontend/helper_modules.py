@@ -111,6 +111,29 @@ def search_roots(importer: Path, level: int) -> list[Path]:
     return list(dict.fromkeys(roots))
 
 
+def package_of(path: Path) -> str | None:
+    """The dotted package a source file belongs to (the folders up the chain
+    that have an ``__init__.py``), None for a file outside any package."""
+    parts: list[str] = []
+    folder = path.resolve().parent
+    while (folder / "__init__.py").is_file():
+        parts.insert(0, folder.name)
+        folder = folder.parent
+    return ".".join(parts) or None
+
+
+def absolute_module(package: str | None, level: int, module: str | None) -> str | None:
+    """The absolute name of ``from <level dots><module> import ...`` written in
+    a module of ``package``; None when the dots climb out of it."""
+    if level == 0:
+        return module
+    parts = package.split(".") if package else []
+    if level - 1 >= len(parts):
+        return None
+    base = parts[: len(parts) - (level - 1)]
+    return ".".join([*base, *([module] if module else [])])
+
+
 def module_file(importer: Path, helper: Helper) -> Path | None:
     """The source file of the module ``helper`` lives in, or None."""
     parts = helper.module.split(".") if helper.module else []

@@ -20,6 +20,8 @@ from __future__ import annotations
 
 import ast
 
+from syncopate.ir.frontend.helper_modules import absolute_module
+
 _BINDERS = (ast.Import, ast.ImportFrom, ast.Assign, ast.AnnAssign, ast.FunctionDef, ast.ClassDef)
 
 
@@ -57,13 +59,16 @@ def _free_names(function: ast.FunctionDef) -> set[str]:
     return body.union(*(_used_names(n) for n in outer))
 
 
-def prelude_parts(tree: ast.Module, source: str, jit_names: set[str], defined: set[str] = frozenset()) -> list[str]:
+def prelude_parts(tree: ast.Module, source: str, jit_names: set[str], defined: set[str] = frozenset(),
+                  package: str | None = None) -> list[str]:
     """The top-level statements of ``tree`` (other than the jit functions
     ``jit_names``) that the jit functions reach, as source text, one text
     per statement (:func:`join_prelude` makes them one block); names in
     ``defined`` are bound by the emitted file itself (a jit helper imported
     from another module is carried as a function), so the statements binding
-    them are not followed."""
+    them are not followed. A relative import is carried as the absolute
+    import it means in ``package`` (the file's package): the emitted file
+    lives elsewhere, where ``from .configs import ...`` would not resolve."""
     jit_defs = [s for s in tree.body if isinstance(s, ast.FunctionDef) and s.name in jit_names]
     candidates = [s for s in tree.body if isinstance(s, _BINDERS) and s not in jit_defs and not _in_header(s)]
     binders: dict[str, list[ast.stmt]] = {}
@@ -87,8 +92,17 @@ def prelude_parts(tree: ast.Module, source: str, jit_names: set[str], defined: s
     parts = []
     for statement in carried:
         text = "\n".join(lines[_first_line(statement) - 1 : statement.end_lineno])
+        if isinstance(statement, ast.ImportFrom) and statement.level:
+            text = _absolute_import(statement, package) or text
         parts.append(f"\n\n{text}\n\n" if isinstance(statement, (ast.FunctionDef, ast.ClassDef)) else text)
     return parts
+
+
+def _absolute_import(statement: ast.ImportFrom, package: str | None) -> str | None:
+    module = absolute_module(package, statement.level, statement.module)
+    if module is None:
+        return None  # the dots climb out of the package: Python refuses it in the user's file too
+    return ast.unparse(ast.ImportFrom(module=module, names=statement.names, level=0))
 
 
 def join_prelude(parts: list[str]) -> str:

@@ -1438,7 +1438,8 @@ class ModuleImporter:
             carried = {name for name, owner in owners.items() if owner is module}
             # `tiles` of a carried `tiles.tile_coords(...)` is no longer needed: the call names the carried def
             defined = set(module.jit_functions) | {n.split(".")[0] for n in module.jit_functions if "." in n}
-            for part in prelude_parts(module.tree, module.source, carried, defined=defined):
+            package = helper_modules.package_of(Path(module.filename)) if Path(module.filename).is_file() else None
+            for part in prelude_parts(module.tree, module.source, carried, defined=defined, package=package):
                 if part not in parts:
                     parts.append(part)
         return join_prelude(parts)

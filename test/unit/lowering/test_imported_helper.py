@@ -56,3 +56,31 @@ def test_two_helpers_of_one_name_are_refused(tmp_path: Path):
     kernel = KERNEL + "\n@triton.jit\ndef _base():\n    return 2\n"
     with pytest.raises(FrontendError, match=r"jit function `_base` is defined in both kernel.py and helpers.py; the fused file"):
         import_file(_package(tmp_path, helpers, kernel))
+
+
+def test_relatively_imported_configs_resolve_in_the_emitted_file(tmp_path: Path, monkeypatch):
+    """`from .configs import block_configs` feeds @triton.autotune: the emitted
+    file, written outside the package, imports it absolutely and loads."""
+    import importlib.util
+
+    from syncopate.lowering.triton_emitter import emit_module
+
+    monkeypatch.syspath_prepend(str(PACKAGE_ROOT))  # the package is importable, as in the user's process
+    emitted = tmp_path / "fused_double.py"
+    emitted.write_text(emit_module(import_file(str(PACKAGE_ROOT / "helperpkg" / "autotuned.py"))))
+    spec = importlib.util.spec_from_file_location("fused_double", emitted)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    assert [c.kwargs["BLOCK"] for c in module.double.configs] == [16, 32]
+
+
+def test_a_relative_import_is_made_absolute_in_its_package():
+    from syncopate.ir.frontend.helper_modules import absolute_module, package_of
+
+    assert package_of(PACKAGE_ROOT / "helperpkg" / "autotuned.py") == "helperpkg"
+    assert package_of(PACKAGE_ROOT / "nowhere.py") is None
+    assert absolute_module("a.b", 1, "configs") == "a.b.configs"
+    assert absolute_module("a.b", 2, "configs") == "a.configs"
+    assert absolute_module("a.b", 1, None) == "a.b"
+    assert absolute_module("a.b", 3, "configs") is None  # climbs out of the package
+    assert absolute_module(None, 1, "configs") is None
