@@ -4,13 +4,19 @@ writes it with ``c_desc.store``; rank r keeps rows ``shard_bounds(M, W, r)``
 of the sum. The plan is on the descriptor: its tiles announce the rows
 ``[off_m, off_m + c_desc.block_shape[0])`` they stored."""
 
+import os
+
 import torch
 import triton
 import triton.language as tl
 from triton.tools.tensor_descriptor import TensorDescriptor
 
-M_DIM, N_DIM, K_LOCAL = 40, 32, 32
-BLOCK_M, BLOCK_N, BLOCK_K = 16, 16, 16
+from syncopate.runtime.workload import load_workload
+
+# the same partial products as the GEMM whose output is a plain pointer
+_POINTER_OUTPUT = load_workload(os.path.join(os.path.dirname(os.path.abspath(__file__)), "host_descriptor_gemm_rs.py")).module
+BLOCK_M, BLOCK_N, BLOCK_K = _POINTER_OUTPUT.BLOCK_M, _POINTER_OUTPUT.BLOCK_N, _POINTER_OUTPUT.BLOCK_K
+make_inputs = _POINTER_OUTPUT.make_inputs
 
 
 @triton.jit
@@ -36,14 +42,6 @@ def partial_gemm_kernel(a_ptr, b_ptr, c_desc, M, N, K, stride_am, stride_ak, str
 KERNEL = partial_gemm_kernel
 PLANS = ["reduce-scatter{tensor=c_desc dim=0}"]
 COLLECTIVES = {"c_desc": "out"}
-
-
-def make_inputs(rank, world, seed):
-    """Rank's A (M x K_LOCAL) and B (K_LOCAL x N): its slice of the K dim."""
-    g = torch.Generator().manual_seed(seed * 1000 + rank)
-    a = torch.randn(M_DIM, K_LOCAL, generator=g).to(torch.float16)
-    b = torch.randn(K_LOCAL, N_DIM, generator=g).to(torch.float16)
-    return {"a": a, "b": b}
 
 
 def launch(kernel, a, b):
