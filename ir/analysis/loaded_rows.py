@@ -21,6 +21,7 @@ from xdsl.ir import Block, Operation, OpResult, SSAValue
 from xdsl.traits import Pure
 
 from syncopate.dialects import tile
+from syncopate.ir.analysis import footprint
 from syncopate.ir.contract import ORIGIN_ATTR
 
 ORIGIN = StringAttr("chunk-dependency-analysis")
@@ -46,7 +47,11 @@ def reads_memory(value: SSAValue) -> bool:
 def row_range(index: SSAValue) -> tuple[SSAValue, SSAValue]:
     """(lo, extent) of the rows a block index of loaded ids spans, as ops
     right after the index is defined: ``lo = min(ids)``, ``extent =
-    max(ids) + 1 - lo``, in int64. Reuses the ops an earlier run added."""
+    max(ids) + 1 - lo``, in int64. An index a loop computes from values
+    defined before it (``ids[:, None] // TOP_K`` in a loop over the hidden
+    dim) is moved before that loop first, so the range, and the wait over
+    it, is computed once. Reuses the ops an earlier run added."""
+    _hoist_invariant(index)
     for use in index.uses:
         found = _marked(use.operation)
         if isinstance(found, tile.CastOp):
@@ -62,6 +67,28 @@ def row_range(index: SSAValue) -> tuple[SSAValue, SSAValue]:
         op.attributes[ORIGIN_ATTR] = ORIGIN
     _insert_after(index, ops)
     return lo.res, extent.results[0]
+
+
+def _hoist_invariant(value: SSAValue) -> None:
+    """Move the pure ops computing ``value`` before the outermost loop around
+    them that ``value`` does not vary in (loop-invariant code motion of the
+    index alone; the ops keep their results, so every use still sees them)."""
+    if not isinstance(value, OpResult):
+        return
+    loop = next((lp for lp in footprint.enclosing_loops(value.op) if footprint.is_loop_invariant(value, lp)), None)
+    if loop is not None:
+        _move_before(value, loop)
+
+
+def _move_before(value: SSAValue, loop: Operation) -> None:
+    if not (isinstance(value, OpResult) and footprint.is_defined_inside(value, loop)):
+        return
+    for operand in value.op.operands:
+        _move_before(operand, loop)
+    value.op.detach()
+    block = loop.parent_block()
+    assert block is not None
+    block.insert_op_before(value.op, loop)
 
 
 def _marked(op: Operation) -> Operation | None:
