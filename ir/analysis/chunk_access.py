@@ -14,6 +14,7 @@ from dataclasses import dataclass, replace
 from xdsl.dialects import arith, scf
 from xdsl.dialects.builtin import ArrayAttr, IntegerAttr, ModuleOp, StringAttr, i32
 from xdsl.ir import BlockArgument, Operation, OpResult, SSAValue
+from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.utils.exceptions import PassFailedException
 
 from syncopate.dialects import tile
@@ -333,7 +334,7 @@ def _unit(kernel: tile.FuncOp) -> SSAValue:
     if isinstance(first, arith.ConstantOp) and first.value == IntegerAttr(1, i32):
         return first.result
     one = arith.ConstantOp(IntegerAttr(1, i32))
-    block.insert_op_before(one, first) if first is not None else block.add_op(one)
+    Rewriter.insert_op(one, InsertPoint.at_start(block))
     return one.result
 
 
@@ -529,14 +530,8 @@ def _bind_host_block_sizes(arg: BlockArgument) -> None:
     if not isinstance(arg.type, tile.DescriptorType):
         return
     found = footprint.top_block_sizes(arg)
-    block = arg.owner
-    first = block.first_op
-    for dim in (d for d in range(arg.type.rank.data) if d not in found):
-        size = tile.DescriptorBlockSizeOp(arg, dim)
-        if first is None:
-            block.add_op(size)
-        else:
-            block.insert_op_before(size, first)
+    missing = [tile.DescriptorBlockSizeOp(arg, d) for d in range(arg.type.rank.data) if d not in found]
+    Rewriter.insert_op(missing, InsertPoint.at_start(arg.owner))
 
 
 def analyze(module: ModuleOp) -> ChunkDependencies:

@@ -18,6 +18,7 @@ from __future__ import annotations
 from xdsl.dialects import arith
 from xdsl.dialects.builtin import IntegerAttr, StringAttr, i64
 from xdsl.ir import Block, Operation, OpResult, SSAValue
+from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.traits import Pure
 
 from syncopate.dialects import tile
@@ -86,9 +87,7 @@ def _move_before(value: SSAValue, loop: Operation) -> None:
     for operand in value.op.operands:
         _move_before(operand, loop)
     value.op.detach()
-    block = loop.parent_block()
-    assert block is not None
-    block.insert_op_before(value.op, loop)
+    Rewriter.insert_op(value.op, InsertPoint.before(loop))
 
 
 def _marked(op: Operation) -> Operation | None:
@@ -96,26 +95,17 @@ def _marked(op: Operation) -> Operation | None:
 
 
 def _existing(wide: tile.CastOp) -> tuple[SSAValue, SSAValue]:
-    """(lo, extent) of the ops :func:`row_range` added after ``wide``."""
-    ops: list[Operation] = []
-    op = wide.next_op
-    while op is not None and len(ops) < 5 and _marked(op) is not None:
-        ops.append(op)
-        op = op.next_op
-    lo, extent = ops[0], ops[-1]
-    assert isinstance(lo, tile.ReduceOp) and isinstance(extent, tile.SubOp), "row_range's ops were reordered"
+    """(lo, extent) of the ops :func:`row_range` added on ``wide``: the
+    ``min`` of it, and the difference that subtracts that ``min``."""
+    lo = next(u.operation for u in wide.res.uses
+              if isinstance(u.operation, tile.ReduceOp) and u.operation.kind.data == "min")
+    extent = next(u.operation for u in lo.res.uses if isinstance(u.operation, tile.SubOp) and _marked(u.operation))
     return lo.res, extent.results[0]
 
 
 def _insert_after(value: SSAValue, ops: list[Operation]) -> None:
     if isinstance(value, OpResult):
-        block, anchor = value.op.parent_block(), value.op
-        assert block is not None
-        block.insert_ops_after(ops, anchor)
+        Rewriter.insert_op(ops, InsertPoint.after(value.op))
     else:
-        block = value.owner
-        assert isinstance(block, Block)
-        if block.first_op is None:
-            block.add_ops(ops)
-        else:
-            block.insert_ops_before(ops, block.first_op)
+        assert isinstance(value.owner, Block)
+        Rewriter.insert_op(ops, InsertPoint.at_start(value.owner))
