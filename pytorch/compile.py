@@ -138,7 +138,7 @@ class GroupContext:
     routes: dict[torch.device, bool] = field(default_factory=dict)  # device -> launches go to the GPU world
 
     def launch(self, program: Any, grid: tuple[int, ...], params: Mapping[str, Any],
-               run: Callable[..., None]) -> None:
+               run: Callable[..., None], options: tuple | None = None) -> None:
         device = next((v.device for v in params.values() if isinstance(v, torch.Tensor)), torch.device("cpu"))
         gpu = self.routes.get(device)
         if gpu is None:  # asked once per device: a launch's own work stays table lookups
@@ -148,7 +148,7 @@ class GroupContext:
                 self._check_symmetric(program, name, params.get(name))
             if self.gpu is None:
                 self.gpu = gpu_world(self.group).context()
-            self.gpu.launch(program, grid, params, run)
+            self.gpu.launch(program, grid, params, run, options)
             return
         if self.unfused is None:
             from syncopate.pytorch.unfused_rank import UnfusedRank

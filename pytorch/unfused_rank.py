@@ -42,7 +42,7 @@ class UnfusedRank:
     steps: dict[tuple, tuple[list[Region], list[str]]] = field(default_factory=dict)  # launch key -> collectives
 
     def launch(self, program: FusedProgram, grid: tuple[int, ...], params: Mapping[str, Any],
-               run: Callable[..., None]) -> None:
+               run: Callable[..., None], options: tuple | None = None) -> None:
         import torch.distributed as dist
 
         key = (id(program), grid, tuple((k, v if not isinstance(v, torch.Tensor) else tuple(v.shape))

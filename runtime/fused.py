@@ -118,10 +118,13 @@ class RankContext(Protocol):
     """What a world gives one launch on one rank."""
 
     def launch(self, program: FusedProgram, grid: tuple[int, ...], bound: Mapping[str, Any],
-               run: Callable[..., None]) -> None:
+               run: Callable[..., None], options: tuple | None = None) -> None:
         """Prepare the extra arguments for ``bound`` (the original parameters),
         call ``run(extra_kwargs, launch_grid)`` (``launch_grid`` None: the
-        original grid) and finish the launch's communication."""
+        original grid) and finish the launch's communication. ``options``:
+        the launch options ``run`` adds (sorted items), by which a world may
+        key a replay of the launch; None when ``bound`` does not show every
+        argument ``run`` passes."""
 
 
 LAUNCH_OPTIONS = frozenset(("num_warps", "num_stages", "num_ctas"))  # Triton launch options, not parameters
@@ -216,6 +219,9 @@ class FusedKernel:
                 else:
                     jit[launch_grid or g](*args, **kwargs, **extra, **options)
 
-            self.context.launch(self.program, g, runtime_params(params, self.program.launch_facts.moved), run)
+            seen = runtime_params(params, self.program.launch_facts.moved)
+            # a descriptor's own shape and strides are not in the runtime's view of it
+            replay_options = tuple(sorted(options.items())) if seen is params else None
+            self.context.launch(self.program, g, seen, run, replay_options)
 
         return call

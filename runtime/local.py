@@ -44,7 +44,7 @@ class LocalRank:
     launches: dict[tuple, tuple[LaunchPlan, dict[str, Any], SyncState]] = field(default_factory=dict)
 
     def launch(self, program: FusedProgram, grid: tuple[int, ...], params: Mapping[str, Any],
-               run: Callable[..., None]) -> None:
+               run: Callable[..., None], options: tuple | None = None) -> None:
         key = _launch_key(program, grid, params)
         if key not in self.launches:
             launch = LaunchPlan.build(program, params, grid, self.rank)

@@ -116,7 +116,7 @@ class SimRank:
     sources: dict[str, torch.Tensor]
 
     def launch(self, program: FusedProgram, grid: tuple[int, ...], params: Mapping[str, Any],
-               run: Callable[..., None]) -> None:
+               run: Callable[..., None], options: tuple | None = None) -> None:
         if fused_reductions(program):
             self.sim.defer(DeferredLaunch(self, program, grid, params, run))
             return

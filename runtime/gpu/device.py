@@ -9,12 +9,15 @@ test/unit/runtime/gpu/test_gpu_*.py).
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import torch
 
 from syncopate.runtime.abi import SyncState
 from syncopate.runtime.gpu.stream_wait import wait_flag
 
-__all__ = ["accumulate", "await_token", "copy", "set_epoch", "wait_flag", "write_epoch", "write_value"]
+__all__ = ["accumulate", "await_token", "capture", "copy", "replay", "set_epoch", "wait_flag", "write_epoch",
+           "write_value"]
 
 
 def write_value(flags: torch.Tensor, index: int, value: int) -> None:
@@ -52,3 +55,32 @@ def accumulate(dst: torch.Tensor, src: torch.Tensor) -> None:
 def await_token(sync: SyncState, index: int) -> None:
     """Hold the current stream until ``sync``'s pad word ``index`` is at least 1 (a token)."""
     wait_flag(sync.flags, index, 0, sync.epoch, sync.spin_limit, sync.report, least=1)
+
+
+def capture(issue: Callable[[], None]) -> torch.cuda.CUDAGraph:
+    """A CUDA graph of what ``issue`` queues on the current stream (and the
+    streams it forks from it), captured on a side stream so the caller's
+    stream stays free; replay it with :func:`replay`. ``thread_local``: a
+    CUDA call of another thread (NCCL's watchdog) cannot void the capture."""
+    graph = torch.cuda.CUDAGraph()
+    caller = torch.cuda.current_stream()
+    side = _CAPTURE_STREAMS.get(caller.device)
+    if side is None:
+        side = _CAPTURE_STREAMS[caller.device] = torch.cuda.Stream(caller.device)
+    side.wait_stream(caller)
+    with torch.cuda.stream(side):
+        graph.capture_begin(capture_error_mode="thread_local")
+        try:
+            issue()
+        finally:
+            graph.capture_end()
+    caller.wait_stream(side)
+    return graph
+
+
+def replay(graph: torch.cuda.CUDAGraph) -> None:
+    """Launch a captured graph on the current stream: one host call for all of its work."""
+    graph.replay()
+
+
+_CAPTURE_STREAMS: dict[torch.device, torch.cuda.Stream] = {}  # device -> the side stream captures run on

@@ -15,7 +15,7 @@ import functools
 import math
 import warnings
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import torch
@@ -24,6 +24,7 @@ from syncopate.ir.analysis import deps
 from syncopate.runtime.abi import LaunchPlan, SyncState
 from syncopate.runtime.fused import FusedProgram, LaunchFacts
 from syncopate.runtime.gpu import ce, device, flags, gather_tokens, nccl, policies, reduce_scatter
+from syncopate.runtime.gpu.replay import LaunchGraphs
 from syncopate.runtime.gpu.errors import GpuWorldError
 from syncopate.runtime.gpu.flags import FLAG_CAPACITY, LOCAL_FLAG
 from syncopate.runtime.gpu.gather_tokens import GatherTokens, PeerReads, peer_reads
@@ -61,6 +62,7 @@ class CachedLaunch:
     grid: tuple[int, ...]  # the grid the fused kernel launches on (sm communication programs included)
     spin_limit: int = 0  # the spin limit ``extra`` carries
     ready_first: tuple[int, ...] = ()  # ce owners whose ready tokens the kernel waits for (see ready_before_kernel)
+    graphs: LaunchGraphs = field(default_factory=LaunchGraphs)  # its launches captured for eager replay
 
     @functools.cached_property
     def communicates(self) -> bool:
@@ -86,21 +88,41 @@ class GpuRank:
         self.sources_key = tuple((k, _describe(v)) for k, v in self.sources.items())
 
     def launch(self, program: FusedProgram, grid: tuple[int, ...], params: Mapping[str, Any],
-               run: Callable[..., None]) -> None:
+               run: Callable[..., None], options: tuple | None = None) -> None:
+        """Launch ``run`` (the fused kernel) with its communication.
+        ``options``: the launch options beside ``params`` (num_warps, ...),
+        which a captured launch replays too; None: never replay this launch
+        from a graph (its arguments hold more than ``params`` shows)."""
         w = self.world
         facts = program.launch_facts
-        config, key = launch_keys(program, facts, grid, params, self.sources_key)
+        config, key, others = launch_keys(program, facts, grid, params, self.sources_key)
         cached = w.launches.get(key)
         if cached is None:
             cached = self._build(program, facts, grid, params, config, key)
         else:
             w.touch(config, cached.staging)
         self.last = cached.launch
-        sync, reads, tokens = cached.sync, cached.reads, self.tokens
+        sync = cached.sync
         if sync.spin_limit != w.spin_limit:
             sync.spin_limit = w.spin_limit
         if facts.spin_limit is not None and cached.spin_limit != sync.spin_limit:
             cached.extra[facts.spin_limit] = cached.spin_limit = sync.spin_limit
+        if (options is not None and w.eager_graphs and not sync.spin_limit
+                and not torch.cuda.is_current_stream_capturing()
+                and cached.graphs.replay((others, options), sync, lambda: self._issue(cached, run))):
+            return
+        self._issue(cached, run)
+        if sync.spin_limit and not torch.cuda.is_current_stream_capturing():  # a graph's replays report nothing
+            torch.cuda.synchronize(w.device)
+            message = sync.timeout(cached.launch, w.rank, token_words(cached.launch, w.rank, w.world))
+            if message:
+                raise GpuWorldError(message)
+
+    def _issue(self, cached: CachedLaunch, run: Callable[..., None]) -> None:
+        """Queue one launch of ``cached``: the epoch's count, then each
+        stream's work in the protocol's order (docs/runtime-protocol.md)."""
+        w = self.world
+        sync, reads, tokens = cached.sync, cached.reads, self.tokens
         flags.count_launch(sync, w.device)
         if sync.spin_limit:
             sync.report.zero_()
@@ -108,40 +130,35 @@ class GpuRank:
 
         if not cached.communicates:  # every chunk is local (a world of one): the kernel alone
             run(cached.extra, cached.grid)
-        else:
-            compute = torch.cuda.current_stream(w.device)
-            w.comm_stream.wait_stream(compute)  # this launch's own rows (and sends) are written
-            with torch.cuda.stream(w.comm_stream):
-                gather_tokens.announce(w, sync, tokens, reads.readers)
-                for owner in cached.ready_first:
-                    device.await_token(sync, tokens.ready(owner))
-            if cached.ready_first:  # the kernel starts after those waits ran, before any copy is queued
-                compute.wait_stream(w.comm_stream)
-            with torch.cuda.stream(w.comm_stream):
-                for steps in cached.consumed:
-                    ce.issue(w, steps.copies, sync, captured)
-                    for collective in steps.collectives:
-                        collective()
-                    for flag in steps.nccl_flags:
-                        flags.raise_flag(sync.flags, flag, sync, captured)
-                self._release(sync, tokens, reads.released_after_copies)
-            for owner in reads.released_after_kernel:  # the kernel's communication programs pull their rows
+            return
+        compute = torch.cuda.current_stream(w.device)
+        w.comm_stream.wait_stream(compute)  # this launch's own rows (and sends) are written
+        with torch.cuda.stream(w.comm_stream):
+            gather_tokens.announce(w, sync, tokens, reads.readers)
+            for owner in cached.ready_first:
                 device.await_token(sync, tokens.ready(owner))
-            run(cached.extra, cached.grid)
-            with torch.cuda.stream(w.comm_stream):
-                for steps in cached.produced:
-                    reduce_scatter.issue_reduce(w, steps, sync)
-                if reads.released_after_kernel:
-                    w.comm_stream.wait_stream(compute)
-                    self._release(sync, tokens, reads.released_after_kernel)
-                gather_tokens.await_releases(sync, tokens, reads.readers)
+        if cached.ready_first:  # the kernel starts after those waits ran, before any copy is queued
             compute.wait_stream(w.comm_stream)
-            flags.clear_flags(sync.flags, captured)
-        if sync.spin_limit and not torch.cuda.is_current_stream_capturing():  # a graph's replays report nothing
-            torch.cuda.synchronize(w.device)
-            message = sync.timeout(cached.launch, w.rank, token_words(cached.launch, w.rank, w.world))
-            if message:
-                raise GpuWorldError(message)
+        with torch.cuda.stream(w.comm_stream):
+            for steps in cached.consumed:
+                ce.issue(w, steps.copies, sync, captured)
+                for collective in steps.collectives:
+                    collective()
+                for flag in steps.nccl_flags:
+                    flags.raise_flag(sync.flags, flag, sync, captured)
+            self._release(sync, tokens, reads.released_after_copies)
+        for owner in reads.released_after_kernel:  # the kernel's communication programs pull their rows
+            device.await_token(sync, tokens.ready(owner))
+        run(cached.extra, cached.grid)
+        with torch.cuda.stream(w.comm_stream):
+            for steps in cached.produced:
+                reduce_scatter.issue_reduce(w, steps, sync)
+            if reads.released_after_kernel:
+                w.comm_stream.wait_stream(compute)
+                self._release(sync, tokens, reads.released_after_kernel)
+            gather_tokens.await_releases(sync, tokens, reads.readers)
+        compute.wait_stream(w.comm_stream)
+        flags.clear_flags(sync.flags, captured)
 
     def _build(self, program: FusedProgram, facts: LaunchFacts, grid: tuple[int, ...], params: Mapping[str, Any],
                config: tuple, key: tuple) -> CachedLaunch:
@@ -239,27 +256,32 @@ SCALARS = (int, float, bool, str, type(None))
 
 
 def launch_keys(program: FusedProgram, facts: LaunchFacts, grid: tuple[int, ...], params: Mapping[str, Any],
-                sources_key: tuple) -> tuple[tuple, tuple]:
-    """(configuration key, launch key) of a launch, in one pass over its
-    arguments. Launches with equal configuration keys (program, grid,
-    scalar arguments, shapes of the tensors a plan extent is read from) have
-    the same tiles and chunks, so they share a signal pad and epoch.
-    Launches with equal launch keys (the configuration plus the addresses
-    and layouts of the tensors the plans move, and of the all-to-all send
-    buffers) share everything :class:`CachedLaunch` holds: built once, so a
-    later launch does no host work beyond issuing it, and can be captured in
-    a CUDA graph after one eager launch."""
-    scalars, tensors = [], []
+                sources_key: tuple) -> tuple[tuple, tuple, tuple]:
+    """(configuration key, launch key, other tensors) of a launch, in one
+    pass over its arguments. Launches with equal configuration keys
+    (program, grid, scalar arguments, shapes of the tensors a plan extent is
+    read from) have the same tiles and chunks, so they share a signal pad and
+    epoch. Launches with equal launch keys (the configuration plus the
+    addresses and layouts of the tensors the plans move, and of the
+    all-to-all send buffers) share everything :class:`CachedLaunch` holds:
+    built once, so a later launch does no host work beyond issuing it, and
+    can be captured in a CUDA graph after one eager launch. The other
+    tensors (address, layout, dtype of every tensor argument the plans do
+    not move) complete a launch key into a replay key
+    (runtime/gpu/replay.py)."""
+    scalars, tensors, others = [], [], []
     for k, v in params.items():
         if isinstance(v, torch.Tensor):
             if k in facts.moved:
                 tensors.append((k, _describe(v)))
+            else:
+                others.append(_describe(v))
             if k in facts.shaped:
                 scalars.append((k, v.shape))
         else:
             scalars.append((k, v if isinstance(v, SCALARS) else id(v)))
     config = (id(program), grid, tuple(scalars))
-    return config, (config, tuple(tensors), sources_key)
+    return config, (config, tuple(tensors), sources_key), tuple(others)
 
 
 def _describe(t: torch.Tensor) -> tuple:

@@ -16,7 +16,7 @@ import torch
 
 from syncopate.ir.contract import COMM_PROGRAMS
 from syncopate.runtime.abi import SyncState
-from syncopate.runtime.gpu import device
+from syncopate.runtime.gpu import device, replay
 from syncopate.runtime.gpu.errors import GpuWorldError
 from syncopate.runtime.gpu.memory import SymmetricMemory
 from syncopate.runtime.gpu.rank import GpuRank
@@ -55,6 +55,7 @@ class GpuWorld(SymmetricMemory):
     lane_streams: list[torch.cuda.Stream] = field(default_factory=list)  # the ce lanes (see lanes())
     warned: set[tuple] = field(default_factory=set)  # warnings given once: configurations (NCCL starvation), ("staging",)
     loaded: set[str] = field(default_factory=set)  # communication kernels already loaded (see warm_reduction)
+    eager_graphs: bool = field(default_factory=replay.enabled_by_default)  # replay steady-state launches
     max_pads: int = 64  # signal pads kept (64 KiB each; see runtime/gpu/memory.py)
     staging_bytes: int = 4 << 30  # bound on the staging buffers held (see runtime/gpu/memory.py)
 

@@ -34,7 +34,7 @@ class Recorder:
 class Context:
     """A rank context that adds one extra argument and launches on the original grid."""
 
-    def launch(self, program, grid, bound, run):
+    def launch(self, program, grid, bound, run, options=None):
         self.bound = bound
         run({"syn_flags": "flags"})
 

@@ -21,7 +21,13 @@ keep:
 
 Each rule is also sabotaged (an operation replaced by a no-op, so the
 recorded joins keep their positions), and the model must then find a
-violation."""
+violation.
+
+With ``graphs``, the ranks replay their steady-state launches from CUDA
+graphs (runtime/gpu/replay.py), as eager launches on GPUs do: a capture
+records what the launch queues without running it, and a replay queues
+the captured operations again on the same streams, its joins pointing at
+the same places in the replay's own operations. The same rules must hold."""
 
 from __future__ import annotations
 
@@ -80,10 +86,12 @@ class Rank:
         self.streams = [self.compute, self.comm]
         self.launch_no = -1
         self.pads, self.bufs = pads, bufs
+        self.replays = 0
 
 
 def _record(monkeypatch, example: str, world: int, backend: str, lanes: int = 1,
-            plans: tuple[str, ...] | None = None, sms: int = 132) -> list[Rank]:
+            plans: tuple[str, ...] | None = None, sms: int = 132, graphs: bool = False,
+            launches: int = LAUNCHES) -> list[Rank]:
     workload, program = _program(example, world, backend, plans)
     pads = {r: torch.zeros(gpu_world.FLAG_CAPACITY, dtype=torch.int32) for r in range(world)}
     inputs = [workload.make_inputs(r, world, 3) for r in range(world)]
@@ -120,7 +128,37 @@ def _record(monkeypatch, example: str, world: int, backend: str, lanes: int = 1,
     monkeypatch.setattr(torch.cuda, "Stream", new_stream)
     monkeypatch.setattr(torch.cuda, "stream", on)
     monkeypatch.setattr(torch.cuda, "current_stream", lambda device=None: ranks[-1].current)
-    monkeypatch.setattr(torch.cuda, "is_current_stream_capturing", lambda: False)
+    capturing = [False]
+
+    def capture(issue):
+        """What ``issue`` queues, per stream, taken off the streams again
+        (a capture runs nothing); joins as offsets into the capture."""
+        rank = ranks[-1]
+        marks = {id(s): len(s.ops) for s in rank.streams}
+        capturing[0] = True
+        try:
+            issue()
+        finally:
+            capturing[0] = False
+        graph = []
+        for s in rank.streams:
+            mark = marks.get(id(s), 0)
+            ops, s.ops = s.ops[mark:], s.ops[:mark]
+            graph.append((s, [("join", o[1], o[2] - marks.get(id(o[1]), 0)) if o[0] == "join" else o[:-1]
+                              for o in ops]))
+        return graph
+
+    def replay(graph):
+        rank = ranks[-1]
+        rank.replays += 1
+        base = {id(s): len(s.ops) for s, _ in graph}
+        for s, ops in graph:
+            s.ops += [("join", o[1], base[id(o[1])] + max(o[2], 0)) if o[0] == "join" else (*o, rank.launch_no)
+                      for o in ops]
+
+    monkeypatch.setattr(torch.cuda, "is_current_stream_capturing", lambda: capturing[0])
+    monkeypatch.setattr(device, "capture", capture)
+    monkeypatch.setattr(device, "replay", replay)
     monkeypatch.setattr(torch.cuda, "synchronize", lambda device=None: None)
     monkeypatch.setattr(torch.cuda, "get_device_properties", lambda d: types.SimpleNamespace(multi_processor_count=sms))
     monkeypatch.setattr(policies, "check_tensor", lambda t, name: None)
@@ -136,7 +174,7 @@ def _record(monkeypatch, example: str, world: int, backend: str, lanes: int = 1,
         rank = Rank(r, world, pads, bufs)
         ranks.append(rank)
         w = gpu_world.GpuWorld(rank=r, world=world, device=torch.device("cpu"), group=None,
-                               comm_stream=rank.comm, ce_lanes=lanes)
+                               comm_stream=rank.comm, ce_lanes=lanes, eager_graphs=graphs)
         monkeypatch.setattr(w, "new_sync_state", lambda size: SyncState(
             pads[ranks[-1].rank], torch.zeros(1, dtype=torch.int32), torch.zeros(4, dtype=torch.int32)))
         monkeypatch.setattr(w, "peer_view", lambda buf, peer, what="tensor": (
@@ -144,16 +182,16 @@ def _record(monkeypatch, example: str, world: int, backend: str, lanes: int = 1,
         context = w.context()
 
         class Recorder:
-            def launch(self, program, grid, params, run):
+            def launch(self, program, grid, params, run, options=None):
                 def kernel(extra, launch_grid=None):
                     launch = context.last
                     pulled = sorted({deps.owner(launch.chunks[c.plan], c) for c in launch.sm_chunks()})
                     op("kernel", tuple(pulled))
 
-                context.launch(program, grid, params, kernel)
+                context.launch(program, grid, params, kernel, options)
 
         fused = FusedKernel(program, workload.kernel, Recorder())
-        for n in range(LAUNCHES):
+        for n in range(launches):
             rank.launch_no = n
             op("own", r)  # this launch's fresh rows, on the compute stream, just before the launch
             workload.launch(fused, bufs[r], inputs[r]["b"])
@@ -242,6 +280,26 @@ def test_back_to_back_launches_read_each_launchs_rows(monkeypatch, example, worl
     assert _violations(ranks) == []
 
 
+@pytest.mark.parametrize("example, world, backend, lanes, plans", CASES, ids=IDS)
+def test_launches_replayed_from_graphs_read_each_launchs_rows(monkeypatch, example, world, backend, lanes, plans):
+    """Launch 0 eager, launch 1 captured and replayed, launches 2 and 3
+    replayed where the workload's output lands where it did before."""
+    ranks = _record(monkeypatch, example, world, backend, lanes, plans, graphs=True, launches=4)
+    kernels = [op for r in ranks for op in r.compute.ops if op[0] == "kernel"]
+    assert sorted(op[-1] for op in kernels) == sorted(list(range(4)) * world)  # every launch ran its kernel once
+    assert all(r.replays >= 1 for r in ranks)  # (a rank's output may land at a new address: an eager launch)
+    assert _violations(ranks) == []
+
+
+@pytest.mark.parametrize("backend", ["ce", "sm"])
+def test_replayed_launches_without_the_release_wait_overwrite_rows_a_peer_reads(monkeypatch, backend):
+    """The graph replays what the launch queued: a launch that leaves out a
+    protocol step leaves it out of every replay, and the model sees it."""
+    monkeypatch.setattr(gpu_rank.gather_tokens, "await_releases", lambda *a: None)
+    ranks = _record(monkeypatch, "ag_gemm.py", 2, backend, graphs=True, launches=4)
+    assert any("of launch" in v for v in _violations(ranks))
+
+
 @pytest.mark.parametrize("backend", ["ce", "sm"])
 def test_without_the_ready_wait_a_reader_sees_the_previous_launch(monkeypatch, backend):
     ranks = _record(monkeypatch, "ag_gemm.py", 2, backend)
@@ -300,7 +358,7 @@ def test_nccl_chunks_take_no_tokens():
     seen = []
 
     class Capture:
-        def launch(self, program, grid, params, run):
+        def launch(self, program, grid, params, run, options=None):
             seen.append((grid, params))
 
     workload.launch(FusedKernel(program, workload.kernel, Capture()), torch.cat([i["a"] for i in inputs]),

@@ -65,9 +65,26 @@ def _program(example: str, backend: str, plan: str | None, world: int = 2):
     return workload, compile_workload(workload, world, f"overlap{{backend={backend}}}", [plan] if plan else None)
 
 
-def _context(monkeypatch, log: list, world: int = 2) -> GpuWorld:
-    """Rank 0 of a world of ``world`` whose device operations append to ``log``."""
+def _context(monkeypatch, log: list, world: int = 2, graphs: bool = False) -> GpuWorld:
+    """Rank 0 of a world of ``world`` whose device operations append to
+    ``log``; ``graphs``: steady-state launches replay CUDA graphs, whose
+    capture records into a graph of its own and whose replay is one op."""
     current = [Stream(log, "compute")]
+    capturing = [False]
+
+    def capture(issue):
+        start = len(log)
+        capturing[0] = True
+        try:
+            issue()
+        finally:
+            capturing[0] = False
+        graph = log[start:]
+        del log[start:]  # a capture runs nothing
+        return graph
+
+    monkeypatch.setattr(device, "capture", capture)
+    monkeypatch.setattr(device, "replay", lambda graph: log.append(("replay", current[0].name, tuple(graph))))
     lanes = iter(range(100))
 
     @contextlib.contextmanager
@@ -85,7 +102,7 @@ def _context(monkeypatch, log: list, world: int = 2) -> GpuWorld:
     monkeypatch.setattr(torch.cuda, "Stream", new_stream)
     monkeypatch.setattr(torch.cuda, "stream", on)
     monkeypatch.setattr(torch.cuda, "current_stream", lambda device=None: current[0])
-    monkeypatch.setattr(torch.cuda, "is_current_stream_capturing", lambda: False)
+    monkeypatch.setattr(torch.cuda, "is_current_stream_capturing", lambda: capturing[0])
     monkeypatch.setattr(torch.cuda, "synchronize", lambda device=None: None)
     monkeypatch.setattr(torch.cuda, "get_device_properties", lambda d: types.SimpleNamespace(multi_processor_count=132))
     monkeypatch.setattr(policies, "check_tensor", lambda t, name: None)
@@ -95,7 +112,8 @@ def _context(monkeypatch, log: list, world: int = 2) -> GpuWorld:
     monkeypatch.setattr(device, "copy", lambda d, s: log.append(("copy", current[0].name, d.data_ptr())))
     monkeypatch.setattr(device, "accumulate", lambda d, s: log.append(("add", current[0].name, d.data_ptr())))
     monkeypatch.setattr(device, "set_epoch", lambda e, v: log.append(("epoch", current[0].name)))
-    w = GpuWorld(rank=0, world=world, device=torch.device("cpu"), group=None, comm_stream=Stream(log, "comm"))
+    w = GpuWorld(rank=0, world=world, device=torch.device("cpu"), group=None, comm_stream=Stream(log, "comm"),
+                 eager_graphs=graphs)
     monkeypatch.setattr(w, "symmetric", lambda source: _registered(w, torch.zeros_like(source)))
     monkeypatch.setattr(w, "barrier", lambda: None)
     return w
@@ -138,12 +156,12 @@ class Profile:
                 if f.startswith(PACKAGE) and not f.startswith(TESTS) and f not in DEVICE_OPS and n != "raise_flag"]
 
 
-def _launches(monkeypatch, example: str, backend: str, plan: str | None, world: int = 2):
+def _launches(monkeypatch, example: str, backend: str, plan: str | None, world: int = 2, graphs: bool = False):
     """Rank 0's LAUNCHES launches with the same buffers: (device operations
     per launch, the profile of the last launch)."""
     workload, program = _program(example, backend, plan, world)
     log: list = []
-    w = _context(monkeypatch, log, world)
+    w = _context(monkeypatch, log, world, graphs)
     inputs = [workload.make_inputs(r, world, 3) for r in range(world)]
     if example.startswith("ag_"):  # the gathered A: every rank's shard, in a symmetric buffer
         a = w.symmetric(torch.cat([i["a"] for i in inputs]))
@@ -174,7 +192,8 @@ def _launches(monkeypatch, example: str, backend: str, plan: str | None, world: 
         else:
             launch(fused)
         per_launch.append(log[start:])
-    assert len(runs) == LAUNCHES and all(k.keys() == runs[0].keys() for k in runs)
+    # with graphs, the host runs the kernel on the first launch and in the capture of the second only
+    assert len(runs) == (2 if graphs else LAUNCHES) and all(k.keys() == runs[0].keys() for k in runs)
     return per_launch, profile
 
 
@@ -226,3 +245,37 @@ def test_a_world_of_one_launches_the_kernel_alone(monkeypatch, example, backend,
     assert all(ops == [("epoch", "compute")] for ops in per_launch[1:])
     two, _ = _launches(monkeypatch, example, backend, plan.format(n=2))
     assert any(op[0] == "join" for op in two[-1])  # with a peer, the communication stream joins in
+
+
+@pytest.mark.parametrize("example, backend, plan", CASES, ids=IDS)
+def test_replayed_launches_cost_one_graph_launch_at_any_world_and_chunk_count(monkeypatch, example, backend, plan):
+    """With eager graphs (the GPU World's default), a steady-state launch is
+    one graph replay on the caller's stream, whatever W and the chunks per
+    rank: the same device operations and the same Python calls."""
+    seen = {}
+    for world in (2, 3, 4):
+        for n in (1, 4):
+            per_launch, profile = _launches(monkeypatch, example, backend,
+                                            plan.format(n=n).replace("}", f" world={world}}}"), world, graphs=True)
+            assert per_launch[0] and per_launch[0][0][0] != "replay"  # the first launch builds and runs eagerly
+            assert per_launch[1][-1][0] == "replay"  # the second is captured, then replayed
+            assert [[op[:2] for op in ops] for ops in per_launch[2:]] == [[("replay", "compute")]] * (LAUNCHES - 2)
+            seen[(world, n)] = sorted(profile.syncopate_host_calls())
+    assert all(calls == seen[(2, 1)] for calls in seen.values()), "host calls of a replayed launch grow with W or chunks"
+
+
+def test_a_replayed_launch_captures_what_an_eager_launch_issues(monkeypatch):
+    """The graph holds the eager launch's device work, in its order, with
+    the epoch counted on the device instead of written by the host, and the
+    flags it raised cleared after the kernel (a captured flag holds a
+    constant that every replay would otherwise find already raised)."""
+    eager, _ = _launches(monkeypatch, "ag_gemm.py", "ce", None)
+    graphs, _ = _launches(monkeypatch, "ag_gemm.py", "ce", None, graphs=True)
+    def shape(ops):  # two runs' buffers lie at other addresses
+        return [op[:2] if op[0] in ("copy", "add") else op for op in ops]
+
+    graph = shape(graphs[-1][0][2])
+    issued = shape(op for op in eager[-1] if op[0] != "epoch")
+    raised = [op[2] for op in issued if op[0] == "write" and op[1].startswith("lane")]
+    assert raised and graph[:len(issued)] == issued
+    assert graph[len(issued):] == [("write", "compute", i) for i in sorted(raised)]

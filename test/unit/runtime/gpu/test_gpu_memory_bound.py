@@ -270,7 +270,7 @@ def _run(monkeypatch, seed: int, capture_first: bool = False, max_pads: int = MA
                 a, b = inputs[i][r]
 
                 class Recorder:
-                    def launch(self, program, grid, params, run, context=context, a=a, b=b):
+                    def launch(self, program, grid, params, run, options=None, context=context, a=a, b=b):
                         context.launch(program, grid, params, _kernel(dev, program, context, a, b, params["c_ptr"]))
 
                 outs[r].append(workload.launch(FusedKernel(program, workload.kernel, Recorder()), a, b))

@@ -1,0 +1,90 @@
+"""Eager launches replayed from CUDA graphs: how a launch key's steady-state
+launches cost the host one graph launch instead of a Triton launch plus a
+Python-issued stream operation per chunk, token and flag.
+
+Every launch's device work (epoch count, tokens, copies, collectives, flag
+writes, the fused kernel, the reduce-scatter steps, the final joins) is
+already replayable: it is what a user's CUDA graph captures
+(runtime/gpu/flags.py: a captured launch counts its epoch on the device and
+clears the flags it raised). So once the same launch, with the same
+arguments, has been seen twice, the runtime captures it on a side stream
+and from then on replays the graph on the caller's stream.
+
+Assumes: a replay key names everything the captured work reads from the
+host, that is the launch key (plans, grid, scalars, moved tensors'
+addresses and layouts) plus the address, layout and dtype of every other
+tensor argument and the launch options; the graphs live in their
+``CachedLaunch``, so freeing a pad or staging buffer drops them with the
+tables that point into it.
+
+Guarantees: a replay does exactly the device work of an eager launch of
+the same key, in the same stream order relative to the caller's stream; the
+host's epoch count advances by one per replay, so an eager launch of the
+same pad after replays writes the right epoch without reading the device.
+Only the first launch of a replay key (built eagerly, it may allocate and
+compile) and its second (captured) do more than one graph launch.
+"""
+
+from __future__ import annotations
+
+import os
+from collections import OrderedDict
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from syncopate.runtime.abi import SyncState
+from syncopate.runtime.gpu import device
+
+GRAPHS_PER_LAUNCH = 4  # replay keys (other argument addresses) kept per launch key
+SIGHTINGS = 64  # replay keys counted per launch key before the count starts over
+CAPTURE_AT = 2  # the sighting on which a replay key is captured (the first builds and compiles)
+ENV = "SYNCOPATE_EAGER_GRAPHS"  # "0": every eager launch is issued from Python (debugging)
+
+
+def enabled_by_default() -> bool:
+    """Whether a new GPU World replays its eager launches (``SYNCOPATE_EAGER_GRAPHS``)."""
+    return os.environ.get(ENV, "1") != "0"
+
+
+@dataclass
+class LaunchGraphs:
+    """One launch key's captured launches, by replay key (least recently
+    replayed first), and how often each uncaptured replay key was seen."""
+
+    graphs: OrderedDict[tuple, Any] = field(default_factory=OrderedDict)
+    seen: dict[tuple, int] = field(default_factory=dict)
+
+    def replay(self, key: tuple, sync: SyncState, issue: Callable[[], None]) -> bool:
+        """Run the launch ``key`` names from its graph, capturing it first if
+        this is its CAPTURE_AT-th sighting. False: run it eagerly instead
+        (``issue`` is not called)."""
+        graph = self.graphs.get(key)
+        if graph is None:
+            n = self.seen.get(key, 0) + 1
+            if n < CAPTURE_AT:
+                if len(self.seen) >= SIGHTINGS:
+                    self.seen.clear()
+                self.seen[key] = n
+                return False
+            self.seen.pop(key, None)
+            graph = self._capture(key, sync, issue)
+        else:
+            self.graphs.move_to_end(key)
+        device.replay(graph)
+        sync.host_epoch += 1  # the graph counted this launch on the device
+        return True
+
+    def _capture(self, key: tuple, sync: SyncState, issue: Callable[[], None]) -> Any:
+        """Capture ``issue``. A capture counts its launch on the host and
+        marks the pad as captured by a user's graph: neither holds here,
+        since the capture runs nothing and the replay counts itself."""
+        counted, captured = sync.host_epoch, sync.captured
+        try:
+            graph = device.capture(issue)
+        finally:
+            sync.host_epoch, sync.captured = counted, captured
+        if len(self.graphs) >= GRAPHS_PER_LAUNCH:
+            self.graphs.popitem(last=False)
+        self.graphs[key] = graph
+        return graph
