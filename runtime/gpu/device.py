@@ -17,7 +17,7 @@ from syncopate.runtime.abi import SyncState
 from syncopate.runtime.gpu.stream_wait import wait_flag
 
 __all__ = ["accumulate", "await_token", "capture", "copy", "replay", "set_epoch", "wait_flag", "write_epoch",
-           "write_value"]
+           "write_value", "zero_words"]
 
 
 def write_value(flags: torch.Tensor, index: int, value: int) -> None:
@@ -40,6 +40,11 @@ def write_epoch(flags: torch.Tensor, index: int, epoch: torch.Tensor) -> None:
     as a driver kernel, which needs a free SM: used only for reduce-scatter
     arrivals, which no tile spins on."""
     flags[index:index + 1].copy_(epoch, non_blocking=True)
+
+
+def zero_words(flags: torch.Tensor, words: torch.Tensor) -> None:
+    """``flags[words] = 0`` on the current stream, one kernel (``words``: int64 indices on the device)."""
+    flags.index_fill_(0, words, 0)
 
 
 def copy(dst: torch.Tensor, src: torch.Tensor) -> None:

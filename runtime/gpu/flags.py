@@ -53,12 +53,16 @@ def raise_flag(flags: torch.Tensor, index: int, sync: SyncState, captured: list[
         captured.append(index)
 
 
-def clear_flags(flags: torch.Tensor, indices: list[int]) -> None:
+def clear_flags(flags: torch.Tensor, indices: list[int], words: torch.Tensor | None = None) -> None:
     """Zero the flags a captured launch raised, after its kernel and
-    transfers: one stream write for a lone flag, one fill per run of
-    consecutive flags (with many chunks per rank, a write per flag would put
-    a graph node per chunk after the kernel; the fill's kernel finds the SMs
-    free by then)."""
+    transfers. ``words``: the same indices as a device tensor, made before
+    the capture: then one kernel zeroes them all, one graph node whatever
+    the number of chunks (each graph node costs every replay host time).
+    Without it, one stream write for a lone flag and one fill per run of
+    consecutive flags. Either kernel finds the SMs free by then."""
+    if words is not None and indices and words.numel() == len(indices):
+        device.zero_words(flags, words)
+        return
     runs: list[list[int]] = []
     for index in sorted(indices):
         if runs and index == runs[-1][1]:
