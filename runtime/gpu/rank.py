@@ -71,6 +71,16 @@ class CachedLaunch:
         return [-1] if self.raised is None else [int(x) for x in self.raised.tolist()]
 
     @functools.cached_property
+    def replayable(self) -> bool:
+        """Whether its launches may replay a CUDA graph: not with NCCL
+        collectives. Eagerly, a collective's kernel is queued before the
+        fused kernel, so it gets its SMs first; in a graph the two are
+        parallel branches that start in either order, and tiles spinning on
+        NCCL chunks over a full grid would hold every SM the collective
+        needs (the hang runtime/gpu/policies.py warns of)."""
+        return not (any(s.collectives for s in self.consumed) or any(p.collectives for p in self.produced))
+
+    @functools.cached_property
     def communicates(self) -> bool:
         """Whether the launch has any work beside the kernel: transfers,
         tokens or waits on the communication stream. Without any (every
@@ -113,7 +123,7 @@ class GpuRank:
             sync.spin_limit = w.spin_limit
         if facts.spin_limit is not None and cached.spin_limit != sync.spin_limit:
             cached.extra[facts.spin_limit] = cached.spin_limit = sync.spin_limit
-        if (options is not None and w.eager_graphs and not sync.spin_limit
+        if (options is not None and w.eager_graphs and cached.replayable and not sync.spin_limit
                 and not torch.cuda.is_current_stream_capturing()
                 and cached.graphs.replay((others, options), sync, lambda: self._issue(cached, run))):
             return

@@ -280,3 +280,15 @@ def test_a_replayed_launch_captures_what_an_eager_launch_issues(monkeypatch):
     raised = [op[2] for op in issued if op[0] == "write" and op[1].startswith("lane")]
     assert raised and graph[:len(issued)] == issued
     assert graph[len(issued):] == [("zero", "compute", tuple(sorted(raised)))]  # one node, whatever the chunks
+
+
+def test_launches_with_nccl_collectives_are_not_replayed(monkeypatch):
+    """An NCCL kernel must be queued before the fused kernel that spins on
+    its chunks; a graph would start them in either order."""
+    from syncopate.runtime.gpu import nccl
+
+    monkeypatch.setattr(nccl, "plan_delivery", lambda *a: (lambda: None,))  # one broadcast, not run here
+    per_launch, _ = _launches(monkeypatch, "ag_gemm.py", "nccl", None, graphs=True)
+    assert all(ops and not any(op[0] == "replay" for op in ops) for ops in per_launch)
+    ce, _ = _launches(monkeypatch, "ag_gemm.py", "ce", None, graphs=True)
+    assert ce[-1][0][0] == "replay"  # the same launch on ce replays
