@@ -16,7 +16,7 @@ import torch
 from syncopate.runtime.abi import SyncState
 from syncopate.runtime.gpu.stream_wait import wait_flag
 
-__all__ = ["accumulate", "await_token", "capture", "copy", "replay", "set_epoch", "wait_flag", "write_epoch",
+__all__ = ["accumulate", "add_epoch", "await_token", "capture", "copy", "replay", "set_epoch", "wait_flag", "write_epoch",
            "write_value", "zero_words"]
 
 
@@ -32,6 +32,12 @@ def set_epoch(epoch: torch.Tensor, value: int) -> None:
     """The epoch word (one int32) becomes ``value``, on the current stream:
     an eager launch's count, written like a flag."""
     write_value(epoch, 0, value)
+
+
+def add_epoch(epoch: torch.Tensor) -> None:
+    """The epoch word grows by 1 on the current stream: a captured launch's
+    count, so that every replay counts itself."""
+    epoch.add_(1)
 
 
 def write_epoch(flags: torch.Tensor, index: int, epoch: torch.Tensor) -> None:

@@ -30,7 +30,7 @@ def count_launch(sync: SyncState, dev: torch.device) -> None:
     if torch.cuda.is_current_stream_capturing():
         sync.captured = True
         sync.host_epoch += 1
-        sync.epoch.add_(1)
+        device.add_epoch(sync.epoch)
         return
     if sync.captured:
         torch.cuda.synchronize(dev)

@@ -154,12 +154,14 @@ def _run_tests(m: Mutation, repo: Path) -> tuple[bool, str]:
     return True, ""
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+def main(argv: list[str] | None = None, mutations: list[Mutation] | None = None, doc: str = __doc__) -> int:
+    """Apply ``mutations`` (default: this file's) as ``argv`` selects; the
+    runtime's script (run_runtime_mutations.py) calls this with its own."""
+    parser = argparse.ArgumentParser(description=doc.split("\n\n")[0])
     parser.add_argument("-k", default="", help="only mutations whose name contains this")
     parser.add_argument("--list", action="store_true", help="list the mutations and exit")
     args = parser.parse_args(argv)
-    chosen = [m for m in MUTATIONS if args.k in m.name]
+    chosen = [m for m in (MUTATIONS if mutations is None else mutations) if args.k in m.name]
     if args.list:
         for m in chosen:
             print(f"{m.path}: {m.name}")

@@ -19,6 +19,13 @@ keep:
   launch ran: those waits are one-program kernels, and tiles spinning on
   every SM would never let them start.
 
+* every tile's read of a chunk that a ce copy delivers sees the copy of
+  this launch: the tile waits until the chunk's flag reaches the launch's
+  epoch (``await``; the epoch word is written or, in a graph, incremented on
+  the compute stream), so a flag raised before its copy ended, or on
+  another stream than the copy's, or never cleared after a captured launch,
+  lets a tile read old rows;
+
 Each rule is also sabotaged (an operation replaced by a no-op, so the
 recorded joins keep their positions), and the model must then find a
 violation.
@@ -46,9 +53,9 @@ from syncopate.runtime.abi import SyncState
 from syncopate.runtime.check import compile_workload
 from syncopate.runtime.fused import FusedKernel
 from syncopate.runtime.gpu import device, policies
-from syncopate.runtime.gpu import flags as gpu_flags
 from syncopate.runtime.gpu import rank as gpu_rank
 from syncopate.runtime.gpu.gather_tokens import GatherTokens, peer_reads
+from syncopate.runtime.sim_world import rows
 from syncopate.runtime.workload import load_workload
 
 EXAMPLES = Path(__file__).resolve().parents[4] / "examples"
@@ -166,9 +173,11 @@ def _record(monkeypatch, example: str, world: int, backend: str, lanes: int = 1,
         "write", pad_owner[flags.data_ptr()], index, value))
     monkeypatch.setattr(device, "wait_flag", lambda flags, index, count, *a, least=0: op(
         "wait", pad_owner[flags.data_ptr()], index, least))
-    monkeypatch.setattr(device, "copy", lambda dst, src: op("read", owner_of(src)))
-    monkeypatch.setattr(device, "set_epoch", lambda epoch, value: None)  # the tokens do not use the epoch
-    monkeypatch.setattr(gpu_flags, "raise_flag", lambda *a: None)
+    monkeypatch.setattr(device, "copy", lambda dst, src: op("read", owner_of(src), dst.data_ptr()))
+    monkeypatch.setattr(device, "set_epoch", lambda epoch, value: op("epoch", value))
+    monkeypatch.setattr(device, "add_epoch", lambda epoch: op("epoch+1",))
+    monkeypatch.setattr(device, "zero_words", lambda flags, words: op(
+        "zero", pad_owner[flags.data_ptr()], tuple(words.tolist())))
 
     for r in range(world):
         rank = Rank(r, world, pads, bufs)
@@ -182,11 +191,17 @@ def _record(monkeypatch, example: str, world: int, backend: str, lanes: int = 1,
         context = w.context()
 
         class Recorder:
-            def launch(self, program, grid, params, run, options=None):
+            def launch(self, program, grid, params, run, options=None, rank=r):
                 def kernel(extra, launch_grid=None):
                     launch = context.last
                     pulled = sorted({deps.owner(launch.chunks[c.plan], c) for c in launch.sm_chunks()})
-                    op("kernel", tuple(pulled))
+                    op("kernel", tuple(pulled))  # its start (and the sm programs' pulls)
+                    for name in program.launch_facts.consumed:  # tiles wait for their chunks, then read them
+                        for c in launch.chunks[name]:
+                            if c.dst == rank and (c.is_local or c.backend == "ce"):
+                                op("await", rank, c.flag)
+                                if not c.is_local:
+                                    op("consume", rows(params[c.param], c.dim, c.lo, c.hi).data_ptr())
 
                 context.launch(program, grid, params, kernel, options)
 
@@ -205,6 +220,7 @@ def _execute(ranks: list[Rank], rng: random.Random, sms_full: bool = False) -> l
             s.pc = 0
     memory = {rank.rank: {} for rank in ranks}
     version = {rank.rank: -1 for rank in ranks}
+    copied: dict[tuple[int, int], int] = {}  # (rank, destination address) -> the launch whose rows a ce copy wrote
     problems: list[str] = []
     streams = [s for rank in ranks for s in rank.streams]
 
@@ -216,6 +232,8 @@ def _execute(ranks: list[Rank], rng: random.Random, sms_full: bool = False) -> l
             return op[1].pc >= op[2]
         if op[0] == "wait":
             return memory[op[1]].get(op[2], 0) >= op[3]
+        if op[0] == "await":
+            return memory[op[1]].get(op[2], 0) >= memory[op[1]].get("epoch", 0)
         return True
 
     def read(s: Stream, owner: int, launch: int) -> None:
@@ -236,7 +254,19 @@ def _execute(ranks: list[Rank], rng: random.Random, sms_full: bool = False) -> l
         elif op[0] == "own":
             version[op[1]] = op[2]
         elif op[0] == "read":
-            read(s, op[1], op[2])
+            read(s, op[1], op[3])
+            copied[(s.rank, op[2])] = version[op[1]]
+        elif op[0] == "epoch":
+            memory[s.rank]["epoch"] = op[1]
+        elif op[0] == "epoch+1":
+            memory[s.rank]["epoch"] = memory[s.rank].get("epoch", 0) + 1
+        elif op[0] == "zero":
+            for word in op[2]:
+                memory[op[1]][word] = 0
+        elif op[0] == "consume":
+            if copied.get((s.rank, op[1])) != op[2]:
+                problems.append(f"rank {s.rank} launch {op[2]}: a tile read a chunk's copy of launch "
+                                f"{copied.get((s.rank, op[1]))} (its flag was up before this launch's copy ended)")
         elif op[0] == "kernel":
             for owner in op[1]:
                 read(s, owner, op[2])

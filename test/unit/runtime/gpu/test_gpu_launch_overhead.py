@@ -65,8 +65,8 @@ def _program(example: str, backend: str, plan: str | None, world: int = 2):
     return workload, compile_workload(workload, world, f"overlap{{backend={backend}}}", [plan] if plan else None)
 
 
-def _context(monkeypatch, log: list, world: int = 2, graphs: bool = False) -> GpuWorld:
-    """Rank 0 of a world of ``world`` whose device operations append to
+def _context(monkeypatch, log: list, world: int = 2, graphs: bool = False, rank: int = 0) -> GpuWorld:
+    """Rank ``rank`` of a world of ``world`` whose device operations append to
     ``log``; ``graphs``: steady-state launches replay CUDA graphs, whose
     capture records into a graph of its own and whose replay is one op."""
     current = [Stream(log, "compute")]
@@ -113,7 +113,7 @@ def _context(monkeypatch, log: list, world: int = 2, graphs: bool = False) -> Gp
     monkeypatch.setattr(device, "accumulate", lambda d, s: log.append(("add", current[0].name, d.data_ptr())))
     monkeypatch.setattr(device, "set_epoch", lambda e, v: log.append(("epoch", current[0].name)))
     monkeypatch.setattr(device, "zero_words", lambda f, words: log.append(("zero", current[0].name, tuple(words.tolist()))))
-    w = GpuWorld(rank=0, world=world, device=torch.device("cpu"), group=None, comm_stream=Stream(log, "comm"),
+    w = GpuWorld(rank=rank, world=world, device=torch.device("cpu"), group=None, comm_stream=Stream(log, "comm"),
                  eager_graphs=graphs)
     monkeypatch.setattr(w, "symmetric", lambda source: _registered(w, torch.zeros_like(source)))
     monkeypatch.setattr(w, "barrier", lambda: None)

@@ -79,6 +79,16 @@ def test_staging_is_allocated_once_per_size_bucket_and_shared_by_configurations(
     assert tuple(wider.shape) == (3, 32, 8) and log == [("allocate", (3, 32, 8))]
 
 
+def test_outputs_of_another_dtype_get_staging_of_their_own_dtype(world):
+    """Partials are staged in the output's dtype: a half-precision output
+    must not share an fp32 buffer of the same bucket (nor the reverse)."""
+    w, sync, log = world
+    layout = _layout()
+    wide = w.staging_for(sync, layout, torch.zeros(48, 8))
+    half = w.staging_for(_pad(w, "pad2", log), layout, torch.zeros(48, 8, dtype=torch.float16))
+    assert wide.dtype == torch.float32 and half.dtype == torch.float16
+
+
 def test_warm_up_maps_this_configurations_staging_only(world):
     w, sync, log = world
     w.staging_for(_pad(w, "pad2", log), _layout(per_rank=2), torch.zeros(96, 8))  # staging0: another's bucket

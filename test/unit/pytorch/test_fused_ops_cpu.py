@@ -1,0 +1,86 @@
+"""The fused path of syncopate.ops (pytorch/fused_ops.py) on CPU: the GEMM
+stands in for the fused kernel and the symmetric buffer for symmetric
+memory, and the op is called back to back with new inputs. What it checks
+is the op's own bookkeeping, which only a 2-GPU run covered before: this
+rank's shard lands in its rows of the gathered buffer on every call, and
+the reduce-scatter returns this rank's rows."""
+
+from __future__ import annotations
+
+import types
+
+import pytest
+import torch
+import torch.distributed as dist
+
+import syncopate
+from syncopate.pytorch import fused_ops
+
+WORLD, M, K, N = 3, 4, 16, 8  # rows per rank, A's width, B's width
+
+
+def _shard(rank: int, call: int) -> torch.Tensor:
+    return torch.randn(M, K, generator=torch.Generator().manual_seed(100 * call + rank))
+
+
+class FakeAllGatherGemm:
+    """The fused all-gather GEMM of one rank: the peers' rows arrive (the
+    peers' shards of ``call``), this rank's must already be there; c = a @ b."""
+
+    def __init__(self, rank: int):
+        self.rank, self.call = rank, 0
+
+    def __getitem__(self, grid):
+        def run(a, b, c, *args, **kwargs):
+            for peer in range(WORLD):
+                if peer != self.rank:
+                    a[peer * M:(peer + 1) * M] = _shard(peer, self.call)
+            c.copy_(a @ b)
+        return run
+
+
+class FakeReduceScatterGemm:
+    """Every rank holds the same partial, so each owner's rows sum to W times it."""
+
+    def __getitem__(self, grid):
+        return lambda a, b, c, *args, **kwargs: c.copy_(WORLD * (a @ b))
+
+
+@pytest.fixture
+def rank_of(monkeypatch):
+    rank = [0]
+    monkeypatch.setattr(fused_ops, "process_group", lambda name: types.SimpleNamespace(size=lambda: WORLD))
+    monkeypatch.setattr(dist, "get_rank", lambda group=None: rank[0])
+    monkeypatch.setattr(syncopate, "empty", lambda shape, dtype, device, group: torch.full(shape, float("nan"),
+                                                                                             dtype=dtype, device=device))
+    monkeypatch.setattr(fused_ops, "_BUFFERS", {})
+    return rank
+
+
+@pytest.mark.parametrize("rank", range(WORLD))
+def test_all_gather_matmul_multiplies_this_calls_shards(monkeypatch, rank_of, rank):
+    rank_of[0] = rank
+    kernel = FakeAllGatherGemm(rank)
+    monkeypatch.setattr(fused_ops, "_kernel", lambda kind, group: kernel)
+    b = torch.randn(K, N)
+    for call in range(3):  # back to back, a new shard each call, one kept buffer
+        kernel.call = call
+        gathered, outs = fused_ops.all_gather_matmul(_shard(rank, call), [b, 2 * b], "g", return_A=True)
+        full = torch.cat([_shard(r, call) for r in range(WORLD)])
+        torch.testing.assert_close(gathered, full)
+        torch.testing.assert_close(outs[0], full @ b)
+        torch.testing.assert_close(outs[1], full @ (2 * b))
+
+
+@pytest.mark.parametrize("rank", range(WORLD))
+@pytest.mark.parametrize("op", ["sum", "avg"])
+def test_matmul_reduce_scatter_returns_this_ranks_rows(monkeypatch, rank_of, rank, op):
+    rank_of[0] = rank
+    monkeypatch.setattr(fused_ops, "_kernel", lambda kind, group: FakeReduceScatterGemm())
+    b = torch.randn(K, N)
+    for call in range(2):
+        a = torch.randn(WORLD * M, K, generator=torch.Generator().manual_seed(call))
+        out = fused_ops.matmul_reduce_scatter(a, b, op, "g")
+        total = WORLD * (a @ b)
+        want = total[rank * M:(rank + 1) * M] / (WORLD if op == "avg" else 1)
+        torch.testing.assert_close(out, want)

@@ -1,0 +1,123 @@
+"""What a fused launch on the GPU World hands the device, recorded without
+a GPU and checked against facts the test derives itself: the copy targets
+of a launch follow the buffers it is given, NCCL collectives name the rank
+that has the rows, flags follow the data they announce, a launch that can
+starve NCCL warns, and the stream wait holds until its exact target."""
+
+from __future__ import annotations
+
+import warnings
+
+import pytest
+import torch
+import torch.distributed as dist
+from test_gpu_launch_overhead import _context, _program, _registered
+
+from syncopate.runtime.fused import FusedKernel
+from syncopate.runtime.gpu.stream_wait import wait_flag
+
+
+def _gemm(workload, kernel, a, b, c):
+    m = workload.module
+    grid = (-(-a.shape[0] // m.BLOCK_M), -(-b.shape[1] // m.BLOCK_N))
+    kernel[grid](a, b, c, a.shape[0], b.shape[1], a.shape[1], a.stride(0), a.stride(1), b.stride(0), b.stride(1),
+                 c.stride(0), c.stride(1), BLOCK_M=m.BLOCK_M, BLOCK_N=m.BLOCK_N, BLOCK_K=m.BLOCK_K)
+
+
+def _fused(monkeypatch, example, backend, world=2, rank=0, graphs=False, order=None):
+    workload, program = _program(example, backend if order is None else f"{backend} order={order}", None, world)
+    log: list = []
+    w = _context(monkeypatch, log, world, graphs, rank)
+
+    class Jit:
+        def __getitem__(self, grid):
+            return lambda *a, **k: log.append(("kernel", "compute"))
+
+    monkeypatch.setattr(program, "jit", Jit())
+    inputs = [workload.make_inputs(r, world, 3) for r in range(world)]
+    return workload, program, w, log, inputs, FusedKernel(program, workload.kernel, w.context())
+
+
+def _within(ptr: int, t: torch.Tensor) -> bool:
+    return t.data_ptr() <= ptr < t.data_ptr() + t.numel() * t.element_size()
+
+
+@pytest.mark.parametrize("graphs", [False, True])
+def test_a_new_gathered_buffer_of_the_same_shape_gets_its_own_copy_targets(monkeypatch, graphs):
+    workload, program, w, log, inputs, fused = _fused(monkeypatch, "ag_gemm.py", "ce", graphs=graphs)
+    full = torch.cat([i["a"] for i in inputs])
+    buffers = [_registered(w, full.clone()) for _ in range(2)]
+    b, c = inputs[0]["b"], torch.empty(full.shape[0], inputs[0]["b"].shape[1])
+    for use in (0, 1, 0, 1, 0, 1):
+        start = len(log)
+        _gemm(workload, fused, buffers[use], b, c)
+        ops = [op for entry in log[start:] for op in (entry[2] if entry[0] == "replay" else (entry,))]
+        copies = [op[2] for op in ops if op[0] == "copy"]
+        assert copies and all(_within(p, buffers[use]) for p in copies), f"launch on buffer {use} copied elsewhere"
+
+
+def _row_owner(launch, name: str):
+    """rows -> the rank whose own (local) chunk they are, from the plan's chunk list."""
+    local = [(c.lo, c.hi, c.dst) for c in launch.chunks[name] if c.is_local]
+    return lambda lo: next(d for a, z, d in local if a <= lo < z)
+
+
+@pytest.mark.parametrize("rank", [0, 1])
+def test_nccl_broadcasts_come_from_the_owner_and_flags_follow_them(monkeypatch, rank):
+    workload, program, w, log, inputs, fused = _fused(monkeypatch, "ag_gemm.py", "nccl", rank=rank, order="arrival")
+    full = torch.cat([i["a"] for i in inputs])
+    monkeypatch.setattr(dist, "broadcast", lambda t, src, group=None: log.append(("broadcast", src, t.data_ptr())))
+    _gemm(workload, fused, full, inputs[rank]["b"], torch.empty(full.shape[0], inputs[rank]["b"].shape[1]))
+    launch = w.launches[next(iter(w.launches))].launch
+    owner = _row_owner(launch, "ag")
+    casts = [op for op in log if op[0] == "broadcast"]
+    assert len(casts) == 2  # one per owner of rows
+    for _, src, ptr in casts:
+        row = (ptr - full.data_ptr()) // (full.stride(0) * full.element_size())
+        assert src == owner(row), f"rows from {row} broadcast from rank {src}, owned by rank {owner(row)}"
+    remote = {c.flag for c in launch.chunks["ag"] if c.dst == rank and not c.is_local}
+    last_cast = max(i for i, op in enumerate(log) if op[0] == "broadcast")
+    raised = [i for i, op in enumerate(log) if op[:2] == ("write", "comm") and op[2] in remote]
+    assert raised and min(raised) > last_cast, "an nccl chunk's flag went up before its broadcast was issued"
+
+
+@pytest.mark.parametrize("rank", [0, 1])
+def test_nccl_reduces_go_to_the_rank_that_owns_the_rows(monkeypatch, rank):
+    workload, program, w, log, inputs, fused = _fused(monkeypatch, "gemm_rs.py", "nccl", rank=rank)
+    monkeypatch.setattr(dist, "reduce", lambda t, dst, group=None: log.append(("reduce", dst, t.data_ptr())))
+    a, b = inputs[rank]["a"], inputs[rank]["b"]
+    c = torch.empty(a.shape[0], b.shape[1])
+    _gemm(workload, fused, a, b, c)
+    launch = w.launches[next(iter(w.launches))].launch
+    owner = _row_owner(launch, next(iter(launch.plans)))
+    reduces = [op for op in log if op[0] == "reduce"]
+    assert len(reduces) == 2
+    for _, dst, ptr in reduces:
+        row = (ptr - c.data_ptr()) // (c.stride(0) * c.element_size())
+        assert dst == owner(row), f"rows from {row} reduced to rank {dst}, owned by rank {owner(row)}"
+
+
+def test_a_launch_that_starts_on_a_remote_nccl_chunk_warns_once(monkeypatch):
+    """Rank 1 with order=none starts on rank 0's rows (test_gpu_nccl_risk.py)."""
+    workload, program, w, log, inputs, fused = _fused(monkeypatch, "ag_gemm.py", "nccl", rank=1, order="none")
+    monkeypatch.setattr(dist, "broadcast", lambda *a, **k: None)
+    full = torch.cat([i["a"] for i in inputs])
+    c = torch.empty(full.shape[0], inputs[1]["b"].shape[1])
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        for _ in range(3):
+            _gemm(workload, fused, full, inputs[1]["b"], c)
+    starving = [x for x in caught if issubclass(x.category, RuntimeWarning) and "NCCL" in str(x.message)]
+    assert len(starving) == 1
+
+
+@pytest.mark.parametrize("value, passes", [(14, True), (15, True), (13, False), (0, False)])
+def test_the_stream_wait_holds_until_epoch_times_count(value, passes):
+    """Epoch 7, 2 tiles per chunk: the wait passes at 14 and above only (in
+    the interpreter; a bounded spin reports the wait that ran out)."""
+    flags = torch.tensor([0, value], dtype=torch.int32)
+    epoch, report = torch.tensor([7], dtype=torch.int32), torch.zeros(4, dtype=torch.int32)
+    wait_flag(flags, 1, 2, epoch, 20, report)
+    assert (report[0].item() == 0) == passes
+    if not passes:
+        assert report[2:].tolist() == [1, value]  # which word, and what it held
