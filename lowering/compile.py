@@ -8,12 +8,13 @@ module itself.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 
 from xdsl.dialects.builtin import ModuleOp, StringAttr
 
 from syncopate.ir.context import make_context
 from syncopate.ir.contract import KERNEL_ATTR
-from syncopate.ir.frontend.triton_import import import_file
+from syncopate.ir.frontend.triton_import import import_source_files
 from syncopate.ir.plans.cli import load_plans
 from syncopate.passes import parse_pipeline
 from syncopate.passes.pipeline import apply_passes
@@ -27,9 +28,16 @@ def run_pipeline(module: ModuleOp, pipeline: str) -> None:
 def compile_module(source_path: str, kernel_name: str, plan_specs: Sequence[str], pipeline: str = "overlap") -> ModuleOp:
     """Import ``source_path``, attach ``plan_specs`` and run ``pipeline``; the
     module names ``kernel_name`` as the kernel to fuse (the file may hold others)."""
-    module = import_file(source_path)
+    return compile_module_files(source_path, kernel_name, plan_specs, pipeline)[0]
+
+
+def compile_module_files(source_path: str, kernel_name: str, plan_specs: Sequence[str],
+                         pipeline: str = "overlap") -> tuple[ModuleOp, tuple[str, ...]]:
+    """:func:`compile_module`, plus the source files the import read (a
+    cached result is valid while their text is unchanged)."""
+    module, files = import_source_files(Path(source_path).read_text(), str(source_path))
     module.attributes[KERNEL_ATTR] = StringAttr(kernel_name)
     for plan in load_plans(list(plan_specs), make_context()):
         module.body.block.add_op(plan)
     run_pipeline(module, pipeline)
-    return module
+    return module, files

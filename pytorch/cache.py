@@ -6,7 +6,11 @@ running the passes. The key is a SHA-256 of everything the result depends
 on: the kernel's source file, the kernel name, the plan specs, the
 pipeline, syncopate's version and the text of syncopate's compiler sources
 (dialects, frontend, passes, lowering), so editing the compiler
-invalidates old entries instead of loading stale IR.
+invalidates old entries instead of loading stale IR. Beside each entry a
+``.sources`` file lists every source file the import read (the kernel's
+and the modules of its jit helpers) with the SHA-256 of its text; an entry
+whose listed files changed, moved or are missing is a miss, so editing an
+imported helper recompiles.
 
 The directory is ``$SYNCOPATE_CACHE_DIR`` if set, else
 ``$XDG_CACHE_HOME/syncopate`` (``~/.cache/syncopate``). Writes go through a
@@ -18,6 +22,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import io
+import json
 import os
 from collections.abc import Sequence
 
@@ -67,14 +72,33 @@ def entry_path(key: str, kernel_name: str) -> str:
     return os.path.join(cache_dir(), f"{kernel_name}-{key}.mlir")
 
 
+def _digest(path: str) -> str | None:
+    try:
+        with open(path, "rb") as f:
+            return hashlib.sha256(f.read()).hexdigest()
+    except OSError:
+        return None
+
+
+def sources_unchanged(entry: str) -> bool:
+    """Whether every source file listed beside ``entry`` still has the text it was compiled from."""
+    try:
+        with open(f"{entry}.sources") as f:
+            listed = json.load(f)
+    except (OSError, ValueError):
+        return False
+    return isinstance(listed, dict) and all(_digest(p) == d for p, d in listed.items())
+
+
 def load(key: str, kernel_name: str) -> ModuleOp | None:
-    """The cached IR of ``key``, or None (missing or unreadable: recompile)."""
+    """The cached IR of ``key``, or None (missing, unreadable, or compiled
+    from source files that changed since: recompile)."""
     from xdsl.parser import Parser
 
     from syncopate.ir.context import make_context
 
     path = entry_path(key, kernel_name)
-    if not os.path.exists(path):
+    if not os.path.exists(path) or not sources_unchanged(path):
         return None
     try:
         with open(path) as f:
@@ -83,16 +107,24 @@ def load(key: str, kernel_name: str) -> ModuleOp | None:
         return None
 
 
-def store(key: str, kernel_name: str, module: ModuleOp) -> str:
-    """Write ``module`` (after the pipeline) under ``key``; returns the path."""
+def store(key: str, kernel_name: str, module: ModuleOp, sources: Sequence[str]) -> str:
+    """Write ``module`` (after the pipeline) under ``key``, and the digests of
+    the ``sources`` it was compiled from beside it; returns the path."""
     from xdsl.printer import Printer
 
     text = io.StringIO()
     Printer(stream=text).print_op(module)
     path = entry_path(key, kernel_name)
     os.makedirs(os.path.dirname(path), exist_ok=True)
+    digests = {os.path.abspath(p): _digest(p) for p in sources}
+    _write(f"{path}.sources", json.dumps(digests, indent=1, sort_keys=True))  # first: an entry is never unguarded
+    _write(path, text.getvalue())
+    return path
+
+
+def _write(path: str, text: str) -> None:
+    """Through a temporary file and a rename: the ranks of one job write at once."""
     tmp = f"{path}.{os.getpid()}.tmp"
     with open(tmp, "w") as f:
-        f.write(text.getvalue())
+        f.write(text)
     os.replace(tmp, path)
-    return path

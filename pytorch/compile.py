@@ -63,7 +63,6 @@ def compile(kernel: Any, plans: Sequence[str], pipeline: str = "overlap", kernel
     """
     import torch.distributed as dist
 
-    from syncopate.lowering.compile import run_pipeline
     from syncopate.runtime.fused import FusedKernel, load_program
     from syncopate.runtime.workload import with_world
 
@@ -80,8 +79,8 @@ def compile(kernel: Any, plans: Sequence[str], pipeline: str = "overlap", kernel
     key = cache.cache_key(source, name, specs, pipeline)
     module = cache.load(key, name)
     if module is None:
-        module = _run_frontend(path, specs, pipeline, run_pipeline)
-        cache.store(key, name, module)
+        module, files = _run_frontend(path, name, specs, pipeline)
+        cache.store(key, name, module, files)
     program = load_program(module, name, cache.cache_dir())
     context = GroupContext(group, rank, _gathered_params(program))
     from syncopate.pytorch.autotuned import BenchmarkedConfig, is_autotuned
@@ -100,16 +99,12 @@ def _python_function(kernel: Any) -> Callable[..., Any]:
     return fn
 
 
-def _run_frontend(path: str, specs: list[str], pipeline: str, run_pipeline: Callable[..., None]) -> Any:
-    from syncopate.ir.context import make_context
-    from syncopate.ir.frontend.triton_import import import_file
-    from syncopate.ir.plans.cli import load_plans
+def _run_frontend(path: str, name: str, specs: list[str], pipeline: str) -> tuple[Any, tuple[str, ...]]:
+    """The compiler driver's own compile of kernel ``name`` (the file may
+    hold others), and the source files it read."""
+    from syncopate.lowering.compile import compile_module_files
 
-    module = import_file(path)
-    for plan in load_plans(specs, make_context()):
-        module.body.block.add_op(plan)
-    run_pipeline(module, pipeline)
-    return module
+    return compile_module_files(path, name, specs, pipeline)
 
 
 def _gathered_params(program: Any) -> tuple[str, ...]:

@@ -1447,12 +1447,20 @@ class ModuleImporter:
 
 def import_source(source: str, filename: str = "<string>") -> ModuleOp:
     """Import every `@triton.jit` function of `source` into one tile module."""
-    module = ModuleImporter(source, filename).build()
+    return import_source_files(source, filename)[0]
+
+
+def import_source_files(source: str, filename: str = "<string>") -> tuple[ModuleOp, tuple[str, ...]]:
+    """:func:`import_source`, plus the files whose text the import read
+    (``filename`` itself and every module of the user's package its jit
+    helpers came from): what a cache of the result must check."""
+    importer = ModuleImporter(source, filename)
+    module = importer.build()
     try:
         module.verify()
     except Exception as error:  # a frontend bug, not a user error: say so plainly
         raise FrontendError(filename, 1, f"internal error: imported IR does not verify: {error}") from error
-    return module
+    return module, tuple(sorted(str(p) for p in importer.session if p.is_file()))
 
 
 def import_file(path: str | Path) -> ModuleOp:

@@ -44,7 +44,7 @@ def test_cache_round_trip_and_damaged_entry(tmp_path, monkeypatch):
     example = os.path.join(os.path.dirname(syncopate.__file__), "examples", "ag_gemm.py")
     program = compile_fused(example, "gemm_kernel", ["all-gather{tensor=a_ptr dim=0 world=2}"])
     assert cache.load("k" * 32, "gemm_kernel") is None
-    path = cache.store("k" * 32, "gemm_kernel", program.module)
+    path = cache.store("k" * 32, "gemm_kernel", program.module, [example])
     assert os.path.dirname(path) == str(tmp_path)
     loaded = cache.load("k" * 32, "gemm_kernel")
     from syncopate.lowering.triton_emitter import emit_module
@@ -53,6 +53,65 @@ def test_cache_round_trip_and_damaged_entry(tmp_path, monkeypatch):
     with open(path, "w") as f:
         f.write("builtin.module { this is not IR")
     assert cache.load("k" * 32, "gemm_kernel") is None
+
+
+TWO_KERNELS = """
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def fwd(x_ptr, y_ptr, N, BLOCK: tl.constexpr):
+    row = tl.program_id(0)
+    cols = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + row * N + cols, mask=cols < N)
+    tl.store(y_ptr + row * N + cols, x * 2.0, mask=cols < N)
+
+
+@triton.jit
+def bwd(x_ptr, y_ptr, N, BLOCK: tl.constexpr):
+    row = tl.program_id(0)
+    cols = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + row * N + cols, mask=cols < N)
+    tl.store(y_ptr + row * N + cols, x * 0.5, mask=cols < N)
+"""
+
+
+def test_compile_fuses_the_named_kernel_of_a_file_with_several(tmp_path):
+    """Two kernels share the planned parameter's name: the one named is fused."""
+    from syncopate.ir.contract import KERNEL_ATTR
+    from syncopate.pytorch.compile import _run_frontend
+
+    path = tmp_path / "two.py"
+    path.write_text(TWO_KERNELS)
+    for name in ("fwd", "bwd"):
+        module, files = _run_frontend(str(path), name, ["all-gather{tensor=x_ptr dim=0 world=2}"], "overlap")
+        assert module.attributes[KERNEL_ATTR].data == name and files == (str(path.resolve()),)
+
+
+def test_a_changed_imported_helper_is_a_cache_miss(tmp_path, monkeypatch):
+    """The entry records every file the import read; editing the helper's
+    module (not the kernel's file) must recompile, not load the old IR."""
+    import shutil
+
+    from syncopate.lowering.compile import compile_module_files
+
+    monkeypatch.setenv(cache.CACHE_ENV, str(tmp_path / "cache"))
+    package = tmp_path / "helperpkg"
+    shutil.copytree(os.path.join(os.path.dirname(syncopate.__file__), "test", "frontend", "inputs", "helperpkg"), package)
+    kernel = package / "gather.py"
+    module, files = compile_module_files(str(kernel), "gather_tiles", ["all-gather{tensor=x_ptr dim=0 world=2}"])
+    assert str((package / "tiles.py").resolve()) in files and str(kernel.resolve()) in files
+    cache.store("h" * 32, "gather_tiles", module, files)
+    assert cache.load("h" * 32, "gather_tiles") is not None
+    helper = package / "tiles.py"
+    original = helper.read_text()
+    helper.write_text(original.replace("GROUP_M = tl.constexpr(2)", "GROUP_M = tl.constexpr(4)"))
+    assert cache.load("h" * 32, "gather_tiles") is None
+    helper.write_text(original)
+    assert cache.load("h" * 32, "gather_tiles") is not None
+    helper.unlink()
+    assert cache.load("h" * 32, "gather_tiles") is None
 
 
 def test_cache_dir_default_and_override(monkeypatch):
