@@ -120,7 +120,8 @@ MUTATIONS = [
     Mutation("the comparison ignores values", "runtime/check.py",
              "return a.shape == b.shape and bool(torch.allclose(a, b, atol=ATOL, rtol=RTOL))",
              "return a.shape == b.shape",
-             pytest=(f"{ISOLATED}::test_a_wait_that_misses_rows_an_earlier_tile_waited_for_is_caught_only_in_isolation",)),
+             pytest=(f"{ISOLATED}::test_a_wait_that_misses_rows_an_earlier_tile_waited_for_is_caught_only_in_isolation",
+                     f"{ISOLATED}::test_a_wait_that_misses_rows_inside_the_extent_is_caught_by_the_values")),
 ]
 
 

@@ -78,6 +78,17 @@ def test_a_wait_that_misses_rows_an_earlier_tile_waited_for_is_caught_only_in_is
     assert not isolated[0].ok and math.isnan(isolated[0].max_error)
 
 
+def test_a_wait_that_misses_rows_inside_the_extent_is_caught_by_the_values():
+    """Each tile's wait moved 8 rows down stays inside the plan's 50 rows,
+    but tile 1 of rank 0 (rows 16-31) then waits for rows [8, 24) only and
+    reads rows 24-31 of a chunk it never waited for: in isolation they are
+    NaN, and the comparison with the reference fails."""
+    workload = _workload(ROOT / "examples" / "ag_gemm.py")
+    program = _edited_program(workload, 4, _shift_waits(-8))
+    isolated = run_simulated(workload, 4, "isolated", program=program)
+    assert not isolated[0].ok and math.isnan(isolated[0].max_error)
+
+
 def test_a_wrong_stride_option_is_caught_in_isolation():
     """stride= naming the K stride: the waits follow the wrong dim. At the
     example's sizes the shared world hides it; isolation does not."""
