@@ -27,15 +27,22 @@ and rows (:mod:`syncopate.bench.attention`, :mod:`syncopate.bench.moe`).
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 AG_GEMM, GEMM_RS, A2A_GEMM, AG_ATTN = "ag-gemm", "gemm-rs", "a2a-gemm", "ag-attn"
 WORKLOADS: tuple[str, ...] = (AG_GEMM, GEMM_RS, A2A_GEMM, AG_ATTN)
 GEMM_WORKLOADS: tuple[str, ...] = (AG_GEMM, GEMM_RS)
 
 # groups a shape can belong to; also accepted by --shapes
-ANCHOR, LLAMA, QUICK, CPU = "anchor", "llama", "quick", "cpu"
-GROUPS: tuple[str, ...] = (ANCHOR, LLAMA, QUICK, CPU)
+ANCHOR, LLAMA, QUICK, CPU, PAPER = "anchor", "llama", "quick", "cpu", "paper"
+GROUPS: tuple[str, ...] = (ANCHOR, LLAMA, QUICK, CPU, PAPER)
+
+# The Syncopate paper's operator shapes at M = 8192 tokens: (model, hidden, MLP width). Its AG-GEMM is the
+# MLP up projection (K = hidden, N = MLP), its GEMM-RS and GEMM-AR the down projection (K = MLP, N = hidden).
+PAPER_MODELS: tuple[tuple[str, int, int], ...] = (
+    ("llama-7b", 4096, 11008), ("llama-3.1-8b", 4096, 14336), ("mistral-7b", 4096, 14336),
+    ("llama-3.1-70b", 8192, 28672), ("llama-3.1-405b", 16384, 53248), ("qwen2-72b", 8192, 29568))
+PAPER_TOKENS = 8192
 
 
 class ShapeError(ValueError):
@@ -130,6 +137,15 @@ def _gemm_shapes(workload: str) -> list[Shape]:
     for tokens, tag in ((4096, "4k"), (16384, "16k")):
         for layer, k, n, note in layers:
             shapes.append(Shape(workload, f"llama70b-{layer}-{tag}", tokens, k, n, (LLAMA,), f"{note}, {tag} tokens"))
+    for model, hidden, mlp in PAPER_MODELS:  # a model whose GEMM is already a row joins that row's groups
+        k, n = (hidden, mlp) if workload == AG_GEMM else (mlp, hidden)
+        note = f"Syncopate paper: {model} MLP {'up' if workload == AG_GEMM else 'down'} projection"
+        same = next((i for i, s in enumerate(shapes) if (s.M, s.K, s.N) == (PAPER_TOKENS, k, n)), None)
+        if same is None:
+            shapes.append(Shape(workload, f"paper-{model}", PAPER_TOKENS, k, n, (PAPER,), note))
+        else:
+            s = shapes[same]
+            shapes[same] = replace(s, groups=tuple(dict.fromkeys(s.groups + (PAPER,))), note=f"{s.note}; {note}")
     shapes.append(Shape(workload, "cpu-tiny", 64, 48, 40, (CPU,), "overlap-bench --cpu (fp32, Triton interpreter)"))
     return shapes
 
@@ -190,26 +206,30 @@ def select_shapes(workloads: Sequence[str], tokens: str | None, world: int, quic
     """The shapes to run, in table order.
 
     ``tokens`` is ``--shapes``: a comma list of shape names
-    (``8192x8192x28672``, ``llama70b-o-4k``), labels at this W
-    (``AG 8192x8192x14336``, also written ``AG-8192x8192x14336``) or groups
-    (``anchor``, ``llama``, ``quick``, ``all``). Without it:
+    (``8192x8192x28672``, ``llama70b-o-4k``, ``paper-llama-7b``), labels at
+    this W (``AG 8192x8192x14336``, also written ``AG-8192x8192x14336``),
+    groups (``anchor``, ``llama``, ``quick``, ``paper``, ``all``) or any
+    other global GEMM ``MxKxN`` (``C[M, N] = A[M, K] @ B[K, N]``, the table's
+    convention), which becomes a shape of every selected GEMM workload. Without it:
     the ``cpu`` group with ``cpu``, the ``quick`` group with ``quick``, else
-    every GPU shape. Shapes that W does not divide raise :class:`ShapeError`.
+    every GPU shape but the paper's (``--shapes paper`` or ``all`` adds them). Shapes that W does not divide raise :class:`ShapeError`.
     """
     pool = [s for s in SHAPES if s.workload in workloads]
     if not tokens:
         group = CPU if cpu else QUICK if quick else None
-        chosen = [s for s in pool if (group in s.groups if group else _on_gpus(s))]
+        chosen = [s for s in pool if (group in s.groups if group else _on_gpus(s) and s.groups != (PAPER,))]
     else:
         wanted: set[Shape] = set()
+        custom: list[Shape] = []
         for token in (t for t in tokens.split(",") if t.strip()):
-            hits = _match(token, pool, world)
+            hits = _match(token, pool, world) or _custom(token, workloads)
+            custom += [s for s in hits if s not in pool and s not in custom]
             if not hits:
                 valid = sorted({s.name for s in pool} | set(GROUPS) | {"all"})
                 raise ShapeError(f"--shapes: no shape '{token.strip()}' in workloads {', '.join(workloads)} "
-                                 f"(names: {', '.join(valid)})")
+                                 f"(names: {', '.join(valid)}, or a GEMM as MxKxN)")
             wanted.update(hits)
-        chosen = [s for s in pool if s in wanted]
+        chosen = [s for s in pool if s in wanted] + custom
     for s in chosen:
         s.check_world(world)
     return chosen
@@ -227,6 +247,18 @@ def _match(token: str, pool: Iterable[Shape], world: int) -> list[Shape]:
         if t in (_normalize(s.name), label):
             hits.append(s)
     return hits
+
+
+def _custom(token: str, workloads: Sequence[str]) -> list[Shape]:
+    """``MxKxN`` (global sizes, positive integers) as a shape of each selected GEMM workload; [] if not that form."""
+    parts = token.strip().lower().split("x")
+    if len(parts) != 3 or not all(p.isdigit() for p in parts):
+        return []
+    m, k, n = (int(p) for p in parts)
+    if min(m, k, n) < 1:
+        raise ShapeError(f"--shapes: '{token.strip()}' has a zero size (MxKxN, each >= 1)")
+    return [Shape(w, f"{m}x{k}x{n}", m, k, n, (), "custom shape (global M x K x N)") for w in GEMM_WORKLOADS
+            if w in workloads]
 
 
 def _on_gpus(shape: Shape) -> bool:

@@ -62,7 +62,8 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
                         "(a tensor-parallel decoder layer: torch TP, async-TP, syncopate ops)")
     parser.add_argument("--shapes", default=None, metavar="LIST",
                         help="comma list of shape names, labels at this W (AG-8192x8192x14336) or groups "
-                        "(anchor, llama, quick, all); default all, or the quick group with --quick")
+                        "(anchor, llama, quick, paper, all), or any GEMM as global MxKxN; default every shape but the paper's, "
+                        "or the quick group with --quick")
     parser.add_argument("--quick", action="store_true",
                         help="the quick shape subset and fewer iterations (2 rounds of warm-up 3, 5 timed) unless given")
     parser.add_argument("--out", default="bench-results", metavar="DIR",

@@ -97,6 +97,46 @@ def test_default_quick_and_cpu_sets_cover_every_workload():
     assert {A2A_GEMM, AG_ATTN} <= {s.workload for s in cpu}
 
 
+PAPER_TABLE = {  # issue "paper suite": global (M, N, K) of AG-GEMM, and of GEMM-RS / GEMM-AR
+    "llama-7b": ((8192, 11008, 4096), (8192, 4096, 11008)),
+    "llama-3.1-8b": ((8192, 14336, 4096), (8192, 4096, 14336)),
+    "mistral-7b": ((8192, 14336, 4096), (8192, 4096, 14336)),
+    "llama-3.1-70b": ((8192, 28672, 8192), (8192, 8192, 28672)),
+    "llama-3.1-405b": ((8192, 53248, 16384), (8192, 16384, 53248)),
+    "qwen2-72b": ((8192, 29568, 8192), (8192, 8192, 29568)),
+}
+
+
+def test_the_paper_group_is_the_papers_operator_table():
+    """Each GEMM once: Llama-3.1-8B and Mistral-7B share theirs, and the
+    Llama-3.1-70B AG GEMM is the 8192x8192x28672 anchor."""
+    chosen = select_shapes([AG_GEMM, GEMM_RS], "paper", 4)
+    for i, w in enumerate((AG_GEMM, GEMM_RS)):
+        got = sorted((s.M, s.N, s.K) for s in chosen if s.workload == w)
+        assert got == sorted({mnk[i] for mnk in PAPER_TABLE.values()})
+    assert "Syncopate paper: llama-3.1-70b" in shape(AG_GEMM, "8192x8192x28672").note
+    assert "mistral-7b" in shape(GEMM_RS, "paper-llama-3.1-8b").note
+    assert shape(AG_GEMM, "paper-llama-7b").local(4).gemm == (8192, 4096, 11008 // 4)
+    assert shape(GEMM_RS, "paper-llama-7b").local(4).gemm == (8192, 11008 // 4, 4096)
+    default = select_shapes([AG_GEMM, GEMM_RS], None, 2)  # the default table stays the 16 bench shapes
+    assert len(default) == 16 and not any(s.name.startswith("paper-") for s in default)
+
+
+def test_any_other_gemm_is_named_m_by_k_by_n():
+    chosen = select_shapes([AG_GEMM, GEMM_RS], "1024x8192x8192,paper-qwen2-72b", 2)
+    assert [(s.workload, s.M, s.K, s.N) for s in chosen] == [
+        (AG_GEMM, 8192, 8192, 29568), (GEMM_RS, 8192, 29568, 8192),
+        (AG_GEMM, 1024, 8192, 8192), (GEMM_RS, 1024, 8192, 8192)]
+    assert [s.label(2) for s in chosen[2:]] == ["AG 1024x8192x4096", "RS 1024x4096x8192"]
+    assert [s.workload for s in select_shapes([GEMM_RS], "256x4096x4096", 4)] == [GEMM_RS]
+    with pytest.raises(ShapeError, match=r"K=4095 is not divisible by W=2"):
+        select_shapes([GEMM_RS], "256x4095x4096", 2)
+    with pytest.raises(ShapeError, match=r"zero size"):
+        select_shapes([AG_GEMM], "0x64x64", 2)
+    with pytest.raises(ShapeError, match=r"or a GEMM as MxKxN"):
+        select_shapes([AG_GEMM], "64x64", 2)
+
+
 def test_describe_lists_labels_and_flags_indivisible_worlds():
     text = describe([shape(AG_GEMM, "8192x8192x28672")], 2)
     assert "AG 8192x8192x14336" in text
