@@ -2,11 +2,13 @@
 argument checks shared with the fake implementations, and the one-time
 notice that a call runs unfused.
 
-All-gather + matmul: ``torch.distributed.all_gather`` of the shards (made
-contiguous), concatenated along ``gather_dim``, then ``torch.matmul`` per B.
-Matmul + reduce-scatter: ``torch.matmul``, then an all-reduce and this
-rank's slice along ``scatter_dim`` (gloo has no reduce-scatter), divided by
-the group size for ``avg``. The results equal PyTorch's ``symm_mem`` ops'
+All-gather + matmul: one all-gather of the shards into a single tensor
+along ``gather_dim``, then ``torch.matmul`` per B. Matmul +
+reduce-scatter: ``torch.matmul``, then a reduce-scatter along
+``scatter_dim`` (each rank moves its share of the bytes once, not the
+all-reduce's twice), divided by the group size for ``avg``. Both go
+through the functional collectives, so AOT autograd can trace them in a
+backward too. The results equal PyTorch's ``symm_mem`` ops'
 fallbacks (same shapes, dtypes and values) and are fresh tensors that
 alias neither the inputs nor each other, as custom ops require.
 """
@@ -71,13 +73,10 @@ def check_matmul_reduce_scatter(A: torch.Tensor, B: torch.Tensor, reduce_op: str
 
 def all_gather(A_shard: torch.Tensor, gather_dim: int, group_name: str) -> torch.Tensor:
     """Every rank's ``A_shard`` concatenated along ``gather_dim``, rank 0 first."""
-    import torch.distributed as dist
+    import torch.distributed._functional_collectives as funcol
 
-    group = process_group(group_name)
-    shard = A_shard.contiguous()
-    pieces = [torch.empty_like(shard) for _ in range(group.size())]
-    dist.all_gather(pieces, shard, group=group)
-    return torch.cat(pieces, dim=gather_dim)
+    gathered = funcol.all_gather_tensor(A_shard.contiguous(), gather_dim, group_name)
+    return funcol.wait_tensor(gathered).clone(memory_format=torch.contiguous_format)
 
 
 def all_gather_matmul(A_shard: torch.Tensor, Bs: list[torch.Tensor], gather_dim: int, group_name: str,
@@ -87,16 +86,11 @@ def all_gather_matmul(A_shard: torch.Tensor, Bs: list[torch.Tensor], gather_dim:
 
 
 def reduce_scatter(t: torch.Tensor, dim: int, group_name: str) -> torch.Tensor:
-    """This rank's slice along ``dim`` of the sum of ``t`` over the group: an
-    all-reduce (every backend has one, gloo included) through the functional
-    collectives, so AOT autograd can trace it in a backward too."""
+    """This rank's slice along ``dim`` of the sum of ``t`` over the group."""
     import torch.distributed._functional_collectives as funcol
 
-    group = process_group(group_name)
-    total = funcol.all_reduce(t.contiguous(), "sum", group_name)
-    part = t.shape[dim] // group.size()
-    rank = torch.distributed.get_rank(group)
-    return total.narrow(dim, rank * part, part).clone(memory_format=torch.contiguous_format)
+    part = funcol.reduce_scatter_tensor(t.contiguous(), "sum", dim, group_name)
+    return funcol.wait_tensor(part).clone(memory_format=torch.contiguous_format)
 
 
 def matmul_reduce_scatter(A: torch.Tensor, B: torch.Tensor, reduce_op: str, scatter_dim: int,

@@ -51,6 +51,33 @@ def rs_values(rank, world):
         torch.testing.assert_close(out, total.chunk(world, dim)[rank])
 
 
+def unfused_moves_each_byte_once(rank, world):
+    """The unfused path reduce-scatters (no all-reduce, which moves every
+    byte twice) and all-gathers into one tensor (no list of pieces + cat)."""
+    import torch.distributed._functional_collectives as funcol
+
+    from syncopate.pytorch import unfused_ops
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("the unfused path used an all-reduce or a list all-gather")
+
+    saved = funcol.all_reduce, dist.all_gather
+    funcol.all_reduce, dist.all_gather = refuse, refuse
+    try:
+        for dim in (0, 1):
+            As = _shards((4, 4), world, seed=20 + dim)
+            Bs = _shards((4, 6), world, seed=30)
+            out = unfused_ops.matmul_reduce_scatter(As[rank], Bs[rank], "sum", dim, _group())
+            torch.testing.assert_close(out, sum(a @ b for a, b in zip(As, Bs)).chunk(world, dim)[rank])
+            b = torch.randn(4 * (world if dim == 1 else 1), 6, generator=torch.Generator().manual_seed(5),
+                            dtype=torch.float64)
+            gathered, outs = unfused_ops.all_gather_matmul(As[rank], [b], dim, _group(), return_A=True)
+            torch.testing.assert_close(gathered, torch.cat(As, dim))
+            torch.testing.assert_close(outs[0], torch.cat(As, dim) @ b)
+    finally:
+        funcol.all_reduce, dist.all_gather = saved
+
+
 def same_as_torch_fallback(rank, world):
     """Results equal PyTorch's own symm_mem fallback (what async-TP runs off-GPU)."""
     from torch.distributed._symmetric_memory import (
