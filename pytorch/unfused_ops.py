@@ -34,11 +34,32 @@ def group_size(group_name: str) -> int:
 
 
 def warn_unfused(op: str, reason: str) -> None:
-    """Say once per process and reason that ``op`` runs unfused."""
+    """Say once per process and reason that ``op`` runs unfused, at the
+    caller's line (the op is reached through torch's custom-op dispatch, so
+    a fixed stack level would name a torch file)."""
     if (op, reason) not in _WARNED:
         _WARNED.add((op, reason))
         warnings.warn(f"syncopate.ops.{op}: no fused kernel for {reason}; running the unfused collective + "
-                      "matmul (same results)", RuntimeWarning, stacklevel=3)
+                      "matmul (same results)", RuntimeWarning, stacklevel=_caller_level())
+
+
+def _caller_level() -> int:
+    """The ``stacklevel`` of the first frame outside syncopate and torch, as seen from warn_unfused."""
+    import os
+    import sys
+
+    import syncopate
+
+    inside = tuple(os.path.dirname(os.path.abspath(m.__file__)) + os.sep for m in (syncopate, torch))
+    tests = os.path.join(os.path.dirname(os.path.abspath(syncopate.__file__)), "test") + os.sep
+    frame, level = sys._getframe(2), 2  # warn_unfused's caller is level 2
+    while frame is not None:
+        name = frame.f_code.co_filename
+        path = os.path.abspath(name)
+        if not name.startswith("<") and (not path.startswith(inside) or path.startswith(tests)):
+            return level
+        frame, level = frame.f_back, level + 1
+    return 2
 
 
 def check_all_gather_matmul(A_shard: torch.Tensor, Bs: list[torch.Tensor], gather_dim: int, group_name: str) -> None:

@@ -202,6 +202,7 @@ def warns_once(rank, world):
         syncopate.ops.all_gather_matmul(a, [b], 0, _group())
     notes = [w for w in caught if "all_gather_matmul: no fused kernel for cpu tensors" in str(w.message)]
     assert len(notes) == 1, [str(w.message) for w in caught]
+    assert os.path.abspath(notes[0].filename) == os.path.abspath(__file__), notes[0].filename  # the caller's line
 
 
 def bad_arguments(rank, world):
