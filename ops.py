@@ -35,14 +35,21 @@ from syncopate.pytorch.unfused_ops import group_size
 
 __all__ = ["all_gather_matmul", "matmul_reduce_scatter"]
 
-_AG_SCHEMA = "(Tensor A_shard, Tensor[] Bs, int gather_dim, str group_name, *, bool return_A=True) -> (Tensor?, Tensor[])"
+# The schemas and tags of torch's symm_mem ops, names included (``A=`` works as there); needs_fixed_stride_order:
+# Inductor passes the inputs in the strides the caller gave, as it does for symm_mem's ops.
+_AG_SCHEMA = "(Tensor A, Tensor[] Bs, int gather_dim, str group_name, *, bool return_A=True) -> (Tensor?, Tensor[])"
 _RS_SCHEMA = "(Tensor A, Tensor B, str reduce_op, int scatter_dim, str group_name) -> Tensor"
 
 
-@torch.library.custom_op("syncopate::all_gather_matmul", mutates_args=(), schema=_AG_SCHEMA)
-def _all_gather_matmul(A_shard: torch.Tensor, Bs: list[torch.Tensor], gather_dim: int, group_name: str, *,
+_TAGS = (torch.Tag.needs_fixed_stride_order,)
+
+
+@torch.library.custom_op("syncopate::all_gather_matmul", mutates_args=(), schema=_AG_SCHEMA, tags=_TAGS)
+def _all_gather_matmul(A: torch.Tensor, Bs: list[torch.Tensor], gather_dim: int, group_name: str, *,
                        return_A: bool = True) -> tuple[torch.Tensor | None, list[torch.Tensor]]:
     from syncopate.pytorch import fused_ops
+
+    A_shard = A
 
     unfused_ops.check_all_gather_matmul(A_shard, Bs, gather_dim, group_name)
     if not Bs:  # a plain all-gather (the backward's re-gather): no matmul to fuse, nothing to announce
@@ -55,16 +62,16 @@ def _all_gather_matmul(A_shard: torch.Tensor, Bs: list[torch.Tensor], gather_dim
 
 
 @_all_gather_matmul.register_fake
-def _all_gather_matmul_fake(A_shard: torch.Tensor, Bs: list[torch.Tensor], gather_dim: int, group_name: str, *,
+def _all_gather_matmul_fake(A: torch.Tensor, Bs: list[torch.Tensor], gather_dim: int, group_name: str, *,
                             return_A: bool = True) -> tuple[torch.Tensor | None, list[torch.Tensor]]:
-    unfused_ops.check_all_gather_matmul(A_shard, Bs, gather_dim, group_name)
-    shape = list(A_shard.shape)
+    unfused_ops.check_all_gather_matmul(A, Bs, gather_dim, group_name)
+    shape = list(A.shape)
     shape[gather_dim] *= group_size(group_name)
-    A = A_shard.new_empty(shape)
-    return (A if return_A else None), [A.new_empty([*shape[:-1], B.shape[1]], dtype=B.dtype) for B in Bs]
+    gathered = A.new_empty(shape)
+    return (gathered if return_A else None), [gathered.new_empty([*shape[:-1], B.shape[1]], dtype=B.dtype) for B in Bs]
 
 
-@torch.library.custom_op("syncopate::matmul_reduce_scatter", mutates_args=(), schema=_RS_SCHEMA)
+@torch.library.custom_op("syncopate::matmul_reduce_scatter", mutates_args=(), schema=_RS_SCHEMA, tags=_TAGS)
 def _matmul_reduce_scatter(A: torch.Tensor, B: torch.Tensor, reduce_op: str, scatter_dim: int,
                            group_name: str) -> torch.Tensor:
     from syncopate.pytorch import fused_ops
@@ -89,16 +96,17 @@ def _matmul_reduce_scatter_fake(A: torch.Tensor, B: torch.Tensor, reduce_op: str
 op_autograd.register()
 
 
-def all_gather_matmul(A_shard: torch.Tensor, Bs: list[torch.Tensor], gather_dim: int, group_name: str, *,
+def all_gather_matmul(A: torch.Tensor, Bs: list[torch.Tensor], gather_dim: int, group_name: str, *,
                       return_A: bool = True) -> tuple[torch.Tensor | None, list[torch.Tensor]]:
-    """All-gather ``A_shard`` along ``gather_dim`` over the group, then
-    multiply the gathered A by each B: returns ``(A or None, [A @ B for B in Bs])``.
+    """All-gather ``A`` (this rank's shard) along ``gather_dim`` over the
+    group, then multiply the gathered A by each B: returns
+    ``(gathered A or None, [gathered A @ B for B in Bs])``.
 
-    As ``torch.ops.symm_mem.fused_all_gather_matmul``: ``A_shard`` has two or
-    more dims, each ``B`` is 2-D, the product is over A's last dim. With
-    ``return_A=False`` the first result is None.
+    As ``torch.ops.symm_mem.fused_all_gather_matmul`` (same argument names):
+    ``A`` has two or more dims, each ``B`` is 2-D, the product is over A's
+    last dim. With ``return_A=False`` the first result is None.
     """
-    return torch.ops.syncopate.all_gather_matmul(A_shard, Bs, gather_dim, group_name, return_A=return_A)
+    return torch.ops.syncopate.all_gather_matmul(A, Bs, gather_dim, group_name, return_A=return_A)
 
 
 def matmul_reduce_scatter(A: torch.Tensor, B: torch.Tensor, reduce_op: str, scatter_dim: int,

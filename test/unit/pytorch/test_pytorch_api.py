@@ -155,3 +155,19 @@ def test_fused_buffers_are_bucketed_by_rows():
     assert five.data_ptr() == seven.data_ptr() != nine.data_ptr()
     assert five.untyped_storage().nbytes() == 8 * 4 * 4 and nine.untyped_storage().nbytes() == 16 * 4 * 4
     assert five.is_contiguous() and nine.is_contiguous()
+
+
+@pytest.mark.parametrize("ours, theirs", [("all_gather_matmul", "fused_all_gather_matmul"),
+                                          ("matmul_reduce_scatter", "fused_matmul_reduce_scatter")])
+def test_the_ops_have_torchs_schemas_and_stride_tags(ours, theirs):
+    """Argument names (``A=``), defaults, results and needs_fixed_stride_order
+    as torch's symm_mem ops: switching is a one-line change."""
+    import torch
+    import torch.distributed._symmetric_memory  # noqa: F401  (registers symm_mem's ops)
+
+    import syncopate.ops  # noqa: F401
+
+    mine = getattr(torch.ops.syncopate, ours).default
+    torch_op = getattr(torch.ops.symm_mem, theirs).default
+    assert str(mine._schema).split("(", 1)[1] == str(torch_op._schema).split("(", 1)[1]
+    assert torch.Tag.needs_fixed_stride_order in mine.tags
