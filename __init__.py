@@ -13,6 +13,9 @@ Public API for PyTorch programs (docs/pytorch.md), imported lazily so that
     with the arguments and results of PyTorch's ``symm_mem`` async-TP ops.
 ``syncopate.tp``
     ``parallelize_module`` styles whose collectives + matmuls run as those ops.
+``syncopate.stats(reset=False)``
+    how many ``syncopate.ops`` calls ran fused and unfused, per op; each
+    decision is also logged once per shape on the ``syncopate`` logger.
 """
 
 from __future__ import annotations
@@ -22,19 +25,21 @@ from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
 
-__all__ = ["SyncopateSetupError", "__version__", "compile", "empty", "ops", "tp"]
+__all__ = ["SyncopateSetupError", "__version__", "compile", "empty", "ops", "stats", "tp"]
 
 _LAZY = {
     "compile": ("syncopate.pytorch.compile", "compile"),
     "empty": ("syncopate.pytorch.worlds", "empty"),
     "SyncopateSetupError": ("syncopate.pytorch.worlds", "SyncopateSetupError"),
     "ops": ("syncopate.ops", None),
+    "stats": ("syncopate.pytorch.op_stats", "stats"),
     "tp": ("syncopate.tp", None),
 }
 
 if TYPE_CHECKING:
     from syncopate import ops, tp
     from syncopate.pytorch.compile import compile
+    from syncopate.pytorch.op_stats import stats
     from syncopate.pytorch.worlds import SyncopateSetupError, empty
 
 

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import torch
 
-from syncopate.pytorch import op_autograd, unfused_ops
+from syncopate.pytorch import op_autograd, op_stats, unfused_ops
 from syncopate.pytorch.unfused_ops import group_size
 
 __all__ = ["all_gather_matmul", "matmul_reduce_scatter"]
@@ -55,6 +55,7 @@ def _all_gather_matmul(A: torch.Tensor, Bs: list[torch.Tensor], gather_dim: int,
     if not Bs:  # a plain all-gather (the backward's re-gather): no matmul to fuse, nothing to announce
         return unfused_ops.all_gather_matmul(A_shard, Bs, gather_dim, group_name, return_A)
     refusal = fused_ops.all_gather_matmul_refusal(A_shard, Bs, gather_dim, group_name)
+    op_stats.record("all_gather_matmul", (tuple(A_shard.shape), *(tuple(B.shape) for B in Bs)), refusal)
     if refusal is None:
         return fused_ops.all_gather_matmul(A_shard, Bs, group_name, return_A)
     unfused_ops.warn_unfused("all_gather_matmul", refusal)
@@ -78,6 +79,7 @@ def _matmul_reduce_scatter(A: torch.Tensor, B: torch.Tensor, reduce_op: str, sca
 
     unfused_ops.check_matmul_reduce_scatter(A, B, reduce_op, scatter_dim, group_name)
     refusal = fused_ops.matmul_reduce_scatter_refusal(A, B, scatter_dim, group_name)
+    op_stats.record("matmul_reduce_scatter", (tuple(A.shape), tuple(B.shape)), refusal)
     if refusal is None:
         return fused_ops.matmul_reduce_scatter(A, B, reduce_op, group_name)
     unfused_ops.warn_unfused("matmul_reduce_scatter", refusal)

@@ -23,6 +23,7 @@ on every launch.
 from __future__ import annotations
 
 import inspect
+import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -30,6 +31,7 @@ from typing import Any
 import torch
 
 from syncopate.pytorch import cache
+from syncopate.pytorch.op_stats import LOG
 from syncopate.pytorch.worlds import (
     SyncopateSetupError,
     gpu_world,
@@ -77,10 +79,14 @@ def compile(kernel: Any, plans: Sequence[str], pipeline: str = "overlap", kernel
         source = f.read()
     specs = [with_world(s, world) for s in plans]
     key = cache.cache_key(source, name, specs, pipeline)
+    start = time.perf_counter()
     module = cache.load(key, name)
+    hit = module is not None
     if module is None:
         module, files = _run_frontend(path, name, specs, pipeline)
         cache.store(key, name, module, files)
+    LOG.info("syncopate.compile %s (%s, %s): %s in %.2f s", name, "; ".join(specs), pipeline,
+             "loaded from the cache" if hit else "compiled", time.perf_counter() - start)
     program = load_program(module, name, cache.cache_dir())
     context = GroupContext(group, rank, _gathered_params(program))
     from syncopate.pytorch.autotuned import BenchmarkedConfig, is_autotuned

@@ -78,6 +78,44 @@ def unfused_moves_each_byte_once(rank, world):
         funcol.all_reduce, dist.all_gather = saved
 
 
+def decisions_are_visible(rank, world):
+    """syncopate.stats() counts each call's path; the syncopate logger says
+    once per op, shape and decision why a call ran unfused."""
+    import logging
+
+    from syncopate.pytorch import unfused_ops
+
+    class Records(logging.Handler):
+        def __init__(self):
+            super().__init__(logging.INFO)
+            self.lines = []
+
+        def emit(self, record):
+            self.lines.append(record.getMessage())
+
+    handler, logger = Records(), logging.getLogger("syncopate")
+    logger.addHandler(handler)
+    old_level = logger.level
+    logger.setLevel(logging.INFO)
+    syncopate.stats(reset=True)
+    unfused_ops._WARNED.clear()
+    try:
+        a, b = torch.randn(2, 3), torch.randn(3, 2)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            for _ in range(3):
+                syncopate.ops.all_gather_matmul(a, [b], 0, _group())
+            syncopate.ops.matmul_reduce_scatter(torch.randn(2 * world, 3), b, "sum", 0, _group())
+    finally:
+        logger.removeHandler(handler)
+        logger.setLevel(old_level)
+    assert syncopate.stats() == {"all_gather_matmul": {"fused": 0, "unfused": 3},
+                                 "matmul_reduce_scatter": {"fused": 0, "unfused": 1}}, syncopate.stats()
+    ag = [line for line in handler.lines if line.startswith("syncopate.ops.all_gather_matmul on 2x3, 3x2: unfused")]
+    assert len(ag) == 1 and "cpu tensors" in ag[0], handler.lines
+    assert syncopate.stats(reset=True) and syncopate.stats() == {}
+
+
 def same_as_torch_fallback(rank, world):
     """Results equal PyTorch's own symm_mem fallback (what async-TP runs off-GPU)."""
     from torch.distributed._symmetric_memory import (
@@ -250,12 +288,24 @@ def compile_kernel(rank, world):
     def refuse(*args, **kwargs):
         raise AssertionError("the second compile ran the passes instead of loading the cache")
 
+    import logging
+
+    logger, lines = logging.getLogger("syncopate"), []
+    handler = logging.Handler(logging.INFO)
+    handler.emit = lambda record: lines.append(record.getMessage())
+    logger.addHandler(handler)
+    old_level = logger.level
+    logger.setLevel(logging.INFO)
     saved, compile_module._run_frontend = compile_module._run_frontend, refuse
     try:
         again = syncopate.compile(gemm_kernel, ["all-gather{tensor=a_ptr dim=0}"])
     finally:
         compile_module._run_frontend = saved
+        logger.removeHandler(handler)
+        logger.setLevel(old_level)
     assert again.program.source == fused.program.source
+    assert len(lines) == 1 and lines[0].startswith("syncopate.compile gemm_kernel (all-gather{tensor=a_ptr dim=0 world=")
+    assert "loaded from the cache in" in lines[0], lines
 
 
 def compile_reduce_scatter(rank, world):
