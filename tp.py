@@ -20,9 +20,13 @@ They play the role of ``ColwiseParallel(input_layouts=Shard(1))`` and
 shards on the mesh (``Shard(0)`` / ``Shard(1)`` of ``nn.Linear.weight``; the
 column-wise bias ``Shard(0)``, the row-wise bias replicated and added after
 the reduction, its gradient a ``Partial`` sum over the ranks' tokens), so optimizers and distributed checkpoints see ordinary
-tensor-parallel parameters; activations stay plain local tensors. Only
-``nn.Linear`` modules are accepted and the mesh must be one-dimensional
-(pass the tensor-parallel sub-mesh).
+tensor-parallel parameters; activations stay plain local tensors. An
+input that is a ``DTensor`` (what torch's ``SequenceParallel`` hands on
+unless ``use_local_output=True``) is taken as its local shard when its
+placement is the one the style expects (``Shard(sequence_dim)`` before a
+column-wise linear, ``Shard(-1)`` before a row-wise one), and refused in
+one line naming the fix otherwise. Only ``nn.Linear`` modules are accepted
+and the mesh must be one-dimensional (pass the tensor-parallel sub-mesh).
 """
 
 from __future__ import annotations
@@ -94,9 +98,27 @@ def _local(param: Any) -> torch.Tensor | None:
     return None if param is None else param.to_local()
 
 
+def _local_input(x: Any, shard_dim: int, style: str) -> torch.Tensor:
+    """``x`` as this rank's plain tensor: a DTensor sharded as the style
+    expects gives its local shard; any other DTensor is refused."""
+    from torch.distributed.tensor import DTensor
+
+    if not isinstance(x, DTensor):
+        return x
+    expected = Shard(shard_dim % x.ndim)
+    placements = tuple(Shard(p.dim % x.ndim) if isinstance(p, Shard) else p for p in x.placements)
+    if placements != (expected,):
+        raise ValueError(f"{style} takes this rank's shard of its input ({expected!r}), got a DTensor with placements "
+                         f"{tuple(x.placements)}: give the module before it use_local_output=True "
+                         "(e.g. SequenceParallel(use_local_output=True)) or pass x.to_local() of a "
+                         f"{expected!r} DTensor")
+    return x.to_local()
+
+
 def _colwise_forward(module: nn.Linear, dim: int, group_name: str, x: torch.Tensor) -> torch.Tensor:
     from syncopate import ops
 
+    x = _local_input(x, dim, "SyncopateColwiseParallel")
     _, (y,) = ops.all_gather_matmul(x, [_local(module.weight).t()], dim, group_name, return_A=False)
     bias = _local(module.bias)
     return y if bias is None else y + bias
@@ -105,6 +127,7 @@ def _colwise_forward(module: nn.Linear, dim: int, group_name: str, x: torch.Tens
 def _rowwise_forward(module: nn.Linear, dim: int, group_name: str, x: torch.Tensor) -> torch.Tensor:
     from syncopate import ops
 
+    x = _local_input(x, -1, "SyncopateRowwiseParallel")
     y = ops.matmul_reduce_scatter(x, _local(module.weight).t(), "sum", dim, group_name)
     if module.bias is None:
         return y

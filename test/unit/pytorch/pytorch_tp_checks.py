@@ -46,6 +46,32 @@ def mlp_matches_unparallelized(rank, world):
             torch.testing.assert_close(q.grad.full_tensor(), p.grad, msg=name)
 
 
+def dtensor_inputs(rank, world):
+    """A DTensor input sharded on the sequence dim (what SequenceParallel
+    hands on by default) runs as its local shard; a replicated one is
+    refused in one line naming use_local_output=True."""
+    from torch.distributed.device_mesh import init_device_mesh
+    from torch.distributed.tensor import DTensor, Replicate, Shard
+
+    torch.manual_seed(0)
+    model = Mlp(6, 8, True)
+    x = torch.randn(2, 4 * world, 6, dtype=torch.float64)
+    tp = _parallel(model, 1)
+    mesh = init_device_mesh("cpu", (world,))
+    local = x.chunk(world, 1)[rank]
+    shard = DTensor.from_local(local.clone().requires_grad_(), mesh, [Shard(1)])
+    torch.testing.assert_close(tp(shard), model(x).chunk(world, 1)[rank])
+    tp(shard).sum().backward()  # the gradient flows back into the DTensor
+    replicated = DTensor.from_local(x, mesh, [Replicate()])
+    try:
+        tp(replicated)
+    except ValueError as err:
+        assert "SyncopateColwiseParallel takes this rank's shard of its input (Shard(dim=1))" in str(err), err
+        assert "use_local_output=True" in str(err)
+    else:
+        raise AssertionError("a replicated DTensor input was accepted")
+
+
 def refuses_non_linear(rank, world):
     from torch.distributed.device_mesh import init_device_mesh
     from torch.distributed.tensor.parallel import parallelize_module

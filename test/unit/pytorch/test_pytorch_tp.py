@@ -7,7 +7,8 @@ Also overlap-bench's tp-layer rows on the same group (bench/tp_layer.py)."""
 import pytest
 from gloo_ranks import run_checks
 
-CHECKS = ["mlp_matches_unparallelized", "mlp_compiles_fullgraph", "refuses_non_linear", "tp_layer_bench_rows", "tp_layer_mismatch_detected"]
+CHECKS = ["mlp_matches_unparallelized", "dtensor_inputs",
+          "mlp_compiles_fullgraph", "refuses_non_linear", "tp_layer_bench_rows", "tp_layer_mismatch_detected"]
 
 
 @pytest.fixture(scope="module")
