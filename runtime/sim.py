@@ -249,7 +249,10 @@ class DeliveryHook:
         def create_atomic_rmw(rmw_op, ptr, val, mask, sem, scope):
             addrs = ptr.data.reshape(-1)
             values = val.data.reshape(-1)
-            hits = [(int(a), int(v)) for a, v in zip(addrs, values) if base <= int(a) < base + 4 * size]
+            # a masked-off lane touches nothing: its address (past a tensor's end) may fall inside the pad
+            live = mask.data.reshape(-1) if mask is not None else [True] * len(addrs)
+            hits = [(int(a), int(v)) for a, v, on in zip(addrs, values, live)
+                    if on and base <= int(a) < base + 4 * size]
             for addr, value in hits:
                 if value == 0:
                     self.on_poll((addr - base) // 4)

@@ -27,7 +27,7 @@ from syncopate.ir.plans.cli import load_plans
 from syncopate.runtime.check import compile_workload, run_simulated
 from syncopate.lowering.compile import run_pipeline
 from syncopate.runtime.fused import FusedProgram, load_program
-from syncopate.runtime.sim import DeliveryHook, Incoming, IsolatedOutput, Outgoing
+from syncopate.runtime.sim import DeliveryHook, Incoming, IsolatedOutput, Outgoing, SimulationError
 from syncopate.runtime.sim_world import output_reads
 from syncopate.runtime.workload import load_workload
 
@@ -208,3 +208,33 @@ def test_a_program_that_adds_into_a_chunk_twice_counts_each_addition_once():
         hook.on_signal(0)
     hook.finish()
     assert len(collected) == 1 and torch.equal(collected[0], torch.ones(2, 2)), collected
+
+
+def test_a_masked_off_atomic_lane_inside_the_pad_is_no_poll():
+    """An atomic on an output whose masked-off lanes point past the tensor's
+    end (a split-K tile's padding rows) may hit the signal pad's addresses;
+    those lanes touch nothing, so they are no flag poll (the allocator's
+    layout made this flaky before)."""
+    flags = torch.zeros(4, dtype=torch.int32)
+    hook = DeliveryHook(flags, 1, "isolated", 0, [], {})
+    target = torch.zeros(2, dtype=torch.int32)
+    lanes = [target.data_ptr(), flags.data_ptr()]  # lane 1 lies in the pad
+    with hook.installed():
+        _atomic_add(lanes, [True, False])
+    assert hook.polls == 0
+    with hook.installed(), pytest.raises(SimulationError, match="signal-pad flag 0"):  # unmasked: a poll
+        _atomic_add(lanes, [True, True])
+
+
+def _atomic_add(addresses: list[int], mask: list[bool]) -> None:
+    """``tl.atomic_add(ptrs, 0, mask)`` on int32 words, as the interpreter issues it."""
+    import numpy as np
+    import triton.language as tl
+    from triton._C.libtriton import ir
+    from triton.runtime import interpreter
+
+    handle = interpreter.TensorHandle
+    interpreter.interpreter_builder.create_atomic_rmw(
+        ir.ATOMIC_OP.ADD, handle(np.array(addresses, dtype=np.uint64), tl.pointer_type(tl.int32)),
+        handle(np.zeros(len(addresses), dtype=np.int32), tl.int32), handle(np.array(mask), tl.int1),
+        ir.MEM_SEMANTIC.RELAXED, ir.MEM_SYNC_SCOPE.GPU)
