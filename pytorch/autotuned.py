@@ -19,9 +19,12 @@ use ``runtime/autotune.py``'s ``OnlyConfig`` instead.
 from __future__ import annotations
 
 import inspect
+import time
 from typing import Any
 
 import torch
+
+from syncopate.pytorch.op_stats import LOG
 
 
 def is_autotuned(kernel: Any) -> bool:
@@ -47,7 +50,10 @@ class BenchmarkedConfig:
             str(v.dtype) for v in bound.values() if isinstance(v, torch.Tensor))
         config = self.chosen.get(key)
         if config is None:
+            start = time.perf_counter()
             config = self.chosen[key] = self._choose(grid, args, kwargs, bound)
+            LOG.info("syncopate.compile %s: configuration %s for autotuning key %s, chosen in %.2f s",
+                     getattr(self.autotuner.fn, "__name__", "kernel"), config, key, time.perf_counter() - start)
         return config
 
     def _choose(self, grid: Any, args: tuple, kwargs: dict[str, Any], bound: dict[str, Any]) -> Any:

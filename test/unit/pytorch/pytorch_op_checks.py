@@ -341,10 +341,25 @@ def compile_autotuned(rank, world):
     def grid(meta):
         return (triton_cdiv(meta["M"], meta["BLOCK_M"]), triton_cdiv(meta["N"], meta["BLOCK_N"]))
 
-    fused[grid](a, b, c, M, N, K, a.stride(0), a.stride(1), b.stride(0), b.stride(1), c.stride(0), c.stride(1),
-                BLOCK_K=16)
+    import logging
+
+    logger, lines = logging.getLogger("syncopate"), []
+    handler = logging.Handler(logging.INFO)
+    handler.emit = lambda record: lines.append(record.getMessage())
+    logger.addHandler(handler)
+    old_level = logger.level
+    logger.setLevel(logging.INFO)
+    try:
+        for _ in range(2):  # the second launch reuses the choice: no second line
+            fused[grid](a, b, c, M, N, K, a.stride(0), a.stride(1), b.stride(0), b.stride(1), c.stride(0),
+                        c.stride(1), BLOCK_K=16)
+    finally:
+        logger.removeHandler(handler)
+        logger.setLevel(old_level)
     torch.testing.assert_close(c, torch.cat(shards) @ b, rtol=1e-4, atol=1e-4)
     assert list(fused.chosen.values()) == [autotuned_gemm.configs[0]]
+    tuned = [line for line in lines if "for autotuning key" in line]
+    assert len(tuned) == 1 and tuned[0].startswith("syncopate.compile autotuned_gemm: configuration "), lines
 
 
 def _example(name):
