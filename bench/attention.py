@@ -36,7 +36,7 @@ from syncopate.bench import comm
 from syncopate.bench.check import poison, poison_allocator
 from syncopate.bench.configs import check_positive_ints
 from syncopate.bench.context import BenchWorld
-from syncopate.bench.kernels import source_path
+from syncopate.kernels import source_path
 from syncopate.bench.problem import AG_VERSIONS, GATHERED, OUT, BenchSpec, randn, reference_key, seed_of
 from syncopate.bench.shapes import Shape
 from syncopate.bench.variants import (
@@ -182,7 +182,7 @@ def launch_attention(kernel: Any, q: torch.Tensor, k: torch.Tensor, v: torch.Ten
 
 
 def attn_kernel() -> Any:
-    from syncopate.bench.kernels.attn_bf16 import attn_kernel as kernel
+    from syncopate.kernels.attn_bf16 import attn_kernel as kernel
 
     return kernel
 

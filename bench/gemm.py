@@ -19,7 +19,7 @@ from typing import Any
 import torch
 
 from syncopate.bench.configs import PERSISTENT_KERNELS, GemmConfig
-from syncopate.bench.kernels import source_path
+from syncopate.kernels import source_path
 from syncopate.ir.contract import AbiKey
 
 _KERNELS = {"ptr": ("gemm_bf16", "gemm_kernel"), "tma": ("gemm_bf16_tma", "gemm_tma_kernel"),
@@ -41,7 +41,7 @@ def kernel_path(config: GemmConfig) -> str:
 
 def gemm_kernel(config: GemmConfig) -> Any:
     """The original ``@triton.jit`` GEMM of ``config``."""
-    module = importlib.import_module(f"syncopate.bench.kernels.{_KERNELS[config.kernel][0]}")
+    module = importlib.import_module(f"syncopate.kernels.{_KERNELS[config.kernel][0]}")
     if config.kernel in DESCRIPTOR_KERNELS:
         scratch_allocator()
     return getattr(module, kernel_name(config))

@@ -35,7 +35,7 @@ from syncopate.bench import comm, gemm
 from syncopate.bench.check import poison
 from syncopate.bench.configs import GemmConfig, with_tile
 from syncopate.bench.context import BenchWorld
-from syncopate.bench.kernels import source_path
+from syncopate.kernels import source_path
 from syncopate.bench.problem import GATHERED, OUT, BenchSpec, randn, seed_of
 from syncopate.bench.shapes import Shape
 from syncopate.bench.variants import (
@@ -208,7 +208,7 @@ def grouped_kernel(config: GemmConfig) -> Any:
     module, name = _grouped(config)
     if config.kernel != "ptr":
         gemm.scratch_allocator()
-    return getattr(importlib.import_module(f"syncopate.bench.kernels.{module}"), name)
+    return getattr(importlib.import_module(f"syncopate.kernels.{module}"), name)
 
 
 def kernel_name(config: GemmConfig) -> str:

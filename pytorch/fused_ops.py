@@ -1,6 +1,6 @@
 """The fused (GPU) implementation of ``syncopate.ops``.
 
-Both ops run the benchmark's tiled GEMM (bench/kernels/gemm_bf16.py, the
+Both ops run the benchmark's tiled GEMM (kernels/gemm_bf16.py, the
 same kernel ``overlap-bench`` fuses) compiled with ``syncopate.compile``
 once per process group:
 
@@ -95,7 +95,7 @@ def _kernel(kind: str, group_name: str) -> Any:
     key = (kind, group_name)
     if key not in _KERNELS:
         import syncopate
-        from syncopate.bench.kernels.gemm_bf16 import gemm_kernel
+        from syncopate.kernels.gemm_bf16 import gemm_kernel
 
         _KERNELS[key] = syncopate.compile(gemm_kernel, [PLANS[kind]], group=process_group(group_name))
     return _KERNELS[key]

@@ -1,5 +1,5 @@
 """Device probe (not a test): the benchmark's Triton attention kernel
-(``bench/kernels/attn_bf16.py``) over block sizes, warps and stages, against
+(``kernels/attn_bf16.py``) over block sizes, warps and stages, against
 torch SDPA, on one GPU:
 
     python3 test/e2e/probes/attn_sweep.py
@@ -13,7 +13,7 @@ timed with ``triton.testing.do_bench``.
 import torch
 import triton
 
-from syncopate.bench.kernels.attn_bf16 import attn_kernel
+from syncopate.kernels.attn_bf16 import attn_kernel
 
 CONFIGS = ((128, 64, 8, 3), (128, 128, 8, 3), (128, 64, 4, 3), (128, 128, 8, 2), (64, 64, 4, 3), (128, 64, 8, 4),
            (256, 64, 8, 3), (128, 32, 4, 4))  # (BLOCK_M, BLOCK_N, warps, stages)

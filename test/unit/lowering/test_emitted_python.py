@@ -26,7 +26,7 @@ from syncopate.runtime.workload import load_workload, with_world
 
 ROOT = Path(__file__).resolve().parents[3]
 KERNEL_FILES = sorted(
-    p for folder in ("examples", "test/corpus", "bench/kernels") for p in (ROOT / folder).glob("*.py")
+    p for folder in ("examples", "test/corpus", "kernels") for p in (ROOT / folder).glob("*.py")
     if not p.name.startswith("_") and "@triton.jit" in p.read_text()
 )
 FUSIONS = sorted(p for folder in ("examples", "test/corpus") for p in (ROOT / folder).glob("*.py")

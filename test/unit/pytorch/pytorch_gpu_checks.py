@@ -112,7 +112,7 @@ def gradients_match_unfused(rank, world):
 def compile_needs_symmetric(rank, world):
     """syncopate.compile on the GPU world: an ordinary gathered tensor is
     refused with a message naming syncopate.empty; a syncopate.empty one works."""
-    from syncopate.bench.kernels.gemm_bf16 import gemm_kernel
+    from syncopate.kernels.gemm_bf16 import gemm_kernel
 
     fused = syncopate.compile(gemm_kernel, ["all-gather{tensor=a_ptr dim=0}"])
     m, k, n = 128 * world, 256, 256

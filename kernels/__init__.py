@@ -1,4 +1,7 @@
-"""Triton kernels the benchmark fuses and uses as its local-Triton baseline.
+"""Triton kernels of the library: the GEMM ``syncopate.ops`` fuses
+(``gemm_bf16.py``), and the kernels the benchmark fuses and uses as its
+local-Triton baseline (``bench/`` imports them; they import nothing of
+syncopate, so the library does not depend on the benchmark).
 
 Each kernel is a plain ``@triton.jit`` function in the subset syncopate's
 frontend accepts (no autotune decorator, no early return, no ternaries), so
