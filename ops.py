@@ -57,7 +57,7 @@ def _all_gather_matmul(A: torch.Tensor, Bs: list[torch.Tensor], gather_dim: int,
     refusal = fused_ops.all_gather_matmul_refusal(A_shard, Bs, gather_dim, group_name)
     op_stats.record("all_gather_matmul", (tuple(A_shard.shape), *(tuple(B.shape) for B in Bs)), refusal)
     if refusal is None:
-        return fused_ops.all_gather_matmul(A_shard, Bs, group_name, return_A)
+        return fused_ops.all_gather_matmul(A_shard, Bs, gather_dim, group_name, return_A)
     unfused_ops.warn_unfused("all_gather_matmul", refusal)
     return unfused_ops.all_gather_matmul(A_shard, Bs, gather_dim, group_name, return_A)
 
@@ -81,7 +81,7 @@ def _matmul_reduce_scatter(A: torch.Tensor, B: torch.Tensor, reduce_op: str, sca
     refusal = fused_ops.matmul_reduce_scatter_refusal(A, B, scatter_dim, group_name)
     op_stats.record("matmul_reduce_scatter", (tuple(A.shape), tuple(B.shape)), refusal)
     if refusal is None:
-        return fused_ops.matmul_reduce_scatter(A, B, reduce_op, group_name)
+        return fused_ops.matmul_reduce_scatter(A, B, reduce_op, scatter_dim, group_name)
     unfused_ops.warn_unfused("matmul_reduce_scatter", refusal)
     return unfused_ops.matmul_reduce_scatter(A, B, reduce_op, scatter_dim, group_name)
 

@@ -25,7 +25,8 @@ and varying token counts hold at most twice the largest call's rows per
 width and dtype.
 
 The fused path applies to CUDA tensors of an NCCL group with two or more
-ranks that spans every rank (pytorch/worlds.py), fp16 or bf16, the collective on dim 0, a contiguous A and moved rows (A's for the
+ranks that spans every rank (pytorch/worlds.py), fp16 or bf16, the collective on dim 0 (or on a dim whose leading dims are
+all 1), a contiguous A and moved rows (A's for the
 gather, the output's for the reduce-scatter) of a multiple of 16 bytes; the ``*_refusal`` functions name the first condition
 a call misses, and the op then runs unfused.
 """
@@ -68,12 +69,24 @@ def _common_refusal(A: torch.Tensor, Bs: list[torch.Tensor], dim: int, group_nam
         return refusal
     if A.dtype not in DTYPES or any(B.dtype != A.dtype for B in Bs):
         return f"dtype {A.dtype} (fused: float16, bfloat16, with B of A's dtype)"
-    if dim != 0:
-        return f"the collective on dim {dim} (fused: dim 0)"
+    refusal = dim_refusal(tuple(A.shape), dim)
+    if refusal:
+        return refusal
     if not A.is_contiguous():
         return "a non-contiguous A"
     if (A.shape[-1] * A.element_size()) % 16:
         return "rows of A that are not a multiple of 16 bytes"
+    return None
+
+
+def dim_refusal(shape: tuple[int, ...], dim: int) -> str | None:
+    """Why the collective dim ``dim`` of an A of ``shape`` cannot run fused:
+    the kernel moves rows (A's leading dims flattened), so the dim must be
+    the first, or one whose leading dims are all 1 (the sequence dim of a
+    batch of one), and not the last (the features)."""
+    if any(shape[i] != 1 for i in range(dim)) or dim >= len(shape) - 1:
+        return (f"the collective on dim {dim} of shape {shape} (fused: dim 0, or a dim before the last whose "
+                "leading dims are all 1, such as the sequence dim of a batch of one)")
     return None
 
 
@@ -128,7 +141,7 @@ def _gemm(kernel: Any, a: torch.Tensor, b: torch.Tensor, c: torch.Tensor) -> Non
                  **BLOCKS, **LAUNCH)
 
 
-def all_gather_matmul(A_shard: torch.Tensor, Bs: list[torch.Tensor], group_name: str,
+def all_gather_matmul(A_shard: torch.Tensor, Bs: list[torch.Tensor], gather_dim: int, group_name: str,
                       return_A: bool) -> tuple[torch.Tensor | None, list[torch.Tensor]]:
     import torch.distributed as dist
 
@@ -138,14 +151,18 @@ def all_gather_matmul(A_shard: torch.Tensor, Bs: list[torch.Tensor], group_name:
     m = A_shard.numel() // K
     gathered = _buffer("ag", group_name, (world * m, K), A_shard.dtype, A_shard.device)
     gathered[rank * m:(rank + 1) * m].copy_(A_shard.reshape(m, K))
-    out_shape = (world * A_shard.shape[0], *A_shard.shape[1:-1])
+    # rows are A's leading dims flattened: gathering rank-major rows is gathering along gather_dim, since
+    # every dim before it has size 1 (see _common_refusal)
+    out_shape = list(A_shard.shape[:-1])
+    out_shape[gather_dim] *= world
     first = torch.empty(world * m, Bs[0].shape[1], dtype=A_shard.dtype, device=A_shard.device)
     _gemm(_kernel("ag", group_name), gathered, Bs[0], first)
     outs = [first.view(*out_shape, -1)] + [torch.matmul(gathered, B).view(*out_shape, -1) for B in Bs[1:]]
     return (gathered.view(*out_shape, K).clone() if return_A else None), outs
 
 
-def matmul_reduce_scatter(A: torch.Tensor, B: torch.Tensor, reduce_op: str, group_name: str) -> torch.Tensor:
+def matmul_reduce_scatter(A: torch.Tensor, B: torch.Tensor, reduce_op: str, scatter_dim: int,
+                          group_name: str) -> torch.Tensor:
     import torch.distributed as dist
 
     group = process_group(group_name)
@@ -156,5 +173,7 @@ def matmul_reduce_scatter(A: torch.Tensor, B: torch.Tensor, reduce_op: str, grou
     c = _buffer("rs", group_name, (M, B.shape[1]), A.dtype, A.device)
     _gemm(_kernel("rs", group_name), a, B, c)
     rows = M // world
-    out = c[rank * rows:(rank + 1) * rows].view(A.shape[0] // world, *A.shape[1:-1], -1).clone()
+    out_shape = list(A.shape[:-1])
+    out_shape[scatter_dim] //= world
+    out = c[rank * rows:(rank + 1) * rows].view(*out_shape, -1).clone()
     return out.div_(world) if reduce_op == "avg" else out

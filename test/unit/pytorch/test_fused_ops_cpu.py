@@ -65,7 +65,7 @@ def test_all_gather_matmul_multiplies_this_calls_shards(monkeypatch, rank_of, ra
     b = torch.randn(K, N)
     for call in range(3):  # back to back, a new shard each call, one kept buffer
         kernel.call = call
-        gathered, outs = fused_ops.all_gather_matmul(_shard(rank, call), [b, 2 * b], "g", return_A=True)
+        gathered, outs = fused_ops.all_gather_matmul(_shard(rank, call), [b, 2 * b], 0, "g", return_A=True)
         full = torch.cat([_shard(r, call) for r in range(WORLD)])
         torch.testing.assert_close(gathered, full)
         torch.testing.assert_close(outs[0], full @ b)
@@ -80,7 +80,39 @@ def test_matmul_reduce_scatter_returns_this_ranks_rows(monkeypatch, rank_of, ran
     b = torch.randn(K, N)
     for call in range(2):
         a = torch.randn(WORLD * M, K, generator=torch.Generator().manual_seed(call))
-        out = fused_ops.matmul_reduce_scatter(a, b, op, "g")
+        out = fused_ops.matmul_reduce_scatter(a, b, op, 0, "g")
         total = WORLD * (a @ b)
         want = total[rank * M:(rank + 1) * M] / (WORLD if op == "avg" else 1)
         torch.testing.assert_close(out, want)
+
+
+@pytest.mark.parametrize("rank", range(WORLD))
+def test_a_batch_of_one_gathers_and_scatters_along_the_sequence_dim(monkeypatch, rank_of, rank):
+    """[1, s, h] activations with the collective on dim 1 (the tp styles'
+    default) run the same rows as dim 0: no copy, the right shapes."""
+    rank_of[0] = rank
+    kernel = FakeAllGatherGemm(rank)
+    monkeypatch.setattr(fused_ops, "_kernel", lambda kind, group: kernel)
+    b = torch.randn(K, N)
+    gathered, (out,) = fused_ops.all_gather_matmul(_shard(rank, 0)[None], [b], 1, "g", return_A=True)
+    full = torch.cat([_shard(r, 0) for r in range(WORLD)])[None]
+    assert out.shape == (1, WORLD * M, N)
+    torch.testing.assert_close(gathered, full)
+    torch.testing.assert_close(out, full @ b)
+    monkeypatch.setattr(fused_ops, "_kernel", lambda kind, group: FakeReduceScatterGemm())
+    a = torch.randn(1, WORLD * M, K)
+    out = fused_ops.matmul_reduce_scatter(a, b, "sum", 1, "g")
+    assert out.shape == (1, M, N)
+    torch.testing.assert_close(out, (WORLD * (a @ b))[:, rank * M:(rank + 1) * M])
+
+
+@pytest.mark.parametrize("shape, dim, fused", [
+    ((8, 16), 0, True), ((2, 8, 16), 0, True), ((1, 8, 16), 1, True), ((1, 1, 8, 16), 2, True),
+    ((2, 8, 16), 1, False),  # a batch of two: the gathered dim's rows interleave with the batch's
+    ((8, 16), 1, False), ((1, 8, 16), 2, False),  # the features
+])
+def test_which_collective_dims_run_fused(shape, dim, fused):
+    refusal = fused_ops.dim_refusal(shape, dim)
+    assert (refusal is None) == fused
+    if refusal:
+        assert f"the collective on dim {dim} of shape {shape}" in refusal
