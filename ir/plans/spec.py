@@ -9,6 +9,7 @@ are interchangeable.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 
 from xdsl.utils.arg_spec import ArgSpec, parse_spec
@@ -24,6 +25,7 @@ SPEC_NAMES = (*TEMPLATES, "port")
 
 def parse(spec: str) -> ArgSpec:
     """Parse ``spec`` or raise PlanError (xDSL raises a BaseException)."""
+    _check_shape(spec.strip())
     try:
         return parse_spec(spec.strip()).normalize_parameter_names()
     except ArgSpecParseError as err:
@@ -31,6 +33,21 @@ def parse(spec: str) -> ArgSpec:
             f"cannot parse plan spec {spec!r} (quote values that contain / ( ) "
             f"or spaces, e.g. size=\"M/2\" from=\"Shard(0)\"):\n{err}"
         ) from None
+
+
+def _check_shape(spec: str) -> None:
+    """What xDSL's option parser lets through silently: text after the
+    closing brace, and an option given twice (the last one would win)."""
+    unquoted = re.sub(r'"(?:[^"\\]|\\.)*"', '""', spec)
+    if "}" in unquoted and unquoted[unquoted.index("}") + 1:].strip():
+        raise PlanError(f"plan spec {spec!r}: unexpected text after the closing brace: "
+                        f"{unquoted[unquoted.index('}') + 1:].strip()!r}")
+    seen: set[str] = set()
+    for key in re.findall(r"(?:^|[{\s,])([A-Za-z_][\w-]*)\s*=", unquoted):
+        key = key.replace("-", "_")
+        if key in seen:
+            raise PlanError(f"plan spec {spec!r}: option '{key}' is given twice")
+        seen.add(key)
 
 
 class Options:

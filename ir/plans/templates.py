@@ -64,6 +64,7 @@ DEFAULT_NAMES = {
 # Plans grow as W*W moves and verifying them grows faster, so a larger world
 # is refused up front instead of computing for minutes.
 MAX_WORLD = 72
+MAX_CHUNKS = 8192  # chunks of one plan (world x chunks_per_rank): the GPU signal pad's flags
 
 
 @dataclass(frozen=True)
@@ -94,6 +95,9 @@ class TemplateOptions:
         if self.world > MAX_WORLD:
             raise PlanError(f"{self.kind}: world={self.world} is more ranks than a fused kernel supports "
                             f"(at most {MAX_WORLD})")
+        if self.world * self.chunks_per_rank > MAX_CHUNKS:
+            raise PlanError(f"{self.kind}: world={self.world} x chunks_per_rank={self.chunks_per_rank} is more chunks "
+                            f"than a plan may have (at most {MAX_CHUNKS}, one signal-pad flag each)")
         if isinstance(self.size, int) and self.world > self.size > 0:
             raise PlanError(f"{self.kind}: world={self.world} is more ranks than the {self.size} rows of dim "
                             f"{self.dim}; every rank needs at least one row")

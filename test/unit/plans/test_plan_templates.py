@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from syncopate.ir.plans.errors import PlanError
@@ -105,3 +107,24 @@ def test_a_ranks_pieces_cover_exactly_its_workload_shard(collective: str, world:
             start, size = shard_bounds(m, world, r)
             assert mine[0][0] == start and mine[-1][1] == start + size, (m, r, mine)
             assert all(a[1] == b[0] for a, b in zip(mine, mine[1:]))  # contiguous pieces
+
+
+@pytest.mark.parametrize("spec, message", [
+    ("all-gather{tensor=a_ptr dim=0 world=2 world=3}", "option 'world' is given twice"),
+    ("all-gather{tensor=a_ptr dim=0 chunks-per-rank=2 world=2 chunks_per_rank=3}",
+     "option 'chunks_per_rank' is given twice"),
+    ("all-gather{tensor=a_ptr dim=0 world=2}}", "unexpected text after the closing brace: '}'"),
+    ("all-gather{tensor=a_ptr dim=0 world=2} extra", "unexpected text after the closing brace: 'extra'"),
+    ("all-gather{tensor=a_ptr dim=0 world=4 chunks_per_rank=4096}", "is more chunks than a plan may have"),
+])
+def test_specs_xdsl_would_take_silently_are_refused(spec, message):
+    """xDSL's option parser keeps the last of two equal keys and stops at the
+    first closing brace; a plan spec must not mean something else quietly."""
+    with pytest.raises(PlanError, match=re.escape(message)):
+        plan_from_spec(spec)
+
+
+def test_quoted_values_may_hold_braces_and_equals():
+    from syncopate.ir.plans.spec import _check_shape
+
+    _check_shape('port{tensor=a from="x=1}" to="Shard(0)" world=2}')  # neither a key nor the end
