@@ -49,17 +49,15 @@ def _all_gather_matmul(A: torch.Tensor, Bs: list[torch.Tensor], gather_dim: int,
                        return_A: bool = True) -> tuple[torch.Tensor | None, list[torch.Tensor]]:
     from syncopate.pytorch import fused_ops
 
-    A_shard = A
-
-    unfused_ops.check_all_gather_matmul(A_shard, Bs, gather_dim, group_name)
+    unfused_ops.check_all_gather_matmul(A, Bs, gather_dim, group_name)
     if not Bs:  # a plain all-gather (the backward's re-gather): no matmul to fuse, nothing to announce
-        return unfused_ops.all_gather_matmul(A_shard, Bs, gather_dim, group_name, return_A)
-    refusal = fused_ops.all_gather_matmul_refusal(A_shard, Bs, gather_dim, group_name)
-    op_stats.record("all_gather_matmul", (tuple(A_shard.shape), *(tuple(B.shape) for B in Bs)), refusal)
+        return unfused_ops.all_gather_matmul(A, Bs, gather_dim, group_name, return_A)
+    refusal = fused_ops.all_gather_matmul_refusal(A, Bs, gather_dim, group_name)
+    op_stats.record("all_gather_matmul", (tuple(A.shape), *(tuple(B.shape) for B in Bs)), refusal)
     if refusal is None:
-        return fused_ops.all_gather_matmul(A_shard, Bs, gather_dim, group_name, return_A)
+        return fused_ops.all_gather_matmul(A, Bs, gather_dim, group_name, return_A)
     unfused_ops.warn_unfused("all_gather_matmul", refusal)
-    return unfused_ops.all_gather_matmul(A_shard, Bs, gather_dim, group_name, return_A)
+    return unfused_ops.all_gather_matmul(A, Bs, gather_dim, group_name, return_A)
 
 
 @_all_gather_matmul.register_fake

@@ -1,6 +1,6 @@
 """The fused (GPU) implementation of ``syncopate.ops``.
 
-Both ops run the benchmark's tiled GEMM (kernels/gemm_bf16.py, the
+Both ops run the library's tiled GEMM (kernels/gemm_bf16.py, the
 same kernel ``overlap-bench`` fuses) compiled with ``syncopate.compile``
 once per process group:
 
@@ -152,7 +152,7 @@ def all_gather_matmul(A_shard: torch.Tensor, Bs: list[torch.Tensor], gather_dim:
     gathered = _buffer("ag", group_name, (world * m, K), A_shard.dtype, A_shard.device)
     gathered[rank * m:(rank + 1) * m].copy_(A_shard.reshape(m, K))
     # rows are A's leading dims flattened: gathering rank-major rows is gathering along gather_dim, since
-    # every dim before it has size 1 (see _common_refusal)
+    # every dim before it has size 1 (see dim_refusal)
     out_shape = list(A_shard.shape[:-1])
     out_shape[gather_dim] *= world
     first = torch.empty(world * m, Bs[0].shape[1], dtype=A_shard.dtype, device=A_shard.device)

@@ -15,6 +15,8 @@ alias neither the inputs nor each other, as custom ops require.
 
 from __future__ import annotations
 
+import os
+import sys
 import warnings
 
 import torch
@@ -45,9 +47,6 @@ def warn_unfused(op: str, reason: str) -> None:
 
 def _caller_level() -> int:
     """The ``stacklevel`` of the first frame outside syncopate and torch, as seen from warn_unfused."""
-    import os
-    import sys
-
     import syncopate
 
     inside = tuple(os.path.dirname(os.path.abspath(m.__file__)) + os.sep for m in (syncopate, torch))

@@ -63,12 +63,8 @@ class CachedLaunch:
     spin_limit: int = 0  # the spin limit ``extra`` carries
     ready_first: tuple[int, ...] = ()  # ce owners whose ready tokens the kernel waits for (see ready_before_kernel)
     graphs: LaunchGraphs = field(default_factory=LaunchGraphs)  # its launches captured for eager replay
-    raised: torch.Tensor | None = None  # the flags its launches raise (int64, on the device), cleared after a capture
-
-    @functools.cached_property
-    def raised_list(self) -> list[int]:
-        """``raised`` on the host (sorted); [-1] when there is none."""
-        return [-1] if self.raised is None else [int(x) for x in self.raised.tolist()]
+    raised: tuple[int, ...] = ()  # the flags its launches raise, sorted (cleared after a captured launch)
+    raised_words: torch.Tensor | None = None  # ``raised`` on the device (int64), made outside any capture
 
     @functools.cached_property
     def replayable(self) -> bool:
@@ -174,7 +170,7 @@ class GpuRank:
                 self._release(sync, tokens, reads.released_after_kernel)
             gather_tokens.await_releases(sync, tokens, reads.readers)
         compute.wait_stream(w.comm_stream)
-        flags.clear_flags(sync.flags, captured, cached.raised if sorted(captured) == cached.raised_list else None)
+        flags.clear_flags(sync.flags, captured, cached.raised_words if tuple(sorted(captured)) == cached.raised else None)
 
     def _build(self, program: FusedProgram, facts: LaunchFacts, grid: tuple[int, ...], params: Mapping[str, Any],
                config: tuple, key: tuple) -> CachedLaunch:
@@ -213,15 +209,15 @@ class GpuRank:
         produced = tuple(reduce_scatter.plan_reduce(w, self.ce_lanes, launch.plans[name], chunks[name], params, sync,
                                                     counts, name in facts.fused_reductions)
                          for name in facts.produced)
-        raised = sorted({c.flag for s in consumed for lane in s.copies for c in lane} |
-                        {f for s in consumed for f in s.nccl_flags})
+        raised = tuple(sorted({c.flag for s in consumed for lane in s.copies for c in lane} |
+                              {f for s in consumed for f in s.nccl_flags}))
         words = torch.tensor(raised, dtype=torch.int64, device=w.device) \
             if raised and not torch.cuda.is_current_stream_capturing() else None
         if len(w.launches) >= LAUNCH_CACHE:
             w.launches.pop(next(iter(w.launches)))  # oldest first
         cached = w.launches[key] = CachedLaunch(
             launch, extra, sync, reads, tuple(consumed), produced, tuple(s.staging for s in produced if s.staging),
-            grid, sync.spin_limit, ready_first, raised=words)
+            grid, sync.spin_limit, ready_first, raised=raised, raised_words=words)
         return cached
 
     def _check(self, program: FusedProgram, launch: LaunchPlan, params: Mapping[str, Any], config: tuple) -> None:

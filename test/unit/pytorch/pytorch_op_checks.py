@@ -7,6 +7,8 @@ reference of the whole group without any collective.
 
 from __future__ import annotations
 
+import contextlib
+import logging
 import os
 import warnings
 
@@ -23,6 +25,22 @@ def _group() -> str:
 def _shards(shape, world, dtype=torch.float64, seed=0):
     return [torch.randn(*shape, generator=torch.Generator().manual_seed(seed * 100 + r), dtype=dtype)
             for r in range(world)]
+
+
+@contextlib.contextmanager
+def _syncopate_log():
+    """The INFO messages of the ``syncopate`` logger while the block runs."""
+    logger, lines = logging.getLogger("syncopate"), []
+    handler = logging.Handler(logging.INFO)
+    handler.emit = lambda record: lines.append(record.getMessage())
+    logger.addHandler(handler)
+    old_level = logger.level
+    logger.setLevel(logging.INFO)
+    try:
+        yield lines
+    finally:
+        logger.removeHandler(handler)
+        logger.setLevel(old_level)
 
 
 def ag_values(rank, world):
@@ -81,38 +99,20 @@ def unfused_moves_each_byte_once(rank, world):
 def decisions_are_visible(rank, world):
     """syncopate.stats() counts each call's path; the syncopate logger says
     once per op, shape and decision why a call ran unfused."""
-    import logging
-
     from syncopate.pytorch import unfused_ops
 
-    class Records(logging.Handler):
-        def __init__(self):
-            super().__init__(logging.INFO)
-            self.lines = []
-
-        def emit(self, record):
-            self.lines.append(record.getMessage())
-
-    handler, logger = Records(), logging.getLogger("syncopate")
-    logger.addHandler(handler)
-    old_level = logger.level
-    logger.setLevel(logging.INFO)
     syncopate.stats(reset=True)
     unfused_ops._WARNED.clear()
-    try:
+    with _syncopate_log() as lines, warnings.catch_warnings():
+        warnings.simplefilter("ignore")
         a, b = torch.randn(2, 3), torch.randn(3, 2)
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            for _ in range(3):
-                syncopate.ops.all_gather_matmul(a, [b], 0, _group())
-            syncopate.ops.matmul_reduce_scatter(torch.randn(2 * world, 3), b, "sum", 0, _group())
-    finally:
-        logger.removeHandler(handler)
-        logger.setLevel(old_level)
+        for _ in range(3):
+            syncopate.ops.all_gather_matmul(a, [b], 0, _group())
+        syncopate.ops.matmul_reduce_scatter(torch.randn(2 * world, 3), b, "sum", 0, _group())
     assert syncopate.stats() == {"all_gather_matmul": {"fused": 0, "unfused": 3},
                                  "matmul_reduce_scatter": {"fused": 0, "unfused": 1}}, syncopate.stats()
-    ag = [line for line in handler.lines if line.startswith("syncopate.ops.all_gather_matmul on 2x3, 3x2: unfused")]
-    assert len(ag) == 1 and "cpu tensors" in ag[0], handler.lines
+    ag = [line for line in lines if line.startswith("syncopate.ops.all_gather_matmul on 2x3, 3x2: unfused")]
+    assert len(ag) == 1 and "cpu tensors" in ag[0], lines
     assert syncopate.stats(reset=True) and syncopate.stats() == {}
 
 
@@ -288,21 +288,12 @@ def compile_kernel(rank, world):
     def refuse(*args, **kwargs):
         raise AssertionError("the second compile ran the passes instead of loading the cache")
 
-    import logging
-
-    logger, lines = logging.getLogger("syncopate"), []
-    handler = logging.Handler(logging.INFO)
-    handler.emit = lambda record: lines.append(record.getMessage())
-    logger.addHandler(handler)
-    old_level = logger.level
-    logger.setLevel(logging.INFO)
     saved, compile_module._run_frontend = compile_module._run_frontend, refuse
     try:
-        again = syncopate.compile(gemm_kernel, ["all-gather{tensor=a_ptr dim=0}"])
+        with _syncopate_log() as lines:
+            again = syncopate.compile(gemm_kernel, ["all-gather{tensor=a_ptr dim=0}"])
     finally:
         compile_module._run_frontend = saved
-        logger.removeHandler(handler)
-        logger.setLevel(old_level)
     assert again.program.source == fused.program.source
     assert len(lines) == 1 and lines[0].startswith("syncopate.compile gemm_kernel (all-gather{tensor=a_ptr dim=0 world=")
     assert "loaded from the cache in" in lines[0], lines
@@ -341,21 +332,10 @@ def compile_autotuned(rank, world):
     def grid(meta):
         return (triton_cdiv(meta["M"], meta["BLOCK_M"]), triton_cdiv(meta["N"], meta["BLOCK_N"]))
 
-    import logging
-
-    logger, lines = logging.getLogger("syncopate"), []
-    handler = logging.Handler(logging.INFO)
-    handler.emit = lambda record: lines.append(record.getMessage())
-    logger.addHandler(handler)
-    old_level = logger.level
-    logger.setLevel(logging.INFO)
-    try:
+    with _syncopate_log() as lines:
         for _ in range(2):  # the second launch reuses the choice: no second line
             fused[grid](a, b, c, M, N, K, a.stride(0), a.stride(1), b.stride(0), b.stride(1), c.stride(0),
                         c.stride(1), BLOCK_K=16)
-    finally:
-        logger.removeHandler(handler)
-        logger.setLevel(old_level)
     torch.testing.assert_close(c, torch.cat(shards) @ b, rtol=1e-4, atol=1e-4)
     assert list(fused.chosen.values()) == [autotuned_gemm.configs[0]]
     tuned = [line for line in lines if "for autotuning key" in line]
