@@ -48,3 +48,13 @@ def copy(x_ptr, y_ptr, N, BLOCK: tl.constexpr = 16):
 # ROWS: overlap-opt: error: --plan: all-gather: world=8 is more ranks than the 4 rows of dim 0; every rank needs at least one row
 # NAME: overlap-opt: error: --plan: all-gather: name='a-b' is not a Python identifier
 # KEYWORD: overlap-opt: error: --plan: all-gather: tensor='class' is not a Python identifier
+# RUN: not overlap-opt --plan 'all-gather{world=2 world=3}' 2>&1 | filecheck %s --check-prefix=TWICE
+# RUN: not overlap-opt --plan 'all-gather{world=2 chunks-per-rank=2 chunks_per_rank=3}' 2>&1 | filecheck %s --check-prefix=TWICE-SPELLED
+# RUN: not overlap-opt --plan 'all-gather{world=2}}' 2>&1 | filecheck %s --check-prefix=TRAILING
+# RUN: not overlap-opt --plan 'all-gather{world=4 chunks_per_rank=4096}' 2>&1 | filecheck %s --check-prefix=CHUNKS
+# RUN: overlap-opt --plan 'all-gather{world=2 chunks_per_rank=4096}' | filecheck %s --check-prefix=CHUNKS-EDGE
+# TWICE: overlap-opt: error: --plan: plan spec 'all-gather{world=2 world=3}': option 'world' is given twice
+# TWICE-SPELLED: option 'chunks_per_rank' is given twice
+# TRAILING: overlap-opt: error: --plan: plan spec 'all-gather{world=2}}': unexpected text after the closing brace: '}'
+# CHUNKS: overlap-opt: error: --plan: all-gather: world=4 x chunks_per_rank=4096 is more chunks than a plan may have (at most 8192, one signal-pad flag each)
+# CHUNKS-EDGE: chunk.plan @
