@@ -14,10 +14,11 @@ from collections.abc import Callable
 import torch
 
 from syncopate.runtime.abi import SyncState
+from syncopate.runtime.gpu import stream_memops
 from syncopate.runtime.gpu.stream_wait import wait_flag
 
-__all__ = ["accumulate", "add_epoch", "await_token", "capture", "copy", "replay", "set_epoch", "wait_flag", "write_epoch",
-           "write_value", "zero_words"]
+__all__ = ["accumulate", "add_epoch", "await_token", "capture", "copy", "memop_waits", "replay", "set_epoch", "wait_flag",
+           "wait_value", "write_epoch", "write_value", "zero_words"]
 
 
 def write_value(flags: torch.Tensor, index: int, value: int) -> None:
@@ -63,9 +64,25 @@ def accumulate(dst: torch.Tensor, src: torch.Tensor) -> None:
     dst.add_(src)
 
 
+def memop_waits() -> bool:
+    """Whether token waits hold the stream in the driver (no SM) rather than
+    in a one-program kernel (runtime/gpu/stream_memops.py)."""
+    return stream_memops.available()
+
+
+def wait_value(flags: torch.Tensor, index: int, value: int) -> None:
+    """Hold the current stream until ``flags[index] >= value``: a driver stream wait, no SM."""
+    stream_memops.wait_at_least(flags, index, value)
+
+
 def await_token(sync: SyncState, index: int) -> None:
-    """Hold the current stream until ``sync``'s pad word ``index`` is at least 1 (a token)."""
-    wait_flag(sync.flags, index, 0, sync.epoch, sync.spin_limit, sync.report, least=1)
+    """Hold the current stream until ``sync``'s pad word ``index`` is at least 1
+    (a token). With a spin limit (the debug mode) the wait kernel runs, so a
+    wait that gives up is reported like a tile's."""
+    if not sync.spin_limit and memop_waits():
+        wait_value(sync.flags, index, 1)
+    else:
+        wait_flag(sync.flags, index, 0, sync.epoch, sync.spin_limit, sync.report, least=1)
 
 
 def capture(issue: Callable[[], None]) -> torch.cuda.CUDAGraph:

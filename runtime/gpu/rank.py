@@ -65,6 +65,7 @@ class CachedLaunch:
     graphs: LaunchGraphs = field(default_factory=LaunchGraphs)  # its launches captured for eager replay
     raised: tuple[int, ...] = ()  # the flags its launches raise, sorted (cleared after a captured launch)
     raised_words: torch.Tensor | None = None  # ``raised`` on the device (int64), made outside any capture
+    eager_runs: int = 0  # launches issued from Python (not captured); the first builds what a capture cannot
 
     @functools.cached_property
     def replayable(self) -> bool:
@@ -75,6 +76,15 @@ class CachedLaunch:
         NCCL chunks over a full grid would hold every SM the collective
         needs (the hang runtime/gpu/policies.py warns of)."""
         return not (any(s.collectives for s in self.consumed) or any(p.collectives for p in self.produced))
+
+    @functools.cached_property
+    def splittable(self) -> bool:
+        """Whether its communication streams' work is independent of the
+        kernel's launch: then it can replay as a graph of its own beside a
+        kernel launched with new arguments. Not where the communication
+        stream waits for the kernel mid-launch (sm reads released after the
+        kernel), nor without any communication."""
+        return self.replayable and self.communicates and not self.reads.released_after_kernel
 
     @functools.cached_property
     def communicates(self) -> bool:
@@ -120,9 +130,12 @@ class GpuRank:
         if facts.spin_limit is not None and cached.spin_limit != sync.spin_limit:
             cached.extra[facts.spin_limit] = cached.spin_limit = sync.spin_limit
         if (options is not None and w.eager_graphs and cached.replayable and not sync.spin_limit
-                and not torch.cuda.is_current_stream_capturing()
-                and cached.graphs.replay((others, options), sync, lambda: self._issue(cached, run))):
-            return
+                and not torch.cuda.is_current_stream_capturing()):
+            if cached.graphs.replay((others, options), sync, lambda: self._issue(cached, run)):
+                return
+            if cached.eager_runs and cached.splittable and device.memop_waits():
+                self._replay_communication(cached, run)
+                return
         self._issue(cached, run)
         if sync.spin_limit and not torch.cuda.is_current_stream_capturing():  # a graph's replays report nothing
             torch.cuda.synchronize(w.device)
@@ -130,18 +143,48 @@ class GpuRank:
             if message:
                 raise GpuWorldError(message)
 
-    def _issue(self, cached: CachedLaunch, run: Callable[..., None]) -> None:
+    def _replay_communication(self, cached: CachedLaunch, run: Callable[..., None]) -> None:
+        """A launch whose kernel arguments are new (a fresh output, say) but
+        whose launch tables are not: the communication stream's work replays
+        its graph, captured once per launch key, and the kernel launches
+        beside it from Python. The host counts the epoch and the compute
+        stream clears the graph's flags after the kernel, as a captured
+        launch's own graph would (runtime/gpu/replay.py)."""
+        w, sync = self.world, cached.sync
+        if cached.graphs.communication is None:
+            raised: list[int] = []
+            graph = device.capture(lambda: self._issue(cached, None, raised))
+            cached.graphs.communication = (graph, tuple(sorted(raised)))
+        graph, raised = cached.graphs.communication
+        flags.count_launch(sync, w.device)
+        compute = torch.cuda.current_stream(w.device)
+        w.comm_stream.wait_stream(compute)  # this launch's own rows (and sends) are written
+        with torch.cuda.stream(w.comm_stream):
+            device.replay(graph)
+        run(cached.extra, cached.grid)
+        compute.wait_stream(w.comm_stream)
+        flags.clear_flags(sync.flags, list(raised), cached.raised_words if raised == cached.raised else None)
+
+    def _issue(self, cached: CachedLaunch, run: Callable[..., None] | None,
+               raised: list[int] | None = None) -> None:
         """Queue one launch of ``cached``: the epoch's count, then each
-        stream's work in the protocol's order (docs/runtime-protocol.md)."""
+        stream's work in the protocol's order (docs/runtime-protocol.md).
+        ``run`` None: only the communication streams' work, captured by
+        :meth:`_replay_communication` (no count, no kernel, no flag clear:
+        the flags it raises are appended to ``raised``)."""
         w = self.world
         sync, reads, tokens = cached.sync, cached.reads, self.tokens
-        flags.count_launch(sync, w.device)
+        if run is not None:
+            flags.count_launch(sync, w.device)
+            if not torch.cuda.is_current_stream_capturing():
+                cached.eager_runs += 1
         if sync.spin_limit:
             sync.report.zero_()
-        captured: list[int] = []  # flags raised inside CUDA-graph capture, cleared after the launch
+        captured: list[int] = [] if raised is None else raised  # flags raised inside capture, cleared after the launch
 
         if not cached.communicates:  # every chunk is local (a world of one): the kernel alone
-            run(cached.extra, cached.grid)
+            if run is not None:
+                run(cached.extra, cached.grid)
             return
         compute = torch.cuda.current_stream(w.device)
         w.comm_stream.wait_stream(compute)  # this launch's own rows (and sends) are written
@@ -149,7 +192,8 @@ class GpuRank:
             gather_tokens.announce(w, sync, tokens, reads.readers)
             for owner in cached.ready_first:
                 device.await_token(sync, tokens.ready(owner))
-        if cached.ready_first:  # the kernel starts after those waits ran, before any copy is queued
+        # the kernel starts after those waits ran, before any copy is queued, where a wait needs an SM
+        if cached.ready_first and (sync.spin_limit or not device.memop_waits()):
             compute.wait_stream(w.comm_stream)
         with torch.cuda.stream(w.comm_stream):
             for steps in cached.consumed:
@@ -161,7 +205,8 @@ class GpuRank:
             self._release(sync, tokens, reads.released_after_copies)
         for owner in reads.released_after_kernel:  # the kernel's communication programs pull their rows
             device.await_token(sync, tokens.ready(owner))
-        run(cached.extra, cached.grid)
+        if run is not None:
+            run(cached.extra, cached.grid)
         with torch.cuda.stream(w.comm_stream):
             for steps in cached.produced:
                 reduce_scatter.issue_reduce(w, steps, sync)
@@ -170,7 +215,9 @@ class GpuRank:
                 self._release(sync, tokens, reads.released_after_kernel)
             gather_tokens.await_releases(sync, tokens, reads.readers)
         compute.wait_stream(w.comm_stream)
-        flags.clear_flags(sync.flags, captured, cached.raised_words if tuple(sorted(captured)) == cached.raised else None)
+        if run is not None:
+            flags.clear_flags(sync.flags, captured,
+                              cached.raised_words if tuple(sorted(captured)) == cached.raised else None)
 
     def _build(self, program: FusedProgram, facts: LaunchFacts, grid: tuple[int, ...], params: Mapping[str, Any],
                config: tuple, key: tuple) -> CachedLaunch:
@@ -255,7 +302,10 @@ def ready_before_kernel(reads: PeerReads, grid: tuple[int, ...], sms: int) -> tu
     chunk), and the copies that would end the spin wait behind the token
     wait, which then never gets an SM: a hang. Such a kernel starts only
     after the token waits ran. A smaller grid leaves an SM to the wait, and
-    its local tiles start at once."""
+    its local tiles start at once. Where the waits are driver stream waits
+    (runtime/gpu/stream_memops.py), which need no SM, the launch still
+    waits for these owners first on the communication stream but does not
+    hold the kernel back (GpuRank._issue)."""
     owners = reads.released_after_copies
     return owners if owners and math.prod(grid) >= sms else ()
 

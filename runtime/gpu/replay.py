@@ -54,6 +54,9 @@ class LaunchGraphs:
 
     graphs: OrderedDict[tuple, Any] = field(default_factory=OrderedDict)
     seen: dict[tuple, int] = field(default_factory=dict)
+    # the communication streams' work alone, with the flags it raises: replayed
+    # beside a kernel launched from Python when the replay key is new
+    communication: tuple[Any, tuple[int, ...]] | None = None
 
     def replay(self, key: tuple, sync: SyncState, issue: Callable[[], None]) -> bool:
         """Run the launch ``key`` names from its graph, capturing it first if

@@ -24,7 +24,28 @@ OVERHEAD = f"{GPU}/test_gpu_launch_overhead.py"
 REPLAY = f"{GPU}/test_gpu_replay.py"
 OPS = "test/unit/pytorch/test_fused_ops_cpu.py"
 
+MEMOPS = f"{GPU}/test_gpu_stream_memops.py"
+
 MUTATIONS = [
+    # driver stream waits and the communication graph (runtime/gpu/stream_memops.py, rank.py)
+    Mutation("driver wait compares for equality", "runtime/gpu/stream_memops.py",
+             "CU_STREAM_WAIT_VALUE_GEQ))", "CU_STREAM_WAIT_VALUE_EQ))", pytest=(MEMOPS,)),
+    Mutation("driver wait one word off", "runtime/gpu/stream_memops.py",
+             "    address = words.data_ptr() + index * words.element_size()",
+             "    address = words.data_ptr() + (index + 1) * words.element_size()", pytest=(MEMOPS,)),
+    Mutation("full grid not held back behind wait kernels", "runtime/gpu/rank.py",
+             "        if cached.ready_first and (sync.spin_limit or not device.memop_waits()):",
+             "        if False:", pytest=(OVERHEAD,)),
+    Mutation("communication graph's flags never cleared", "runtime/gpu/rank.py",
+             "        flags.clear_flags(sync.flags, list(raised), cached.raised_words if raised == cached.raised else None)\n",
+             "", pytest=(OVERHEAD,)),
+    Mutation("kernel queued before the communication stream joins", "runtime/gpu/rank.py",
+             "        w.comm_stream.wait_stream(compute)  # this launch's own rows (and sends) are written\n"
+             "        with torch.cuda.stream(w.comm_stream):\n            device.replay(graph)\n"
+             "        run(cached.extra, cached.grid)",
+             "        run(cached.extra, cached.grid)\n"
+             "        w.comm_stream.wait_stream(compute)  # this launch's own rows (and sends) are written\n"
+             "        with torch.cuda.stream(w.comm_stream):\n            device.replay(graph)", pytest=(OVERHEAD,)),
     # launch keys and replay keys (runtime/gpu/rank.py, replay.py)
     Mutation("launch key without the data pointer", "runtime/gpu/rank.py",
              "    return (t.data_ptr(), t.shape, t.stride(), t.dtype)", "    return (t.shape, t.stride(), t.dtype)",

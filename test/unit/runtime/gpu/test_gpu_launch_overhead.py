@@ -157,12 +157,18 @@ class Profile:
                 if f.startswith(PACKAGE) and not f.startswith(TESTS) and f not in DEVICE_OPS and n != "raise_flag"]
 
 
-def _launches(monkeypatch, example: str, backend: str, plan: str | None, world: int = 2, graphs: bool = False):
+def _launches(monkeypatch, example: str, backend: str, plan: str | None, world: int = 2, graphs: bool = False,
+              fresh_outputs: bool = False, memops: bool = False):
     """Rank 0's LAUNCHES launches with the same buffers: (device operations
-    per launch, the profile of the last launch)."""
+    per launch, the profile of the last launch). ``fresh_outputs``: each
+    launch writes a new output tensor (as an op returning a fresh result
+    does), and the kernel's launch is logged too; ``memops``: token waits
+    are driver stream waits."""
     workload, program = _program(example, backend, plan, world)
     log: list = []
     w = _context(monkeypatch, log, world, graphs)
+    monkeypatch.setattr(device, "memop_waits", lambda: memops)
+    monkeypatch.setattr(device, "wait_value", lambda f, i, v: log.append(("await", torch.cuda.current_stream().name, i)))
     inputs = [workload.make_inputs(r, world, 3) for r in range(world)]
     if example.startswith("ag_"):  # the gathered A: every rank's shard, in a symmetric buffer
         a = w.symmetric(torch.cat([i["a"] for i in inputs]))
@@ -171,17 +177,31 @@ def _launches(monkeypatch, example: str, backend: str, plan: str | None, world: 
     b = inputs[0]["b"]
     c = torch.empty(a.shape[0], b.shape[1])  # the same output every launch, as a caller reusing buffers has
     m = workload.module
+    outputs = []
 
     def launch(kernel):
+        nonlocal a, c
+        if fresh_outputs and example.startswith("ag_"):
+            c = torch.empty(a.shape[0], b.shape[1])
+            outputs.append(c)  # kept alive: a new address every launch
+        elif fresh_outputs:  # the reduce-scatter moves c: its fresh argument is A, as the op's
+            a = a.clone()
+            outputs.append(a)
         grid = (-(-a.shape[0] // m.BLOCK_M), -(-b.shape[1] // m.BLOCK_N))
         kernel[grid](a, b, c, a.shape[0], b.shape[1], a.shape[1], a.stride(0), a.stride(1), b.stride(0), b.stride(1),
                      c.stride(0), c.stride(1), BLOCK_M=m.BLOCK_M, BLOCK_N=m.BLOCK_N, BLOCK_K=m.BLOCK_K)
     fused = FusedKernel(program, workload.kernel, w.context())
     runs: list[dict] = []
 
+    current = torch.cuda.current_stream
+
     class Jit:
         def __getitem__(self, grid):
-            return lambda *a, **k: runs.append(k)
+            def run(*a, **k):
+                runs.append(k)
+                if fresh_outputs:
+                    log.append(("kernel", current().name))
+            return run
 
     monkeypatch.setattr(program, "jit", Jit())
     per_launch, profile = [], Profile()
@@ -293,3 +313,79 @@ def test_launches_with_nccl_collectives_are_not_replayed(monkeypatch):
     assert all(ops and not any(op[0] == "replay" for op in ops) for ops in per_launch)
     ce, _ = _launches(monkeypatch, "ag_gemm.py", "ce", None, graphs=True)
     assert ce[-1][0][0] == "replay"  # the same launch on ce replays
+
+
+SPLIT = ["epoch", "join", "replay", "kernel", "join", "zero"]  # a launch beside its communication graph
+
+
+@pytest.mark.parametrize("example, backend, plan", [c for c in CASES if c[1] == "ce"], ids=[i for i in IDS if "ce" in i])
+def test_new_kernel_arguments_replay_the_communication_graph_beside_a_kernel_launch(monkeypatch, example, backend,
+                                                                                    plan):
+    """A fresh output every launch (an op's result) is a new replay key
+    every launch, so no whole-launch graph applies: after the first eager
+    launch, the communication streams' work replays its own graph, captured
+    once, on the communication stream, and the kernel launches from Python
+    beside it; the same operations and Python calls at any W and chunk count."""
+    seen = {}
+    for world in (2, 4):
+        for n in (1, 4):
+            per_launch, profile = _launches(monkeypatch, example, backend,
+                                            plan.format(n=n).replace("}", f" world={world}}}"), world, graphs=True,
+                                            fresh_outputs=True, memops=True)
+            assert "replay" not in [op[0] for op in per_launch[0]]  # the first launch builds and runs eagerly
+            raises = example.startswith("ag_")  # a reduce-scatter's graph raises no flag a tile waits for
+            for ops in per_launch[1:]:
+                assert [op[0] for op in ops] == (SPLIT if raises else SPLIT[:-1])
+                epoch, comm_after_compute, graph, kernel, compute_after_comm = ops[:5]
+                assert epoch[1] == kernel[1] == ops[-1][1] == "compute"
+                assert comm_after_compute == ("join", "comm", "compute") and graph[1] == "comm"
+                assert compute_after_comm == ("join", "compute", "comm")
+            graphs = {op[2] for ops in per_launch[1:] for op in ops if op[0] == "replay"}
+            assert len(graphs) == 1  # captured once per launch key
+            seen[(world, n)] = sorted(profile.syncopate_host_calls())
+    assert all(calls == seen[(2, 1)] for calls in seen.values()), "host calls grow with W or chunks"
+
+
+def test_the_communication_graph_holds_the_eager_launchs_communication(monkeypatch):
+    """The graph is the eager launch's communication-stream work, in order:
+    the eager launch minus its epoch count, its kernel and the compute
+    stream's waits, with the flags raised as constants that the compute
+    stream clears after the kernel (one node: the flags the graph raised)."""
+    eager, _ = _launches(monkeypatch, "ag_gemm.py", "ce", None, fresh_outputs=True, memops=True)
+    split, _ = _launches(monkeypatch, "ag_gemm.py", "ce", None, graphs=True, fresh_outputs=True, memops=True)
+
+    def shape(ops):  # two runs' buffers lie at other addresses
+        return [op[:2] if op[0] in ("copy", "add") else op for op in ops]
+
+    comm = shape(op for op in eager[-1] if op[0] not in ("epoch", "kernel") and op[1] != "compute")
+    graph = [op for op in split[-1] if op[0] == "replay"][0][2]
+    assert [op for op in shape(graph) if op[1] != "compute"] == comm
+    raised = tuple(sorted(op[2] for op in comm if op[0] == "write" and op[1].startswith("lane")))
+    assert raised and split[-1][-1] == ("zero", "compute", raised)
+    assert any(op[0] == "await" for op in comm)  # the ready tokens: driver waits on the stream
+
+
+def test_no_communication_graph_without_driver_waits_or_where_the_stream_waits_for_the_kernel(monkeypatch):
+    """Wait kernels may need the SM a full grid holds, and the sm backend
+    releases its reads only after the kernel: both launch from Python."""
+    kernel_waits, _ = _launches(monkeypatch, "ag_gemm.py", "ce", None, graphs=True, fresh_outputs=True)
+    sm, _ = _launches(monkeypatch, "ag_gemm.py", "sm", None, graphs=True, fresh_outputs=True, memops=True)
+    for per_launch in (kernel_waits, sm):
+        assert not any(op[0] == "replay" for ops in per_launch for op in ops)
+    ce, _ = _launches(monkeypatch, "ag_gemm.py", "ce", None, graphs=True, fresh_outputs=True, memops=True)
+    assert [op[0] for op in ce[-1]] == SPLIT
+
+
+@pytest.mark.parametrize("memops", [False, True])
+def test_a_full_grid_waits_for_the_ready_tokens_before_its_kernel_only_with_wait_kernels(monkeypatch, memops):
+    """ready_before_kernel's owners are awaited on the communication stream
+    first either way; only a wait kernel, which needs an SM, also holds the
+    kernel back until then."""
+    from syncopate.runtime.gpu import rank as gpu_rank
+
+    monkeypatch.setattr(gpu_rank, "ready_before_kernel", lambda reads, grid, sms: reads.released_after_copies)
+    per_launch, _ = _launches(monkeypatch, "ag_gemm.py", "ce", None, fresh_outputs=True, memops=memops)
+    ops = per_launch[-1]
+    before_kernel = ops[:[op[0] for op in ops].index("kernel")]
+    assert any(op[0] in ("await", "wait") and op[1] == "comm" for op in before_kernel)
+    assert (("join", "compute", "comm") in before_kernel) is not memops

@@ -1,0 +1,77 @@
+"""Driver stream waits (runtime/gpu/stream_memops.py) against a recorded
+driver: the word's address, the target, the comparison and the stream the
+wait is queued on, and when token waits use them (no GPU)."""
+
+from __future__ import annotations
+
+import enum
+import types
+
+import pytest
+import torch
+
+from syncopate.runtime.abi import SyncState
+from syncopate.runtime.gpu import device, stream_memops
+
+
+class Result(enum.IntEnum):
+    CUDA_SUCCESS = 0
+    CUDA_ERROR_INVALID_VALUE = 1
+
+
+class WaitFlags(enum.IntEnum):
+    CU_STREAM_WAIT_VALUE_GEQ = 0
+    CU_STREAM_WAIT_VALUE_EQ = 1
+
+
+def _driver(calls: list, result: Result = Result.CUDA_SUCCESS):
+    def wait(stream, address, value, flags):
+        calls.append((stream, address, value, flags))
+        return (result,)
+
+    return types.SimpleNamespace(cuStreamWaitValue32=wait, CUstream=lambda s: ("stream", s),
+                                 CUdeviceptr=lambda a: ("ptr", a), CUresult=Result,
+                                 CUstreamWaitValue_flags=WaitFlags)
+
+
+@pytest.fixture
+def recorded(monkeypatch):
+    calls: list = []
+    monkeypatch.setattr(stream_memops, "_driver", lambda: _driver(calls))
+    monkeypatch.setattr(torch.cuda, "current_stream", lambda device=None: types.SimpleNamespace(cuda_stream=77))
+    return calls
+
+
+def test_a_wait_holds_the_current_stream_on_the_word_until_it_reaches_the_value(recorded):
+    words = torch.zeros(16, dtype=torch.int32)
+    stream_memops.wait_at_least(words, 5, 1)
+    assert recorded == [(("stream", 77), ("ptr", words.data_ptr() + 5 * 4), 1, WaitFlags.CU_STREAM_WAIT_VALUE_GEQ)]
+
+
+def test_a_failed_wait_names_the_word(monkeypatch):
+    monkeypatch.setattr(stream_memops, "_driver", lambda: _driver([], Result.CUDA_ERROR_INVALID_VALUE))
+    monkeypatch.setattr(torch.cuda, "current_stream", lambda device=None: types.SimpleNamespace(cuda_stream=1))
+    with pytest.raises(RuntimeError, match="pad word 3"):
+        stream_memops.wait_at_least(torch.zeros(4, dtype=torch.int32), 3, 1)
+
+
+def test_waits_are_off_without_the_bindings_or_when_switched_off(monkeypatch, recorded):
+    assert stream_memops.available()
+    monkeypatch.setenv(stream_memops.ENV, "0")
+    assert not stream_memops.available()
+    monkeypatch.delenv(stream_memops.ENV)
+    monkeypatch.setattr(stream_memops, "_driver", lambda: None)
+    assert not stream_memops.available()
+
+
+@pytest.mark.parametrize("spin_limit", [0, 100])
+def test_token_waits_use_the_driver_unless_a_spin_limit_asks_for_a_report(monkeypatch, recorded, spin_limit):
+    kernels: list = []
+    monkeypatch.setattr(device, "wait_flag", lambda flags, index, *a, **k: kernels.append(index))
+    sync = SyncState(torch.zeros(8, dtype=torch.int32), torch.zeros(1, dtype=torch.int32),
+                       torch.zeros(4, dtype=torch.int32), spin_limit=spin_limit)
+    device.await_token(sync, 6)
+    if spin_limit:  # the wait kernel reports a wait that gives up
+        assert kernels == [6] and recorded == []
+    else:
+        assert kernels == [] and [c[2] for c in recorded] == [1]
