@@ -15,7 +15,8 @@ Public API for PyTorch programs (docs/pytorch.md), imported lazily so that
     ``parallelize_module`` styles whose collectives + matmuls run as those ops.
 ``syncopate.stats(reset=False)``
     how many ``syncopate.ops`` calls ran fused and unfused, per op; each
-    decision is also logged once per shape on the ``syncopate`` logger.
+    decision is also logged once per shape (per rows bucket for a measured
+    choice) on the ``syncopate`` logger.
 """
 
 from __future__ import annotations

@@ -16,11 +16,16 @@ Both are also reachable as ``torch.ops.syncopate.<name>``. Each has
   matmul + reduce-scatter and the input gradient of matmul + reduce-scatter
   an all-gather + matmul, each through these same ops (so fused where the
   fused path applies); weight gradients are local matmuls;
-* two implementations chosen per call: the fused syncopate kernel
-  (pytorch/fused_ops.py: CUDA tensors, an NCCL group of two or more ranks,
-  fp16/bf16/fp32, the collective on dim 0) or, anywhere else, the unfused
-  collective + ``torch.matmul`` (pytorch/unfused_ops.py), announced by one
-  ``RuntimeWarning`` per reason and process. Both give PyTorch's results.
+* two implementations: the fused syncopate kernel (pytorch/fused_ops.py)
+  and the unfused collective + ``torch.matmul`` (pytorch/unfused_ops.py),
+  both giving PyTorch's results. A call the fused kernel refuses (its
+  ``*_refusal`` names why: not CUDA, not an NCCL group of two or more
+  ranks, not fp16/bf16, the collective on another dim, ...) runs unfused,
+  announced by one ``RuntimeWarning`` per reason and process. A call it
+  accepts runs whichever path is faster for its shape, measured on the
+  first eager call of the shape's bucket and cached, the same on every
+  rank (pytorch/op_path.py; ``SYNCOPATE_OPS_PATH=fused|unfused`` forces
+  one), so the op is not slower than the unfused collective + matmul.
 
 ``group_name`` is a process group's ``group_name`` (``dist.group.WORLD.group_name``
 for the default group), as for the ``symm_mem`` ops.
@@ -30,7 +35,7 @@ from __future__ import annotations
 
 import torch
 
-from syncopate.pytorch import op_autograd, op_stats, unfused_ops
+from syncopate.pytorch import op_autograd, op_path, op_stats, unfused_ops
 from syncopate.pytorch.unfused_ops import group_size
 
 __all__ = ["all_gather_matmul", "matmul_reduce_scatter"]
@@ -50,12 +55,16 @@ def _all_gather_matmul(A: torch.Tensor, Bs: list[torch.Tensor], gather_dim: int,
     from syncopate.pytorch import fused_ops
 
     unfused_ops.check_all_gather_matmul(A, Bs, gather_dim, group_name)
+    op_path.mode()  # a misspelt SYNCOPATE_OPS_PATH raises on any machine, not only where the fused path applies
     if not Bs:  # a plain all-gather (the backward's re-gather): no matmul to fuse, nothing to announce
         return unfused_ops.all_gather_matmul(A, Bs, gather_dim, group_name, return_A)
     refusal = fused_ops.all_gather_matmul_refusal(A, Bs, gather_dim, group_name)
-    op_stats.record("all_gather_matmul", (tuple(A.shape), *(tuple(B.shape) for B in Bs)), refusal)
+    shapes = (tuple(A.shape), *(tuple(B.shape) for B in Bs))
     if refusal is None:
-        return fused_ops.all_gather_matmul(A, Bs, gather_dim, group_name, return_A)
+        return op_path.run(op_path.key("all_gather_matmul", group_name, A, Bs, return_A), shapes,
+                           lambda: fused_ops.all_gather_matmul(A, Bs, gather_dim, group_name, return_A),
+                           lambda: unfused_ops.all_gather_matmul(A, Bs, gather_dim, group_name, return_A))
+    op_stats.record("all_gather_matmul", shapes, refusal)
     unfused_ops.warn_unfused("all_gather_matmul", refusal)
     return unfused_ops.all_gather_matmul(A, Bs, gather_dim, group_name, return_A)
 
@@ -76,10 +85,14 @@ def _matmul_reduce_scatter(A: torch.Tensor, B: torch.Tensor, reduce_op: str, sca
     from syncopate.pytorch import fused_ops
 
     unfused_ops.check_matmul_reduce_scatter(A, B, reduce_op, scatter_dim, group_name)
+    op_path.mode()
     refusal = fused_ops.matmul_reduce_scatter_refusal(A, B, scatter_dim, group_name)
-    op_stats.record("matmul_reduce_scatter", (tuple(A.shape), tuple(B.shape)), refusal)
+    shapes = (tuple(A.shape), tuple(B.shape))
     if refusal is None:
-        return fused_ops.matmul_reduce_scatter(A, B, reduce_op, scatter_dim, group_name)
+        return op_path.run(op_path.key("matmul_reduce_scatter", group_name, A, [B]), shapes,
+                           lambda: fused_ops.matmul_reduce_scatter(A, B, reduce_op, scatter_dim, group_name),
+                           lambda: unfused_ops.matmul_reduce_scatter(A, B, reduce_op, scatter_dim, group_name))
+    op_stats.record("matmul_reduce_scatter", shapes, refusal)
     unfused_ops.warn_unfused("matmul_reduce_scatter", refusal)
     return unfused_ops.matmul_reduce_scatter(A, B, reduce_op, scatter_dim, group_name)
 

@@ -1,7 +1,10 @@
 """What ``syncopate.ops`` decided, per call: fused or unfused (and why),
-counted for ``syncopate.stats()`` and logged once per op, shape and
-decision on the ``syncopate`` logger (``logging.getLogger("syncopate")``),
-so a user can see which calls took the fused path without a profiler.
+counted for ``syncopate.stats()`` and logged once per decision on the
+``syncopate`` logger (``logging.getLogger("syncopate")``), so a user can
+see which calls took the fused path without a profiler. A refused call
+logs once per op, shape and refusal (``record``); a call the fused kernel
+could run logs its per-shape choice once (pytorch/op_path.py, through
+``count`` and ``log_once``).
 """
 
 from __future__ import annotations
@@ -13,25 +16,36 @@ from typing import Any
 LOG = logging.getLogger("syncopate")
 
 _COUNTS: Counter[tuple[str, str]] = Counter()  # (op, "fused" | "unfused") -> calls
-_LOGGED: set[tuple] = set()  # (op, shapes, decision) already logged
+_LOGGED: set[tuple] = set()  # keys of the decisions already logged
 
 
-def record(op: str, shapes: tuple, reason: str | None) -> None:
-    """One call of ``op`` on tensors of ``shapes``: fused (``reason`` None) or unfused for ``reason``."""
-    _COUNTS[(op, "fused" if reason is None else "unfused")] += 1
-    key = (op, shapes, reason)
+def count(op: str, path: str) -> None:
+    """One call of ``op`` that ran ``path`` ("fused" or "unfused")."""
+    _COUNTS[(op, path)] += 1
+
+
+def log_once(key: tuple, message: str, *args: Any) -> None:
+    """Log ``message % args`` at INFO unless ``key`` was logged since the start (or the last reset)."""
     if key not in _LOGGED:
         _LOGGED.add(key)
-        shown = ", ".join("x".join(str(d) for d in s) for s in shapes)
-        if reason is None:
-            LOG.info("syncopate.ops.%s on %s: fused", op, shown)
-        else:
-            LOG.info("syncopate.ops.%s on %s: unfused (no fused kernel for %s)", op, shown, reason)
+        LOG.info(message, *args)
+
+
+def shown(shapes: tuple) -> str:
+    """``((2, 3), (3, 4))`` as ``2x3, 3x4``."""
+    return ", ".join("x".join(str(d) for d in s) for s in shapes)
+
+
+def record(op: str, shapes: tuple, reason: str) -> None:
+    """One call of ``op`` on tensors of ``shapes`` that runs unfused because the fused kernel refuses it for ``reason``."""
+    count(op, "unfused")
+    log_once((op, shapes, reason), "syncopate.ops.%s on %s: unfused (no fused kernel for %s)", op, shown(shapes), reason)
 
 
 def stats(reset: bool = False) -> dict[str, Any]:
     """Calls per op and path since the start (or the last reset):
-    ``{"all_gather_matmul": {"fused": 3, "unfused": 1}, ...}``."""
+    ``{"all_gather_matmul": {"fused": 3, "unfused": 1}, ...}``. A reset
+    also logs every decision again at its next call."""
     result: dict[str, dict[str, int]] = {}
     for (op, path), n in sorted(_COUNTS.items()):
         result.setdefault(op, {"fused": 0, "unfused": 0})[path] = n

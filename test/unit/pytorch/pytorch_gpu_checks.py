@@ -161,3 +161,51 @@ def compile_autotuned(rank, world):
     everyone = [None] * world
     dist.all_gather_object(everyone, chosen)
     assert len(chosen) == 1 and all(e == chosen for e in everyone), everyone
+
+
+def measured_choice_agrees(rank, world):
+    """SYNCOPATE_OPS_PATH=auto: the first call of a shape times both paths,
+    every rank takes the same path, the measuring call's result is right,
+    a second call times nothing, and a CUDA graph captured afterwards (the
+    chosen path, fused or NCCL) replays with fresh inputs."""
+    import os
+
+    from syncopate.pytorch import op_path
+
+    saved = os.environ.get(op_path.ENV)
+    os.environ[op_path.ENV] = "auto"
+    try:
+        shards = [_randn(96, 512, seed=r, scale=1) for r in range(world)]
+        B = _randn(512, 256, seed=60)
+        A, (out,) = syncopate.ops.all_gather_matmul(shards[rank].bfloat16(), [B.bfloat16()], 0, _group())
+        full = torch.cat(shards)
+        torch.testing.assert_close(A, full.bfloat16(), rtol=0, atol=0)
+        torch.testing.assert_close(out.float(), full @ B, **BF16_TOL)
+        chosen = [(k.op, k.rows_bucket, c.path, c.fused_s, c.unfused_s, c.ranks) for k, c in op_path.choices().items()
+                  if k.op == "all_gather_matmul" and k.rows_bucket == 128 and k.b_shapes == ((512, 256),)]
+        assert len(chosen) == 1 and chosen[0][-1] == world, chosen
+        everyone = [None] * world
+        dist.all_gather_object(everyone, chosen)
+        assert all(e == chosen for e in everyone), everyone  # the same path from the same (agreed) times
+        timed = []
+        saved_timer = op_path.time_calls
+        op_path.time_calls = lambda fn, calls: timed.append(calls) or saved_timer(fn, calls)
+        try:
+            syncopate.ops.all_gather_matmul(shards[rank].bfloat16(), [B.bfloat16()], 0, _group())
+        finally:
+            op_path.time_calls = saved_timer
+        assert timed == [], timed
+        static = shards[rank].bfloat16().clone()
+        graph = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(graph):
+            _, (captured,) = syncopate.ops.all_gather_matmul(static, [B.bfloat16()], 0, _group())
+        static.copy_(_randn(96, 512, seed=rank + 30, scale=1).bfloat16())
+        graph.replay()
+        torch.cuda.synchronize()
+        fresh = [_randn(96, 512, seed=r + 30, scale=1) for r in range(world)]
+        torch.testing.assert_close(captured.float(), torch.cat(fresh) @ B, **BF16_TOL)
+    finally:
+        if saved is None:
+            os.environ.pop(op_path.ENV, None)
+        else:
+            os.environ[op_path.ENV] = saved

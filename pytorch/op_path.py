@@ -1,0 +1,214 @@
+"""Which implementation of ``syncopate.ops`` a call the fused kernel accepts
+runs: the fused kernel (pytorch/fused_ops.py) or the unfused collective +
+``torch.matmul`` (pytorch/unfused_ops.py), whichever is faster for its
+shape, measured once and cached.
+
+The fused kernel wins on large shapes and loses on small ones, where its
+host overhead is most of the call; no fixed threshold holds across GPUs,
+group sizes and dtypes, so the op measures instead of guessing. The choice
+is kept per key: op, group, dtype, A's rows (leading dims flattened) rounded
+up to the next power of two, A's last dim, the B shapes, and ``return_A``
+for the gather; ``reduce_op`` does not matter (``avg`` divides either
+path's result). A server whose token count varies measures once per
+power-of-two bucket, as the fused path keeps one buffer per bucket.
+
+``SYNCOPATE_OPS_PATH`` (read at every call, so every rank must see the
+same value) is ``auto`` (the default: measure), ``fused`` or ``unfused``
+(take that path for every call the fused kernel accepts, time nothing:
+for benchmarks and debugging); another value raises ``ValueError``.
+Refused calls run unfused whatever the variable says.
+
+Measuring (the first eager call of a key): each path runs ``WARMUPS`` times
+(the fused one compiles on its first call), then each of ``ROUNDS`` rounds
+times a block of ``CALLS`` calls of the fused path and one of the unfused
+path, the ranks aligned before every block (a late rank would bias it). A block is timed with a host
+clock between two ``torch.cuda.synchronize()``: what an eager caller
+waits, host overhead included. A path's time is its fastest block's mean
+per call, then the slowest rank's (an all-reduce MAX over the op's group):
+every rank compares the same two numbers and takes the same path, since a
+rank that runs the fused kernel while a peer runs NCCL hangs. Fused wins
+ties. The measuring call returns the result of the chosen path's last
+call: every call of a path computes the same values from the same inputs
+into fresh tensors.
+
+Assumed: every rank of the group calls the op with the same keys in the
+same order (as the collectives already require), so all ranks measure
+together. Under CUDA-graph capture nothing can be timed: a key with a
+choice runs it; one without runs fused and stays unmeasured, so a graph
+user who wants the measured path warms up eagerly first (which a capture
+of the fused path needs anyway: its first call of a shape allocates and
+builds launch tables).
+
+Every call is counted in ``syncopate.stats()``; each key's choice is
+logged once at INFO on the ``syncopate`` logger with its reason, e.g.
+``syncopate.ops.all_gather_matmul on 1024x8192, 8192x2048 (rows bucket
+1024): unfused (measured 0.363 ms fused vs 0.132 ms unfused per call,
+slowest rank of 4)``. No choice here warns: the ``RuntimeWarning`` of
+unfused_ops.warn_unfused is for calls the fused kernel refuses.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import time
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Any, Callable, NamedTuple
+
+import torch
+
+from syncopate.pytorch import op_stats, unfused_ops
+
+ENV = "SYNCOPATE_OPS_PATH"
+MODES = ("auto", "fused", "unfused")
+WARMUPS, ROUNDS, CALLS = 2, 2, 5
+
+
+class Key(NamedTuple):
+    """The calls that share a choice (see the module docstring)."""
+
+    op: str
+    group_name: str
+    dtype: torch.dtype
+    rows_bucket: int
+    width: int  # A's last dim
+    b_shapes: tuple[tuple[int, ...], ...]
+    return_A: bool | None  # None for the reduce-scatter
+
+
+@dataclass(frozen=True)
+class Choice:
+    path: str  # "fused" | "unfused"
+    fused_s: float  # seconds per call, slowest rank
+    unfused_s: float
+    ranks: int
+
+    @cached_property
+    def reason(self) -> str:
+        return (f"measured {self.fused_s * 1e3:.3f} ms fused vs {self.unfused_s * 1e3:.3f} ms unfused per call, "
+                f"slowest rank of {self.ranks}")
+
+
+_CHOICES: dict[Key, Choice] = {}  # key -> the measured choice
+
+
+def mode() -> str:
+    """``SYNCOPATE_OPS_PATH``, checked: "auto" (unset or empty), "fused" or "unfused"."""
+    value = os.environ.get(ENV) or "auto"
+    if value not in MODES:
+        raise ValueError(f"{ENV}={value!r}: expected one of {', '.join(MODES)}")
+    return value
+
+
+def key(op: str, group_name: str, A: torch.Tensor, Bs: list[torch.Tensor], return_A: bool | None = None) -> Key:
+    """The key of a call of ``op`` on ``A`` and ``Bs`` (``return_A`` None for the reduce-scatter)."""
+    rows = math.prod(A.shape[:-1])
+    bucket = 1 << max(rows - 1, 0).bit_length()
+    return Key(op, group_name, A.dtype, bucket, A.shape[-1], tuple(tuple(B.shape) for B in Bs), return_A)
+
+
+def choices() -> dict[Key, Choice]:
+    """The measured choices so far, by key."""
+    return dict(_CHOICES)
+
+
+def run(op_key: Key, shapes: tuple, fused: Callable[[], Any], unfused: Callable[[], Any]) -> Any:
+    """The result of ``fused()`` or ``unfused()`` (the same call on either
+    path), whichever this key's choice names; the first eager call of a key
+    under ``auto`` measures both and chooses. ``shapes`` are the call's
+    tensor shapes, for the log."""
+    forced = mode()
+    if forced != "auto":
+        return _take(op_key, shapes, forced, f"forced by {ENV}={forced}", fused, unfused)
+    choice = _CHOICES.get(op_key)
+    if choice is not None:
+        return _take(op_key, shapes, choice.path, choice.reason, fused, unfused)
+    if capturing():
+        return _take(op_key, shapes, "fused", "under CUDA-graph capture before any eager call of this bucket: "
+                     "nothing can be timed, an eager call measures", fused, unfused)
+    choice, result = _measure(op_key.group_name, fused, unfused)
+    _CHOICES[op_key] = choice
+    _note(op_key, shapes, choice.path, choice.reason)
+    return result
+
+
+def _take(op_key: Key, shapes: tuple, path: str, why: str, fused: Callable[[], Any], unfused: Callable[[], Any]) -> Any:
+    _note(op_key, shapes, path, why)
+    return fused() if path == "fused" else unfused()
+
+
+def _note(op_key: Key, shapes: tuple, path: str, why: str) -> None:
+    op_stats.count(op_key.op, path)
+    op_stats.log_once(("path", op_key, path, why), "syncopate.ops.%s on %s (rows bucket %d): %s (%s)", op_key.op,
+                      op_stats.shown(shapes), op_key.rows_bucket, path, why)
+
+
+def _measure(group_name: str, fused: Callable[[], Any], unfused: Callable[[], Any]) -> tuple[Choice, Any]:
+    """Time both paths on every rank, agree on the slowest rank's times; the choice and the chosen path's result."""
+    last: dict[str, Any] = {}
+
+    def keeping(path: str, fn: Callable[[], Any]) -> Callable[[], None]:
+        def call() -> None:
+            last[path] = fn()
+        return call
+
+    calls = {"fused": keeping("fused", fused), "unfused": keeping("unfused", unfused)}
+    for call in calls.values():
+        for _ in range(WARMUPS):
+            call()
+    best = dict.fromkeys(calls, math.inf)
+    for _ in range(ROUNDS):
+        for path, call in calls.items():
+            align(group_name)
+            best[path] = min(best[path], time_calls(call, CALLS))
+    fused_s, unfused_s = agree([best["fused"], best["unfused"]], group_name)
+    path = "fused" if fused_s <= unfused_s else "unfused"
+    return Choice(path, fused_s, unfused_s, unfused_ops.group_size(group_name)), last[path]
+
+
+# What touches the device and the group: capturing, time_calls, align and agree; CPU tests replace them.
+
+def capturing() -> bool:
+    """Whether this thread's CUDA stream is being captured into a graph."""
+    return torch.cuda.is_available() and torch.cuda.is_current_stream_capturing()
+
+
+def _synchronize() -> None:
+    if torch.cuda.is_available() and torch.cuda.is_initialized():
+        torch.cuda.synchronize()
+
+
+def time_calls(fn: Callable[[], Any], calls: int) -> float:
+    """Seconds per call of ``calls`` calls of ``fn``, host and device: what an eager caller waits."""
+    _synchronize()
+    start = time.perf_counter()
+    for _ in range(calls):
+        fn()
+    _synchronize()
+    return (time.perf_counter() - start) / calls
+
+
+def _group_device(group: Any) -> torch.device:
+    import torch.distributed as dist
+
+    return torch.device("cuda", torch.cuda.current_device()) if "nccl" in str(dist.get_backend(group)) else torch.device("cpu")
+
+
+def align(group_name: str) -> None:
+    """Return when every rank of the group has reached this point (within a small all-reduce's latency)."""
+    import torch.distributed as dist
+
+    group = unfused_ops.process_group(group_name)
+    dist.all_reduce(torch.zeros(1, device=_group_device(group)), group=group)
+    _synchronize()
+
+
+def agree(times: list[float], group_name: str) -> list[float]:
+    """Each entry of ``times``, the largest over the group's ranks: the same list on every rank."""
+    import torch.distributed as dist
+
+    group = unfused_ops.process_group(group_name)
+    t = torch.tensor(times, dtype=torch.float64, device=_group_device(group))
+    dist.all_reduce(t, op=dist.ReduceOp.MAX, group=group)
+    return t.tolist()

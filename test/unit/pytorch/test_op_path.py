@@ -1,0 +1,430 @@
+"""The per-shape choice between the fused and the unfused path of
+syncopate.ops (pytorch/op_path.py), on CPU: the fused kernel is made to
+accept every call, the two paths are stand-ins that record their calls
+(or the fused path's own code with the GEMM stubbed), and the timer, the
+cross-rank agreement and the rank alignment are stubs whose answers each
+test sets. Two checks at the end run the real agreement and timer on two
+gloo ranks."""
+
+from __future__ import annotations
+
+import logging
+import time
+import types
+import warnings
+
+import pytest
+import torch
+import torch.distributed as dist
+
+import syncopate
+from syncopate.pytorch import fused_ops, op_path, unfused_ops
+
+WORLD, K, N = 2, 8, 4
+MS = 1e-3
+
+
+def _gathered(A: torch.Tensor, gather_dim: int) -> torch.Tensor:
+    """What the gather gives when every rank's shard equals this one."""
+    return torch.cat([A] * WORLD, dim=gather_dim)
+
+
+class Fake:
+    """The stubbed world: which path ran (in order), what each path's timed
+    block takes on this rank and on the peer, what was timed and agreed."""
+
+    def __init__(self):
+        self.ran: list[str] = []
+        self.seconds = {"fused": 1 * MS, "unfused": 2 * MS}
+        self.peer = [0.0, 0.0]  # the peer's [fused, unfused] per-call seconds
+        self.timed: list[str] = []
+        self.agreed: list[list[float]] = []
+        self.aligned = 0
+        self.capturing = False
+
+    def ag(self, path):
+        def run(A, Bs, gather_dim, group_name, return_A):
+            self.ran.append(path)
+            full = _gathered(A, gather_dim)
+            return (full if return_A else None), [full @ B for B in Bs]
+        return run
+
+    def rs(self, path):
+        def run(A, B, reduce_op, scatter_dim, group_name):
+            self.ran.append(path)
+            total = WORLD * (A @ B)
+            return total.chunk(WORLD, scatter_dim)[0] / (WORLD if reduce_op == "avg" else 1)
+        return run
+
+    def time_calls(self, fn, calls):
+        fn()
+        self.timed.append(self.ran[-1])
+        return self.seconds[self.ran[-1]]
+
+    def agree(self, times, group_name):
+        self.agreed.append(list(times))
+        return [max(mine, theirs) for mine, theirs in zip(times, self.peer)]
+
+    def align(self, group_name):
+        self.aligned += 1
+
+
+def _stub_world(monkeypatch, f: Fake) -> None:
+    """op_path's timer, agreement, alignment and capture test; a group of WORLD ranks; no refusal."""
+    monkeypatch.delenv(op_path.ENV, raising=False)
+    monkeypatch.setattr(op_path, "_CHOICES", {})
+    monkeypatch.setattr(op_path, "time_calls", f.time_calls)
+    monkeypatch.setattr(op_path, "agree", f.agree)
+    monkeypatch.setattr(op_path, "align", f.align)
+    monkeypatch.setattr(op_path, "capturing", lambda: f.capturing)
+    monkeypatch.setattr(unfused_ops, "process_group", lambda name: types.SimpleNamespace(size=lambda: WORLD))
+    monkeypatch.setattr(fused_ops, "all_gather_matmul_refusal", lambda *args: None)
+    monkeypatch.setattr(fused_ops, "matmul_reduce_scatter_refusal", lambda *args: None)
+
+
+@pytest.fixture
+def fake(monkeypatch):
+    f = Fake()
+    _stub_world(monkeypatch, f)
+    for path, module in (("fused", fused_ops), ("unfused", unfused_ops)):
+        monkeypatch.setattr(module, "all_gather_matmul", f.ag(path))
+        monkeypatch.setattr(module, "matmul_reduce_scatter", f.rs(path))
+    syncopate.stats(reset=True)
+    yield f
+    syncopate.stats(reset=True)
+
+
+def _ag(rows, width=K, n=N, return_A=True, dtype=torch.float32):
+    A, B = torch.randn(rows, width, dtype=dtype), torch.randn(width, n, dtype=dtype)
+    gathered, (out,) = syncopate.ops.all_gather_matmul(A, [B], 0, "g", return_A=return_A)
+    full = _gathered(A, 0)
+    if return_A:
+        torch.testing.assert_close(gathered, full)
+    torch.testing.assert_close(out, full @ B)
+
+
+def _rs(rows, reduce_op="sum"):
+    A, B = torch.randn(rows, K), torch.randn(K, N)
+    out = syncopate.ops.matmul_reduce_scatter(A, B, reduce_op, 0, "g")
+    torch.testing.assert_close(out, (WORLD * (A @ B))[:rows // WORLD] / (WORLD if reduce_op == "avg" else 1))
+
+
+@pytest.mark.parametrize("faster, slower", [("fused", "unfused"), ("unfused", "fused")])
+def test_the_faster_path_is_measured_once_and_cached(fake, faster, slower):
+    fake.seconds = {faster: 1 * MS, slower: 3 * MS}
+    _ag(64)
+    assert fake.timed == ["fused", "unfused"] * op_path.ROUNDS
+    assert fake.aligned == 2 * op_path.ROUNDS
+    assert fake.ran.count("fused") == fake.ran.count("unfused") == op_path.WARMUPS + op_path.ROUNDS
+    fake.ran.clear()
+    fake.timed.clear()
+    _ag(64)
+    _ag(64)
+    assert fake.timed == [] and fake.ran == [faster, faster]
+    _rs(64)  # the other op has its own choice
+    assert fake.timed == ["fused", "unfused"] * op_path.ROUNDS
+    assert syncopate.stats() == {"all_gather_matmul": {faster: 3, slower: 0},
+                                 "matmul_reduce_scatter": {faster: 1, slower: 0}}
+
+
+def test_the_ranks_decide_on_the_slowest_ranks_times(fake):
+    """This rank finds fused faster, the peer finds it slower: both take the slowest rank's view."""
+    fake.seconds = {"fused": 1 * MS, "unfused": 2 * MS}
+    fake.peer = [3 * MS, 2 * MS]
+    _ag(64)
+    assert fake.agreed == [[1 * MS, 2 * MS]]
+    assert [c.path for c in op_path.choices().values()] == ["unfused"]
+    fake.ran.clear()
+    _ag(64)
+    assert fake.ran == ["unfused"]
+
+
+def test_a_tie_goes_to_the_fused_path(fake):
+    fake.seconds = {"fused": 2 * MS, "unfused": 1 * MS}
+    fake.peer = [0.0, 2 * MS]
+    _ag(64)
+    (choice,) = op_path.choices().values()
+    assert (choice.path, choice.fused_s, choice.unfused_s) == ("fused", 2 * MS, 2 * MS)
+
+
+def test_rows_share_a_choice_per_power_of_two_bucket(fake):
+    _ag(1000)
+    assert len(fake.timed) == 2 * op_path.ROUNDS
+    fake.timed.clear()
+    _ag(1024)
+    A = torch.randn(4, 256, K)  # 1024 rows once the leading dims are flattened
+    syncopate.ops.all_gather_matmul(A, [torch.randn(K, N)], 0, "g")
+    assert fake.timed == []
+    _ag(1025)
+    assert len(fake.timed) == 2 * op_path.ROUNDS
+    assert sorted(k.rows_bucket for k in op_path.choices()) == [1024, 2048]
+
+
+@pytest.mark.parametrize("other", [{"return_A": False}, {"width": 2 * K}, {"n": 2 * N}, {"dtype": torch.float64}])
+def test_what_else_the_key_holds(fake, other):
+    _ag(64)
+    fake.timed.clear()
+    _ag(64, **other)
+    assert len(fake.timed) == 2 * op_path.ROUNDS
+
+
+def test_the_reduce_op_does_not_matter(fake):
+    _rs(64, "sum")
+    fake.timed.clear()
+    _rs(64, "avg")
+    assert fake.timed == []
+
+
+@pytest.mark.parametrize("forced, other", [("fused", "unfused"), ("unfused", "fused")])
+def test_the_variable_forces_a_path_and_times_nothing(fake, monkeypatch, forced, other):
+    fake.seconds = {forced: 5 * MS, other: 1 * MS}
+    monkeypatch.setenv(op_path.ENV, forced)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        _ag(64)
+        _ag(64)
+        _rs(64)
+    assert fake.ran == [forced] * 3 and fake.timed == [] and fake.agreed == []
+    assert op_path.choices() == {}
+    assert not [w for w in caught if "no fused kernel" in str(w.message)]
+    assert syncopate.stats() == {"all_gather_matmul": {forced: 2, other: 0},
+                                 "matmul_reduce_scatter": {forced: 1, other: 0}}
+
+
+def test_the_variable_overrides_a_measured_choice(fake, monkeypatch):
+    fake.seconds = {"fused": 5 * MS, "unfused": 1 * MS}
+    _ag(64)
+    monkeypatch.setenv(op_path.ENV, "fused")
+    fake.ran.clear()
+    _ag(64)
+    assert fake.ran == ["fused"]
+    monkeypatch.setenv(op_path.ENV, "auto")
+    fake.ran.clear()
+    _ag(64)
+    assert fake.ran == ["unfused"]
+
+
+@pytest.mark.parametrize("value", ["fast", "Fused", "none"])
+def test_an_invalid_value_raises(fake, monkeypatch, value):
+    monkeypatch.setenv(op_path.ENV, value)
+    message = f"SYNCOPATE_OPS_PATH='{value}': expected one of auto, fused, unfused"
+    with pytest.raises(ValueError, match=message):
+        _ag(64)
+    with pytest.raises(ValueError, match=message):
+        _rs(64)
+    assert fake.ran == []
+
+
+def test_a_refused_call_checks_the_variable_too(monkeypatch):
+    monkeypatch.setenv(op_path.ENV, "fast")
+    monkeypatch.setattr(unfused_ops, "process_group", lambda name: types.SimpleNamespace(size=lambda: WORLD))
+    with pytest.raises(ValueError, match="SYNCOPATE_OPS_PATH"):
+        syncopate.ops.all_gather_matmul(torch.randn(4, K), [torch.randn(K, N)], 0, "g")
+
+
+def test_a_measured_unfused_choice_does_not_warn(fake):
+    fake.seconds = {"fused": 5 * MS, "unfused": 1 * MS}
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        _ag(64)
+        _ag(64)
+    assert fake.ran[-1] == "unfused"
+    assert not [w for w in caught if "no fused kernel" in str(w.message)]
+
+
+@pytest.mark.parametrize("faster", ["fused", "unfused"])
+def test_the_measuring_call_returns_the_chosen_paths_last_result(fake, faster):
+    fake.seconds = {"fused": 1 * MS, "unfused": 2 * MS} if faster == "fused" else {"fused": 2 * MS, "unfused": 1 * MS}
+    made = {"fused": [], "unfused": []}
+
+    def path(name):
+        def call():
+            fake.ran.append(name)
+            made[name].append(object())
+            return made[name][-1]
+        return call
+
+    key = op_path.key("all_gather_matmul", "g", torch.empty(64, K), [torch.empty(K, N)], True)
+    result = op_path.run(key, ((64, K), (K, N)), path("fused"), path("unfused"))
+    assert result is made[faster][-1]
+
+
+class _Gemm:
+    """A launchable stand-in: ``kernel[grid](a, b, c, ...)`` runs ``body(a, b, c)``."""
+
+    def __init__(self, body):
+        self.body = body
+
+    def __getitem__(self, grid):
+        return lambda a, b, c, *args, **kwargs: self.body(a, b, c)
+
+
+@pytest.fixture
+def fused_code(monkeypatch):
+    """The fused path's own code (pytorch/fused_ops.py) as rank 1 of WORLD,
+    the GEMM and symmetric memory stubbed as in test_fused_ops_cpu.py (the
+    peer's rows arrive during the GEMM); the unfused path a stand-in."""
+    f = Fake()
+    _stub_world(monkeypatch, f)
+    f.shards = [torch.randn(64, K, generator=torch.Generator().manual_seed(r)) for r in range(WORLD)]
+
+    def ag_gemm(a, b, c):
+        a[:64] = f.shards[0]
+        c.copy_(a @ b)
+
+    kernels = {"ag": _Gemm(ag_gemm), "rs": _Gemm(lambda a, b, c: c.copy_(WORLD * (a @ b)))}
+
+    def unfused_ag(A, Bs, gather_dim, group_name, return_A):
+        f.ran.append("unfused")
+        full = torch.cat(f.shards)
+        return (full if return_A else None), [full @ B for B in Bs]
+
+    def unfused_rs(A, B, reduce_op, scatter_dim, group_name):
+        f.ran.append("unfused")
+        return (WORLD * (A @ B)).chunk(WORLD)[1].clone()
+
+    def counted(fn):
+        def run(*args):
+            f.ran.append("fused")
+            return fn(*args)
+        return run
+
+    monkeypatch.setattr(fused_ops, "process_group", lambda name: types.SimpleNamespace(size=lambda: WORLD))
+    monkeypatch.setattr(dist, "get_rank", lambda group=None: 1)
+    monkeypatch.setattr(syncopate, "empty", lambda shape, dtype, device, group: torch.full(shape, float("nan"),
+                                                                                             dtype=dtype, device=device))
+    monkeypatch.setattr(fused_ops, "_BUFFERS", {})
+    monkeypatch.setattr(fused_ops, "_kernel", lambda kind, group_name: kernels[kind])
+    monkeypatch.setattr(fused_ops, "all_gather_matmul", counted(fused_ops.all_gather_matmul))
+    monkeypatch.setattr(fused_ops, "matmul_reduce_scatter", counted(fused_ops.matmul_reduce_scatter))
+    monkeypatch.setattr(unfused_ops, "all_gather_matmul", unfused_ag)
+    monkeypatch.setattr(unfused_ops, "matmul_reduce_scatter", unfused_rs)
+    return f
+
+
+@pytest.mark.parametrize("faster", ["fused", "unfused"])
+def test_the_measuring_call_gives_torchs_result(fused_code, faster):
+    f = fused_code
+    f.seconds = {faster: 1 * MS, ("unfused" if faster == "fused" else "fused"): 2 * MS}
+    b = torch.randn(K, N)
+    gathered, (out,) = syncopate.ops.all_gather_matmul(f.shards[1], [b], 0, "g")
+    full = torch.cat(f.shards)
+    torch.testing.assert_close(gathered, full)
+    torch.testing.assert_close(out, full @ b)
+    a = torch.randn(WORLD * 64, K)
+    out = syncopate.ops.matmul_reduce_scatter(a, b, "sum", 0, "g")
+    torch.testing.assert_close(out, (WORLD * (a @ b))[64:])
+    assert [c.path for c in op_path.choices().values()] == [faster, faster]
+    assert "fused" in f.ran and "unfused" in f.ran  # both paths really ran while measuring
+
+
+def _choice_lines(caplog):
+    return [r.getMessage() for r in caplog.records if r.name == "syncopate" and "rows bucket" in r.getMessage()]
+
+
+def test_the_choice_is_logged_once_per_key_with_its_reason(fake, caplog):
+    caplog.set_level(logging.INFO, logger="syncopate")
+    fake.seconds = {"fused": 2 * MS, "unfused": 1 * MS}
+    _ag(1000)
+    _ag(1000)
+    _ag(1024)
+    fake.seconds = {"fused": 1 * MS, "unfused": 1.5 * MS}
+    _ag(1025)
+    assert _choice_lines(caplog) == [
+        f"syncopate.ops.all_gather_matmul on 1000x{K}, {K}x{N} (rows bucket 1024): unfused "
+        "(measured 2.000 ms fused vs 1.000 ms unfused per call, slowest rank of 2)",
+        f"syncopate.ops.all_gather_matmul on 1025x{K}, {K}x{N} (rows bucket 2048): fused "
+        "(measured 1.000 ms fused vs 1.500 ms unfused per call, slowest rank of 2)",
+    ]
+    caplog.clear()
+    fake.timed.clear()
+    syncopate.stats(reset=True)  # a reset logs each choice again at its next call; it does not measure again
+    _ag(1024)
+    _ag(1024)
+    assert _choice_lines(caplog) == [f"syncopate.ops.all_gather_matmul on 1024x{K}, {K}x{N} (rows bucket 1024): unfused "
+                                     "(measured 2.000 ms fused vs 1.000 ms unfused per call, slowest rank of 2)"]
+    assert fake.timed == []
+
+
+def test_a_forced_path_is_logged_once_per_key(fake, monkeypatch, caplog):
+    caplog.set_level(logging.INFO, logger="syncopate")
+    monkeypatch.setenv(op_path.ENV, "unfused")
+    _ag(64)
+    _ag(64)
+    assert _choice_lines(caplog) == [f"syncopate.ops.all_gather_matmul on 64x{K}, {K}x{N} (rows bucket 64): unfused "
+                                     "(forced by SYNCOPATE_OPS_PATH=unfused)"]
+
+
+def test_under_capture_without_a_choice_the_fused_path_runs_untimed(fake, caplog):
+    caplog.set_level(logging.INFO, logger="syncopate")
+    fake.seconds = {"fused": 5 * MS, "unfused": 1 * MS}
+    fake.capturing = True
+    _ag(64)
+    _ag(64)
+    assert fake.ran == ["fused", "fused"] and fake.timed == [] and fake.aligned == 0 and fake.agreed == []
+    assert op_path.choices() == {}  # not cached: an eager call still measures
+    (line,) = _choice_lines(caplog)
+    assert ": fused (under CUDA-graph capture" in line
+    fake.capturing = False
+    _ag(64)
+    assert len(fake.timed) == 2 * op_path.ROUNDS
+    assert [c.path for c in op_path.choices().values()] == ["unfused"]
+    fake.capturing = True  # captured after the eager call: the measured choice, untimed
+    fake.ran.clear()
+    fake.timed.clear()
+    _ag(64)
+    assert fake.ran == ["unfused"] and fake.timed == []
+
+
+def test_time_calls_calls_and_times_on_the_host():
+    calls = []
+
+    def slow():
+        calls.append(1)
+        time.sleep(0.002)
+
+    per_call = op_path.time_calls(slow, 3)
+    assert len(calls) == 3 and 0.002 <= per_call < 0.5
+
+
+# Real agreement and timer, two gloo ranks (checks run by gloo_ranks in spawned processes).
+
+def gloo_agree_takes_the_largest(rank, world):
+    group_name = dist.group.WORLD.group_name
+    op_path.align(group_name)
+    assert op_path.agree([1.0 + rank, 2.0 - rank, 0.5], group_name) == [2.0, 2.0, 0.5]
+
+
+def gloo_ranks_take_the_same_path(rank, world):
+    """Rank 0 finds fused faster, rank 1 finds it slower: both run unfused, the slowest rank's view."""
+    group_name = dist.group.WORLD.group_name
+    op_path._CHOICES.clear()
+    sleeps = {"fused": 0.0 if rank == 0 else 0.010, "unfused": 0.003}
+
+    def path(name):
+        def call():
+            time.sleep(sleeps[name])
+            return name
+        return call
+
+    key = op_path.key("all_gather_matmul", group_name, torch.empty(64, K), [torch.empty(K, N)], True)
+    assert op_path.run(key, ((64, K), (K, N)), path("fused"), path("unfused")) == "unfused"
+    (choice,) = op_path.choices().values()
+    assert choice.path == "unfused" and choice.fused_s >= 0.010 and choice.ranks == world
+    assert op_path.run(key, ((64, K), (K, N)), path("fused"), path("unfused")) == "unfused"
+
+
+GLOO_CHECKS = ["gloo_agree_takes_the_largest", "gloo_ranks_take_the_same_path"]
+
+
+@pytest.fixture(scope="module")
+def gloo_results():
+    from gloo_ranks import run_checks
+
+    return run_checks("test_op_path", GLOO_CHECKS)
+
+
+@pytest.mark.parametrize("check", GLOO_CHECKS)
+def test_gloo_check_passes_on_every_rank(gloo_results, check):
+    for rank, found in enumerate(gloo_results):
+        assert found[check] is None, f"rank {rank}:\n{found[check]}"
