@@ -6,9 +6,12 @@ All-gather + matmul: one all-gather of the shards into a single tensor
 along ``gather_dim``, then ``torch.matmul`` per B. Matmul +
 reduce-scatter: ``torch.matmul``, then a reduce-scatter along
 ``scatter_dim`` (each rank moves its share of the bytes once, not the
-all-reduce's twice), divided by the group size for ``avg``. Both go
-through the functional collectives, so AOT autograd can trace them in a
-backward too. The results equal PyTorch's ``symm_mem`` ops'
+all-reduce's twice), divided by the group size for ``avg``. A collective
+on rows (the dim is the first, or every dim before it has size 1) of a
+contiguous tensor is the in-place ``torch.distributed`` collective into a
+fresh tensor, as NCCL + cuBLAS code calls it; any other dim goes through
+the functional collectives, as does the autograd formula's reduce-scatter
+(:func:`reduce_scatter`), which AOT autograd traces. The results equal PyTorch's ``symm_mem`` ops'
 fallbacks (same shapes, dtypes and values) and are fresh tensors that
 alias neither the inputs nor each other, as custom ops require.
 """
@@ -99,9 +102,45 @@ def all_gather(A_shard: torch.Tensor, gather_dim: int, group_name: str) -> torch
     return funcol.wait_tensor(gathered).clone(memory_format=torch.contiguous_format)
 
 
+def _rows_dim(shape: torch.Size, dim: int) -> bool:
+    """Whether a collective on ``dim`` moves whole rows of the tensor's
+    storage: every dim before it has size 1 (dim 0 included)."""
+    return dim < len(shape) and all(shape[i] == 1 for i in range(dim))
+
+
+def _gathered_rows(A_shard: torch.Tensor, gather_dim: int, group_name: str) -> torch.Tensor:
+    """:func:`all_gather` of a contiguous shard along a rows dim, by the
+    in-place collective into one fresh tensor: what NCCL + cuBLAS code does,
+    without the functional collective's wrapper and copy (this runs inside
+    the custom op, which tracing never enters)."""
+    import torch.distributed as dist
+
+    group = process_group(group_name)
+    shape = list(A_shard.shape)
+    shape[gather_dim] *= group.size()
+    out = A_shard.new_empty(shape)
+    dist.all_gather_into_tensor(out, A_shard, group=group)
+    return out
+
+
+def _scattered_rows(t: torch.Tensor, dim: int, group_name: str) -> torch.Tensor:
+    """:func:`reduce_scatter` of a contiguous tensor along a rows dim, by the in-place collective."""
+    import torch.distributed as dist
+
+    group = process_group(group_name)
+    shape = list(t.shape)
+    shape[dim] //= group.size()
+    out = t.new_empty(shape)
+    dist.reduce_scatter_tensor(out, t, group=group)
+    return out
+
+
 def all_gather_matmul(A_shard: torch.Tensor, Bs: list[torch.Tensor], gather_dim: int, group_name: str,
                       return_A: bool) -> tuple[torch.Tensor | None, list[torch.Tensor]]:
-    A = all_gather(A_shard, gather_dim, group_name)
+    if A_shard.is_contiguous() and _rows_dim(A_shard.shape, gather_dim):
+        A = _gathered_rows(A_shard, gather_dim, group_name)
+    else:
+        A = all_gather(A_shard, gather_dim, group_name)
     return (A if return_A else None), [torch.matmul(A, B) for B in Bs]
 
 
@@ -115,5 +154,9 @@ def reduce_scatter(t: torch.Tensor, dim: int, group_name: str) -> torch.Tensor:
 
 def matmul_reduce_scatter(A: torch.Tensor, B: torch.Tensor, reduce_op: str, scatter_dim: int,
                           group_name: str) -> torch.Tensor:
-    out = reduce_scatter(torch.matmul(A, B), scatter_dim, group_name)
+    product = torch.matmul(A, B)
+    if product.is_contiguous() and _rows_dim(product.shape, scatter_dim):
+        out = _scattered_rows(product, scatter_dim, group_name)
+    else:
+        out = reduce_scatter(product, scatter_dim, group_name)
     return out.div_(group_size(group_name)) if reduce_op == "avg" else out
