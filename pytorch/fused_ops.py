@@ -33,16 +33,51 @@ a call misses, and the op then runs unfused.
 
 from __future__ import annotations
 
+import functools
 import os
-from typing import Any
+from typing import Any, NamedTuple
 
 import torch
 
 from syncopate.pytorch.unfused_ops import process_group
 
 DTYPES = (torch.float16, torch.bfloat16)
-BLOCKS = {"BLOCK_M": 128, "BLOCK_N": 256, "BLOCK_K": 64}
-LAUNCH = {"num_warps": 8, "num_stages": 3}
+
+
+class Tile(NamedTuple):
+    """A GEMM configuration of the fused kernel, with the share of a large
+    tile's per-SM throughput it reaches (smaller tiles reuse less of each
+    loaded block)."""
+
+    block_m: int
+    block_n: int
+    block_k: int
+    num_warps: int
+    num_stages: int
+    efficiency: float
+
+
+# Hopper configurations of the Triton matmul tutorial's kind, largest first.
+TILES = (Tile(128, 256, 64, 8, 3, 1.0), Tile(128, 128, 64, 4, 4, 0.85), Tile(64, 128, 64, 4, 4, 0.7))
+
+
+@functools.lru_cache(maxsize=1024)
+def gemm_tile(m: int, n: int, sms: int) -> Tile:
+    """The tile of an m x n output on a GPU of ``sms`` SMs: the least
+    modelled time, waves (tiles over SMs, rounded up) times a tile's work
+    over its efficiency; ties go to the larger tile. A 128 x 256 tile leaves
+    half the SMs idle on a small output (1024 x 2048: 64 tiles on 132 SMs),
+    where a 128 x 128 one fills them."""
+    def cost(t: Tile) -> float:
+        tiles = -(-m // t.block_m) * -(-n // t.block_n)
+        return -(-tiles // sms) * t.block_m * t.block_n / t.efficiency
+
+    return min(TILES, key=cost)
+
+
+@functools.lru_cache(maxsize=16)
+def _sms(device: torch.device) -> int:
+    return torch.cuda.get_device_properties(device).multi_processor_count
 PLANS = {"ag": "all-gather{tensor=a_ptr dim=0}", "rs": "reduce-scatter{tensor=c_ptr dim=0}"}
 
 _KERNELS: dict[tuple[str, str], Any] = {}  # (plan kind, group name) -> fused kernel
@@ -136,9 +171,11 @@ def _buffer(kind: str, group_name: str, shape: tuple[int, int], dtype: torch.dty
 def _gemm(kernel: Any, a: torch.Tensor, b: torch.Tensor, c: torch.Tensor) -> None:
     m, k = a.shape
     n = b.shape[1]
-    grid = (-(-m // BLOCKS["BLOCK_M"]), -(-n // BLOCKS["BLOCK_N"]))
+    t = gemm_tile(m, n, _sms(a.device))
+    grid = (-(-m // t.block_m), -(-n // t.block_n))
     kernel[grid](a, b, c, m, n, k, a.stride(0), a.stride(1), b.stride(0), b.stride(1), c.stride(0), c.stride(1),
-                 **BLOCKS, **LAUNCH)
+                 BLOCK_M=t.block_m, BLOCK_N=t.block_n, BLOCK_K=t.block_k, num_warps=t.num_warps,
+                 num_stages=t.num_stages)
 
 
 def all_gather_matmul(A_shard: torch.Tensor, Bs: list[torch.Tensor], gather_dim: int, group_name: str,

@@ -54,6 +54,7 @@ def rank_of(monkeypatch):
     monkeypatch.setattr(syncopate, "empty", lambda shape, dtype, device, group: torch.full(shape, float("nan"),
                                                                                              dtype=dtype, device=device))
     monkeypatch.setattr(fused_ops, "_BUFFERS", {})
+    monkeypatch.setattr(fused_ops, "_sms", lambda device: 132)  # an H100's SM count (no GPU here)
     return rank
 
 
@@ -116,3 +117,16 @@ def test_which_collective_dims_run_fused(shape, dim, fused):
     assert (refusal is None) == fused
     if refusal:
         assert f"the collective on dim {dim} of shape {shape}" in refusal
+
+
+@pytest.mark.parametrize("m, n, sms, expected", [
+    (1024, 2048, 132, (128, 128)),  # 128 x 256 would leave half the SMs idle (64 tiles)
+    (8192, 2752, 132, (128, 256)),  # Llama-7B's gather at W = 4: enough tiles for the large one
+    (8192, 8192, 132, (128, 256)),
+    (256, 1024, 132, (64, 128)),  # 32 tiles of 128 x 128 on 132 SMs: the smallest tile fills more
+    (1024, 2048, 16, (128, 256)),  # a small GPU: waves of either take as long, the larger tile is more efficient
+])
+def test_the_gemm_tile_fills_the_sms_the_output_can(m, n, sms, expected):
+    t = fused_ops.gemm_tile(m, n, sms)
+    assert (t.block_m, t.block_n) == expected
+    assert t in fused_ops.TILES

@@ -294,6 +294,7 @@ def fused_code(monkeypatch):
     monkeypatch.setattr(syncopate, "empty", lambda shape, dtype, device, group: torch.full(shape, float("nan"),
                                                                                              dtype=dtype, device=device))
     monkeypatch.setattr(fused_ops, "_BUFFERS", {})
+    monkeypatch.setattr(fused_ops, "_sms", lambda device: 132)  # an H100's SM count (no GPU here)
     monkeypatch.setattr(fused_ops, "_kernel", lambda kind, group_name: kernels[kind])
     monkeypatch.setattr(fused_ops, "all_gather_matmul", counted(fused_ops.all_gather_matmul))
     monkeypatch.setattr(fused_ops, "matmul_reduce_scatter", counted(fused_ops.matmul_reduce_scatter))
