@@ -8,7 +8,11 @@ async-TP ops, so switching is a one-line change::
     torch.ops.symm_mem.fused_matmul_reduce_scatter(A, B, reduce_op, scatter_dim, group_name)
     syncopate.ops.matmul_reduce_scatter(A, B, reduce_op, scatter_dim, group_name)
 
-Both are also reachable as ``torch.ops.syncopate.<name>``. Each has
+Both are also reachable as ``torch.ops.syncopate.<name>``. A call of
+``syncopate.ops.<name>`` that nothing traces or differentiates (plain
+tensors, no autograd to record, no mode active) runs the implementation
+directly, without the custom op's dispatch; every other call, and every
+call of ``torch.ops.syncopate.<name>``, goes through the op. Each op has
 
 * a fake implementation (shapes only), so ``torch.compile(fullgraph=True)``
   traces a caller without a graph break;
@@ -49,9 +53,8 @@ _RS_SCHEMA = "(Tensor A, Tensor B, str reduce_op, int scatter_dim, str group_nam
 _TAGS = (torch.Tag.needs_fixed_stride_order,)
 
 
-@torch.library.custom_op("syncopate::all_gather_matmul", mutates_args=(), schema=_AG_SCHEMA, tags=_TAGS)
-def _all_gather_matmul(A: torch.Tensor, Bs: list[torch.Tensor], gather_dim: int, group_name: str, *,
-                       return_A: bool = True) -> tuple[torch.Tensor | None, list[torch.Tensor]]:
+def _all_gather_matmul_impl(A: torch.Tensor, Bs: list[torch.Tensor], gather_dim: int, group_name: str,
+                            return_A: bool) -> tuple[torch.Tensor | None, list[torch.Tensor]]:
     from syncopate.pytorch import fused_ops
 
     unfused_ops.check_all_gather_matmul(A, Bs, gather_dim, group_name)
@@ -69,6 +72,12 @@ def _all_gather_matmul(A: torch.Tensor, Bs: list[torch.Tensor], gather_dim: int,
     return unfused_ops.all_gather_matmul(A, Bs, gather_dim, group_name, return_A)
 
 
+@torch.library.custom_op("syncopate::all_gather_matmul", mutates_args=(), schema=_AG_SCHEMA, tags=_TAGS)
+def _all_gather_matmul(A: torch.Tensor, Bs: list[torch.Tensor], gather_dim: int, group_name: str, *,
+                       return_A: bool = True) -> tuple[torch.Tensor | None, list[torch.Tensor]]:
+    return _all_gather_matmul_impl(A, Bs, gather_dim, group_name, return_A)
+
+
 @_all_gather_matmul.register_fake
 def _all_gather_matmul_fake(A: torch.Tensor, Bs: list[torch.Tensor], gather_dim: int, group_name: str, *,
                             return_A: bool = True) -> tuple[torch.Tensor | None, list[torch.Tensor]]:
@@ -79,9 +88,8 @@ def _all_gather_matmul_fake(A: torch.Tensor, Bs: list[torch.Tensor], gather_dim:
     return (gathered if return_A else None), [gathered.new_empty([*shape[:-1], B.shape[1]], dtype=B.dtype) for B in Bs]
 
 
-@torch.library.custom_op("syncopate::matmul_reduce_scatter", mutates_args=(), schema=_RS_SCHEMA, tags=_TAGS)
-def _matmul_reduce_scatter(A: torch.Tensor, B: torch.Tensor, reduce_op: str, scatter_dim: int,
-                           group_name: str) -> torch.Tensor:
+def _matmul_reduce_scatter_impl(A: torch.Tensor, B: torch.Tensor, reduce_op: str, scatter_dim: int,
+                                group_name: str) -> torch.Tensor:
     from syncopate.pytorch import fused_ops
 
     unfused_ops.check_matmul_reduce_scatter(A, B, reduce_op, scatter_dim, group_name)
@@ -97,6 +105,12 @@ def _matmul_reduce_scatter(A: torch.Tensor, B: torch.Tensor, reduce_op: str, sca
     return unfused_ops.matmul_reduce_scatter(A, B, reduce_op, scatter_dim, group_name)
 
 
+@torch.library.custom_op("syncopate::matmul_reduce_scatter", mutates_args=(), schema=_RS_SCHEMA, tags=_TAGS)
+def _matmul_reduce_scatter(A: torch.Tensor, B: torch.Tensor, reduce_op: str, scatter_dim: int,
+                           group_name: str) -> torch.Tensor:
+    return _matmul_reduce_scatter_impl(A, B, reduce_op, scatter_dim, group_name)
+
+
 @_matmul_reduce_scatter.register_fake
 def _matmul_reduce_scatter_fake(A: torch.Tensor, B: torch.Tensor, reduce_op: str, scatter_dim: int,
                                 group_name: str) -> torch.Tensor:
@@ -109,6 +123,22 @@ def _matmul_reduce_scatter_fake(A: torch.Tensor, B: torch.Tensor, reduce_op: str
 op_autograd.register()
 
 
+def _plain_eager_call(*tensors: torch.Tensor) -> bool:
+    """Whether a call can run the implementation without the dispatcher:
+    nothing traces it (torch.compile, export), no autograd graph records it,
+    and no tensor subclass (DTensor, fake tensors) or torch function or
+    dispatch mode needs to see the op. Then the custom op would only add
+    its dispatch, a large share of a small call's host time; its results
+    are the same fresh tensors either way."""
+    from torch.utils._python_dispatch import _get_current_dispatch_mode
+
+    if (torch.compiler.is_compiling() or torch._C._is_torch_function_mode_enabled()
+            or _get_current_dispatch_mode() is not None):
+        return False
+    grad = torch.is_grad_enabled()
+    return all(type(t) in (torch.Tensor, torch.nn.Parameter) and not (grad and t.requires_grad) for t in tensors)
+
+
 def all_gather_matmul(A: torch.Tensor, Bs: list[torch.Tensor], gather_dim: int, group_name: str, *,
                       return_A: bool = True) -> tuple[torch.Tensor | None, list[torch.Tensor]]:
     """All-gather ``A`` (this rank's shard) along ``gather_dim`` over the
@@ -119,6 +149,8 @@ def all_gather_matmul(A: torch.Tensor, Bs: list[torch.Tensor], gather_dim: int, 
     ``A`` has two or more dims, each ``B`` is 2-D, the product is over A's
     last dim. With ``return_A=False`` the first result is None.
     """
+    if _plain_eager_call(A, *Bs):
+        return _all_gather_matmul_impl(A, Bs, gather_dim, group_name, return_A)
     return torch.ops.syncopate.all_gather_matmul(A, Bs, gather_dim, group_name, return_A=return_A)
 
 
@@ -130,5 +162,7 @@ def matmul_reduce_scatter(A: torch.Tensor, B: torch.Tensor, reduce_op: str, scat
     As ``torch.ops.symm_mem.fused_matmul_reduce_scatter``: A has two or more
     dims, B is 2-D, ``A.shape[scatter_dim]`` is a multiple of the group size.
     """
+    if _plain_eager_call(A, B):
+        return _matmul_reduce_scatter_impl(A, B, reduce_op, scatter_dim, group_name)
     return torch.ops.syncopate.matmul_reduce_scatter(A, B, reduce_op, scatter_dim, group_name)
 

@@ -22,7 +22,11 @@ the same key, in the same stream order relative to the caller's stream; the
 host's epoch count advances by one per replay, so an eager launch of the
 same pad after replays writes the right epoch without reading the device.
 Only the first launch of a replay key (built eagerly, it may allocate and
-compile) and its second (captured) do more than one graph launch.
+compile) and its second (captured) do more than one graph launch. Once a
+launch key has dropped GRAPHS_PER_LAUNCH graphs for newer replay keys
+(more argument addresses cycle than graphs are kept), new replay keys are
+no longer captured: a capture per launch would cost more than it saves,
+and those launches replay only their communication (GpuRank).
 """
 
 from __future__ import annotations
@@ -54,6 +58,7 @@ class LaunchGraphs:
 
     graphs: OrderedDict[tuple, Any] = field(default_factory=OrderedDict)
     seen: dict[tuple, int] = field(default_factory=dict)
+    evicted: int = 0  # graphs dropped to make room for another replay key
     # the communication streams' work alone, with the flags it raises: replayed
     # beside a kernel launched from Python when the replay key is new
     communication: tuple[Any, tuple[int, ...]] | None = None
@@ -69,6 +74,11 @@ class LaunchGraphs:
                 if len(self.seen) >= SIGHTINGS:
                     self.seen.clear()
                 self.seen[key] = n
+                return False
+            if len(self.graphs) >= GRAPHS_PER_LAUNCH and self.evicted >= GRAPHS_PER_LAUNCH:
+                # more replay keys cycle than graphs are kept (outputs at many addresses): a capture
+                # per launch would cost more than it saves, so new keys stay uncaptured
+                self.seen.pop(key, None)
                 return False
             self.seen.pop(key, None)
             graph = self._capture(key, sync, issue)
@@ -89,5 +99,6 @@ class LaunchGraphs:
             sync.host_epoch, sync.captured = counted, captured
         if len(self.graphs) >= GRAPHS_PER_LAUNCH:
             self.graphs.popitem(last=False)
+            self.evicted += 1
         self.graphs[key] = graph
         return graph

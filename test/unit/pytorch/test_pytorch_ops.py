@@ -28,3 +28,23 @@ def results():
 def test_check_passes_on_every_rank(results, check):
     for rank, found in enumerate(results):
         assert found[check] is None, f"rank {rank}:\n{found[check]}"
+
+
+def test_plain_eager_calls_skip_the_dispatcher_and_others_go_through_it(monkeypatch):
+    """syncopate.ops runs the implementation directly only where the custom
+    op would add nothing but its dispatch: not for a tensor that autograd
+    records, nor under a dispatch mode (fake tensors), nor while tracing."""
+    import torch
+    from torch._subclasses.fake_tensor import FakeTensorMode
+
+    from syncopate import ops
+
+    plain, grad = torch.ones(2, 2), torch.ones(2, 2, requires_grad=True)
+    assert ops._plain_eager_call(plain, torch.nn.Parameter(torch.ones(2, 2), requires_grad=False))
+    assert not ops._plain_eager_call(plain, grad)
+    with torch.no_grad():
+        assert ops._plain_eager_call(plain, grad)
+    with FakeTensorMode():
+        assert not ops._plain_eager_call(plain)
+    monkeypatch.setattr(torch.compiler, "is_compiling", lambda: True)
+    assert not ops._plain_eager_call(plain)

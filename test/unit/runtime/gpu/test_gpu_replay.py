@@ -75,3 +75,22 @@ def test_the_replay_key_follows_every_tensor_argument_address_and_layout():
     assert key(c1)[1] != key(c1.t())[1]
     assert key(c1)[1] != key(c1.view(torch.int32))[1]
     assert key(c1) == key(c1)
+
+
+def test_replay_keys_that_cycle_through_more_addresses_than_graphs_stop_being_captured(monkeypatch):
+    """Outputs at more addresses than graphs are kept would capture on
+    every launch once each graph is evicted before its key returns: after
+    GRAPHS_PER_LAUNCH evictions new keys run uncaptured, and the graphs
+    still kept keep replaying."""
+    log, captures = _recorded(monkeypatch), []
+    graphs, sync = replay.LaunchGraphs(), _sync()
+    keys = [f"k{i}" for i in range(3 * replay.GRAPHS_PER_LAUNCH)]
+    for _ in range(4):
+        for k in keys:
+            graphs.replay(k, sync, lambda k=k: captures.append(k))
+    assert graphs.evicted == replay.GRAPHS_PER_LAUNCH
+    assert len(captures) == 2 * replay.GRAPHS_PER_LAUNCH  # no capture after the evictions
+    kept = list(graphs.graphs)
+    before = len(log)
+    assert graphs.replay(kept[0], sync, lambda: captures.append("again")) and len(log) == before + 1
+    assert not graphs.replay("new", sync, lambda: None) and not graphs.replay("new", sync, lambda: None)
