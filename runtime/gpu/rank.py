@@ -131,7 +131,7 @@ class GpuRank:
             cached.extra[facts.spin_limit] = cached.spin_limit = sync.spin_limit
         if (options is not None and w.eager_graphs and cached.replayable and not sync.spin_limit
                 and not torch.cuda.is_current_stream_capturing()):
-            if cached.graphs.replay((others, options), sync, lambda: self._issue(cached, run)):
+            if w.whole_graphs and cached.graphs.replay((others, options), sync, lambda: self._issue(cached, run)):
                 return
             if cached.eager_runs and cached.splittable and device.memop_waits():
                 self._replay_communication(cached, run)

@@ -44,11 +44,19 @@ GRAPHS_PER_LAUNCH = 4  # replay keys (other argument addresses) kept per launch 
 SIGHTINGS = 64  # replay keys counted per launch key before the count starts over
 CAPTURE_AT = 2  # the sighting on which a replay key is captured (the first builds and compiles)
 ENV = "SYNCOPATE_EAGER_GRAPHS"  # "0": every eager launch is issued from Python (debugging)
+COMMUNICATION = "communication"  # ENV value: replay only the communication streams' work, never the kernel
 
 
 def enabled_by_default() -> bool:
     """Whether a new GPU World replays its eager launches (``SYNCOPATE_EAGER_GRAPHS``)."""
     return os.environ.get(ENV, "1") != "0"
+
+
+def whole_launches_by_default() -> bool:
+    """Whether a new GPU World captures whole launches, kernel included
+    (``SYNCOPATE_EAGER_GRAPHS`` other than ``communication``); otherwise a
+    launch replays its communication graph beside a kernel launched from Python."""
+    return os.environ.get(ENV, "1") != COMMUNICATION
 
 
 @dataclass

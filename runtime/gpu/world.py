@@ -56,6 +56,7 @@ class GpuWorld(SymmetricMemory):
     warned: set[tuple] = field(default_factory=set)  # warnings given once: configurations (NCCL starvation), ("staging",)
     loaded: set[str] = field(default_factory=set)  # communication kernels already loaded (see warm_reduction)
     eager_graphs: bool = field(default_factory=replay.enabled_by_default)  # replay steady-state launches
+    whole_graphs: bool = field(default_factory=replay.whole_launches_by_default)  # ... kernel included
     max_pads: int = 64  # signal pads kept (64 KiB each; see runtime/gpu/memory.py)
     staging_bytes: int = 4 << 30  # bound on the staging buffers held (see runtime/gpu/memory.py)
 

@@ -65,7 +65,8 @@ def _program(example: str, backend: str, plan: str | None, world: int = 2):
     return workload, compile_workload(workload, world, f"overlap{{backend={backend}}}", [plan] if plan else None)
 
 
-def _context(monkeypatch, log: list, world: int = 2, graphs: bool = False, rank: int = 0) -> GpuWorld:
+def _context(monkeypatch, log: list, world: int = 2, graphs: bool = False, rank: int = 0,
+             whole: bool = True) -> GpuWorld:
     """Rank ``rank`` of a world of ``world`` whose device operations append to
     ``log``; ``graphs``: steady-state launches replay CUDA graphs, whose
     capture records into a graph of its own and whose replay is one op."""
@@ -114,7 +115,7 @@ def _context(monkeypatch, log: list, world: int = 2, graphs: bool = False, rank:
     monkeypatch.setattr(device, "set_epoch", lambda e, v: log.append(("epoch", current[0].name)))
     monkeypatch.setattr(device, "zero_words", lambda f, words: log.append(("zero", current[0].name, tuple(words.tolist()))))
     w = GpuWorld(rank=rank, world=world, device=torch.device("cpu"), group=None, comm_stream=Stream(log, "comm"),
-                 eager_graphs=graphs)
+                 eager_graphs=graphs, whole_graphs=whole)
     monkeypatch.setattr(w, "symmetric", lambda source: _registered(w, torch.zeros_like(source)))
     monkeypatch.setattr(w, "barrier", lambda: None)
     return w
@@ -158,7 +159,7 @@ class Profile:
 
 
 def _launches(monkeypatch, example: str, backend: str, plan: str | None, world: int = 2, graphs: bool = False,
-              fresh_outputs: bool = False, memops: bool = False):
+              fresh_outputs: bool = False, memops: bool = False, whole: bool = True):
     """Rank 0's LAUNCHES launches with the same buffers: (device operations
     per launch, the profile of the last launch). ``fresh_outputs``: each
     launch writes a new output tensor (as an op returning a fresh result
@@ -166,7 +167,7 @@ def _launches(monkeypatch, example: str, backend: str, plan: str | None, world: 
     are driver stream waits."""
     workload, program = _program(example, backend, plan, world)
     log: list = []
-    w = _context(monkeypatch, log, world, graphs)
+    w = _context(monkeypatch, log, world, graphs, whole=whole)
     monkeypatch.setattr(device, "memop_waits", lambda: memops)
     monkeypatch.setattr(device, "wait_value", lambda f, i, v: log.append(("await", torch.cuda.current_stream().name, i)))
     inputs = [workload.make_inputs(r, world, 3) for r in range(world)]
@@ -389,3 +390,15 @@ def test_a_full_grid_waits_for_the_ready_tokens_before_its_kernel_only_with_wait
     before_kernel = ops[:[op[0] for op in ops].index("kernel")]
     assert any(op[0] in ("await", "wait") and op[1] == "comm" for op in before_kernel)
     assert (("join", "compute", "comm") in before_kernel) is not memops
+
+
+def test_communication_graphs_only_replay_the_communication_of_every_launch(monkeypatch):
+    """SYNCOPATE_EAGER_GRAPHS=communication: launches with the same
+    arguments replay only their communication graph too, and the kernel
+    launches from Python, so the kernel's own launch stays a Triton launch."""
+    monkeypatch.setenv("SYNCOPATE_EAGER_GRAPHS", "communication")
+    from syncopate.runtime.gpu import replay
+
+    assert replay.enabled_by_default() and not replay.whole_launches_by_default()
+    same, _ = _launches(monkeypatch, "ag_gemm.py", "ce", None, graphs=True, memops=True, whole=False)
+    assert all([op[0] for op in ops] == ["epoch", "join", "replay", "join", "zero"] for ops in same[1:])
