@@ -50,6 +50,7 @@ from dataclasses import dataclass, field
 import torch
 
 from syncopate.ir.analysis.deps import ConcreteChunk
+from syncopate.runtime.sim_sanitizer import AddressSanitizer
 
 DELIVERY_ORDERS = ("plan", "reversed", "random", "late", "isolated")
 IMMEDIATE = ("plan", "late", "isolated")  # orders that hand a produced chunk over at its last signal
@@ -141,6 +142,7 @@ class DeliveryHook:
     bounded: bool = False  # the kernel's spins are bounded: let a wait on a lost chunk run out
     outputs: list[IsolatedOutput] = field(default_factory=list)  # isolated delivery: produced tensors
     programs: int = 0  # programs started (isolated delivery)
+    sanitizer: AddressSanitizer | None = None  # checks every load and store against the program's waits and signals
 
     def __post_init__(self) -> None:
         by_flag = {i.chunk.flag: i for i in self.incoming}
@@ -253,25 +255,48 @@ class DeliveryHook:
             live = mask.data.reshape(-1) if mask is not None else [True] * len(addrs)
             hits = [(int(a), int(v)) for a, v, on in zip(addrs, values, live)
                     if on and base <= int(a) < base + 4 * size]
+            sanitizer = self.sanitizer
             for addr, value in hits:
                 if value == 0:
                     self.on_poll((addr - base) // 4)
+                    if sanitizer is not None:
+                        sanitizer.polled((addr - base) // 4)
             result = original(rmw_op, ptr, val, mask, sem, scope)
             for addr, value in hits:
                 if value != 0:
                     self.on_signal((addr - base) // 4)
+                    if sanitizer is not None:
+                        sanitizer.signalled((addr - base) // 4)
             return result
 
         builder.create_atomic_rmw = create_atomic_rmw
         set_grid_idx = builder.set_grid_idx
-        if self.order == "isolated":
+        masked_load, masked_store = builder.create_masked_load, builder.create_masked_store
+        if self.order == "isolated" or self.sanitizer is not None:
             def start_program(x, y, z):
                 set_grid_idx(x, y, z)
-                self.on_program()
+                if self.order == "isolated":
+                    self.on_program()
+                if self.sanitizer is not None:
+                    self.sanitizer.start((x, y, z))
 
             builder.set_grid_idx = start_program
+        if self.sanitizer is not None:
+            check = self.sanitizer
+
+            def create_masked_load(ptrs, mask, other, *args, **kwargs):
+                check.loaded(ptrs.data, mask.data)
+                return masked_load(ptrs, mask, other, *args, **kwargs)
+
+            def create_masked_store(ptrs, value, mask, *args, **kwargs):
+                check.stored(ptrs.data, mask.data)
+                return masked_store(ptrs, value, mask, *args, **kwargs)
+
+            builder.create_masked_load, builder.create_masked_store = create_masked_load, create_masked_store
         try:
             yield
         finally:
             builder.create_atomic_rmw = original
             builder.set_grid_idx = set_grid_idx
+            if self.sanitizer is not None:
+                builder.create_masked_load, builder.create_masked_store = masked_load, masked_store

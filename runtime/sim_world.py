@@ -23,9 +23,11 @@ from syncopate.dialects import tile
 from syncopate.ir.analysis import deps, footprint
 from syncopate.ir.analysis.deps import ConcreteChunk
 from syncopate.ir.contract import CONSUMED
+from syncopate.ir.contract import AbiKey as K
 from syncopate.runtime.abi import LaunchPlan, SyncState, check_shards, fused_reductions
 from syncopate.runtime.fused import FusedProgram
 from syncopate.runtime.sim import DeliveryHook, Incoming, IsolatedOutput, Outgoing, SimulationError
+from syncopate.runtime.sim_sanitizer import AddressSanitizer
 from syncopate.runtime.sim_epilogue import DeferredLaunch, run_deferred
 
 
@@ -70,7 +72,10 @@ class LaunchInfo:
 @dataclass
 class SimWorld:
     """``spin_limit`` bounds the kernels' spins (debug mode); ``lost`` names
-    chunks ``(plan, id)`` that are never delivered (to exercise it)."""
+    chunks ``(plan, id)`` that are never delivered (to exercise it);
+    ``sanitize`` checks the address of every load and store of a planned
+    tensor against the chunks the running tile waited for or announces
+    (runtime/sim_sanitizer.py)."""
 
     world: int
     order: str = "plan"
@@ -84,6 +89,7 @@ class SimWorld:
     reduced: dict[tuple[str, int], torch.Tensor] = field(default_factory=dict)
     launches: dict[int, list[LaunchInfo]] = field(default_factory=dict)
     deferred: list[DeferredLaunch] = field(default_factory=list)
+    sanitize: bool = True  # check every load and store's address against the program's waits (sim_sanitizer.py)
 
     def defer(self, launch: DeferredLaunch) -> None:
         """Hold a launch of a kernel that reduces in its epilogue until every
@@ -127,7 +133,7 @@ class SimRank:
         self.sim.epochs[self.rank] = epoch
         incoming, outgoing, isolated = self.transfers(launch, params, sync, epoch, self.collector, program)
         extra = launch.arguments(program, sync, None, self.peer_offset, params)
-        polls = self.execute(launch, program, sync, epoch, incoming, outgoing, extra, run, isolated)
+        polls = self.execute(launch, program, sync, epoch, incoming, outgoing, extra, run, isolated, params)
         self.sim.launches.setdefault(self.rank, []).append(LaunchInfo(launch.chunks, launch.graph, polls, extra))
 
     def transfers(self, launch: LaunchPlan, params: Mapping[str, Any], sync: SyncState, epoch: int,
@@ -166,17 +172,33 @@ class SimRank:
 
     def execute(self, launch: LaunchPlan, program: FusedProgram, sync: SyncState, epoch: int,
                 incoming: list[Incoming], outgoing: dict[int, Outgoing], extra: dict[str, Any],
-                run: Callable[..., None], isolated: list[IsolatedOutput] | None = None) -> int:
-        """Run the kernel with chunks delivered as it polls (runtime/sim.py); its poll count."""
+                run: Callable[..., None], isolated: list[IsolatedOutput] | None = None,
+                params: Mapping[str, Any] | None = None) -> int:
+        """Run the kernel with chunks delivered as it polls (runtime/sim.py); its poll count.
+        ``params``: the launch's arguments, for the address sanitizer (runtime/sim_sanitizer.py;
+        off where ``SimWorld.sanitize`` is False or without them)."""
+        sanitizer = None
+        if params is not None and self.sim.sanitize:
+            # an SM chunk arrives in slices, each with its own flag (abi.LaunchPlan.sm_slices)
+            slices = launch.sm_slices(sync.comm_programs) if K.COMM_PROGRAMS in program.abi else {}
+            sanitizer = AddressSanitizer.of(
+                self.rank, epoch, sync.flags,
+                [(t.param.data, plan.collective in CONSUMED,
+                  [s for c in launch.chunks[name] if c.param == t.param.data for s in slices.get((c.plan, c.id), [c])])
+                 for name, plan in launch.plans.items() for t in plan.tensors], params,
+                complete=lambda flag: flag in outgoing and outgoing[flag].done)
         hook = DeliveryHook(sync.flags, epoch, self.sim.order, self.sim.seed + self.rank, incoming, outgoing,
                             lost={i.chunk.flag for i in incoming if (i.chunk.plan, i.chunk.id) in self.sim.lost},
-                            bounded=self.sim.spin_limit > 0, outputs=list(isolated or ()))
+                            bounded=self.sim.spin_limit > 0, outputs=list(isolated or ()), sanitizer=sanitizer)
         with hook.installed():
             run(extra, launch.launch_grid(program, sync.comm_programs))
         message = sync.timeout(launch, self.rank)
         if message:
             raise SimulationError(message)
         hook.finish()
+        message = sanitizer.report() if sanitizer is not None else None
+        if message:
+            raise SimulationError(message)
         return hook.polls
 
     def peer_offset(self, c: ConcreteChunk, target: torch.Tensor) -> int:

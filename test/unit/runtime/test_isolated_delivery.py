@@ -72,10 +72,13 @@ def test_a_wait_that_misses_rows_an_earlier_tile_waited_for_is_caught_only_in_is
     (late delivery) they hold data; in isolation they are NaN."""
     workload = _workload(ROOT / "examples" / "ag_gemm.py")
     program = _edited_program(workload, 4, _shift_waits(8))
-    late = run_simulated(workload, 4, "late", program=program)
-    isolated = run_simulated(workload, 4, "isolated", program=program)
+    late = run_simulated(workload, 4, "late", program=program, sanitize=False)
+    isolated = run_simulated(workload, 4, "isolated", program=program, sanitize=False)
     assert late[0].ok, "rank 0's unwaited rows were delivered to an earlier tile"
     assert not isolated[0].ok and math.isnan(isolated[0].max_error)
+    # the address sanitizer needs no isolation: tile 1 read rows it did not wait for
+    with pytest.raises(SimulationError, match=r"rank 0 program .*read row 1[6-9] of 'a_ptr'.* without waiting"):
+        run_simulated(workload, 4, "late", program=program)
 
 
 def test_a_wait_that_misses_rows_inside_the_extent_is_caught_by_the_values():
@@ -85,8 +88,10 @@ def test_a_wait_that_misses_rows_inside_the_extent_is_caught_by_the_values():
     NaN, and the comparison with the reference fails."""
     workload = _workload(ROOT / "examples" / "ag_gemm.py")
     program = _edited_program(workload, 4, _shift_waits(-8))
-    isolated = run_simulated(workload, 4, "isolated", program=program)
+    isolated = run_simulated(workload, 4, "isolated", program=program, sanitize=False)
     assert not isolated[0].ok and math.isnan(isolated[0].max_error)
+    with pytest.raises(SimulationError, match=r"read row \d+ of 'a_ptr'.* without waiting for it, at .*\.py:\d+"):
+        run_simulated(workload, 4, "isolated", program=program)
 
 
 def test_a_wrong_stride_option_is_caught_in_isolation():
@@ -120,8 +125,10 @@ def test_a_spin_that_exits_on_a_stale_flag_reads_poison(order: str, tmp_path: Pa
     the previous epoch exits there and never sees the data."""
     workload = _workload(ROOT / "examples" / "ag_gemm.py")
     program = _stale_spin(compile_workload(workload, 2), tmp_path)
-    results = run_simulated(workload, 2, order, program=program)
+    results = run_simulated(workload, 2, order, program=program, sanitize=False)
     assert any(math.isnan(r.max_error) for r in results), order
+    with pytest.raises(SimulationError, match="without waiting"):  # the poll found the flag unset
+        run_simulated(workload, 2, order, program=program)
 
 
 def test_each_arm_of_an_if_else_waits_for_its_rows():

@@ -65,16 +65,20 @@ def test_missing_waits_are_caught_by_late_delivery(name: str):
     workload = _workload(name)
     program = compile_workload(workload, 3, "overlap{waits=false}")
     assert "syn_wait_span(" not in program.source
-    results = run_simulated(workload, 3, "late", program=program)
+    results = run_simulated(workload, 3, "late", program=program, sanitize=False)
     assert any(not r.ok for r in results)
     assert any(math.isnan(r.max_error) for r in results), "poisoned rows should reach the output"
+    with pytest.raises(SimulationError, match="without waiting for it"):
+        run_simulated(workload, 3, "late", program=program)
 
 
 @pytest.mark.parametrize("order", ["arrival", "rotate"])
 def test_reordered_tiles_without_waits_fail(order: str):
     workload = _workload("ag_gemm")
     program = compile_workload(workload, 4, f"overlap{{waits=false order={order}}}")
-    assert not all(r.ok for r in run_simulated(workload, 4, "late", program=program))
+    assert not all(r.ok for r in run_simulated(workload, 4, "late", program=program, sanitize=False))
+    with pytest.raises(SimulationError, match="without waiting for it"):
+        run_simulated(workload, 4, "late", program=program)
 
 
 def test_missing_signals_are_reported():
@@ -103,8 +107,10 @@ def _early_signal_program(world: int):
 
 def test_early_signals_are_caught():
     workload, program = _early_signal_program(2)
-    results = run_simulated(workload, 2, "plan", program=program)
+    results = run_simulated(workload, 2, "plan", program=program, sanitize=False)
     assert not all(r.ok for r in results)
+    with pytest.raises(SimulationError, match="announce"):  # each store follows its tile's signal
+        run_simulated(workload, 2, "plan", program=program)
 
 
 def test_back_to_back_launches_need_no_reset():
