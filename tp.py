@@ -15,6 +15,16 @@ each rank holds a slice of the tokens (``sequence_dim`` of the activations).
   ``matmul_reduce_scatter`` (sum the partial products, keep this rank's
   token slice).
 
+* :class:`SyncopateSharedColwiseParallel` (applied to the module that
+  holds several column-wise linears fed the same input: q/k/v, gate/up):
+  one ``all_gather_matmul`` with every linear's weight in ``Bs``, so the
+  input is gathered once, and its backward is one reduce-scatter.
+
+``keep_gathered=True`` (column-wise styles) keeps the gathered input for
+the backward's weight gradients instead of gathering it again there: one
+collective fewer per step, the gathered activations' memory held until the
+backward (off by default, as memory matters in long sequences).
+
 They play the role of ``ColwiseParallel(input_layouts=Shard(1))`` and
 ``RowwiseParallel(output_layouts=Shard(1))``. Parameters become ``DTensor``
 shards on the mesh (``Shard(0)`` / ``Shard(1)`` of ``nn.Linear.weight``; the
@@ -39,7 +49,7 @@ from torch import nn
 from torch.distributed.tensor import Partial, Replicate, Shard, distribute_tensor
 from torch.distributed.tensor.parallel import ParallelStyle
 
-__all__ = ["SyncopateColwiseParallel", "SyncopateRowwiseParallel"]
+__all__ = ["SyncopateColwiseParallel", "SyncopateRowwiseParallel", "SyncopateSharedColwiseParallel"]
 
 
 def _check(module: nn.Module, mesh: Any, style: str) -> str:
@@ -64,15 +74,51 @@ class SyncopateColwiseParallel(ParallelStyle):
     slices (1 for ``[batch, seq, hidden]``, 0 for ``[tokens, hidden]``).
     """
 
-    def __init__(self, sequence_dim: int = 1):
+    def __init__(self, sequence_dim: int = 1, keep_gathered: bool = False):
         super().__init__()
         self.sequence_dim = sequence_dim
+        self.keep_gathered = keep_gathered
 
     def _apply(self, module: nn.Module, device_mesh: Any) -> nn.Module:
         group_name = _check(module, device_mesh, type(self).__name__)
         _shard_parameter(module, "weight", device_mesh, Shard(0))
         _shard_parameter(module, "bias", device_mesh, Shard(0))
-        module.forward = functools.partial(_colwise_forward, module, self.sequence_dim, group_name)
+        gather = _SharedGather((module,), self.sequence_dim, group_name, self.keep_gathered, type(self).__name__)
+        module.forward = functools.partial(gather.output, 0)
+        return module
+
+
+class SyncopateSharedColwiseParallel(ParallelStyle):
+    """Column-wise linears that read the same input, gathered once:
+    apply it to their parent module, naming them (``linears``). Each
+    linear's weight is sharded as :class:`SyncopateColwiseParallel` shards
+    it; the first of them called with an input runs one
+    ``all_gather_matmul`` for all of them, and the others, called with the
+    same tensor (unmodified), return their part of it. A linear called
+    with another input (cross-attention's keys, say) computes the group
+    again for that input: correct, without the saving.
+    """
+
+    def __init__(self, linears: tuple[str, ...] | list[str], sequence_dim: int = 1, keep_gathered: bool = False):
+        super().__init__()
+        if len(linears) < 1:
+            raise ValueError("SyncopateSharedColwiseParallel needs the names of the linears that share an input")
+        self.linears = tuple(linears)
+        self.sequence_dim = sequence_dim
+        self.keep_gathered = keep_gathered
+
+    def _apply(self, module: nn.Module, device_mesh: Any) -> nn.Module:
+        style = type(self).__name__
+        children = []
+        for name in self.linears:
+            child = module.get_submodule(name)
+            group_name = _check(child, device_mesh, f"{style} ('{name}')")
+            _shard_parameter(child, "weight", device_mesh, Shard(0))
+            _shard_parameter(child, "bias", device_mesh, Shard(0))
+            children.append(child)
+        gather = _SharedGather(tuple(children), self.sequence_dim, group_name, self.keep_gathered, style)
+        for i, child in enumerate(children):
+            child.forward = functools.partial(gather.output, i)
         return module
 
 
@@ -115,13 +161,35 @@ def _local_input(x: Any, shard_dim: int, style: str) -> torch.Tensor:
     return x.to_local()
 
 
-def _colwise_forward(module: nn.Linear, dim: int, group_name: str, x: torch.Tensor) -> torch.Tensor:
-    from syncopate import ops
+class _SharedGather:
+    """The column-wise linears of one style application: one
+    ``all_gather_matmul`` for all of them per input. The results of an
+    input wait until each linear took its own; a linear called again, or
+    with another tensor or a modified one, starts a new group."""
 
-    x = _local_input(x, dim, "SyncopateColwiseParallel")
-    _, (y,) = ops.all_gather_matmul(x, [_local(module.weight).t()], dim, group_name, return_A=False)
-    bias = _local(module.bias)
-    return y if bias is None else y + bias
+    def __init__(self, modules: tuple[nn.Linear, ...], dim: int, group_name: str, keep: bool, style: str):
+        self.modules, self.dim, self.group_name, self.keep, self.style = modules, dim, group_name, keep, style
+        self.pending: tuple[torch.Tensor, int, list[torch.Tensor | None]] | None = None
+
+    def output(self, index: int, x: torch.Tensor) -> torch.Tensor:
+        pending = self.pending
+        if pending is None or pending[0] is not x or pending[1] != x._version or pending[2][index] is None:
+            pending = self.pending = (x, x._version, self._compute(x))
+        outputs = pending[2]
+        y, outputs[index] = outputs[index], None
+        if all(o is None for o in outputs):
+            self.pending = None  # every linear took its part: hold no activation
+        assert y is not None
+        return y
+
+    def _compute(self, x: torch.Tensor) -> list[torch.Tensor | None]:
+        from syncopate import ops
+
+        local = _local_input(x, self.dim, self.style)
+        # return_A keeps the gathered input as a saved tensor of the op, so the backward does not gather again
+        _, ys = ops.all_gather_matmul(local, [_local(m.weight).t() for m in self.modules], self.dim,
+                                      self.group_name, return_A=self.keep)
+        return [y if m.bias is None else y + _local(m.bias) for m, y in zip(self.modules, ys)]
 
 
 def _rowwise_forward(module: nn.Linear, dim: int, group_name: str, x: torch.Tensor) -> torch.Tensor:

@@ -31,6 +31,9 @@ import torch
 
 def _ag_setup(ctx: Any, inputs: tuple, keyword_only_inputs: dict, output: tuple) -> None:
     A_shard, Bs, gather_dim, group_name = inputs
+    # an output nobody used (the gathered A a caller keeps only for this backward) gets None, not zeros:
+    # a zero gradient of A would cost a reduce-scatter of zeros
+    ctx.set_materialize_grads(False)
     ctx.gather_dim, ctx.group_name = gather_dim, group_name
     ctx.returned_A = output[0] is not None
     ctx.shard_shape = A_shard.shape

@@ -131,3 +131,114 @@ def mlp_compiles_fullgraph(rank, world):
     torch.testing.assert_close(out, ref)
     for (name, p), (_, q) in zip(eager.named_parameters(), compiled.named_parameters()):
         torch.testing.assert_close(q.grad.full_tensor(), p.grad.full_tensor(), msg=name)
+
+
+class Block(nn.Module):
+    """A Llama-style block's linears: q/k/v and gate/up read the same
+    (normalised) input; o and down end each half. The mixing is a toy (no
+    softmax), enough to make every weight's gradient depend on the others."""
+
+    def __init__(self, hidden: int, ffn: int):
+        super().__init__()
+        f64 = torch.float64
+        self.attn = nn.ModuleDict({n: nn.Linear(hidden, hidden, bias=False, dtype=f64) for n in ("q", "k", "v", "o")})
+        self.mlp = nn.ModuleDict({"gate": nn.Linear(hidden, ffn, bias=False, dtype=f64),
+                                  "up": nn.Linear(hidden, ffn, bias=True, dtype=f64),
+                                  "down": nn.Linear(ffn, hidden, bias=False, dtype=f64)})
+
+    def forward(self, x):
+        h = torch.nn.functional.rms_norm(x, (x.shape[-1],))
+        a = self.attn
+        x = x + a["o"](torch.tanh(a["q"](h) * a["k"](h)) * a["v"](h))
+        h = torch.nn.functional.rms_norm(x, (x.shape[-1],))
+        m = self.mlp
+        return x + m["down"](torch.nn.functional.silu(m["gate"](h)) * m["up"](h))
+
+
+def _count_collectives():
+    """Patch the collectives the ops' unfused path can run; returns the counts and an undo."""
+    import torch.distributed._functional_collectives as funcol
+
+    counts = {"all_gather": 0, "reduce_scatter": 0}
+    saved = []
+
+    def counting(module, name, kind):
+        original = getattr(module, name)
+
+        def call(*args, **kwargs):
+            counts[kind] += 1
+            return original(*args, **kwargs)
+
+        saved.append((module, name, original))
+        setattr(module, name, call)
+
+    counting(dist, "all_gather_into_tensor", "all_gather")
+    counting(funcol, "all_gather_tensor", "all_gather")
+    counting(dist, "reduce_scatter_tensor", "reduce_scatter")
+    counting(funcol, "reduce_scatter_tensor", "reduce_scatter")
+
+    def undo():
+        for module, name, original in saved:
+            setattr(module, name, original)
+
+    return counts, undo
+
+
+def shared_inputs_gather_once(rank, world):
+    """q/k/v and gate/up as SyncopateSharedColwiseParallel: the block's
+    output slices and every gradient equal the plain block's, and one
+    training step runs 4 all-gathers and 4 reduce-scatters with
+    keep_gathered=True (torch TP's sequence-parallel count: a gather and a
+    scatter per half, forward and backward), 6 + 4 without (the backward
+    gathers each half's input again), where one gather per linear would
+    have made 12 + 8."""
+    from torch.distributed.device_mesh import init_device_mesh
+    from torch.distributed.tensor.parallel import parallelize_module
+
+    from syncopate.tp import SyncopateRowwiseParallel, SyncopateSharedColwiseParallel
+
+    mesh = init_device_mesh("cpu", (world,))
+    torch.manual_seed(0)
+    block = Block(8, 12)
+    x = torch.randn(2, 4 * world, 8, dtype=torch.float64, requires_grad=True)  # a later layer's input
+    ref = block(x)
+    ref.sum().backward()
+    for keep, expected in ((True, (4, 4)), (False, (6, 4))):
+        tp = parallelize_module(copy.deepcopy(block), mesh, {
+            "attn": SyncopateSharedColwiseParallel(["q", "k", "v"], keep_gathered=keep),
+            "attn.o": SyncopateRowwiseParallel(),
+            "mlp": SyncopateSharedColwiseParallel(["gate", "up"], keep_gathered=keep),
+            "mlp.down": SyncopateRowwiseParallel()})
+        for p in tp.parameters():
+            p.grad = None
+        counts, undo = _count_collectives()
+        shard = x.detach().chunk(world, 1)[rank].clone().requires_grad_()
+        try:
+            y = tp(shard)
+            y.sum().backward()
+        finally:
+            undo()
+        torch.testing.assert_close(y, ref.chunk(world, 1)[rank])
+        torch.testing.assert_close(shard.grad, x.grad.chunk(world, 1)[rank])
+        for (name, p), (_, q) in zip(block.named_parameters(), tp.named_parameters()):
+            grad = q.grad.full_tensor() if hasattr(q.grad, "full_tensor") else q.grad
+            torch.testing.assert_close(grad, p.grad, msg=name)
+        assert (counts["all_gather"], counts["reduce_scatter"]) == expected, (keep, counts)
+
+
+def shared_style_refuses_what_it_cannot_shard(rank, world):
+    """A name that is not a linear is refused naming it."""
+    from torch.distributed.device_mesh import init_device_mesh
+    from torch.distributed.tensor.parallel import parallelize_module
+
+    from syncopate.tp import SyncopateSharedColwiseParallel
+
+    mesh = init_device_mesh("cpu", (world,))
+    block = Block(8, 12)
+    block.attn["k"] = nn.Identity()
+    try:
+        parallelize_module(block, mesh, {"attn": SyncopateSharedColwiseParallel(["q", "k"])})
+    except TypeError as err:
+        assert "('k')" in str(err) and "nn.Linear" in str(err), err
+    else:
+        raise AssertionError("a non-Linear member of a shared group was accepted")

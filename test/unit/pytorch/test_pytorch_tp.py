@@ -7,7 +7,7 @@ Also overlap-bench's tp-layer rows on the same group (bench/tp_layer.py)."""
 import pytest
 from gloo_ranks import run_checks
 
-CHECKS = ["mlp_matches_unparallelized", "dtensor_inputs",
+CHECKS = ["mlp_matches_unparallelized", "dtensor_inputs", "shared_inputs_gather_once", "shared_style_refuses_what_it_cannot_shard",
           "mlp_compiles_fullgraph", "refuses_non_linear", "tp_layer_bench_rows", "tp_layer_mismatch_detected"]
 
 
