@@ -49,7 +49,28 @@ from torch import nn
 from torch.distributed.tensor import Partial, Replicate, Shard, distribute_tensor
 from torch.distributed.tensor.parallel import ParallelStyle
 
-__all__ = ["SyncopateColwiseParallel", "SyncopateRowwiseParallel", "SyncopateSharedColwiseParallel"]
+__all__ = ["SyncopateColwiseParallel", "SyncopateRowwiseParallel", "SyncopateSharedColwiseParallel", "disable", "enable"]
+
+
+def enable(group: Any = None) -> None:
+    """Make ``torch.compile``'s micro-pipeline TP (Inductor's async-TP)
+    insert ``syncopate.ops`` where it would insert ``torch.ops.symm_mem``'s
+    fused ops: a model parallelised with torch's own ``ColwiseParallel`` /
+    ``RowwiseParallel`` / ``SequenceParallel`` plans and compiled runs
+    syncopate's ops with no plan rewrite (pytorch/inductor_tp.py). ``group``:
+    the TP process group (or its name); the default group when None. Call
+    it on every rank before ``torch.compile``; :func:`disable` undoes it."""
+    import syncopate.ops  # noqa: F401  (registers torch.ops.syncopate.*)
+    from syncopate.pytorch import inductor_tp
+
+    inductor_tp.enable(group)
+
+
+def disable() -> None:
+    """Undo :func:`enable`."""
+    from syncopate.pytorch import inductor_tp
+
+    inductor_tp.disable()
 
 
 def _check(module: nn.Module, mesh: Any, style: str) -> str:

@@ -142,10 +142,10 @@ def matmul_reduce_scatter_refusal(A: torch.Tensor, B: torch.Tensor, scatter_dim:
 def _kernel(kind: str, group_name: str) -> Any:
     key = (kind, group_name)
     if key not in _KERNELS:
-        import syncopate
         from syncopate.kernels.gemm_bf16 import gemm_kernel
+        from syncopate.pytorch.compile import compile as compile_kernel
 
-        _KERNELS[key] = syncopate.compile(gemm_kernel, [PLANS[kind]], group=process_group(group_name))
+        _KERNELS[key] = compile_kernel(gemm_kernel, [PLANS[kind]], group=process_group(group_name))
     return _KERNELS[key]
 
 
@@ -159,9 +159,9 @@ def _buffer(kind: str, group_name: str, shape: tuple[int, int], dtype: torch.dty
     if buf is None:
         shape = (bucket, width)
         if kind == "ag":
-            import syncopate
+            from syncopate.pytorch import worlds
 
-            buf = syncopate.empty(shape, dtype=dtype, device=device, group=process_group(group_name))
+            buf = worlds.empty(shape, dtype=dtype, device=device, group=process_group(group_name))
         else:
             buf = torch.empty(shape, dtype=dtype, device=device)
         _BUFFERS[key] = buf

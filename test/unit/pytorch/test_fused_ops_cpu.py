@@ -13,8 +13,7 @@ import pytest
 import torch
 import torch.distributed as dist
 
-import syncopate
-from syncopate.pytorch import fused_ops
+from syncopate.pytorch import fused_ops, worlds
 
 WORLD, M, K, N = 3, 4, 16, 8  # rows per rank, A's width, B's width
 
@@ -51,7 +50,7 @@ def rank_of(monkeypatch):
     rank = [0]
     monkeypatch.setattr(fused_ops, "process_group", lambda name: types.SimpleNamespace(size=lambda: WORLD))
     monkeypatch.setattr(dist, "get_rank", lambda group=None: rank[0])
-    monkeypatch.setattr(syncopate, "empty", lambda shape, dtype, device, group: torch.full(shape, float("nan"),
+    monkeypatch.setattr(worlds, "empty", lambda shape, dtype, device, group: torch.full(shape, float("nan"),
                                                                                              dtype=dtype, device=device))
     monkeypatch.setattr(fused_ops, "_BUFFERS", {})
     monkeypatch.setattr(fused_ops, "_sms", lambda device: 132)  # an H100's SM count (no GPU here)

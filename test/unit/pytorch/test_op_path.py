@@ -18,7 +18,7 @@ import torch
 import torch.distributed as dist
 
 import syncopate
-from syncopate.pytorch import fused_ops, op_path, unfused_ops
+from syncopate.pytorch import fused_ops, worlds, op_path, unfused_ops
 
 WORLD, K, N = 2, 8, 4
 MS = 1e-3
@@ -291,7 +291,7 @@ def fused_code(monkeypatch):
 
     monkeypatch.setattr(fused_ops, "process_group", lambda name: types.SimpleNamespace(size=lambda: WORLD))
     monkeypatch.setattr(dist, "get_rank", lambda group=None: 1)
-    monkeypatch.setattr(syncopate, "empty", lambda shape, dtype, device, group: torch.full(shape, float("nan"),
+    monkeypatch.setattr(worlds, "empty", lambda shape, dtype, device, group: torch.full(shape, float("nan"),
                                                                                              dtype=dtype, device=device))
     monkeypatch.setattr(fused_ops, "_BUFFERS", {})
     monkeypatch.setattr(fused_ops, "_sms", lambda device: 132)  # an H100's SM count (no GPU here)
