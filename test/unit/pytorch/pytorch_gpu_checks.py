@@ -209,3 +209,45 @@ def measured_choice_agrees(rank, world):
             os.environ.pop(op_path.ENV, None)
         else:
             os.environ[op_path.ENV] = saved
+
+
+def torch_plan_compiles_to_syncopate_ops(rank, world):
+    """torch's own ColwiseParallel/RowwiseParallel plan with sequence
+    parallelism, compiled after syncopate.tp.enable(): the compiled graph
+    calls syncopate's ops (counted by syncopate.stats), and the output
+    equals the eager model's."""
+    import torch._dynamo
+    from torch.distributed.device_mesh import init_device_mesh
+    from torch.distributed.tensor import Shard
+    from torch.distributed.tensor.parallel import ColwiseParallel, RowwiseParallel, parallelize_module
+
+    import syncopate.tp
+
+    class Mlp(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.up = torch.nn.Linear(512, 1024, bias=False)
+            self.down = torch.nn.Linear(1024, 512, bias=False)
+
+        def forward(self, x):
+            return self.down(torch.nn.functional.silu(self.up(x)))
+
+    torch.manual_seed(0)
+    mesh = init_device_mesh("cuda", (world,))
+    plan = {"up": ColwiseParallel(input_layouts=Shard(0), use_local_output=True),
+            "down": RowwiseParallel(output_layouts=Shard(0), use_local_output=True)}
+    model = parallelize_module(Mlp().cuda().bfloat16(), mesh, plan)
+    x = _randn(256, 512, seed=70 + rank, scale=1).bfloat16()  # this rank's tokens ([tokens, hidden], Shard(0))
+    want = model(x)
+    syncopate.tp.enable(_group())
+    try:
+        torch._dynamo.reset()
+        syncopate.stats(reset=True)
+        got = torch.compile(model, fullgraph=True)(x)
+        counts = syncopate.stats()
+    finally:
+        syncopate.tp.disable()
+        torch._dynamo.reset()
+    assert counts.get("all_gather_matmul", {}).get("fused", 0) + counts.get("all_gather_matmul", {}).get("unfused", 0) \
+        >= 1 and sum(counts.get("matmul_reduce_scatter", {}).values()) >= 1, counts
+    torch.testing.assert_close(got.float(), want.float(), **BF16_TOL)
