@@ -1,6 +1,7 @@
 """``syncopate.ops``: all-gather + matmul and matmul + reduce-scatter as
 ``torch.library`` custom ops, with the arguments and results of PyTorch's
-async-TP ops, so switching is a one-line change::
+async-TP ops, so switching is a one-line change (and matmul + all-reduce,
+``matmul_all_reduce``, which torch has no fused op for)::
 
     torch.ops.symm_mem.fused_all_gather_matmul(A_shard, Bs, gather_dim, group_name, return_A=True)
     syncopate.ops.all_gather_matmul(A_shard, Bs, gather_dim, group_name, return_A=True)
@@ -42,12 +43,13 @@ import torch
 from syncopate.pytorch import op_autograd, op_path, op_stats, unfused_ops
 from syncopate.pytorch.unfused_ops import group_size
 
-__all__ = ["all_gather_matmul", "matmul_reduce_scatter"]
+__all__ = ["all_gather_matmul", "matmul_all_reduce", "matmul_reduce_scatter"]
 
 # The schemas and tags of torch's symm_mem ops, names included (``A=`` works as there); needs_fixed_stride_order:
 # Inductor passes the inputs in the strides the caller gave, as it does for symm_mem's ops.
 _AG_SCHEMA = "(Tensor A, Tensor[] Bs, int gather_dim, str group_name, *, bool return_A=True) -> (Tensor?, Tensor[])"
 _RS_SCHEMA = "(Tensor A, Tensor B, str reduce_op, int scatter_dim, str group_name) -> Tensor"
+_AR_SCHEMA = "(Tensor A, Tensor B, str reduce_op, str group_name) -> Tensor"
 
 
 _TAGS = (torch.Tag.needs_fixed_stride_order,)
@@ -120,6 +122,33 @@ def _matmul_reduce_scatter_fake(A: torch.Tensor, B: torch.Tensor, reduce_op: str
     return A.new_empty(shape, dtype=B.dtype)
 
 
+def _matmul_all_reduce_impl(A: torch.Tensor, B: torch.Tensor, reduce_op: str, group_name: str) -> torch.Tensor:
+    from syncopate.pytorch import fused_ops
+
+    unfused_ops.check_matmul_all_reduce(A, B, reduce_op, group_name)
+    op_path.mode()
+    refusal = fused_ops.matmul_all_reduce_refusal(A, B, group_name)
+    shapes = (tuple(A.shape), tuple(B.shape))
+    if refusal is None:
+        return op_path.run(op_path.key("matmul_all_reduce", group_name, A, [B]), shapes,
+                           lambda: fused_ops.matmul_all_reduce(A, B, reduce_op, group_name),
+                           lambda: unfused_ops.matmul_all_reduce(A, B, reduce_op, group_name))
+    op_stats.record("matmul_all_reduce", shapes, refusal)
+    unfused_ops.warn_unfused("matmul_all_reduce", refusal)
+    return unfused_ops.matmul_all_reduce(A, B, reduce_op, group_name)
+
+
+@torch.library.custom_op("syncopate::matmul_all_reduce", mutates_args=(), schema=_AR_SCHEMA, tags=_TAGS)
+def _matmul_all_reduce(A: torch.Tensor, B: torch.Tensor, reduce_op: str, group_name: str) -> torch.Tensor:
+    return _matmul_all_reduce_impl(A, B, reduce_op, group_name)
+
+
+@_matmul_all_reduce.register_fake
+def _matmul_all_reduce_fake(A: torch.Tensor, B: torch.Tensor, reduce_op: str, group_name: str) -> torch.Tensor:
+    unfused_ops.check_matmul_all_reduce(A, B, reduce_op, group_name)
+    return A.new_empty([*A.shape[:-1], B.shape[1]], dtype=B.dtype)
+
+
 op_autograd.register()
 
 
@@ -166,3 +195,17 @@ def matmul_reduce_scatter(A: torch.Tensor, B: torch.Tensor, reduce_op: str, scat
         return _matmul_reduce_scatter_impl(A, B, reduce_op, scatter_dim, group_name)
     return torch.ops.syncopate.matmul_reduce_scatter(A, B, reduce_op, scatter_dim, group_name)
 
+
+
+def matmul_all_reduce(A: torch.Tensor, B: torch.Tensor, reduce_op: str, group_name: str) -> torch.Tensor:
+    """``A @ B`` summed (``reduce_op`` "sum") or averaged ("avg") over the
+    group, the full result on every rank: a row-parallel linear without
+    sequence parallelism (A holds this rank's input features, B its rows of
+    the weight). The fused path is the fused matmul + reduce-scatter of A's
+    rows (leading dims flattened) followed by an all-gather of the reduced
+    rows; the unfused one ``torch.matmul`` + all-reduce. The backward is
+    local: ``grad A = grad @ B^T``, ``grad B = A^T @ grad``.
+    """
+    if _plain_eager_call(A, B):
+        return _matmul_all_reduce_impl(A, B, reduce_op, group_name)
+    return torch.ops.syncopate.matmul_all_reduce(A, B, reduce_op, group_name)

@@ -146,10 +146,12 @@ class SyncopateSharedColwiseParallel(ParallelStyle):
 class SyncopateRowwiseParallel(ParallelStyle):
     """Row-wise linear with a sequence-parallel output: ``matmul_reduce_scatter``.
 
-    ``sequence_dim``: the token dim of the output, along which ranks keep slices.
+    ``sequence_dim``: the token dim of the output, along which ranks keep
+    slices; None: no sequence parallelism, every rank keeps every token
+    (``matmul_all_reduce``, as ``RowwiseParallel()`` with a replicated output).
     """
 
-    def __init__(self, sequence_dim: int = 1):
+    def __init__(self, sequence_dim: int | None = 1):
         super().__init__()
         self.sequence_dim = sequence_dim
 
@@ -213,10 +215,13 @@ class _SharedGather:
         return [y if m.bias is None else y + _local(m.bias) for m, y in zip(self.modules, ys)]
 
 
-def _rowwise_forward(module: nn.Linear, dim: int, group_name: str, x: torch.Tensor) -> torch.Tensor:
+def _rowwise_forward(module: nn.Linear, dim: int | None, group_name: str, x: torch.Tensor) -> torch.Tensor:
     from syncopate import ops
 
     x = _local_input(x, -1, "SyncopateRowwiseParallel")
+    if dim is None:  # every rank keeps every token: the bias (replicated) is added everywhere alike
+        y = ops.matmul_all_reduce(x, _local(module.weight).t(), "sum", group_name)
+        return y if module.bias is None else y + _local(module.bias)
     y = ops.matmul_reduce_scatter(x, _local(module.weight).t(), "sum", dim, group_name)
     if module.bias is None:
         return y

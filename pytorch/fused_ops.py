@@ -214,3 +214,31 @@ def matmul_reduce_scatter(A: torch.Tensor, B: torch.Tensor, reduce_op: str, scat
     out_shape[scatter_dim] //= world
     out = c[rank * rows:(rank + 1) * rows].view(*out_shape, -1).clone()
     return out.div_(world) if reduce_op == "avg" else out
+
+
+def matmul_all_reduce_refusal(A: torch.Tensor, B: torch.Tensor, group_name: str) -> str | None:
+    """Why the fused path does not apply (None: it does): A's rows (leading
+    dims flattened) run as the fused matmul + reduce-scatter, then an
+    all-gather of the reduced rows, so they must split evenly over the group."""
+    rows = A.numel() // A.shape[-1] if A.shape[-1] else 0
+    refusal = _common_refusal(A, [B], 0, group_name) if A.dim() == 2 else \
+        _common_refusal(A.reshape(rows, A.shape[-1]) if A.is_contiguous() else A, [B], 0, group_name)
+    if refusal is None and (B.shape[1] * B.element_size()) % 16:
+        return "output rows that are not a multiple of 16 bytes"
+    if refusal is None and rows % process_group(group_name).size():
+        return f"{rows} rows, not a multiple of the group size {process_group(group_name).size()}"
+    return refusal
+
+
+def matmul_all_reduce(A: torch.Tensor, B: torch.Tensor, reduce_op: str, group_name: str) -> torch.Tensor:
+    """The fused matmul + reduce-scatter of A's rows, then an all-gather of
+    each rank's reduced rows into one fresh tensor (the reduce-scatter's
+    fused overlap, plus the all-reduce's second half as one collective)."""
+    import torch.distributed as dist
+
+    group = process_group(group_name)
+    a = A.reshape(-1, A.shape[-1])
+    part = matmul_reduce_scatter(a, B, reduce_op, 0, group_name)
+    out = part.new_empty(a.shape[0], B.shape[1])
+    dist.all_gather_into_tensor(out, part, group=group)
+    return out.view(*A.shape[:-1], B.shape[1])

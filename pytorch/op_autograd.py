@@ -12,6 +12,10 @@ group concatenated along ``gather_dim``:
   local matmul with the gathered A (kept from the forward when it returned
   A, else gathered again).
 
+Matmul + all-reduce, ``out = sum over ranks A_r @ B_r`` (the same on
+every rank, and so its gradient): ``grad A = grad_out @ B^T`` and
+``grad B = A^T @ grad_out``, both local.
+
 Matmul + reduce-scatter, ``out = slice_r(sum over ranks A @ B)``:
 
 * ``grad A`` = ``all_gather(grad_out) @ B^T``: ``syncopate.ops.all_gather_matmul``
@@ -78,6 +82,23 @@ def _rs_backward(ctx: Any, grad: torch.Tensor) -> tuple:
     return grad_A, grad_B, None, None, None
 
 
+def _ar_setup(ctx: Any, inputs: tuple, output: torch.Tensor) -> None:
+    A, B, reduce_op, group_name = inputs
+    ctx.reduce_op, ctx.group_name = reduce_op, group_name
+    ctx.save_for_backward(A, B)
+
+
+def _ar_backward(ctx: Any, grad: torch.Tensor) -> tuple:
+    """The output is the same on every rank, and so is its gradient: both
+    input gradients are local matmuls with this rank's A and B."""
+    A, B = ctx.saved_tensors
+    if ctx.reduce_op == "avg":
+        grad = grad / _size(ctx.group_name)
+    grad_A = grad @ B.t() if ctx.needs_input_grad[0] else None
+    grad_B = A.flatten(0, -2).t() @ grad.flatten(0, -2) if ctx.needs_input_grad[1] else None
+    return grad_A, grad_B, None, None
+
+
 def _size(group_name: str) -> int:
     from syncopate.pytorch.unfused_ops import group_size
 
@@ -88,3 +109,4 @@ def register() -> None:
     """Attach the formulas to the two custom ops (defined in syncopate/ops.py)."""
     torch.library.register_autograd("syncopate::all_gather_matmul", _ag_backward, setup_context=_ag_setup)
     torch.library.register_autograd("syncopate::matmul_reduce_scatter", _rs_backward, setup_context=_rs_setup)
+    torch.library.register_autograd("syncopate::matmul_all_reduce", _ar_backward, setup_context=_ar_setup)

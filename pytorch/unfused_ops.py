@@ -160,3 +160,23 @@ def matmul_reduce_scatter(A: torch.Tensor, B: torch.Tensor, reduce_op: str, scat
     else:
         out = reduce_scatter(product, scatter_dim, group_name)
     return out.div_(group_size(group_name)) if reduce_op == "avg" else out
+
+
+def check_matmul_all_reduce(A: torch.Tensor, B: torch.Tensor, reduce_op: str, group_name: str) -> None:
+    op = "syncopate.ops.matmul_all_reduce"
+    if A.dim() < 2:
+        raise ValueError(f"{op}: A must have 2 or more dims, got shape {tuple(A.shape)}")
+    if B.dim() != 2 or B.shape[0] != A.shape[-1]:
+        raise ValueError(f"{op}: B must be a matrix whose first dim matches A's last (A {tuple(A.shape)}, "
+                         f"B {tuple(B.shape)})")
+    if reduce_op not in REDUCE_OPS:
+        raise ValueError(f"{op}: reduce_op must be one of {REDUCE_OPS}, got '{reduce_op}'")
+
+
+def matmul_all_reduce(A: torch.Tensor, B: torch.Tensor, reduce_op: str, group_name: str) -> torch.Tensor:
+    """``A @ B`` summed (or averaged) over the group, on every rank: ``torch.matmul``, then the in-place all-reduce."""
+    import torch.distributed as dist
+
+    out = torch.matmul(A, B)
+    dist.all_reduce(out, group=process_group(group_name))
+    return out.div_(group_size(group_name)) if reduce_op == "avg" else out

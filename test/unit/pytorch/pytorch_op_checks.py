@@ -375,3 +375,48 @@ def opcheck_passes(rank, world):
     for op, args, kwargs in cases:
         result = torch.library.opcheck(op, args, kwargs)
         assert set(result.values()) == {"SUCCESS"}, result
+
+
+def ar_values(rank, world):
+    """matmul_all_reduce: every rank gets the whole sum (or mean) of the ranks' products, for 2-D and 3-D A."""
+    for shape, op in (((4, 3), "sum"), ((2, 5, 3), "avg")):
+        As = _shards(shape, world, seed=20 + len(shape))
+        Bs = _shards((3, 6), world, seed=30)
+        out = syncopate.ops.matmul_all_reduce(As[rank], Bs[rank], op, _group())
+        want = sum(a @ b for a, b in zip(As, Bs))
+        torch.testing.assert_close(out, want / world if op == "avg" else want)
+        assert out.shape == (*shape[:-1], 6)
+
+
+def ar_gradcheck(rank, world):
+    for op in ("sum", "avg"):
+        def whole(A_all, B_all, op=op):
+            return syncopate.ops.matmul_all_reduce(_Own.apply(A_all, 1), _Own.apply(B_all, 0), op, _group())
+
+        g = torch.Generator().manual_seed(6)
+        A_all = torch.randn(3, 2 * world, dtype=torch.float64, generator=g, requires_grad=True)
+        B_all = torch.randn(2 * world, 4, dtype=torch.float64, generator=g, requires_grad=True)
+        torch.manual_seed(0)
+        assert torch.autograd.gradcheck(whole, (A_all, B_all), fast_mode=True)
+
+
+def ar_op_contract(rank, world):
+    """Fake tensors give the shape; opcheck agrees with the implementation; bad arguments name the op."""
+    from torch._subclasses.fake_tensor import FakeTensorMode
+
+    with FakeTensorMode():
+        out = syncopate.ops.matmul_all_reduce(torch.empty(3, 8, 4, dtype=torch.bfloat16),
+                                              torch.empty(4, 6, dtype=torch.bfloat16), "sum", _group())
+    assert out.shape == (3, 8, 6) and out.dtype == torch.bfloat16
+    a = _shards((2, 4, 4), world, seed=9)[rank].requires_grad_()
+    b = torch.randn(4, 2, generator=torch.Generator().manual_seed(3), dtype=torch.float64, requires_grad=True)
+    result = torch.library.opcheck(torch.ops.syncopate.matmul_all_reduce.default, (a, b, "sum", _group()))
+    assert set(result.values()) == {"SUCCESS"}, result
+    for args, words in (((torch.ones(3, 4), torch.ones(5, 2), "sum"), "first dim matches"),
+                        ((torch.ones(3, 4), torch.ones(4, 2), "max"), "reduce_op")):
+        try:
+            syncopate.ops.matmul_all_reduce(*args, _group())
+        except ValueError as err:
+            assert "syncopate.ops.matmul_all_reduce" in str(err) and words in str(err), err
+        else:
+            raise AssertionError(f"accepted {args}")

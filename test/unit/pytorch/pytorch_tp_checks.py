@@ -242,3 +242,28 @@ def shared_style_refuses_what_it_cannot_shard(rank, world):
         assert "('k')" in str(err) and "nn.Linear" in str(err), err
     else:
         raise AssertionError("a non-Linear member of a shared group was accepted")
+
+
+def rowwise_without_sequence_parallelism(rank, world):
+    """SyncopateRowwiseParallel(sequence_dim=None): the down projection's
+    output is every token on every rank (matmul_all_reduce); output and
+    every gradient equal the plain module's (the loss counted once, as in
+    Megatron TP)."""
+    from torch.distributed.device_mesh import init_device_mesh
+    from torch.distributed.tensor.parallel import parallelize_module
+
+    from syncopate.tp import SyncopateColwiseParallel, SyncopateRowwiseParallel
+
+    torch.manual_seed(0)
+    model = Mlp(6, 8, True)
+    x = torch.randn(2, 4 * world, 6, dtype=torch.float64)
+    ref = model(x)
+    ref.sum().backward()
+    mesh = init_device_mesh("cpu", (world,))
+    tp = parallelize_module(copy.deepcopy(model), mesh, {"up": SyncopateColwiseParallel(1),
+                                                         "down": SyncopateRowwiseParallel(None)})
+    y = tp(x.chunk(world, 1)[rank])
+    torch.testing.assert_close(y, ref)
+    y.sum().backward()
+    for (name, p), (_, q) in zip(model.named_parameters(), tp.named_parameters()):
+        torch.testing.assert_close(q.grad.full_tensor(), p.grad, msg=name)

@@ -129,3 +129,28 @@ def test_the_gemm_tile_fills_the_sms_the_output_can(m, n, sms, expected):
     t = fused_ops.gemm_tile(m, n, sms)
     assert (t.block_m, t.block_n) == expected
     assert t in fused_ops.TILES
+
+
+@pytest.mark.parametrize("rank", range(WORLD))
+@pytest.mark.parametrize("op", ["sum", "avg"])
+def test_matmul_all_reduce_reduces_this_ranks_rows_then_gathers_every_ranks(monkeypatch, rank_of, rank, op):
+    """The fused all-reduce: the fused matmul + reduce-scatter gives this
+    rank's rows of the sum (of every leading dim flattened), the all-gather
+    puts them at this rank's place among the peers' (stood in for here)."""
+    rank_of[0] = rank
+    monkeypatch.setattr(fused_ops, "_kernel", lambda kind, group: FakeReduceScatterGemm())
+    a = torch.randn(2, WORLD * M // 2, K)
+    b = torch.randn(K, N)
+    total = (WORLD * (a @ b)).reshape(WORLD * M, N) / (WORLD if op == "avg" else 1)
+    gathered = []
+
+    def all_gather_into_tensor(out, part, group=None):
+        gathered.append(part.clone())
+        for peer in range(WORLD):  # the peers' parts: their rows of the same total
+            out[peer * M:(peer + 1) * M] = part if peer == rank else total[peer * M:(peer + 1) * M]
+
+    monkeypatch.setattr(dist, "all_gather_into_tensor", all_gather_into_tensor)
+    out = fused_ops.matmul_all_reduce(a, b, op, "g")
+    assert out.shape == (2, WORLD * M // 2, N)
+    torch.testing.assert_close(gathered[0], total[rank * M:(rank + 1) * M])
+    torch.testing.assert_close(out, total.reshape(2, WORLD * M // 2, N))

@@ -8,6 +8,7 @@ import pytest
 from gloo_ranks import run_checks
 
 CHECKS = ["mlp_matches_unparallelized", "dtensor_inputs", "shared_inputs_gather_once", "shared_style_refuses_what_it_cannot_shard",
+          "rowwise_without_sequence_parallelism",
           "mlp_compiles_fullgraph", "refuses_non_linear", "tp_layer_bench_rows", "tp_layer_mismatch_detected"]
 
 
