@@ -31,14 +31,26 @@ class AutotuneError(Exception):
     """An unreadable cache file."""
 
 
+DEFAULT_DTYPE = "bfloat16"  # the bench's dtype unless --dtype says otherwise: its keys carry no dtype
+
+
+def tune_dtype(dtype: str, device: str) -> str:
+    """The dtype a tune key names: the run's on GPUs; a CPU run (always fp32
+    in the interpreter) keeps the default key, as before --dtype existed."""
+    return DEFAULT_DTYPE if device == "cpu" else dtype
+
+
 class TuneKey(NamedTuple):
     workload: str
     shape: str  # global sizes "MxKxN" (Shape.key)
     world: int
     device: str
+    dtype: str = DEFAULT_DTYPE  # torch's name without "torch."
 
     def text(self) -> str:
-        return f"{self.workload}|{self.shape}|{self.world}|{self.device}"
+        base = f"{self.workload}|{self.shape}|{self.world}|{self.device}"
+        # bf16 keys stay as before, so existing caches keep their entries
+        return base if self.dtype == DEFAULT_DTYPE else f"{base}|{self.dtype}"
 
 
 @dataclass(frozen=True)
@@ -107,7 +119,8 @@ def best_of(table: Table) -> Choice | None:
 
 
 def key_of(table: Table) -> TuneKey:
-    return TuneKey(table.workload, f"{table.M}x{table.K}x{table.N}", table.world, table.device)
+    return TuneKey(table.workload, f"{table.M}x{table.K}x{table.N}", table.world, table.device,
+                   tune_dtype(table.dtype, table.device))
 
 
 def record(tables: Iterable[Table], path: str | None = None) -> list[tuple[TuneKey, Choice | None]]:
@@ -145,7 +158,7 @@ def _ran(table: Table, choice: Choice) -> bool:
                for r in table.rows)
 
 
-def best_choice(key: TuneKey | tuple[str, str, int, str], path: str | None = None) -> Choice | None:
+def best_choice(key: TuneKey | tuple, path: str | None = None) -> Choice | None:
     """The cached best row options for ``key``, or None if never measured."""
     entry = load_cache(path).get(TuneKey(*key).text())
     if entry is None:

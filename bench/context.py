@@ -53,8 +53,16 @@ class BenchWorld:
             return "cpu"
         return torch.cuda.get_device_name(self.device)
 
+    @property
+    def dtype_name(self) -> str:
+        """The dtype the tune caches key on (bench/autotune.py, ``tune_dtype``)."""
+        from syncopate.bench.autotune import tune_dtype
+
+        return tune_dtype(str(self.dtype).replace("torch.", ""), self.device_name)
+
     @classmethod
-    def from_torchrun(cls, spin_limit: int = 0, sms: int | None = None) -> BenchWorld:
+    def from_torchrun(cls, spin_limit: int = 0, sms: int | None = None,
+                      dtype: torch.dtype = torch.bfloat16) -> BenchWorld:
         """One rank per GPU: NCCL process group and symmetric memory via GpuWorld.
 
         ``spin_limit`` > 0 is GpuWorld's debug mode (bounded spins: a fused
@@ -75,7 +83,7 @@ class BenchWorld:
             gpu = GpuWorld.from_torchrun(**options)
         except (GpuWorldError, TypeError) as err:
             raise BenchSetupError(str(err)) from err
-        return cls(gpu.rank, gpu.world, gpu.device, gpu.group, torch.bfloat16, gpu)
+        return cls(gpu.rank, gpu.world, gpu.device, gpu.group, dtype, gpu)
 
     @classmethod
     def cpu_single(cls) -> BenchWorld:

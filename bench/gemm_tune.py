@@ -169,24 +169,27 @@ def format_trials(shape: Shape, world: int, trials: Sequence[Trial], cublas_ms: 
     return "\n".join(lines)
 
 
-def cache_key(shape: Shape, world: int, device: str) -> str:
-    return f"gemm|{shape.workload}|{shape.key}|{world}|{device}"
+def cache_key(shape: Shape, world: int, device: str, dtype: str = autotune.DEFAULT_DTYPE) -> str:
+    base = f"gemm|{shape.workload}|{shape.key}|{world}|{device}"
+    return base if dtype == autotune.DEFAULT_DTYPE else f"{base}|{dtype}"
 
 
-def record(shape: Shape, world: int, device: str, trial: Trial, cublas_ms: float, path: str | None = None) -> str:
+def record(shape: Shape, world: int, device: str, trial: Trial, cublas_ms: float, path: str | None = None,
+           dtype: str = autotune.DEFAULT_DTYPE) -> str:
     entries = autotune.load_cache(path)
-    entries[cache_key(shape, world, device)] = {
+    entries[cache_key(shape, world, device, dtype)] = {
         "config": dataclasses.asdict(trial.config), "ms": trial.ms, "cublas_ms": cublas_ms, "measured": time.time()}
     return autotune.save_cache(entries, path)
 
 
-def tuned_config(shape: Shape, world: int, device: str, path: str | None = None) -> GemmConfig | None:
+def tuned_config(shape: Shape, world: int, device: str, path: str | None = None,
+                 dtype: str = autotune.DEFAULT_DTYPE) -> GemmConfig | None:
     """The cached winner for this situation, or None."""
-    entry = autotune.load_cache(path).get(cache_key(shape, world, device))
+    entry = autotune.load_cache(path).get(cache_key(shape, world, device, dtype))
     if entry is None:
         return None
     try:
         return GemmConfig(**entry["config"])
     except (KeyError, TypeError, ValueError) as err:
-        raise autotune.AutotuneError(f"autotune cache entry {cache_key(shape, world, device)} is not a GEMM "
+        raise autotune.AutotuneError(f"autotune cache entry {cache_key(shape, world, device, dtype)} is not a GEMM "
                                      f"config: {err}") from err

@@ -226,10 +226,11 @@ def _setup(cpu: bool) -> tuple[int, int, torch.device, Any, bool]:
     return dist.get_rank(), dist.get_world_size(), device, group, "nccl" in str(dist.get_backend(group))
 
 
-def run(cpu: bool, quick: bool, warmup: int, iters: int, seed: int) -> list[Row]:
-    """Check and time every row; returns the rows (every rank)."""
+def run(cpu: bool, quick: bool, warmup: int, iters: int, seed: int, dtype_name: str = "bfloat16") -> list[Row]:
+    """Check and time every row; returns the rows (every rank). ``dtype_name``:
+    the GPU rows' element type (torch's name); CPU rows run fp32."""
     rank, world, device, group, nccl = _setup(cpu)
-    shape, dtype, tol = (TINY, torch.float32, 1e-4) if cpu else (LLAMA3_70B, torch.bfloat16, 5e-2)
+    shape, dtype, tol = (TINY, torch.float32, 1e-4) if cpu else (LLAMA3_70B, getattr(torch, dtype_name), 5e-2)
     tokens_list = CPU_TOKENS if cpu else GPU_TOKENS[:1] if quick else GPU_TOKENS
     name = group.group_name
     rows: list[Row] = []
@@ -303,12 +304,12 @@ def format_rows(rows: list[Row], world: int, device: str) -> str:
     return "\n".join(lines)
 
 
-def main(cpu: bool, quick: bool, warmup: int, iters: int, seed: int) -> int:
+def main(cpu: bool, quick: bool, warmup: int, iters: int, seed: int, dtype_name: str = "bfloat16") -> int:
     """Run and print (rank 0); exit status 1 if a row mismatched."""
     import torch.distributed as dist
 
     try:
-        rows = run(cpu, quick, warmup, iters, seed)
+        rows = run(cpu, quick, warmup, iters, seed, dtype_name)
     except (RuntimeError, ValueError) as err:
         print(f"overlap-bench: error: {err}", file=sys.stderr)
         return 2

@@ -36,6 +36,7 @@ from collections.abc import Sequence
 from typing import Any
 
 EXIT_WRONG, EXIT_ERROR = 1, 2
+DTYPES = {"bf16": "bfloat16", "fp16": "float16"}  # --dtype -> torch's name (torch is imported late)
 FLUSH_BYTES = 256 << 20  # --flush-l2: well above the 50-60 MB L2 of an H100/H200
 
 
@@ -133,6 +134,9 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
                         help="no GPU, no torchrun: one gloo rank, tiny fp32 shapes, Triton interpreter "
                         "(exercises checking, timing and reporting; the times mean nothing)")
     parser.add_argument("--list-shapes", action="store_true", help="print the shape table and exit")
+    parser.add_argument("--dtype", default="bf16", choices=sorted(DTYPES),
+                        help="element type of every row, baselines included (GPU runs; --cpu runs fp32); "
+                             "tuned choices are kept per dtype (default bf16)")
     parser.add_argument("--world", type=int, default=None,
                         help="world size for --list-shapes labels (a run uses torchrun's WORLD_SIZE)")
     args = parser.parse_args(argv)
@@ -204,6 +208,8 @@ def _error(message: str) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
+    if args.cpu and args.dtype != "bf16":
+        return _error(f"--dtype {args.dtype} applies to GPU runs: --cpu runs every row in fp32 (the interpreter)")
     if args.workload == TP_LAYER:  # its own rows and table: bench/tp_layer.py
         if args.list_shapes:
             from syncopate.bench.tp_layer import describe
@@ -214,7 +220,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             os.environ.setdefault("TRITON_INTERPRET", "1")
         from syncopate.bench import tp_layer
 
-        return tp_layer.main(args.cpu, args.quick, args.warmup, args.iters, args.seed)
+        return tp_layer.main(args.cpu, args.quick, args.warmup, args.iters, args.seed, DTYPES[args.dtype])
     from syncopate.bench.shapes import ShapeError, describe, parse_workloads, select_shapes
 
     world = _world_size(args)
@@ -240,7 +246,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     from syncopate.bench.context import BenchSetupError, BenchWorld
 
     try:
-        ctx = BenchWorld.cpu_single() if args.cpu else BenchWorld.from_torchrun(args.spin_limit, args.sms)
+        import torch
+
+        ctx = BenchWorld.cpu_single() if args.cpu else BenchWorld.from_torchrun(args.spin_limit, args.sms,
+                                                                               getattr(torch, DTYPES[args.dtype]))
     except BenchSetupError as err:
         return _error(str(err))
     try:
@@ -348,7 +357,7 @@ def _headlines(args: argparse.Namespace, ctx: Any, shapes: list[Any]) -> dict[An
     chosen: Any = None
     if ctx.rank == 0:
         try:
-            chosen = [headline.choose(autotune.TuneKey(s.workload, s.key, ctx.world, ctx.device_name),
+            chosen = [headline.choose(autotune.TuneKey(s.workload, s.key, ctx.world, ctx.device_name, ctx.dtype_name),
                                       (args.lanes or [ctx.default_lanes])[0], args.cache) for s in shapes]
         except autotune.AutotuneError as err:  # every rank raises it below, so none waits for the others
             chosen = err
@@ -381,7 +390,8 @@ def _auto_choice(args: argparse.Namespace, ctx: Any, shape: Any) -> Any:
     choice: Any = None
     if "auto" in args.backends and ctx.rank == 0:
         try:
-            choice = autotune.best_choice((shape.workload, shape.key, ctx.world, ctx.device_name), args.cache)
+            choice = autotune.best_choice((shape.workload, shape.key, ctx.world, ctx.device_name, ctx.dtype_name),
+                                          args.cache)
         except autotune.AutotuneError as err:  # every rank raises it below, so none waits for the others
             choice = err
     choice = ctx.gather_objects(choice)[0]
@@ -407,10 +417,11 @@ def _gemm_config(args: argparse.Namespace, ctx: Any, spec: Any, say: Any) -> Any
         if ctx.rank == 0:
             print(gemm_tune.format_trials(spec.shape, ctx.world, trials, cublas, flops) + "\n", flush=True)
             if winner is not None:
-                gemm_tune.record(spec.shape, ctx.world, ctx.device_name, winner, cublas, args.cache)
+                gemm_tune.record(spec.shape, ctx.world, ctx.device_name, winner, cublas, args.cache, ctx.dtype_name)
         config = winner.config if winner is not None else spec.config
     else:
-        config = gemm_tune.tuned_config(spec.shape, ctx.world, ctx.device_name, args.cache) or spec.config
+        config = gemm_tune.tuned_config(spec.shape, ctx.world, ctx.device_name, args.cache, ctx.dtype_name) \
+            or spec.config
     config = ctx.gather_objects(config)[0]
     return dataclasses.replace(spec, config=config)
 

@@ -120,6 +120,8 @@ def test_cpu_run_autotune_leaves_na_tables_unchanged(cpu_run):
     (["--cpu", "--attn-waits", "hoist,late"], "--attn-waits: unknown value 'late' (choose from hoist, walk)"),
     (["--cpu", "--phases", "explore,verify"], "--phases: unknown value 'verify' (choose from explore, confirm)"),
     (["--list-shapes", "--world", "3", "--shapes", "anchor"], "is not divisible by W=3"),
+    (["--cpu", "--dtype", "fp16"], "--dtype fp16 applies to GPU runs"),
+    (["--cpu", "--dtype", "fp8"], "argument --dtype: invalid choice: 'fp8'"),
 ])
 def test_usage_errors_exit_2_naming_the_option(args, message):
     proc = bench(*args)

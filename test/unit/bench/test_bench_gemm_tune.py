@@ -86,3 +86,19 @@ def test_tune_checks_all_then_times_round_robin_with_cublas(monkeypatch):
         assert trials[0].ms == pytest.approx(2.0 + 4 * 1e-3)  # median over the rounds (launches 1, 4, 7)
     finally:
         ctx.close()
+
+
+def test_tuned_configs_are_kept_per_dtype_and_bf16_keys_are_unchanged(tmp_path):
+    """--dtype fp16 tunes and reads its own entries; the bf16 (default) key
+    is the one caches written before --dtype existed hold."""
+    path = str(tmp_path / "cache.json")
+    s = shape("ag-gemm", "8192x8192x8192")
+    bf16 = gemm_tune.Trial(GemmConfig(128, 256, 64, 8, 3), 1.0, "ok")
+    fp16 = gemm_tune.Trial(GemmConfig(128, 128, 64, 4, 4), 1.1, "ok")
+    gemm_tune.record(s, 2, "H200", bf16, 0.9, path)
+    gemm_tune.record(s, 2, "H200", fp16, 0.9, path, "float16")
+    assert gemm_tune.tuned_config(s, 2, "H200", path) == bf16.config
+    assert gemm_tune.tuned_config(s, 2, "H200", path, "float16") == fp16.config
+    assert gemm_tune.cache_key(s, 2, "H200") == f"gemm|ag-gemm|{s.key}|2|H200"
+    assert autotune.TuneKey("ag-gemm", s.key, 2, "H200").text() == f"ag-gemm|{s.key}|2|H200"
+    assert autotune.TuneKey("ag-gemm", s.key, 2, "H200", "float16").text() == f"ag-gemm|{s.key}|2|H200|float16"
