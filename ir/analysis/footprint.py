@@ -542,6 +542,13 @@ def access_of(op: Operation, params: set[str] | None = None) -> Access | None:
     param, offsets, carried = _pointer_terms(op.ptr)
     if param is None or (params is not None and param not in params):
         return None
+    call = unmodelled_call(op.ptr)
+    if call is not None:
+        raise Unbounded(
+            f"access of '{param}': its address calls `{call.callee.data}`, which this analysis does not model "
+            "(its result could be a block where a scalar is expected, or rows it cannot bound); compute the "
+            "address from `tl.arange`, `tl.program_id`, scalars and the supported clamps and `tl.where`"
+        )
     rank = _rank(op.ptr)
     scalars = tuple(_offset(v) for v in offsets if _rank(v) == 0)
     try:
@@ -551,6 +558,32 @@ def access_of(op: Operation, params: set[str] | None = None) -> Access | None:
     except Unbounded as err:
         raise Unbounded(f"access of '{param}': {err}") from None
     return Access(op, param, role, terms, offsets=scalars, carried=steps)
+
+
+
+
+def unmodelled_call(ptr: SSAValue) -> tile.CallOp | None:
+    """The first ``tile.call`` in the address ``ptr`` whose callee the analysis
+    does not model (``tl.zeros_like(rows)``, ``tl.math.abs(offs)``), None when
+    there is none. Loaded values end the walk (their rows are bounded as
+    loaded rows), and so does the condition of a ``tl.where`` (an
+    unrecognised condition only widens the rows)."""
+    work, seen = [ptr], set()
+    while work:
+        value = work.pop()
+        if value in seen or not isinstance(value, OpResult):
+            continue
+        seen.add(value)
+        op = value.op
+        if isinstance(op, (tile.LoadOp, tile.DescriptorLoadOp)) or op.regions:
+            continue
+        if isinstance(op, tile.CallOp) and op.callee.data not in MODELLED_CALLS:
+            return op
+        operands = list(op.operands)
+        if isinstance(op, tile.WhereOp):
+            operands = [op.true_value, op.false_value]
+        work.extend(operands)
+    return None
 
 
 def _offset(value: SSAValue) -> Offset:
@@ -621,6 +654,9 @@ def span_of(index: SSAValue) -> Span:
 
 
 CLAMPS = {"tl.minimum": True, "tl.maximum": False}
+# calls the address analysis models (clamps, hints, the host's min/max); any other
+# call in the address of a planned tensor is refused (:func:`unmodelled_call`)
+MODELLED_CALLS = frozenset((*CLAMPS, "tl.clamp", *HINTS, "min", "max"))
 
 
 def _reshaped(index: SSAValue) -> Span | None:

@@ -32,6 +32,8 @@ def _leftmost_names(node: ast.AST) -> set[str]:
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.args:
         if node.func.attr in PASS_THROUGH_CALLS:
             return _leftmost_names(node.args[0])
+        if node.func.attr == "where" and len(node.args) == 3:  # `tl.where(c, x_ptr + i, y_ptr + i)`: both pointers
+            return _leftmost_names(node.args[1]) | _leftmost_names(node.args[2])
     if isinstance(node, ast.IfExp):
         return _leftmost_names(node.body) | _leftmost_names(node.orelse)
     return set()
