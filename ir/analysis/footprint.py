@@ -725,8 +725,9 @@ def _const(value: SSAValue) -> int | None:
     return None
 
 
-# builtins a host expression may call (``min(num_m - first_m, GROUP_M)``); deps.eval_host provides them
-HOST_CALLS = {"min": min, "max": max}
+# calls a host expression may make (``min(num_m - first_m, GROUP_M)``, ``cdiv(M, BLOCK_M)``, ``int64(pid0)``, a
+# widening cast); deps.eval_host evaluates them, and ``//`` / ``%``, as the device does
+HOST_CALLS = ("min", "max", "cdiv", "int64")
 _HOST_CALLEES = {"min": "min", "max": "max", "tl.minimum": "min", "tl.maximum": "max"}
 _HOST_OPS = {tile.AddOp: "+", tile.SubOp: "-", tile.MulOp: "*", tile.FloorDivOp: "//", tile.ModOp: "%"}
 
@@ -763,8 +764,10 @@ def _tile_loop_variable(value: SSAValue) -> bool:
 
 def host_expr(value: SSAValue) -> str | None:
     """A Python expression of ``value`` over ``pid0..2``, ``num_programs0..2``,
-    kernel parameters and ints (``+ - * // %``, cdiv, two-argument
-    ``min``/``max``); None when it depends on loaded data, a loop
+    kernel parameters and ints (``+ - * // %`` with Triton's meaning: ``//``
+    and ``%`` truncate toward zero, as :func:`deps.eval_host` evaluates them;
+    ``cdiv(a, b)``, Triton's ``(a + (b - 1)) // b``; ``int64(x)``, a widening
+    cast; two-argument ``min``/``max``); None when it depends on loaded data, a loop
     variable or an op outside this small affine-like language. The
     induction variable of a persistent tile loop (:func:`tile_loop`) is
     ``pid0``: the tile's id in the loop's logical grid."""
@@ -786,14 +789,15 @@ def _host(value: SSAValue) -> str | None:
     if isinstance(op, tile.ProgramIdOp):
         return f"pid{op.axis.value.data}"
     if isinstance(op, tile.CastOp) and _widens_integer(op):
-        return host_expr(op.src)  # `tl.program_id(0).to(tl.int64)`: the same value
+        src = host_expr(op.src)  # `tl.program_id(0).to(tl.int64)`: the same value, computed on in 64 bits
+        return None if src is None else f"int64({src})"
     if isinstance(op, tile.NumProgramsOp):
         return f"num_programs{op.axis.value.data}"
     if isinstance(op, tile.DescriptorBlockSizeOp) and (desc := param_name(op.desc)) is not None:
         return descriptor_block_symbol(desc, op.dim.value.data)
     if isinstance(op, tile.CdivOp):
         lhs, rhs = host_expr(op.lhs), host_expr(op.rhs)
-        return None if lhs is None or rhs is None else f"(-(-({lhs}) // ({rhs})))"
+        return None if lhs is None or rhs is None else f"cdiv({lhs}, {rhs})"
     if type(op) in _HOST_OPS:
         lhs, rhs = host_expr(op.lhs), host_expr(op.rhs)  # type: ignore[attr-defined]
         if lhs is None or rhs is None:
