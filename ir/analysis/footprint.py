@@ -545,8 +545,8 @@ def access_of(op: Operation, params: set[str] | None = None) -> Access | None:
     call = unmodelled_call(op.ptr)
     if call is not None:
         raise Unbounded(
-            f"access of '{param}': its address calls `{call.callee.data}`, which this analysis does not model "
-            "(its result could be a block where a scalar is expected, or rows it cannot bound); compute the "
+            f"access of '{param}': its address calls `{call.callee.data}`, which this analysis does not model and "
+            "whose result may be a block (not a scalar offset); compute the "
             "address from `tl.arange`, `tl.program_id`, scalars and the supported clamps and `tl.where`"
         )
     rank = _rank(op.ptr)
@@ -564,8 +564,11 @@ def access_of(op: Operation, params: set[str] | None = None) -> Access | None:
 
 def unmodelled_call(ptr: SSAValue) -> tile.CallOp | None:
     """The first ``tile.call`` in the address ``ptr`` whose callee the analysis
-    does not model (``tl.zeros_like(rows)``, ``tl.math.abs(offs)``), None when
-    there is none. Loaded values end the walk (their rows are bounded as
+    does not model and whose result is not known to be a scalar
+    (``tl.zeros_like(rows)``, ``tl.math.abs(offs)``), None when there is none.
+    A call typed as a scalar (``tl.abs(num_m - first_m)``) is a scalar offset
+    whose host value is unknown (``"?"``: the tile waits for every chunk).
+    Loaded values end the walk (their rows are bounded as
     loaded rows), and so does the condition of a ``tl.where`` (an
     unrecognised condition only widens the rows)."""
     work, seen = [ptr], set()
@@ -577,7 +580,7 @@ def unmodelled_call(ptr: SSAValue) -> tile.CallOp | None:
         op = value.op
         if isinstance(op, (tile.LoadOp, tile.DescriptorLoadOp)) or op.regions:
             continue
-        if isinstance(op, tile.CallOp) and op.callee.data not in MODELLED_CALLS:
+        if isinstance(op, tile.CallOp) and op.callee.data not in MODELLED_CALLS and tile.rank_of(value.type) != 0:
             return op
         operands = list(op.operands)
         if isinstance(op, tile.WhereOp):

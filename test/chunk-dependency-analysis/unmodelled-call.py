@@ -1,4 +1,4 @@
-# A `tl.*` call the analysis does not model, in the address of a planned
+# A `tl.*` call the analysis does not model whose result may be a block, in the address of a planned
 # tensor, is refused with its line: `tl.zeros_like(rows)` is a block, and
 # taking it for a scalar offset made a wait whose bound was a block (it polled
 # nothing). The same call in an unplanned tensor's address does not matter.
