@@ -560,8 +560,6 @@ def access_of(op: Operation, params: set[str] | None = None) -> Access | None:
     return Access(op, param, role, terms, offsets=scalars, carried=steps)
 
 
-
-
 def unmodelled_call(ptr: SSAValue) -> tile.CallOp | None:
     """The first ``tile.call`` in the address ``ptr`` whose callee the analysis
     does not model and whose result is not known to be a scalar
