@@ -23,7 +23,7 @@ from syncopate.ir.analysis import footprint
 from syncopate.ir.analysis.footprint import Access, Span, Unbounded
 from syncopate.ir.contract import CONSUMED, KERNEL_ATTR, PRODUCED
 from syncopate.ir.analysis import loaded_rows, mask_bounds
-from syncopate.ir.analysis.pointer_uses import PointerUse, pointer_uses
+from syncopate.ir.analysis.pointer_uses import MEMORY_OPS, PointerUse, pointer_uses
 from syncopate.ir.locations import describe
 from syncopate.ir.plans.launch_extents import launch_extents
 
@@ -468,7 +468,26 @@ def _unmodeled(use: PointerUse, param: str) -> str:
         return (f"{where}: accesses '{param}' through a pointer carried by a loop or branch (e.g. `p += BLOCK * "
                 f"stride` in the loop); its footprint cannot be bounded, so it cannot be synchronised (compute the "
                 f"address from '{param}' in the loop: `{param} + (k0 + tl.arange(0, BLOCK))[None, :] * stride`)")
+    if isinstance(use.op, MEMORY_OPS) and _chosen_pointer(use.op.ptr):
+        return (f"{where}: accesses '{param}' through a pointer chosen by `tl.where`; the analysis cannot tell which "
+                f"tensor a lane reads, so it cannot be synchronised (choose the index instead: "
+                f"`{param} + tl.where(cond, i, j)`, or access each tensor with its own mask)")
     return f"{where}: accesses '{param}' through an address the analysis does not model; it cannot be synchronised"
+
+
+def _chosen_pointer(ptr: SSAValue) -> bool:
+    """``ptr`` is computed from a ``tl.where`` between pointers."""
+    work, seen = [ptr], set()
+    while work:
+        value = work.pop()
+        if value in seen or not isinstance(value, OpResult):
+            continue
+        seen.add(value)
+        if isinstance(value.op, tile.WhereOp) and tile.is_pointer_like(value.type):
+            return True
+        if isinstance(value.op, (tile.AddPtrOp, tile.RetypeOp, tile.BroadcastOp, tile.ExpandDimsOp, tile.CallOp)):
+            work.extend(value.op.operands)
+    return False
 
 
 def _invariant_depth(span: Span, loops: tuple[Operation, ...]) -> int:

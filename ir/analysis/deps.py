@@ -10,6 +10,7 @@ counts and tile orders from it; tests inspect it.
 
 from __future__ import annotations
 
+import ast
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
@@ -18,10 +19,11 @@ from xdsl.dialects.builtin import DictionaryAttr, ModuleOp
 
 from syncopate.dialects import tile
 from syncopate.dialects.chunk import PlanOp, extent_value
-from syncopate.ir.analysis import footprint
 from syncopate.ir.contract import ACCESS_ATTR
 from syncopate.ir.contract import AccessKey as K
+from syncopate.ir.locations import describe
 from syncopate.ir.plans.expr import evaluate
+from syncopate.runtime.errors import AbiError
 
 
 @dataclass(frozen=True)
@@ -55,15 +57,22 @@ class Footprint:
     extent: str
     wrap: str | None = None  # the rows are (lo + i) % wrap (host expression or "?")
     other: tuple[str, str] | None = None  # (lo, extent) of the row `tl.where` redirects lanes to
+    where: str = ""  # the access, for errors (``file.py:12: 'tile.load'``)
 
     def intervals(self, lo: int, extent: int, wrap: int | None,
                   other: tuple[int, int] | None = None) -> list[tuple[int, int]]:
         """The half-open row ranges of ``[lo, lo + extent)``, taken modulo
-        ``wrap`` when the footprint wraps (``lo >= 0``), plus ``other``."""
+        ``wrap`` when the footprint wraps (Triton's ``%``: lanes below row 0 stay negative), plus ``other``."""
         if other is not None:
             return [(lo, lo + extent), (other[0], other[0] + other[1])]
         if wrap is None:
             return [(lo, lo + extent)]
+        if lo < 0:
+            # Triton's `%` keeps the dividend's sign: the lanes below row 0 stay in (-wrap, 0]
+            negative = min(0, lo + extent)
+            first = -(-lo // wrap) * wrap  # the first multiple of wrap at or above lo: row 0
+            rows = [(max(lo, 1 - wrap), 0 if first >= negative else 1)]
+            return rows + (self.intervals(0, lo + extent, wrap) if lo + extent > 0 else [])
         if extent >= wrap:
             return [(0, wrap)]
         start = lo % wrap
@@ -98,7 +107,7 @@ def footprints(kernel: tile.FuncOp) -> list[Footprint]:
             other = (d[K.ELSE_LO].data, d[K.ELSE_EXTENT].data) if K.ELSE_LO in d else None  # type: ignore[union-attr]
             result.append(
                 Footprint(d[K.PLAN].string_value(), d[K.TENSOR].data, d[K.ROLE].data, d[K.LO].data, d[K.EXTENT].data,  # type: ignore[union-attr]
-                          wrap, other)
+                          wrap, other, describe(op))
             )
     return result
 
@@ -116,15 +125,113 @@ def grid_tiles(grid: tuple[int, ...]) -> list[tuple[int, int, int]]:
     return [(x, y, z) for z in range(g[2]) for y in range(g[1]) for x in range(g[0])]
 
 
+INT32 = (-(2**31), 2**31 - 1)
+INT64 = (-(2**63), 2**63 - 1)
+
+
+class HostOverflow(AbiError):
+    """A host expression whose value, computed in the device's integer
+    width, leaves that width: the device would wrap where the host does not."""
+
+
+def tdiv(a: int, b: int) -> int:
+    """Triton's (C's) integer ``a // b``: the quotient truncated toward zero."""
+    if b == 0:
+        raise ZeroDivisionError(f"{a} // 0")
+    q = abs(a) // abs(b)
+    return q if (a < 0) == (b < 0) else -q
+
+
+def tmod(a: int, b: int) -> int:
+    """Triton's (C's) integer ``a % b``: ``a - tdiv(a, b) * b``, with the sign of ``a``."""
+    return a - tdiv(a, b) * b
+
+
+def _fits(value: int, wide: bool) -> bool:
+    lo, hi = INT64 if wide else INT32
+    return lo <= value <= hi
+
+
+def _wide(value: int) -> bool:
+    """A launch argument or literal the device holds in 64 bits (Triton passes an
+    integer argument that does not fit int32 as int64)."""
+    return not _fits(value, False)
+
+
 def eval_host(expr: str, env: Mapping[str, int], pid: tuple[int, int, int], grid: tuple[int, int, int]) -> int | None:
     """A host expression of chunk-dependency-analysis (``footprint.host_expr``)
-    at one program id of a launch grid; None for ``"?"``."""
+    at one program id of a launch grid; None for ``"?"``. Evaluated as the
+    device computes it: ``//`` and ``%`` truncate toward zero (Triton's
+    integer division, unlike Python's floor division), ``cdiv(a, b)`` is
+    Triton's ``(a + (b - 1)) // b``, and every intermediate value lives in the
+    device's width: int32 unless an operand is 64-bit (a launch value
+    outside int32, or ``int64(x)``, a widening cast). A value that leaves
+    its width raises :class:`HostOverflow` (the device would wrap)."""
     if expr == "?":
         return None
     scope = dict(env)
     scope.update({f"pid{a}": pid[a] for a in range(3)})
     scope.update({f"num_programs{a}": grid[a] for a in range(3)})
-    return int(eval(expr, {"__builtins__": footprint.HOST_CALLS}, scope))  # host expressions come from our own analysis
+    return _HostEval(expr, scope).value()
+
+
+class _HostEval:
+    """Evaluates the small language of ``footprint.host_expr`` (names, ints,
+    ``+ - * // %``, unary minus, ``min``/``max``/``cdiv``/``int64``) to
+    ``(value, wide)`` pairs."""
+
+    def __init__(self, expr: str, scope: Mapping[str, int]):
+        self.expr = expr
+        self.scope = scope
+
+    def value(self) -> int:
+        try:
+            tree = ast.parse(self.expr, mode="eval")
+        except SyntaxError as err:
+            raise ValueError(f"host expression {self.expr!r} does not parse: {err.msg}") from None
+        return self.eval(tree.body)[0]
+
+    def checked(self, node: ast.AST, value: int, wide: bool) -> tuple[int, bool]:
+        if not _fits(value, wide):
+            raise HostOverflow(
+                f"'{ast.unparse(node)}' is {value} at this launch, outside {'int64' if wide else 'int32'}, "
+                "which the kernel computes it in (it would wrap on the device)"
+            )
+        return value, wide
+
+    def eval(self, node: ast.AST) -> tuple[int, bool]:
+        if isinstance(node, ast.Name):
+            if node.id not in self.scope:
+                raise NameError(f"name '{node.id}' is not defined")
+            value = int(self.scope[node.id])
+            return value, _wide(value)
+        if isinstance(node, ast.Constant) and type(node.value) is int:
+            return node.value, _wide(node.value)
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+            value, wide = self.eval(node.operand)
+            return self.checked(node, -value, wide)
+        if isinstance(node, ast.BinOp) and type(node.op) in _BINARY:
+            (a, wa), (b, wb) = self.eval(node.left), self.eval(node.right)
+            return self.checked(node, _BINARY[type(node.op)](a, b), wa or wb)
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and not node.keywords:
+            args = [self.eval(a) for a in node.args]
+            wide = any(w for _, w in args)
+            name = node.func.id
+            if name in ("min", "max") and len(args) == 2:
+                return (min if name == "min" else max)(a for a, _ in args), wide
+            if name == "cdiv" and len(args) == 2:
+                (a, _), (b, _) = args
+                self.checked(node, a + (b - 1), wide)  # the device's `x + (div - 1)` before it divides
+                return self.checked(node, tdiv(a + (b - 1), b), wide)
+            if name == "int64" and len(args) == 1:
+                return self.checked(node, args[0][0], True)
+        raise ValueError(f"host expression {self.expr!r}: unsupported `{ast.unparse(node)}`")
+
+
+_BINARY = {
+    ast.Add: lambda a, b: a + b, ast.Sub: lambda a, b: a - b, ast.Mult: lambda a, b: a * b,
+    ast.FloorDiv: tdiv, ast.Mod: tmod,
+}
 
 
 def tile_chunk_graph(
@@ -156,10 +263,14 @@ def tile_chunk_graph(
         for fp in prints:
             role = "wait" if fp.role == "read" else "signal"
             candidates = [c for c in rank_chunks(chunks[fp.plan], rank, role) if c.tensor == fp.tensor]
-            lo = eval_host(fp.lo, env, pid, g3)
-            extent = eval_host(fp.extent, env, pid, g3)
-            wrap = eval_host(fp.wrap, env, pid, g3) if fp.wrap is not None else None
-            other = tuple(eval_host(e, env, pid, g3) for e in fp.other) if fp.other is not None else None
+            try:
+                lo = eval_host(fp.lo, env, pid, g3)
+                extent = eval_host(fp.extent, env, pid, g3)
+                wrap = eval_host(fp.wrap, env, pid, g3) if fp.wrap is not None else None
+                other = tuple(eval_host(e, env, pid, g3) for e in fp.other) if fp.other is not None else None
+            except HostOverflow as err:
+                raise HostOverflow(f"{fp.where}: the rows of this access at program id {pid}: {err}; "
+                                   "widen the index with `.to(tl.int64)`") from None
             exact = (lo is not None and extent is not None and (fp.wrap is None or wrap is not None)
                      and (other is None or None not in other))
             ranges = fp.intervals(lo, extent, wrap, other) if exact else []  # type: ignore[arg-type]

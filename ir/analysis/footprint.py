@@ -542,6 +542,13 @@ def access_of(op: Operation, params: set[str] | None = None) -> Access | None:
     param, offsets, carried = _pointer_terms(op.ptr)
     if param is None or (params is not None and param not in params):
         return None
+    call = unmodelled_call(op.ptr)
+    if call is not None:
+        raise Unbounded(
+            f"access of '{param}': its address calls `{call.callee.data}`, which this analysis does not model and "
+            "whose result may be a block (not a scalar offset); compute the "
+            "address from `tl.arange`, `tl.program_id`, scalars and the supported clamps and `tl.where`"
+        )
     rank = _rank(op.ptr)
     scalars = tuple(_offset(v) for v in offsets if _rank(v) == 0)
     try:
@@ -551,6 +558,33 @@ def access_of(op: Operation, params: set[str] | None = None) -> Access | None:
     except Unbounded as err:
         raise Unbounded(f"access of '{param}': {err}") from None
     return Access(op, param, role, terms, offsets=scalars, carried=steps)
+
+
+def unmodelled_call(ptr: SSAValue) -> tile.CallOp | None:
+    """The first ``tile.call`` in the address ``ptr`` whose callee the analysis
+    does not model and whose result is not known to be a scalar
+    (``tl.zeros_like(rows)``, ``tl.math.abs(offs)``), None when there is none.
+    A call typed as a scalar (``tl.abs(num_m - first_m)``) is a scalar offset
+    whose host value is unknown (``"?"``: the tile waits for every chunk).
+    Loaded values end the walk (their rows are bounded as
+    loaded rows), and so does the condition of a ``tl.where`` (an
+    unrecognised condition only widens the rows)."""
+    work, seen = [ptr], set()
+    while work:
+        value = work.pop()
+        if value in seen or not isinstance(value, OpResult):
+            continue
+        seen.add(value)
+        op = value.op
+        if isinstance(op, (tile.LoadOp, tile.DescriptorLoadOp)) or op.regions:
+            continue
+        if isinstance(op, tile.CallOp) and op.callee.data not in MODELLED_CALLS and tile.rank_of(value.type) != 0:
+            return op
+        operands = list(op.operands)
+        if isinstance(op, tile.WhereOp):
+            operands = [op.true_value, op.false_value]
+        work.extend(operands)
+    return None
 
 
 def _offset(value: SSAValue) -> Offset:
@@ -621,6 +655,9 @@ def span_of(index: SSAValue) -> Span:
 
 
 CLAMPS = {"tl.minimum": True, "tl.maximum": False}
+# calls the address analysis models (clamps, hints, the host's min/max); any other
+# call in the address of a planned tensor is refused (:func:`unmodelled_call`)
+MODELLED_CALLS = frozenset((*CLAMPS, "tl.clamp", *HINTS, "min", "max"))
 
 
 def _reshaped(index: SSAValue) -> Span | None:
@@ -689,8 +726,9 @@ def _const(value: SSAValue) -> int | None:
     return None
 
 
-# builtins a host expression may call (``min(num_m - first_m, GROUP_M)``); deps.eval_host provides them
-HOST_CALLS = {"min": min, "max": max}
+# calls a host expression may make (``min(num_m - first_m, GROUP_M)``, ``cdiv(M, BLOCK_M)``, ``int64(pid0)``, a
+# widening cast); deps.eval_host evaluates them, and ``//`` / ``%``, as the device does
+HOST_CALLS = ("min", "max", "cdiv", "int64")
 _HOST_CALLEES = {"min": "min", "max": "max", "tl.minimum": "min", "tl.maximum": "max"}
 _HOST_OPS = {tile.AddOp: "+", tile.SubOp: "-", tile.MulOp: "*", tile.FloorDivOp: "//", tile.ModOp: "%"}
 
@@ -727,8 +765,10 @@ def _tile_loop_variable(value: SSAValue) -> bool:
 
 def host_expr(value: SSAValue) -> str | None:
     """A Python expression of ``value`` over ``pid0..2``, ``num_programs0..2``,
-    kernel parameters and ints (``+ - * // %``, cdiv, two-argument
-    ``min``/``max``); None when it depends on loaded data, a loop
+    kernel parameters and ints (``+ - * // %`` with Triton's meaning: ``//``
+    and ``%`` truncate toward zero, as :func:`deps.eval_host` evaluates them;
+    ``cdiv(a, b)``, Triton's ``(a + (b - 1)) // b``; ``int64(x)``, a widening
+    cast; two-argument ``min``/``max``); None when it depends on loaded data, a loop
     variable or an op outside this small affine-like language. The
     induction variable of a persistent tile loop (:func:`tile_loop`) is
     ``pid0``: the tile's id in the loop's logical grid."""
@@ -750,14 +790,15 @@ def _host(value: SSAValue) -> str | None:
     if isinstance(op, tile.ProgramIdOp):
         return f"pid{op.axis.value.data}"
     if isinstance(op, tile.CastOp) and _widens_integer(op):
-        return host_expr(op.src)  # `tl.program_id(0).to(tl.int64)`: the same value
+        src = host_expr(op.src)  # `tl.program_id(0).to(tl.int64)`: the same value, computed on in 64 bits
+        return None if src is None else f"int64({src})"
     if isinstance(op, tile.NumProgramsOp):
         return f"num_programs{op.axis.value.data}"
     if isinstance(op, tile.DescriptorBlockSizeOp) and (desc := param_name(op.desc)) is not None:
         return descriptor_block_symbol(desc, op.dim.value.data)
     if isinstance(op, tile.CdivOp):
         lhs, rhs = host_expr(op.lhs), host_expr(op.rhs)
-        return None if lhs is None or rhs is None else f"(-(-({lhs}) // ({rhs})))"
+        return None if lhs is None or rhs is None else f"cdiv({lhs}, {rhs})"
     if type(op) in _HOST_OPS:
         lhs, rhs = host_expr(op.lhs), host_expr(op.rhs)  # type: ignore[attr-defined]
         if lhs is None or rhs is None:

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import ast
 
+from syncopate.ir.frontend.tl_names import TL, canonical_path
+
 POINTER_CALLS = {"load": 0, "store": 0, "atomic_add": 0, "atomic_max": 0, "atomic_min": 0, "atomic_and": 0,
                  "atomic_or": 0, "atomic_xor": 0, "atomic_xchg": 0, "atomic_cas": 0,
                  "make_tensor_descriptor": 0, "make_block_ptr": 0}  # fmt: skip
@@ -30,18 +32,35 @@ def _leftmost_names(node: ast.AST) -> set[str]:
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.args:
         if node.func.attr in PASS_THROUGH_CALLS:
             return _leftmost_names(node.args[0])
+        if node.func.attr == "where" and len(node.args) == 3:  # `tl.where(c, x_ptr + i, y_ptr + i)`: both pointers
+            return _leftmost_names(node.args[1]) | _leftmost_names(node.args[2])
     if isinstance(node, ast.IfExp):
         return _leftmost_names(node.body) | _leftmost_names(node.orelse)
     return set()
 
 
-def pointer_parameters(func: ast.FunctionDef) -> set[str]:
-    """Names of `func`'s parameters that are used as pointers."""
+def _pointer_call(func: ast.expr, aliases: dict[str, str]) -> str | None:
+    """The memory op a callee names: any ``<x>.load`` (``tl.load``,
+    ``tl.core.load``, ``tlc.load``), or a bare name imported from
+    ``triton.language`` (``from triton.language.core import load as ld``)."""
+    if isinstance(func, ast.Attribute):
+        return func.attr
+    if isinstance(func, ast.Name) and func.id in aliases:
+        path = canonical_path(aliases[func.id])
+        if path.startswith(f"{TL}.") and path.count(".") == 2:
+            return path.rsplit(".", 1)[-1]
+    return None
+
+
+def pointer_parameters(func: ast.FunctionDef, aliases: dict[str, str] | None = None) -> set[str]:
+    """Names of `func`'s parameters that are used as pointers; ``aliases``
+    maps the file's imported names to what they import."""
     pointer_names: set[str] = set()
     sources: dict[str, list[ast.AST]] = {}
     for node in ast.walk(func):
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
-            position = POINTER_CALLS.get(node.func.attr)
+        name = _pointer_call(node.func, aliases or {}) if isinstance(node, ast.Call) else None
+        if name is not None:
+            position = POINTER_CALLS.get(name)
             if position is not None and len(node.args) > position:
                 pointer_names |= _leftmost_names(node.args[position])
             for keyword in node.keywords:

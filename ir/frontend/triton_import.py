@@ -46,6 +46,7 @@ from syncopate.ir.frontend.index_blocks import literal_int
 from syncopate.ir.frontend import helper_modules
 from syncopate.ir.frontend.pointer_scan import descriptor_parameters, pointer_parameters
 from syncopate.ir.frontend.prelude import join_prelude, prelude_parts
+from syncopate.ir.frontend.tl_names import canonical_path
 
 TRITON = "triton"
 TL = "triton.language"
@@ -153,6 +154,12 @@ class FunctionImporter:
             snippet = snippet[:57] + "..."
         return self.error(node, f"unsupported {what}: `{snippet}`")
 
+    def is_constexpr_annotation(self, node: ast.expr | None) -> bool:
+        """``tl.constexpr`` under any spelling (``tlc.constexpr``, ``from triton.language import constexpr as c``)."""
+        return _is_constexpr_annotation(node) or (
+            isinstance(node, (ast.Name, ast.Attribute)) and self.callee_path(node, required=False) == f"{TL}.constexpr"
+        )
+
     # -- building ------------------------------------------------------------
 
     def insert(self, op: Operation) -> Operation:
@@ -176,13 +183,13 @@ class FunctionImporter:
         if node.args.vararg or node.args.kwarg or node.args.posonlyargs:
             raise self.error(node, f"unsupported parameter kind in `{node.name}` (*args, **kwargs, positional-only `/`)")
         parameters = _parameters(node, self.error)
-        pointers = pointer_parameters(node)
+        pointers = pointer_parameters(node, self.m.aliases)
         descriptors = descriptor_parameters(node)
         helper = self.helper
         arg_types: list[Attribute] = []
         annotations: dict[str, Attribute] = {}
         for arg, _ in parameters:
-            if _is_constexpr_annotation(arg.annotation):
+            if self.is_constexpr_annotation(arg.annotation):
                 arg_types.append(tile.ConstexprType())
             elif arg.arg in descriptors:
                 arg_types.append(tile.DescriptorType(descriptors[arg.arg]))
@@ -190,7 +197,7 @@ class FunctionImporter:
                 arg_types.append(tile.PointerType())
             else:
                 arg_types.append(T.ANY if helper else tile.ScalarType())
-            if arg.annotation is not None and not _is_constexpr_annotation(arg.annotation):
+            if arg.annotation is not None and not self.is_constexpr_annotation(arg.annotation):
                 annotations[arg.arg] = StringAttr(ast.unparse(arg.annotation))
         block = Block(arg_types=arg_types)
         for (arg, _), block_arg in zip(parameters, block.args):
@@ -246,7 +253,7 @@ class FunctionImporter:
             if node.value is None:
                 raise self.unsupported(node, "annotation without value")
             value = self.expr(node.value)
-            if _is_constexpr_annotation(node.annotation) and isinstance(node.target, ast.Name):
+            if self.is_constexpr_annotation(node.annotation) and isinstance(node.target, ast.Name):
                 # `HALF: tl.constexpr = BLOCK // 2`: Triton needs the annotation to use HALF as a
                 # block size; a constexpr retype keeps it through the IR (the emitter writes it back).
                 value = self.insert(tile.RetypeOp(self.ssa(value, node.value), tile.ConstexprType())).results[0]
@@ -560,7 +567,7 @@ class FunctionImporter:
         if name in self.m.jit_functions:
             return PyRef(f"jit:{name}")
         if name in self.m.aliases:
-            return PyRef(self.m.aliases[name])
+            return PyRef(canonical_path(self.m.aliases[name]))
         if name in ("min", "max", "float", "int", "range", "len", "print"):
             return PyRef(f"builtins.{name}")
         if name in self.m.globals:
@@ -645,7 +652,7 @@ class FunctionImporter:
             if node.id in self.m.jit_functions:
                 return f"jit:{node.id}"
             if node.id in self.m.aliases:
-                return self.m.aliases[node.id]
+                return canonical_path(self.m.aliases[node.id])
             if node.id in ("min", "max", "float", "int", "range", "len", "print"):
                 return node.id if node.id == "range" else f"builtins.{node.id}"
             if required:
@@ -657,7 +664,7 @@ class FunctionImporter:
             base = self.callee_path(node.value, required=False)
             if base is None:
                 return None if not required else self._not_callable(node)
-            return f"{base}.{node.attr}"
+            return canonical_path(f"{base}.{node.attr}")
         return None if not required else self._not_callable(node)
 
     def _not_callable(self, node: ast.expr) -> str:

@@ -21,8 +21,8 @@ def grouped(x_ptr, y_ptr, M, N, stride_xm, BLOCK_M: tl.constexpr, BLOCK_N: tl.co
         tl.store(y_ptr + rows[:, None] * stride_xm + cols[None, :], tl.load(x_ptr + rows[:, None] * stride_xm + cols[None, :]))
 
 # CHECK: tile.func @grouped
-# CHECK-SAME: chunk.tile_loop = "((-(-(M) // (BLOCK_M))) * (-(-(N) // (BLOCK_N))))"
-# CHECK: tile.load {{.*}}chunk.access = {plan = @ag, tensor = "x_ptr", dim = 0 : i64, role = "read", lo = "((((pid0 // (GROUP_M * (-(-(N) // (BLOCK_N))))) * GROUP_M) + (pid0 % min(((-(-(M) // (BLOCK_M))) - ((pid0 // (GROUP_M * (-(-(N) // (BLOCK_N))))) * GROUP_M)), GROUP_M))) * BLOCK_M)", extent = "BLOCK_M"
+# CHECK-SAME: chunk.tile_loop = "(cdiv(M, BLOCK_M) * cdiv(N, BLOCK_N))"
+# CHECK: tile.load {{.*}}chunk.access = {plan = @ag, tensor = "x_ptr", dim = 0 : i64, role = "read", lo = "((((pid0 // (GROUP_M * cdiv(N, BLOCK_N))) * GROUP_M) + (pid0 % min((cdiv(M, BLOCK_M) - ((pid0 // (GROUP_M * cdiv(N, BLOCK_N))) * GROUP_M)), GROUP_M))) * BLOCK_M)", extent = "BLOCK_M"
 
 # max is the other builtin a host expression may call.
 # RUN: sed -e 's/min(num_m - first_m, GROUP_M)/max(first_m - first_m, GROUP_M)/' %s > %t.max.py
@@ -32,7 +32,7 @@ def grouped(x_ptr, y_ptr, M, N, stride_xm, BLOCK_M: tl.constexpr, BLOCK_N: tl.co
 # tl.minimum / tl.maximum of two scalars are min / max too.
 # RUN: sed -e 's/min(num_m - first_m, GROUP_M)/tl.maximum(num_m - first_m, GROUP_M)/' %s > %t.tlmax.py
 # RUN: overlap-opt %t.tlmax.py --plan 'all-gather{tensor=x_ptr world=2 size=M}' -p chunk-dependency-analysis | filecheck %s --check-prefix=TLMAX
-# TLMAX: lo = "{{.*}}max(((-(-(M) // (BLOCK_M))) - {{.*}}, GROUP_M){{.*}}", extent = "BLOCK_M"
+# TLMAX: lo = "{{.*}}max((cdiv(M, BLOCK_M) - {{.*}}, GROUP_M){{.*}}", extent = "BLOCK_M"
 
 # Any other call (here tl.abs) is outside the host language: the footprint is unknown.
 # RUN: sed -e 's/min(num_m - first_m, GROUP_M)/tl.abs(num_m - first_m)/' %s > %t.other.py

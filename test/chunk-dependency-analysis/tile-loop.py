@@ -18,8 +18,8 @@ def persistent(x_ptr, y_ptr, M, stride_xm, BLOCK_M: tl.constexpr, BLOCK_N: tl.co
         tl.store(y_ptr + rows[:, None] * stride_xm + cols[None, :], tl.load(x_ptr + rows[:, None] * stride_xm + cols[None, :]))
 
 # CHECK: tile.func @persistent
-# CHECK-SAME: chunk.tile_loop = "((-(-(M) // (BLOCK_M))) * (-(-(M) // (BLOCK_N))))"
-# CHECK: tile.load {{.*}}chunk.access = {plan = @ag, tensor = "x_ptr", dim = 0 : i64, role = "read", lo = "((pid0 // (-(-(M) // (BLOCK_N)))) * BLOCK_M)", extent = "BLOCK_M", loops = 1 : i64, invariant = 0 : i64}
+# CHECK-SAME: chunk.tile_loop = "(cdiv(M, BLOCK_M) * cdiv(M, BLOCK_N))"
+# CHECK: tile.load {{.*}}chunk.access = {plan = @ag, tensor = "x_ptr", dim = 0 : i64, role = "read", lo = "((pid0 // cdiv(M, BLOCK_N)) * BLOCK_M)", extent = "BLOCK_M", loops = 1 : i64, invariant = 0 : i64}
 
 # The step is a literal: not a launch's program count, so not a tile loop.
 # RUN: sed -e 's/tiles, tl.num_programs(0))/tiles, 4)/' %s > %t.literal.py

@@ -44,6 +44,11 @@ ALLOWED = {
     # dialect. The import is local to verify_, so loading the dialect does
     # not load the plan library.
     ("syncopate.dialects.chunk", "syncopate.ir.plans.verifier"),
+    # deps evaluates a launch's tile rows on the host (runtime/abi.py calls it);
+    # a row the device would compute past int32 is an error of that launch, so
+    # deps.HostOverflow is an AbiError, which every launch path reports as one
+    # line. runtime/errors.py is a leaf module that imports nothing.
+    ("syncopate.ir.analysis.deps", "syncopate.runtime.errors"),
 }
 
 
