@@ -13,6 +13,10 @@ ROOT = Path(__file__).resolve().parents[3]
 LAYERS = [
     ("syncopate.kernels", 0),  # plain Triton sources: they import nothing of syncopate
     ("syncopate.ir.contract", 0),
+    # the launch error (a leaf: it imports nothing), which the host-side row
+    # evaluation of ir/analysis/deps.py raises too (deps.HostOverflow): a row
+    # the device would compute past int32 is an error of that launch
+    ("syncopate.runtime.errors", 0),
     ("syncopate.ir.plans.errors", 1),
     ("syncopate.ir.plans.expr", 1),
     ("syncopate.dialects", 2),
@@ -44,11 +48,6 @@ ALLOWED = {
     # dialect. The import is local to verify_, so loading the dialect does
     # not load the plan library.
     ("syncopate.dialects.chunk", "syncopate.ir.plans.verifier"),
-    # deps evaluates a launch's tile rows on the host (runtime/abi.py calls it);
-    # a row the device would compute past int32 is an error of that launch, so
-    # deps.HostOverflow is an AbiError, which every launch path reports as one
-    # line. runtime/errors.py is a leaf module that imports nothing.
-    ("syncopate.ir.analysis.deps", "syncopate.runtime.errors"),
 }
 
 
