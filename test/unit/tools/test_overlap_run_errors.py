@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from syncopate.runtime.check import compile_workload, run_simulated
+from syncopate.runtime.sim import SimulationError
 from syncopate.runtime.workload import load_workload
 from syncopate.tools import overlap_run
 
@@ -134,7 +135,9 @@ def test_every_returned_tensor_is_compared(tmp_path: Path, capsys):
     assert code == 0 and "all ranks match" in out, out
     workload = load_workload(path)
     program = compile_workload(workload, 2, "overlap{waits=false}")
-    assert not all(r.ok for r in run_simulated(workload, 2, "late", program=program))
+    assert not all(r.ok for r in run_simulated(workload, 2, "late", program=program, sanitize=False))
+    with pytest.raises(SimulationError, match="without waiting for it"):  # the address sanitizer sees it first
+        run_simulated(workload, 2, "late", program=program)
 
 
 def test_a_pipeline_without_waits_is_refused(capsys):
