@@ -22,6 +22,7 @@ from xdsl.utils.exceptions import DiagnosticException, ParseError
 from xdsl.xdsl_opt_main import xDSLOptMain
 
 from syncopate.dialects.chunk import PlanOp
+import syncopate.ir.xdsl_lexer  # noqa: F401  (xDSL's string-literal regex in linear time)
 from syncopate.ir.contract import KERNEL_ATTR
 from syncopate.ir.frontend.errors import FrontendError
 from syncopate.ir.plans.errors import PlanError

@@ -10,6 +10,7 @@ from xdsl.parser import Parser
 from xdsl.utils.exceptions import DiagnosticException, ParseError, VerifyException
 
 from syncopate.dialects.chunk import Chunk, PlanOp
+import syncopate.ir.xdsl_lexer  # noqa: F401  (xDSL's string-literal regex in linear time)
 from syncopate.ir.plans.errors import PlanError
 from syncopate.ir.plans.model import Plan, to_op
 from syncopate.ir.plans.spec import plan_from_spec
@@ -75,6 +76,9 @@ def load_file(path: str, ctx: Context | None = None) -> PlanOp:
 
 def load(spec_or_path: str, ctx: Context | None = None) -> PlanOp:
     """A verified plan from a ``.mlir`` path or a template / port spec."""
+    if spec_or_path.endswith(".py") and os.path.isfile(spec_or_path):
+        raise PlanError(f"{spec_or_path}: a plan file is IR text holding one chunk.plan (.mlir), not Python; "
+                        "give a kernel as the input file and --plan a spec or a .mlir file")
     if spec_or_path.endswith(".mlir") or os.path.isfile(spec_or_path):
         return load_file(spec_or_path, ctx)
     return build(plan_from_spec(spec_or_path))

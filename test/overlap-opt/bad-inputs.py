@@ -56,3 +56,13 @@ def copy(x_ptr, y_ptr, N, BLOCK: tl.constexpr = 16):
 # TWICE-SPELLED: option 'chunks_per_rank' is given twice
 # TRAILING: overlap-opt: error: --plan: plan spec 'all-gather{world=2}}': unexpected text after the closing brace: '}'
 # CHUNKS: overlap-opt: error: --plan: all-gather: world=4 x chunks_per_rank=4096 is more chunks than a plan may have (at most 8192, one signal-pad flag each)
+# An unclosed string literal: xDSL's lexer took minutes on it (exponential in
+# its length), as an input file, a --plan file, and a Python file given to --plan.
+# RUN: %python -c "open('%t.quote.mlir', 'w').write(chr(34) * 3 + ' '.join(['x-y'] * 40))"
+# RUN: not overlap-opt %t.quote.mlir 2>&1 | filecheck %s --check-prefix=QUOTE
+# RUN: not overlap-opt --plan %t.quote.mlir 2>&1 | filecheck %s --check-prefix=QUOTE
+# RUN: not overlap-opt --plan %s 2>&1 | filecheck %s --check-prefix=PLANPY
+# QUOTE: {{.*}}.quote.mlir:1:3
+# QUOTE: End of file reached before closing string literal.
+# QUOTE-NOT: Traceback
+# PLANPY: overlap-opt: error: --plan: {{.*}}bad-inputs.py: a plan file is IR text holding one chunk.plan (.mlir), not Python; give a kernel as the input file and --plan a spec or a .mlir file

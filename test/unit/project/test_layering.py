@@ -12,6 +12,7 @@ ROOT = Path(__file__).resolve().parents[3]
 LAYERS = [
     ("syncopate.kernels", 0),  # plain Triton sources: they import nothing of syncopate
     ("syncopate.ir.contract", 0),
+    ("syncopate.ir.xdsl_lexer", 0),  # a fix to xDSL's lexer: imports only xDSL
     ("syncopate.ir.plans.errors", 1),
     ("syncopate.ir.plans.expr", 1),
     ("syncopate.dialects", 2),
