@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import ast
 import io
+import os
 import sys
 from collections.abc import Sequence
 from typing import IO
@@ -133,6 +134,20 @@ class OverlapOptMain(xDSLOptMain):
         super().setup_pipeline()
 
     # -- chunk plans ---------------------------------------------------------
+
+    def prepare_input(self) -> tuple[list[tuple[IO[bytes], int]], str]:
+        """xDSL's "Unrecognized file extension" names neither the file nor the fix."""
+        try:
+            return super().prepare_input()
+        except ValueError as error:
+            if not str(error).startswith("Unrecognized file extension"):
+                raise
+            suffix = os.path.splitext(self.get_input_name())[1]
+            what = f"unrecognized file extension '{suffix}'" if suffix else "no file extension"
+            raise InputError(
+                f"{self.get_input_name()}: {what}: name a Triton kernel .py and IR text .mlir, "
+                "or choose with -f py / -f mlir"
+            ) from None
 
     def get_input_stream(self) -> tuple[IO[bytes], str]:
         """With --plan and no input file, start from an empty module (no stdin)."""

@@ -66,3 +66,12 @@ def copy(x_ptr, y_ptr, N, BLOCK: tl.constexpr = 16):
 # QUOTE: End of file reached before closing string literal.
 # QUOTE-NOT: Traceback
 # PLANPY: overlap-opt: error: --plan: {{.*}}bad-inputs.py: a plan file is IR text holding one chunk.plan (.mlir), not Python; give a kernel as the input file and --plan a spec or a .mlir file
+# A file whose name is neither .py nor .mlir (a workload without its suffix).
+# RUN: %python -c "import os; os.makedirs('%t.d', exist_ok=True); open('%t.d/noext', 'wb').write(open('%s', 'rb').read())"
+# RUN: %python %S/inputs/status.py overlap-opt %t.d/noext | filecheck %s --check-prefix=NOEXT
+# RUN: %python -c "open('%t.txt', 'wb').write(open('%s', 'rb').read())"
+# RUN: not overlap-opt %t.txt 2>&1 | filecheck %s --check-prefix=TXT
+# RUN: overlap-opt -f py %t.d/noext | filecheck %s --check-prefix=BOM
+# NOEXT: overlap-opt: error: {{.*}}/noext: no file extension: name a Triton kernel .py and IR text .mlir, or choose with -f py / -f mlir
+# NOEXT-NEXT: exit 1
+# TXT: overlap-opt: error: {{.*}}.txt: unrecognized file extension '.txt': name a Triton kernel .py

@@ -135,6 +135,16 @@ def test_an_all_to_all_plan_without_splits_says_splits_are_missing(capsys):
     assert "internal error" not in err and len(err.strip().splitlines()) == 1, err
 
 
+@pytest.mark.parametrize("name, suffix", [("workload", "no suffix"), ("workload.txt", ".txt")])
+def test_a_workload_file_without_a_py_name_is_refused_by_name(tmp_path: Path, capsys, name, suffix):
+    """importlib finds no loader for such a name: it used to end in an internal AssertionError."""
+    path = tmp_path / name
+    path.write_text(BASE.read_text())
+    code, out, err = _run(capsys, str(path))
+    assert code == 1 and err == (f"overlap-run: error: {path}: a workload file is a Python module and its name "
+                                 f"must end in .py (got {suffix})\n"), (out, err)
+
+
 def test_every_returned_tensor_is_compared(tmp_path: Path, capsys):
     """A launch returning (out, out + 1): both match with waits; without
     waits, late delivery makes them differ."""
