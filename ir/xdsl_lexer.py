@@ -1,4 +1,4 @@
-"""A linear-time string-literal regex for xDSL's MLIR lexer.
+"""Guards for xDSL's MLIR lexer and parser: a linear-time string-literal regex, a nesting bound.
 
 xDSL 0.74's ``MLIRLexer._lex_string_literal`` matches a string literal with
 the regex ``SLOW_PATTERN`` below: a ``+`` inside a ``*``. When the literal is
@@ -10,6 +10,10 @@ minutes. The two alternatives start with different characters, so the
 possessive form ``LINEAR_PATTERN`` matches exactly the same text and fails
 in linear time; xDSL then reports its own "End of file reached before
 closing string literal" at the literal's line and column.
+
+:func:`too_deep` finds brackets nested deeper than xDSL's recursive parser
+can go, so that such text is refused by line and column, not with a
+RecursionError.
 
 Importing this module installs the regex (every module of syncopate that
 parses IR text imports it). It is installed only over the pattern it was
@@ -36,3 +40,39 @@ def install() -> bool:
 
 
 INSTALLED = install()
+
+
+MAX_NESTING = 64
+"""Brackets (``{ ( [ <``) IR text may nest: xDSL's parser recurses per
+level, a dozen Python frames each, and reaches Python's recursion limit
+near a hundred levels."""
+
+_NESTING_TOKEN = re.compile(r'"(?:[^"\\\n]|\\.)*"?|//[^\n]*|->|[{(\[<]|[})\]>]|\n')
+
+
+def too_deep(text: str) -> tuple[int, int, str] | None:
+    """(line, column, bracket) where ``text`` first nests brackets more than
+    ``MAX_NESTING`` deep, outside string literals and comments; None if it
+    never does. Linear in the text."""
+    depth, line, line_start = 0, 1, 0
+    for match in _NESTING_TOKEN.finditer(text):
+        token = match.group()
+        if token == "\n":
+            line, line_start = line + 1, match.end()
+        elif token in "{([<":
+            depth += 1
+            if depth > MAX_NESTING:
+                return line, match.start() - line_start + 1, token
+        elif token in "})]>":
+            depth = max(0, depth - 1)
+    return None
+
+
+def nesting_message(text: str, name: str) -> str | None:
+    """``NAME:LINE:COL: ...`` if ``text`` nests deeper than xDSL's parser can."""
+    where = too_deep(text)
+    if where is None:
+        return None
+    line, column, bracket = where
+    return (f"{name}:{line}:{column}: brackets nest more than {MAX_NESTING} deep at this '{bracket}'; "
+            "the IR parser would exceed Python's recursion limit")

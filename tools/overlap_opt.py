@@ -23,7 +23,7 @@ from xdsl.utils.exceptions import DiagnosticException, ParseError
 from xdsl.xdsl_opt_main import xDSLOptMain
 
 from syncopate.dialects.chunk import PlanOp
-import syncopate.ir.xdsl_lexer  # noqa: F401  (xDSL's string-literal regex in linear time)
+from syncopate.ir.xdsl_lexer import nesting_message  # also makes xDSL's string-literal regex linear
 from syncopate.ir.contract import KERNEL_ATTR
 from syncopate.ir.frontend.errors import FrontendError
 from syncopate.ir.plans.errors import PlanError
@@ -173,6 +173,9 @@ class OverlapOptMain(xDSLOptMain):
                 raise InputError(
                     f"{self.get_input_name()}: this is Python, not IR text; give a Triton kernel a .py name"
                 )
+            too_deep = nesting_message(text, self.get_input_name())
+            if too_deep:
+                raise InputError(too_deep)
             chunk = io.BytesIO(text.encode())
         module = super().parse_chunk(chunk, file_extension, start_offset)
         if module is not None and self.args.plan is not None:
@@ -227,8 +230,10 @@ def _message(error: BaseException) -> str:
 def main(args: Sequence[str] | None = None) -> int:
     """Run overlap-opt; user errors print ``overlap-opt: error: ...`` and
     return 1; usage errors return 2 (argparse's exit 2 on their own)."""
+    tool: OverlapOptMain | None = None
     try:
-        OverlapOptMain(args).run()
+        tool = OverlapOptMain(args)
+        tool.run()
     except PipelineError as error:
         print(f"overlap-opt: error: {error}", file=sys.stderr)
         return EXIT_USAGE
@@ -237,6 +242,11 @@ def main(args: Sequence[str] | None = None) -> int:
         return 1
     except (FrontendError, EmitError, DiagnosticException, PlanError, InputError, OSError, ValueError) as error:
         print(f"overlap-opt: error: {_message(error)}", file=sys.stderr)
+        return 1
+    except RecursionError:  # input deeper than the checks before parsing catch
+        name = tool.get_input_name() if tool is not None else "the input"
+        print(f"overlap-opt: error: {name}: nested too deeply: Python's recursion limit was reached while reading "
+              "or transforming it", file=sys.stderr)
         return 1
     return 0
 

@@ -75,3 +75,20 @@ def copy(x_ptr, y_ptr, N, BLOCK: tl.constexpr = 16):
 # NOEXT: overlap-opt: error: {{.*}}/noext: no file extension: name a Triton kernel .py and IR text .mlir, or choose with -f py / -f mlir
 # NOEXT-NEXT: exit 1
 # TXT: overlap-opt: error: {{.*}}.txt: unrecognized file extension '.txt': name a Triton kernel .py
+# Inputs too large for a recursive parser: an extent of 1,200 terms (a
+# RecursionError), IR nested 100 deep (a RecursionError in xDSL's parser).
+# RUN: overlap-opt --plan 'all-gather{world=2}' -o %t.terms.mlir
+# RUN: %python -c "p = '%t.terms.mlir'; t = open(p).read(); open(p, 'w').write(t.replace('shape [\"M\"', 'shape [\"' + '+'.join(['M'] * 1200) + '\"'))"
+# RUN: not overlap-opt --plan %t.terms.mlir 2>&1 | filecheck %s --check-prefix=TERMS
+# RUN: %python -c "open('%t.deep.mlir', 'w').write('builtin.module {\n' * 100 + '}\n' * 100)"
+# RUN: %python %S/inputs/status.py overlap-opt %t.deep.mlir | filecheck %s --check-prefix=DEEP
+# RUN: not overlap-opt --plan %t.deep.mlir 2>&1 | filecheck %s --check-prefix=DEEP-PLAN
+# TERMS: overlap-opt: error: --plan: shape of tensor 'a': extent 'M+M+M+M+M+M+M+M+M+M+M+M+M+M+M+M+M+M+M+M+'... (2399 characters) has 1200 terms; an extent may have at most 512 (integers and symbols)
+# DEEP: overlap-opt: error: {{.*}}.deep.mlir:65:16: brackets nest more than 64 deep at this '{'; the IR parser would exceed Python's recursion limit
+# DEEP-NEXT: exit 1
+# DEEP-PLAN: overlap-opt: error: --plan: cannot parse plan file {{.*}}.deep.mlir: {{.*}}.deep.mlir:65:16: brackets nest more than 64 deep
+# A Python file too deep for the frontend (5,000 terms: Python's own parser recurses).
+# RUN: %python -c "open('%t.deep.py', 'w').write('x = ' + '+'.join(['1'] * 5000) + chr(10))"
+# RUN: %python %S/inputs/status.py overlap-opt %t.deep.py | filecheck %s --check-prefix=DEEP-PY
+# DEEP-PY: overlap-opt: error: {{.*}}.deep.py: nested too deeply: Python's recursion limit was reached while reading or transforming it
+# DEEP-PY-NEXT: exit 1

@@ -67,3 +67,28 @@ def test_a_fresh_interpreter_parsing_a_plan_file_gets_the_fix(tmp_path):
             "try:\n    load_file(sys.argv[1])\nexcept PlanError as e:\n    print(e)\n")
     out = subprocess.run([sys.executable, "-c", code, str(path)], capture_output=True, text=True, timeout=60)
     assert "End of file reached before closing string literal" in out.stdout, out.stderr
+
+
+@pytest.mark.parametrize("text, where", [
+    ("builtin.module {\n" * 100 + "}\n" * 100, (65, 16, "{")),
+    ("builtin.module attributes {a = " + "[" * 200 + "]" * 200 + "} {}", (1, 95, "[")),
+    ("builtin.module attributes {a = " + "tuple<" * 100 + "i32" + ">" * 100 + "} {}", (1, 31 + 6 * 64, "<")),
+])
+def test_brackets_nested_past_the_bound_are_found_by_line_and_column(text, where):
+    assert xdsl_lexer.too_deep(text) == where
+    message = xdsl_lexer.nesting_message(text, "deep.mlir")
+    assert message == (f"deep.mlir:{where[0]}:{where[1]}: brackets nest more than 64 deep at this '{where[2]}'; "
+                       "the IR parser would exceed Python's recursion limit")
+
+
+def test_brackets_in_strings_comments_and_arrows_do_not_count():
+    text = ('builtin.module attributes {a = "' + "{[(<" * 100 + '", b = "\\"{{{{"} {\n'
+            + "// " + "{" * 100 + "\n" + "%x = \"op\"() : () -> ()\n" * 100 + "}\n")
+    assert xdsl_lexer.too_deep(text) is None
+    assert xdsl_lexer.too_deep("builtin.module {\n" * 64 + "}\n" * 64) is None
+
+
+def test_nesting_at_the_bound_still_parses():
+    """The bound leaves room: 64 nested regions parse below pytest's frames."""
+    text = "builtin.module {\n" * 64 + "}\n" * 64
+    Parser(make_context(), text, "ok.mlir").parse_module()
