@@ -55,6 +55,8 @@ def copy(x_ptr, y_ptr, N, BLOCK: tl.constexpr = 16):
 # TWICE: overlap-opt: error: --plan: plan spec 'all-gather{world=2 world=3}': option 'world' is given twice
 # TWICE-SPELLED: option 'chunks_per_rank' is given twice
 # TRAILING: overlap-opt: error: --plan: plan spec 'all-gather{world=2}}': unexpected text after the closing brace: '}'
+# RUN: not overlap-opt --plan 'all-gather{world=2 dim=100000}' 2>&1 | filecheck %s --check-prefix=DIM
+# DIM: overlap-opt: error: --plan: all-gather: dim=100000 is beyond the dims a plan's tensor may have (at most 16: dim 0 .. 15)
 # CHUNKS: overlap-opt: error: --plan: all-gather: world=4 x chunks_per_rank=4096 is more chunks than a plan may have (at most 8192, one signal-pad flag each)
 # An unclosed string literal: xDSL's lexer took minutes on it (exponential in
 # its length), as an input file, a --plan file, and a Python file given to --plan.
