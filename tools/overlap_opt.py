@@ -244,6 +244,8 @@ def main(args: Sequence[str] | None = None) -> int:
         print(f"overlap-opt: error: {_message(error)}", file=sys.stderr)
         return 1
     except RecursionError:  # input deeper than the checks before parsing catch
+        if os.environ.get("SYNCOPATE_TRACEBACK") == "1":
+            raise
         name = tool.get_input_name() if tool is not None else "the input"
         print(f"overlap-opt: error: {name}: nested too deeply: Python's recursion limit was reached while reading "
               "or transforming it", file=sys.stderr)
