@@ -7,6 +7,8 @@ from xdsl.dialects.func import Func
 from xdsl.dialects.scf import Scf
 from xdsl.ir import Dialect
 
+import syncopate.ir.xdsl_lexer  # noqa: F401  (xDSL's string-literal regex in linear time)
+
 
 def all_dialects() -> list[Dialect]:
     """builtin, arith, scf, func and this project's tile and chunk dialects."""

@@ -15,7 +15,7 @@ from typing import Any
 
 import torch
 
-from syncopate.dialects.chunk import PlanOp
+from syncopate.dialects.chunk import PlanOp, extent_value
 from syncopate.ir.analysis import deps
 from syncopate.ir.contract import CONSUMED
 from syncopate.runtime.abi import AbiError
@@ -127,6 +127,14 @@ def _receive_buffers(plan: PlanOp, sends: list[torch.Tensor], dim: int) -> list[
     w = plan.world_size
     if plan.splits is None:
         raise WorkloadError(f"all-to-all plan @{plan.sym_name.data} has no splits")
+    symbolic = [str(v) for v in map(extent_value, plan.splits.data) if not _is_int(v)]  # type: ignore[arg-type]
+    if symbolic:
+        raise RunError(
+            f"all-to-all plan @{plan.sym_name.data} needs splits=: without it, its splits are cut from its "
+            f"tensor's size ({', '.join(symbolic[:4])}{', ...' if len(symbolic) > 4 else ''}), and running it needs "
+            f"the rows each rank sends each other rank; give splits= with W = {w} or W*W = {w * w} integers "
+            "(a workload's PLANS(world) can compute them)"
+        )
     matrix = deps.split_matrix(plan)
     for s in range(w):
         if sum(matrix[s]) != sends[s].shape[dim]:
@@ -139,6 +147,14 @@ def _receive_buffers(plan: PlanOp, sends: list[torch.Tensor], dim: int) -> list[
         blocks = [rows(sends[s], dim, sum(matrix[s][:r]), sum(matrix[s][:r + 1])) for s in range(w)]
         out.append(torch.cat(blocks, dim=dim))
     return out
+
+
+def _is_int(extent: object) -> bool:
+    try:
+        int(extent)  # type: ignore[call-overload]
+    except (TypeError, ValueError):
+        return False
+    return True
 
 
 def _cut(workload: Workload, plan: PlanOp, parts: list[Any], arg: str, dim: int) -> list[tuple[int, int]]:

@@ -179,9 +179,13 @@ def load_workload(path: str) -> Workload:
     """Import the workload module at ``path`` and check the convention."""
     if not os.path.isfile(path):
         raise WorkloadError(f"{path}: no such workload file")
+    if not path.endswith(".py"):
+        raise WorkloadError(f"{path}: a workload file is a Python module and its name must end in .py "
+                            f"(got {os.path.splitext(path)[1] or 'no suffix'})")
     name = "syncopate_workload_" + os.path.splitext(os.path.basename(path))[0].replace("-", "_")
     spec = importlib.util.spec_from_file_location(name, path)
-    assert spec is not None and spec.loader is not None
+    if spec is None or spec.loader is None:  # not reached with a .py name; kept as one error line
+        raise WorkloadError(f"{path}: cannot be imported as a Python module")
     module = importlib.util.module_from_spec(spec)
     try:
         spec.loader.exec_module(module)

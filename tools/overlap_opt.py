@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import ast
 import io
+import os
 import sys
 from collections.abc import Sequence
 from typing import IO
@@ -22,6 +23,7 @@ from xdsl.utils.exceptions import DiagnosticException, ParseError
 from xdsl.xdsl_opt_main import xDSLOptMain
 
 from syncopate.dialects.chunk import PlanOp
+from syncopate.ir.xdsl_lexer import nesting_message  # also makes xDSL's string-literal regex linear
 from syncopate.ir.contract import KERNEL_ATTR
 from syncopate.ir.frontend.errors import FrontendError
 from syncopate.ir.plans.errors import PlanError
@@ -133,6 +135,20 @@ class OverlapOptMain(xDSLOptMain):
 
     # -- chunk plans ---------------------------------------------------------
 
+    def prepare_input(self) -> tuple[list[tuple[IO[bytes], int]], str]:
+        """xDSL's "Unrecognized file extension" names neither the file nor the fix."""
+        try:
+            return super().prepare_input()
+        except ValueError as error:
+            if not str(error).startswith("Unrecognized file extension"):
+                raise
+            suffix = os.path.splitext(self.get_input_name())[1]
+            what = f"unrecognized file extension '{suffix}'" if suffix else "no file extension"
+            raise InputError(
+                f"{self.get_input_name()}: {what}: name a Triton kernel .py and IR text .mlir, "
+                "or choose with -f py / -f mlir"
+            ) from None
+
     def get_input_stream(self) -> tuple[IO[bytes], str]:
         """With --plan and no input file, start from an empty module (no stdin)."""
         if self.args.plan is not None and self.args.input_file is None:
@@ -157,6 +173,9 @@ class OverlapOptMain(xDSLOptMain):
                 raise InputError(
                     f"{self.get_input_name()}: this is Python, not IR text; give a Triton kernel a .py name"
                 )
+            too_deep = nesting_message(text, self.get_input_name())
+            if too_deep:
+                raise InputError(too_deep)
             chunk = io.BytesIO(text.encode())
         module = super().parse_chunk(chunk, file_extension, start_offset)
         if module is not None and self.args.plan is not None:
@@ -211,8 +230,10 @@ def _message(error: BaseException) -> str:
 def main(args: Sequence[str] | None = None) -> int:
     """Run overlap-opt; user errors print ``overlap-opt: error: ...`` and
     return 1; usage errors return 2 (argparse's exit 2 on their own)."""
+    tool: OverlapOptMain | None = None
     try:
-        OverlapOptMain(args).run()
+        tool = OverlapOptMain(args)
+        tool.run()
     except PipelineError as error:
         print(f"overlap-opt: error: {error}", file=sys.stderr)
         return EXIT_USAGE
@@ -221,6 +242,13 @@ def main(args: Sequence[str] | None = None) -> int:
         return 1
     except (FrontendError, EmitError, DiagnosticException, PlanError, InputError, OSError, ValueError) as error:
         print(f"overlap-opt: error: {_message(error)}", file=sys.stderr)
+        return 1
+    except RecursionError:  # input deeper than the checks before parsing catch
+        if os.environ.get("SYNCOPATE_TRACEBACK") == "1":
+            raise
+        name = tool.get_input_name() if tool is not None else "the input"
+        print(f"overlap-opt: error: {name}: nested too deeply: Python's recursion limit was reached while reading "
+              "or transforming it", file=sys.stderr)
         return 1
     return 0
 

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import ast
 import math
+import re
 from collections.abc import Mapping
 from functools import lru_cache
 
@@ -63,18 +64,68 @@ def _nested_floor(e: sympy.Expr) -> sympy.Expr:
     return e
 
 
-@lru_cache(maxsize=4096)
-def _parse(text: str) -> sympy.Expr:
+MAX_EXTENT_TERMS = 32  # integers and symbols of an extent a user writes (more: minutes at W = 72)
+MAX_EXTENT_DIVISIONS = 16  # nested / and % in it: sympy's floors grow slow with depth
+# Extents built from those (a chunk's offset, a size minus its other chunks)
+# are longer: what any extent may hold before it is parsed at all.
+_LIMIT_TERMS, _LIMIT_DIVISIONS, _LIMIT_TOKENS = 512, MAX_EXTENT_DIVISIONS + 8, 4096
+_TOKEN = re.compile(r"[A-Za-z_]\w*|\d+|\S")
+
+
+def _shown(text: str) -> str:
+    """An extent in a message: whole if short, else its start and its length."""
+    return repr(text) if len(text) <= 60 else f"{text[:40]!r}... ({len(text)} characters)"
+
+
+def _bounded(text: str, tree: ast.expr, max_terms: int, max_divisions: int) -> None:
+    """Refuse an extent too large to analyse: Python's parser and the
+    recursive walks over it (here and in sympy) fail or crawl on
+    thousands of terms or deep nesting."""
+    terms = sum(1 for node in ast.walk(tree) if isinstance(node, (ast.Name, ast.Constant)))
+    if terms > max_terms:
+        raise PlanError(f"extent {_shown(text)} has {terms} terms; an extent may have at most {max_terms} "
+                        "(integers and symbols)")
+    depth: dict[int, int] = {id(tree): 0}
+    for node in ast.walk(tree):  # breadth first: a parent before its children
+        level = depth[id(node)] + (isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Div, ast.FloorDiv, ast.Mod)))
+        if level > max_divisions:
+            raise PlanError(f"extent {_shown(text)} nests more than {max_divisions} divisions (/ or %) inside "
+                            "one another")
+        for child in ast.iter_child_nodes(node):
+            depth[id(child)] = level
+
+
+def _tree(text: str) -> ast.expr:
+    tokens = len(_TOKEN.findall(text))
+    if tokens > _LIMIT_TOKENS:
+        raise PlanError(f"extent {_shown(text)} has {tokens} tokens, more than any extent may have ({_LIMIT_TOKENS}; "
+                        f"one in a plan spec at most {MAX_EXTENT_TERMS} integers and symbols)")
     try:
         tree = ast.parse(text.strip(), mode="eval").body
     except SyntaxError as err:
-        raise PlanError(f"malformed extent expression {text!r}: {err.msg}") from None
+        raise PlanError(f"malformed extent expression {_shown(text)}: {err.msg}") from None
+    except (RecursionError, MemoryError):
+        raise PlanError(f"extent {_shown(text)} is nested too deeply to parse") from None
     for node in ast.walk(tree):
         if not (isinstance(node, _ALLOWED) or (isinstance(node, ast.Constant) and type(node.value) is int)):
             raise PlanError(
-                f"extent expression {text!r} may only use integers, symbols, "
+                f"extent expression {_shown(text)} may only use integers, symbols, "
                 "+ - * / % and parentheses"
             )
+    return tree
+
+
+def check_size(extent: Extent) -> None:
+    """Raise PlanError if an extent a user wrote is longer or deeper than
+    ``MAX_EXTENT_TERMS`` / ``MAX_EXTENT_DIVISIONS`` allow."""
+    if isinstance(extent, str):
+        _bounded(extent, _tree(extent), MAX_EXTENT_TERMS, MAX_EXTENT_DIVISIONS)
+
+
+@lru_cache(maxsize=4096)
+def _parse(text: str) -> sympy.Expr:
+    tree = _tree(text)
+    _bounded(text, tree, _LIMIT_TERMS, _LIMIT_DIVISIONS)
 
     def build(node: ast.expr) -> sympy.Expr:
         if isinstance(node, ast.Constant):
@@ -98,7 +149,10 @@ def _parse(text: str) -> sympy.Expr:
             return sympy.Mod(lhs, rhs)
         return _floor_div(lhs, rhs)
 
-    return build(tree)
+    try:
+        return build(tree)
+    except RecursionError:
+        raise PlanError(f"extent {_shown(text)} is nested too deeply to analyse") from None
 
 
 def to_sympy(extent: Extent) -> sympy.Expr:
@@ -237,6 +291,12 @@ def normalize(extent: Extent) -> Extent:
     return simplify(extent.strip() if isinstance(extent, str) else extent)
 
 
+def user_extent(extent: Extent) -> Extent:
+    """An extent from a plan spec, bounded (:func:`check_size`) and normalized."""
+    check_size(extent)
+    return normalize(extent)
+
+
 # ---------------------------------------------------------------- builders
 
 
@@ -337,6 +397,7 @@ def _affine_nonnegative(e: sympy.Expr, modulus: int) -> bool:
     return True
 
 
+@lru_cache(maxsize=4096)  # each floor's numerator holds the floors inside it: uncached, nested floors take 2**depth calls
 def _modulus(e: sympy.Expr) -> int | None:
     """A period after which every floor and remainder in ``e`` repeats its
     residue pattern: the lcm over them of divisor times the period of the

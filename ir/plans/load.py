@@ -10,6 +10,7 @@ from xdsl.parser import Parser
 from xdsl.utils.exceptions import DiagnosticException, ParseError, VerifyException
 
 from syncopate.dialects.chunk import Chunk, PlanOp
+from syncopate.ir.xdsl_lexer import nesting_message  # also makes xDSL's string-literal regex linear
 from syncopate.ir.plans.errors import PlanError
 from syncopate.ir.plans.model import Plan, to_op
 from syncopate.ir.plans.spec import plan_from_spec
@@ -60,10 +61,15 @@ def load_file(path: str, ctx: Context | None = None) -> PlanOp:
     for dialect in (Builtin, Chunk):
         if ctx.get_optional_dialect(dialect.name) is None:
             ctx.load_dialect(dialect)
+    too_deep = nesting_message(text, path)
+    if too_deep:
+        raise PlanError(f"cannot parse plan file {path}: {too_deep}")
     try:
         module = Parser(ctx, text, path).parse_module()
     except ParseError as err:
         raise PlanError(f"cannot parse plan file {path}:\n{err}") from None
+    except RecursionError:
+        raise PlanError(f"cannot parse plan file {path}: nested too deeply (Python's recursion limit)") from None
     _verify(module)
     plans = [op for op in module.walk() if isinstance(op, PlanOp)]
     if len(plans) != 1:
@@ -75,6 +81,9 @@ def load_file(path: str, ctx: Context | None = None) -> PlanOp:
 
 def load(spec_or_path: str, ctx: Context | None = None) -> PlanOp:
     """A verified plan from a ``.mlir`` path or a template / port spec."""
+    if spec_or_path.endswith(".py") and os.path.isfile(spec_or_path):
+        raise PlanError(f"{spec_or_path}: a plan file is IR text holding one chunk.plan (.mlir), not Python; "
+                        "give a kernel as the input file and --plan a spec or a .mlir file")
     if spec_or_path.endswith(".mlir") or os.path.isfile(spec_or_path):
         return load_file(spec_or_path, ctx)
     return build(plan_from_spec(spec_or_path))

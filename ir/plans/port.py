@@ -119,7 +119,7 @@ PORT_KEYS = ("from", "to", "world", "tensor", "size", "chunks_per_rank", "order"
 
 def port_from_options(opts: object) -> Plan:
     """``port{...}`` spec -> plan (``opts`` is a spec.Options)."""
-    from syncopate.ir.plans.expr import normalize
+    from syncopate.ir.plans.expr import user_extent
     from syncopate.ir.plans.spec import _REQUIRED, Options
 
     assert isinstance(opts, Options)
@@ -131,6 +131,6 @@ def port_from_options(opts: object) -> Plan:
     for key, kind in (("size", (int, str)), ("chunks_per_rank", int), ("order", str), ("name", str), ("param", str)):
         value = opts.take(key, kind)
         if value is not None:
-            extra[key] = normalize(value) if key == "size" else value  # type: ignore[arg-type]
+            extra[key] = user_extent(value) if key == "size" else value  # type: ignore[arg-type]
     opts.finish(PORT_KEYS)
     return port(src, dst, world, tensor, **extra)  # type: ignore[arg-type]

@@ -16,7 +16,7 @@ from xdsl.utils.arg_spec import ArgSpec, parse_spec
 from xdsl.utils.exceptions import ArgSpecParseError
 
 from syncopate.ir.plans.errors import PlanError
-from syncopate.ir.plans.expr import normalize
+from syncopate.ir.plans.expr import user_extent
 from syncopate.ir.plans.model import Plan
 from syncopate.ir.plans.templates import TEMPLATES, TemplateOptions, instantiate
 
@@ -108,10 +108,10 @@ def template_options(kind: str, opts: Options) -> TemplateOptions:
         world=world,  # type: ignore[arg-type]
         tensor=opts.take("tensor", str, "a"),  # type: ignore[arg-type]
         dim=opts.take("dim", int, 0),  # type: ignore[arg-type]
-        size=normalize(opts.take("size", (int, str), "M")),  # type: ignore[arg-type]
+        size=user_extent(opts.take("size", (int, str), "M")),  # type: ignore[arg-type]
         chunks_per_rank=opts.take("chunks_per_rank", int, 1),  # type: ignore[arg-type]
         order=opts.take("order", str, "ring"),  # type: ignore[arg-type]
-        splits=None if splits is None else tuple(normalize(s) for s in splits),  # type: ignore[arg-type]
+        splits=None if splits is None else tuple(user_extent(s) for s in splits),  # type: ignore[arg-type]
         name=opts.take("name", str),  # type: ignore[arg-type]
         param=opts.take("param", str),  # type: ignore[arg-type]
         stride=opts.take("stride", (str, int)),  # type: ignore[arg-type]

@@ -65,6 +65,7 @@ DEFAULT_NAMES = {
 # is refused up front instead of computing for minutes.
 MAX_WORLD = 72
 MAX_CHUNKS = 8192  # chunks of one plan (world x chunks_per_rank): the GPU signal pad's flags
+MAX_DIMS = 16  # dims of a plan's tensor: dim < MAX_DIMS (the binding names every dim's size and stride)
 
 
 @dataclass(frozen=True)
@@ -92,6 +93,9 @@ class TemplateOptions:
             )
         if self.dim < 0:
             raise PlanError(f"{self.kind}: dim must be >= 0, got {self.dim}")
+        if self.dim >= MAX_DIMS:
+            raise PlanError(f"{self.kind}: dim={self.dim} is beyond the dims a plan's tensor may have "
+                            f"(at most {MAX_DIMS}: dim 0 .. {MAX_DIMS - 1})")
         if self.world > MAX_WORLD:
             raise PlanError(f"{self.kind}: world={self.world} is more ranks than a fused kernel supports "
                             f"(at most {MAX_WORLD})")

@@ -55,4 +55,42 @@ def copy(x_ptr, y_ptr, N, BLOCK: tl.constexpr = 16):
 # TWICE: overlap-opt: error: --plan: plan spec 'all-gather{world=2 world=3}': option 'world' is given twice
 # TWICE-SPELLED: option 'chunks_per_rank' is given twice
 # TRAILING: overlap-opt: error: --plan: plan spec 'all-gather{world=2}}': unexpected text after the closing brace: '}'
+# RUN: not overlap-opt --plan 'all-gather{world=2 dim=100000}' 2>&1 | filecheck %s --check-prefix=DIM
+# DIM: overlap-opt: error: --plan: all-gather: dim=100000 is beyond the dims a plan's tensor may have (at most 16: dim 0 .. 15)
 # CHUNKS: overlap-opt: error: --plan: all-gather: world=4 x chunks_per_rank=4096 is more chunks than a plan may have (at most 8192, one signal-pad flag each)
+# An unclosed string literal: xDSL's lexer took minutes on it (exponential in
+# its length), as an input file, a --plan file, and a Python file given to --plan.
+# RUN: %python -c "open('%t.quote.mlir', 'w').write(chr(34) * 3 + ' '.join(['x-y'] * 40))"
+# RUN: not overlap-opt %t.quote.mlir 2>&1 | filecheck %s --check-prefix=QUOTE
+# RUN: not overlap-opt --plan %t.quote.mlir 2>&1 | filecheck %s --check-prefix=QUOTE
+# RUN: not overlap-opt --plan %s 2>&1 | filecheck %s --check-prefix=PLANPY
+# QUOTE: {{.*}}.quote.mlir:1:3
+# QUOTE: End of file reached before closing string literal.
+# QUOTE-NOT: Traceback
+# PLANPY: overlap-opt: error: --plan: {{.*}}bad-inputs.py: a plan file is IR text holding one chunk.plan (.mlir), not Python; give a kernel as the input file and --plan a spec or a .mlir file
+# A file whose name is neither .py nor .mlir (a workload without its suffix).
+# RUN: %python -c "import os; os.makedirs('%t.d', exist_ok=True); open('%t.d/noext', 'wb').write(open('%s', 'rb').read())"
+# RUN: %python %S/inputs/status.py overlap-opt %t.d/noext | filecheck %s --check-prefix=NOEXT
+# RUN: %python -c "open('%t.txt', 'wb').write(open('%s', 'rb').read())"
+# RUN: not overlap-opt %t.txt 2>&1 | filecheck %s --check-prefix=TXT
+# RUN: overlap-opt -f py %t.d/noext | filecheck %s --check-prefix=BOM
+# NOEXT: overlap-opt: error: {{.*}}/noext: no file extension: name a Triton kernel .py and IR text .mlir, or choose with -f py / -f mlir
+# NOEXT-NEXT: exit 1
+# TXT: overlap-opt: error: {{.*}}.txt: unrecognized file extension '.txt': name a Triton kernel .py
+# Inputs too large for a recursive parser: an extent of 1,200 terms (a
+# RecursionError), IR nested 100 deep (a RecursionError in xDSL's parser).
+# RUN: overlap-opt --plan 'all-gather{world=2}' -o %t.terms.mlir
+# RUN: %python -c "p = '%t.terms.mlir'; t = open(p).read(); open(p, 'w').write(t.replace('shape [\"M\"', 'shape [\"' + '+'.join(['M'] * 1200) + '\"'))"
+# RUN: not overlap-opt --plan %t.terms.mlir 2>&1 | filecheck %s --check-prefix=TERMS
+# RUN: %python -c "open('%t.deep.mlir', 'w').write('builtin.module {\n' * 100 + '}\n' * 100)"
+# RUN: %python %S/inputs/status.py overlap-opt %t.deep.mlir | filecheck %s --check-prefix=DEEP
+# RUN: not overlap-opt --plan %t.deep.mlir 2>&1 | filecheck %s --check-prefix=DEEP-PLAN
+# TERMS: overlap-opt: error: --plan: shape of tensor 'a': extent 'M+M+M+M+M+M+M+M+M+M+M+M+M+M+M+M+M+M+M+M+'... (2399 characters) has 1200 terms; an extent may have at most 512 (integers and symbols)
+# DEEP: overlap-opt: error: {{.*}}.deep.mlir:65:16: brackets nest more than 64 deep at this '{'; the IR parser would exceed Python's recursion limit
+# DEEP-NEXT: exit 1
+# DEEP-PLAN: overlap-opt: error: --plan: cannot parse plan file {{.*}}.deep.mlir: {{.*}}.deep.mlir:65:16: brackets nest more than 64 deep
+# A Python file too deep for the frontend (5,000 terms: Python's own parser recurses).
+# RUN: %python -c "open('%t.deep.py', 'w').write('x = ' + '+'.join(['1'] * 5000) + chr(10))"
+# RUN: %python %S/inputs/status.py overlap-opt %t.deep.py | filecheck %s --check-prefix=DEEP-PY
+# DEEP-PY: overlap-opt: error: {{.*}}.deep.py: nested too deeply: Python's recursion limit was reached while reading or transforming it
+# DEEP-PY-NEXT: exit 1

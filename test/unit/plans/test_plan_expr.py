@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import itertools
+import re
+import time
 
 import pytest
 
+from syncopate.ir.plans import expr
 from syncopate.ir.plans.errors import PlanError
 from syncopate.ir.plans.expr import (
     add,
@@ -167,3 +170,46 @@ def test_provably_nonnegative(text, proved) -> None:
     if proved:
         for m, k in itertools.product(range(0, 33), range(0, 3)):
             assert evaluate(text, {"M": m, "K": k}) >= 0
+
+
+def _nested_divisions(n: int) -> str:
+    text = "M"
+    for _ in range(n):
+        text = f"({text}+1)/3"
+    return text
+
+
+@pytest.mark.parametrize("text, message", [
+    ("+".join(["M"] * 1200), "has 1200 terms; an extent may have at most 32 (integers and symbols)"),
+    ("+".join(f"M{i}" for i in range(5000)), "has 9999 tokens, more than any extent may have (4096; "
+                                             "one in a plan spec at most 32 integers and symbols)"),
+    ("-" * 3000 + "M", "is nested too deeply to"),
+    ("M" + "/2" * 17, "nests more than 16 divisions (/ or %) inside one another"),
+])
+def test_an_extent_too_large_to_analyse_is_one_plan_error(text, message) -> None:
+    """1,200 terms used to be a RecursionError, 5,000 one inside Python's
+    parser, 20 nested floors minutes of sympy."""
+    start = time.perf_counter()
+    with pytest.raises(PlanError, match=re.escape(message)) as info:
+        expr.user_extent(text)
+    assert len(str(info.value).splitlines()) == 1 and len(str(info.value)) < 300, str(info.value)
+    assert time.perf_counter() - start < 5
+
+
+def test_extents_at_the_bounds_are_accepted() -> None:
+    assert expr.user_extent("+".join(f"M{i}" for i in range(32)))
+    assert expr.user_extent(_nested_divisions(15))
+    assert expr.user_extent("M" + "/2" * 16) == "M/65536"
+
+
+def test_built_extents_may_be_longer_than_written_ones() -> None:
+    """A template's chunk offsets and sizes are built from the spec's extents."""
+    size = "+".join(f"M{i}" for i in range(32))
+    assert expr.symbols(expr.sub(size, expr.div(size, 72))) == expr.symbols(size)
+
+
+def test_nested_floors_are_decided_in_polynomial_time() -> None:
+    """_modulus recursed into every floor's numerator uncached: 2**depth calls."""
+    start = time.perf_counter()
+    expr.provably_nonnegative(_nested_divisions(15))  # not proved: 3**15 residues
+    assert time.perf_counter() - start < 5

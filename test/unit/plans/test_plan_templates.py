@@ -65,6 +65,12 @@ def test_spec_expands(spec, kind, count) -> None:
         ("port{from=replicate to=shard-0 world=2}", "Supported: Shard\\(d\\) -> Replicate\\(\\)"),
         ("port{from=\"Shard(0)\" to=\"Shard(0)\" world=2}", "cannot port Shard\\(0\\) -> Shard\\(0\\)"),
         ("port{from=bogus to=replicate world=2}", "unknown placement 'bogus'"),
+        # bounds: a dim past 15 named every dim up to it (dim=100000 ran for minutes)
+        ("all-gather{world=2 dim=100000}", "dim=100000 is beyond the dims a plan's tensor may have \\(at most 16"),
+        ("port{from=\"Shard(99999)\" to=\"Replicate()\" world=2}", "dim=99999 is beyond the dims"),
+        ("all-gather{world=2 size=\"" + "+".join(["M"] * 1200) + "\"}", "has 1200 terms; an extent may have at most 32"),
+        ("all-to-all{world=2 splits=\"" + "+".join(["M"] * 40) + "\",1,1,1}", "has 40 terms"),
+        ("port{from=\"Shard(0)\" to=\"Replicate()\" world=2 size=\"" + "-" * 3000 + "M\"}", "nested too deeply"),
     ],
 )
 def test_bad_specs_raise_plan_error(spec, message) -> None:

@@ -17,6 +17,7 @@ LAYERS = [
     # evaluation of ir/analysis/deps.py raises too (deps.HostOverflow): a row
     # the device would compute past int32 is an error of that launch
     ("syncopate.runtime.errors", 0),
+    ("syncopate.ir.xdsl_lexer", 0),  # a fix to xDSL's lexer: imports only xDSL
     ("syncopate.ir.plans.errors", 1),
     ("syncopate.ir.plans.expr", 1),
     ("syncopate.dialects", 2),

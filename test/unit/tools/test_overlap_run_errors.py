@@ -127,6 +127,25 @@ def test_all_to_all_splits_unlike_the_send_buffers_name_the_rank(capsys):
     assert code == 1 and "rank 0's all-to-all send buffer has" in err and "the plan's splits say 2" in err, (out, err)
 
 
+def test_an_all_to_all_plan_without_splits_says_splits_are_missing(capsys):
+    """Without splits= the template cuts the tensor's size symbolically
+    (M/2, M - M/2); running it used to end in "internal error ... int('M/2')"."""
+    code, out, err = _run(capsys, str(ROOT / "examples" / "a2a_grouped_gemm.py"), "--plan", "all-to-all{tensor=x_ptr dim=0}")
+    assert code == 1 and "overlap-run: error: all-to-all plan @a2a needs splits=: " in err, (out, err)
+    assert "(M/2, M - M/2, M/2, M - M/2)" in err and "give splits= with W = 2 or W*W = 4 integers" in err, err
+    assert "internal error" not in err and len(err.strip().splitlines()) == 1, err
+
+
+@pytest.mark.parametrize("name, suffix", [("workload", "no suffix"), ("workload.txt", ".txt")])
+def test_a_workload_file_without_a_py_name_is_refused_by_name(tmp_path: Path, capsys, name, suffix):
+    """importlib finds no loader for such a name: it used to end in an internal AssertionError."""
+    path = tmp_path / name
+    path.write_text(BASE.read_text())
+    code, out, err = _run(capsys, str(path))
+    assert code == 1 and err == (f"overlap-run: error: {path}: a workload file is a Python module and its name "
+                                 f"must end in .py (got {suffix})\n"), (out, err)
+
+
 def test_every_returned_tensor_is_compared(tmp_path: Path, capsys):
     """A launch returning (out, out + 1): both match with waits; without
     waits, late delivery makes them differ."""
