@@ -175,8 +175,9 @@ def with_world(spec: str, world: int) -> str:
     return spec + f"{{world={world}}}"
 
 
-def load_workload(path: str) -> Workload:
+def load_workload(path: str | os.PathLike[str]) -> Workload:
     """Import the workload module at ``path`` and check the convention."""
+    path = os.fspath(path)
     if not os.path.isfile(path):
         raise WorkloadError(f"{path}: no such workload file")
     if not path.endswith(".py"):
