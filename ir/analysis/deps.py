@@ -11,6 +11,7 @@ counts and tile orders from it; tests inspect it.
 from __future__ import annotations
 
 import ast
+import functools
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
@@ -22,7 +23,7 @@ from syncopate.dialects.chunk import PlanOp, extent_value
 from syncopate.ir.contract import ACCESS_ATTR
 from syncopate.ir.contract import AccessKey as K
 from syncopate.ir.locations import describe
-from syncopate.ir.plans.expr import evaluate
+from syncopate.ir.plans.expr import evaluate, parse_expression
 from syncopate.runtime.errors import AbiError
 
 
@@ -175,6 +176,13 @@ def eval_host(expr: str, env: Mapping[str, int], pid: tuple[int, int, int], grid
     return _HostEval(expr, scope).value()
 
 
+@functools.lru_cache(maxsize=4096)
+def _parsed(expr: str) -> ast.Expression:
+    """``expr`` parsed once (a launch evaluates it at every program id), by
+    the thread-safe parse of ir/plans/expr.py."""
+    return parse_expression(expr)
+
+
 class _HostEval:
     """Evaluates the small language of ``footprint.host_expr`` (names, ints,
     ``+ - * // %``, unary minus, ``min``/``max``/``cdiv``/``int64``) to
@@ -186,7 +194,7 @@ class _HostEval:
 
     def value(self) -> int:
         try:
-            tree = ast.parse(self.expr, mode="eval")
+            tree = _parsed(self.expr)
         except SyntaxError as err:
             raise ValueError(f"host expression {self.expr!r} does not parse: {err.msg}") from None
         return self.eval(tree.body)[0]

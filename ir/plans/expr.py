@@ -28,6 +28,7 @@ from __future__ import annotations
 import ast
 import math
 import re
+import threading
 from collections.abc import Mapping
 from functools import lru_cache
 
@@ -95,13 +96,26 @@ def _bounded(text: str, tree: ast.expr, max_terms: int, max_divisions: int) -> N
             depth[id(child)] = level
 
 
+_PARSE_LOCK = threading.Lock()
+
+
+def parse_expression(text: str) -> ast.Expression:
+    """``ast.parse(text, mode="eval")`` under a lock: CPython 3.11's parser
+    is not safe to enter from several threads at once ("AST constructor
+    recursion depth mismatch"), and launches evaluate extents and rows on
+    the host from any thread (the GPU world's stand-in tests run ranks as
+    threads)."""
+    with _PARSE_LOCK:
+        return ast.parse(text, mode="eval")
+
+
 def _tree(text: str) -> ast.expr:
     tokens = len(_TOKEN.findall(text))
     if tokens > _LIMIT_TOKENS:
         raise PlanError(f"extent {_shown(text)} has {tokens} tokens, more than any extent may have ({_LIMIT_TOKENS}; "
                         f"one in a plan spec at most {MAX_EXTENT_TERMS} integers and symbols)")
     try:
-        tree = ast.parse(text.strip(), mode="eval").body
+        tree = parse_expression(text.strip()).body
     except SyntaxError as err:
         raise PlanError(f"malformed extent expression {_shown(text)}: {err.msg}") from None
     except (RecursionError, MemoryError):
@@ -234,7 +248,7 @@ def from_sympy(e: sympy.Expr) -> Extent:
 
 @lru_cache(maxsize=4096)
 def _names(text: str) -> frozenset[str]:
-    return frozenset(n.id for n in ast.walk(ast.parse(text.strip(), mode="eval")) if isinstance(n, ast.Name))
+    return frozenset(n.id for n in ast.walk(parse_expression(text.strip())) if isinstance(n, ast.Name))
 
 
 def symbols(extent: Extent) -> frozenset[str]:
