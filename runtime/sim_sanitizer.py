@@ -30,6 +30,8 @@ so the line is the emitted file's).
 
 from __future__ import annotations
 
+import functools
+import importlib.util
 import os
 import sys
 from collections.abc import Callable, Iterable, Mapping
@@ -176,18 +178,25 @@ class AddressSanitizer:
             self.violations.append(f"rank {self.rank} program {self.program}: {what}{where}")
 
 
-# the interpreter, the libraries it runs on, and the simulator's own hooks (runtime/)
-_SKIPPED = tuple(os.path.dirname(os.path.abspath(m)) + os.sep
-                 for m in (np.__file__, torch.__file__, __import__("triton").__file__, __file__))
+@functools.cache
+def _skipped() -> tuple[str, ...]:
+    """The folders of the interpreter, the libraries it runs on, and the
+    simulator's own hooks (runtime/). Found without importing Triton: the
+    command-line tools import this module before they set TRITON_INTERPRET,
+    which must be set before Triton is first imported."""
+    triton = importlib.util.find_spec("triton")
+    origins = [np.__file__, torch.__file__, __file__] + ([triton.origin] if triton and triton.origin else [])
+    return tuple(os.path.dirname(os.path.abspath(m)) + os.sep for m in origins)
 
 
 def kernel_line() -> str:
     """file:line of the innermost frame outside Triton, NumPy, torch and the
     simulator: the kernel's statement."""
+    skipped = _skipped()
     frame = sys._getframe(1)
     while frame is not None:
         name = frame.f_code.co_filename
-        if not os.path.abspath(name).startswith(_SKIPPED):
+        if not os.path.abspath(name).startswith(skipped):
             return f"{name}:{frame.f_lineno}"
         frame = frame.f_back
     return "<unknown>"

@@ -24,3 +24,20 @@ def test_gpu_runs_outside_torchrun_say_how_to_launch():
     done = subprocess.run([sys.executable, "-m", "syncopate.tools.overlap_run", "examples/ag_gemm.py", "--gpu",
                            "--ce-lanes", "2"], capture_output=True, text=True, timeout=120, env=env)
     assert done.returncode != 0 and "torchrun --nproc-per-node=W overlap-run" in done.stderr, done.stderr
+
+
+def test_the_readme_main_job_runs_without_triton_interpret_set(tmp_path):
+    """The README's main job as a user's shell runs it: no TRITON_INTERPRET
+    in the environment. overlap-run sets it before Triton is first imported,
+    so nothing it imports at module scope may import Triton (a module that
+    did made every simulated launch fail with "Cannot call @triton.jit'd
+    outside of the scope of a kernel")."""
+    env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
+    run = subprocess.run([sys.executable, "-m", "syncopate.tools.overlap_run", "examples/ag_gemm.py", "--world", "3",
+                          "--delivery", "plan"], capture_output=True, text=True, timeout=300, env=env)
+    assert run.returncode == 0 and "all ranks match" in run.stdout, run.stdout + run.stderr
+    out = tmp_path / "fused_ag_gemm.py"
+    emit = subprocess.run([sys.executable, "-m", "syncopate.tools.overlap_opt", "examples/ag_gemm.py", "--plan",
+                           "all-gather{tensor=a_ptr dim=0 world=3}", "-p", "overlap", "-t", "triton", "-o", str(out)],
+                          capture_output=True, text=True, timeout=300, env=env)
+    assert emit.returncode == 0 and "syn_wait_span(" in out.read_text(), emit.stderr
