@@ -38,6 +38,9 @@ for the default group), as for the ``symm_mem`` ops.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 import torch
 
 from syncopate.pytorch import op_autograd, op_path, op_stats, unfused_ops
@@ -55,6 +58,19 @@ _AR_SCHEMA = "(Tensor A, Tensor B, str reduce_op, str group_name) -> Tensor"
 _TAGS = (torch.Tag.needs_fixed_stride_order,)
 
 
+def _run(op: str, refusal: str | None, key: Callable[[], op_path.Key], A: torch.Tensor, Bs: list[torch.Tensor],
+         fused: Callable[[], Any], unfused: Callable[[], Any]) -> Any:
+    """One call of ``op``: the path measured for its key where the fused
+    kernel takes it (pytorch/op_path.py), else the unfused one, counted,
+    logged and announced with the refusal."""
+    shapes = (tuple(A.shape), *(tuple(B.shape) for B in Bs))
+    if refusal is None:
+        return op_path.run(key(), shapes, fused, unfused)
+    op_stats.record(op, shapes, refusal)
+    unfused_ops.warn_unfused(op, refusal)
+    return unfused()
+
+
 def _all_gather_matmul_impl(A: torch.Tensor, Bs: list[torch.Tensor], gather_dim: int, group_name: str,
                             return_A: bool) -> tuple[torch.Tensor | None, list[torch.Tensor]]:
     from syncopate.pytorch import fused_ops
@@ -63,15 +79,10 @@ def _all_gather_matmul_impl(A: torch.Tensor, Bs: list[torch.Tensor], gather_dim:
     op_path.mode()  # a misspelt SYNCOPATE_OPS_PATH raises on any machine, not only where the fused path applies
     if not Bs:  # a plain all-gather (the backward's re-gather): no matmul to fuse, nothing to announce
         return unfused_ops.all_gather_matmul(A, Bs, gather_dim, group_name, return_A)
-    refusal = fused_ops.all_gather_matmul_refusal(A, Bs, gather_dim, group_name)
-    shapes = (tuple(A.shape), *(tuple(B.shape) for B in Bs))
-    if refusal is None:
-        return op_path.run(op_path.key("all_gather_matmul", group_name, A, Bs, return_A), shapes,
-                           lambda: fused_ops.all_gather_matmul(A, Bs, gather_dim, group_name, return_A),
-                           lambda: unfused_ops.all_gather_matmul(A, Bs, gather_dim, group_name, return_A))
-    op_stats.record("all_gather_matmul", shapes, refusal)
-    unfused_ops.warn_unfused("all_gather_matmul", refusal)
-    return unfused_ops.all_gather_matmul(A, Bs, gather_dim, group_name, return_A)
+    return _run("all_gather_matmul", fused_ops.all_gather_matmul_refusal(A, Bs, gather_dim, group_name),
+                lambda: op_path.key("all_gather_matmul", group_name, A, Bs, return_A), A, Bs,
+                lambda: fused_ops.all_gather_matmul(A, Bs, gather_dim, group_name, return_A),
+                lambda: unfused_ops.all_gather_matmul(A, Bs, gather_dim, group_name, return_A))
 
 
 @torch.library.custom_op("syncopate::all_gather_matmul", mutates_args=(), schema=_AG_SCHEMA, tags=_TAGS)
@@ -96,15 +107,10 @@ def _matmul_reduce_scatter_impl(A: torch.Tensor, B: torch.Tensor, reduce_op: str
 
     unfused_ops.check_matmul_reduce_scatter(A, B, reduce_op, scatter_dim, group_name)
     op_path.mode()
-    refusal = fused_ops.matmul_reduce_scatter_refusal(A, B, scatter_dim, group_name)
-    shapes = (tuple(A.shape), tuple(B.shape))
-    if refusal is None:
-        return op_path.run(op_path.key("matmul_reduce_scatter", group_name, A, [B]), shapes,
-                           lambda: fused_ops.matmul_reduce_scatter(A, B, reduce_op, scatter_dim, group_name),
-                           lambda: unfused_ops.matmul_reduce_scatter(A, B, reduce_op, scatter_dim, group_name))
-    op_stats.record("matmul_reduce_scatter", shapes, refusal)
-    unfused_ops.warn_unfused("matmul_reduce_scatter", refusal)
-    return unfused_ops.matmul_reduce_scatter(A, B, reduce_op, scatter_dim, group_name)
+    return _run("matmul_reduce_scatter", fused_ops.matmul_reduce_scatter_refusal(A, B, scatter_dim, group_name),
+                lambda: op_path.key("matmul_reduce_scatter", group_name, A, [B]), A, [B],
+                lambda: fused_ops.matmul_reduce_scatter(A, B, reduce_op, scatter_dim, group_name),
+                lambda: unfused_ops.matmul_reduce_scatter(A, B, reduce_op, scatter_dim, group_name))
 
 
 @torch.library.custom_op("syncopate::matmul_reduce_scatter", mutates_args=(), schema=_RS_SCHEMA, tags=_TAGS)
@@ -127,15 +133,10 @@ def _matmul_all_reduce_impl(A: torch.Tensor, B: torch.Tensor, reduce_op: str, gr
 
     unfused_ops.check_matmul_all_reduce(A, B, reduce_op, group_name)
     op_path.mode()
-    refusal = fused_ops.matmul_all_reduce_refusal(A, B, group_name)
-    shapes = (tuple(A.shape), tuple(B.shape))
-    if refusal is None:
-        return op_path.run(op_path.key("matmul_all_reduce", group_name, A, [B]), shapes,
-                           lambda: fused_ops.matmul_all_reduce(A, B, reduce_op, group_name),
-                           lambda: unfused_ops.matmul_all_reduce(A, B, reduce_op, group_name))
-    op_stats.record("matmul_all_reduce", shapes, refusal)
-    unfused_ops.warn_unfused("matmul_all_reduce", refusal)
-    return unfused_ops.matmul_all_reduce(A, B, reduce_op, group_name)
+    return _run("matmul_all_reduce", fused_ops.matmul_all_reduce_refusal(A, B, group_name),
+                lambda: op_path.key("matmul_all_reduce", group_name, A, [B]), A, [B],
+                lambda: fused_ops.matmul_all_reduce(A, B, reduce_op, group_name),
+                lambda: unfused_ops.matmul_all_reduce(A, B, reduce_op, group_name))
 
 
 @torch.library.custom_op("syncopate::matmul_all_reduce", mutates_args=(), schema=_AR_SCHEMA, tags=_TAGS)

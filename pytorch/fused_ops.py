@@ -221,8 +221,7 @@ def matmul_all_reduce_refusal(A: torch.Tensor, B: torch.Tensor, group_name: str)
     dims flattened) run as the fused matmul + reduce-scatter, then an
     all-gather of the reduced rows, so they must split evenly over the group."""
     rows = A.numel() // A.shape[-1] if A.shape[-1] else 0
-    refusal = _common_refusal(A, [B], 0, group_name) if A.dim() == 2 else \
-        _common_refusal(A.reshape(rows, A.shape[-1]) if A.is_contiguous() else A, [B], 0, group_name)
+    refusal = _common_refusal(A.reshape(rows, A.shape[-1]) if A.is_contiguous() else A, [B], 0, group_name)
     if refusal is None and (B.shape[1] * B.element_size()) % 16:
         return "output rows that are not a multiple of 16 bytes"
     if refusal is None and rows % process_group(group_name).size():

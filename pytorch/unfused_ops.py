@@ -76,9 +76,9 @@ def check_all_gather_matmul(A_shard: torch.Tensor, Bs: list[torch.Tensor], gathe
                              f"(A_shard {tuple(A_shard.shape)}, gather_dim {gather_dim}, B {tuple(B.shape)})")
 
 
-def check_matmul_reduce_scatter(A: torch.Tensor, B: torch.Tensor, reduce_op: str, scatter_dim: int,
-                                group_name: str) -> None:
-    op = "syncopate.ops.matmul_reduce_scatter"
+def _check_matmul_reduce(op: str, A: torch.Tensor, B: torch.Tensor, reduce_op: str) -> None:
+    """The arguments the reducing ops share: A of 2 or more dims, B a matrix
+    whose first dim matches A's last, a known reduce_op."""
     if A.dim() < 2:
         raise ValueError(f"{op}: A must have 2 or more dims, got shape {tuple(A.shape)}")
     if B.dim() != 2 or B.shape[0] != A.shape[-1]:
@@ -86,6 +86,12 @@ def check_matmul_reduce_scatter(A: torch.Tensor, B: torch.Tensor, reduce_op: str
                          f"B {tuple(B.shape)})")
     if reduce_op not in REDUCE_OPS:
         raise ValueError(f"{op}: reduce_op must be one of {REDUCE_OPS}, got '{reduce_op}'")
+
+
+def check_matmul_reduce_scatter(A: torch.Tensor, B: torch.Tensor, reduce_op: str, scatter_dim: int,
+                                group_name: str) -> None:
+    op = "syncopate.ops.matmul_reduce_scatter"
+    _check_matmul_reduce(op, A, B, reduce_op)
     if not 0 <= scatter_dim < A.dim():
         raise ValueError(f"{op}: scatter_dim {scatter_dim} is not a dim of A (shape {tuple(A.shape)})")
     size = B.shape[1] if scatter_dim == A.dim() - 1 else A.shape[scatter_dim]
@@ -163,14 +169,7 @@ def matmul_reduce_scatter(A: torch.Tensor, B: torch.Tensor, reduce_op: str, scat
 
 
 def check_matmul_all_reduce(A: torch.Tensor, B: torch.Tensor, reduce_op: str, group_name: str) -> None:
-    op = "syncopate.ops.matmul_all_reduce"
-    if A.dim() < 2:
-        raise ValueError(f"{op}: A must have 2 or more dims, got shape {tuple(A.shape)}")
-    if B.dim() != 2 or B.shape[0] != A.shape[-1]:
-        raise ValueError(f"{op}: B must be a matrix whose first dim matches A's last (A {tuple(A.shape)}, "
-                         f"B {tuple(B.shape)})")
-    if reduce_op not in REDUCE_OPS:
-        raise ValueError(f"{op}: reduce_op must be one of {REDUCE_OPS}, got '{reduce_op}'")
+    _check_matmul_reduce("syncopate.ops.matmul_all_reduce", A, B, reduce_op)
 
 
 def matmul_all_reduce(A: torch.Tensor, B: torch.Tensor, reduce_op: str, group_name: str) -> torch.Tensor:

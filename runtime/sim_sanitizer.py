@@ -34,7 +34,7 @@ import functools
 import importlib.util
 import os
 import sys
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -119,43 +119,37 @@ class AddressSanitizer:
         self._written.pop(flag, None)
 
     def loaded(self, addresses: np.ndarray, mask: np.ndarray) -> None:
-        live = addresses.reshape(-1)[mask.reshape(-1).astype(bool)].astype(np.int64)
-        for t in self.tensors:
-            if not t.consumed:
+        for t, c, row, address in self._touched(addresses, mask, consumed=True):
+            if c.is_local or c.flag in self._waited or c.flag in self._reported:
                 continue
-            inside, rows = t.rows(live)
-            if not len(rows):
-                continue
-            ks = t.chunk_of_row[rows]
-            for k in np.unique(ks[ks >= 0]):
-                c = t.chunks[k]
-                if c.is_local or c.flag in self._waited or c.flag in self._reported:
-                    continue
-                self._reported.add(c.flag)
-                at = int(np.flatnonzero(ks == k)[0])
-                self._violate(f"read row {int(rows[at])} of '{t.name}' (address {int(inside[at]):#x}) in chunk {c.id} "
-                              f"of @{c.plan} from rank {c.src} without waiting for it")
+            self._reported.add(c.flag)
+            self._violate(f"read row {row} of '{t.name}' (address {address:#x}) in chunk {c.id} "
+                          f"of @{c.plan} from rank {c.src} without waiting for it")
 
     def stored(self, addresses: np.ndarray, mask: np.ndarray) -> None:
+        for t, c, row, address in self._touched(addresses, mask, consumed=False):
+            if not self.complete(c.flag):
+                self._written[c.flag] = c
+            elif c.flag not in self._reported:
+                self._reported.add(c.flag)
+                self._violate(f"wrote row {row} of '{t.name}' (address {address:#x}) in chunk "
+                              f"{c.id} of @{c.plan} after the chunk was announced complete")
+
+    def _touched(self, addresses: np.ndarray, mask: np.ndarray,
+                 consumed: bool) -> Iterator[tuple[GuardedTensor, ConcreteChunk, int, int]]:
+        """(tensor, chunk, first row, its address) for each chunk of the
+        consumed (or produced) tensors that the live lanes of an access touch."""
         live = addresses.reshape(-1)[mask.reshape(-1).astype(bool)].astype(np.int64)
         for t in self.tensors:
-            if t.consumed:
+            if t.consumed != consumed:
                 continue
             inside, rows = t.rows(live)
             if not len(rows):
                 continue
             ks = t.chunk_of_row[rows]
             for k in np.unique(ks[ks >= 0]):
-                c = t.chunks[k]
-                if self.complete(c.flag):
-                    if c.flag in self._reported:
-                        continue
-                    self._reported.add(c.flag)
-                    at = int(np.flatnonzero(ks == k)[0])
-                    self._violate(f"wrote row {int(rows[at])} of '{t.name}' (address {int(inside[at]):#x}) in chunk "
-                                  f"{c.id} of @{c.plan} after the chunk was announced complete")
-                else:
-                    self._written[c.flag] = c
+                at = int(np.flatnonzero(ks == k)[0])
+                yield t, t.chunks[k], int(rows[at]), int(inside[at])
 
     def end_program(self) -> None:
         for c in self._written.values():
