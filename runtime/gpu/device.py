@@ -17,8 +17,8 @@ from syncopate.runtime.abi import SyncState
 from syncopate.runtime.gpu import stream_memops
 from syncopate.runtime.gpu.stream_wait import wait_flag
 
-__all__ = ["accumulate", "add_epoch", "await_token", "capture", "copy", "memop_waits", "replay", "set_epoch", "wait_flag",
-           "wait_value", "write_epoch", "write_value", "zero_words"]
+__all__ = ["accumulate", "add_epoch", "await_token", "await_tokens", "capture", "copy", "memop_waits", "put_word", "replay",
+           "set_epoch", "wait_flag", "wait_values", "write_epoch", "write_value", "zero_words"]
 
 
 def write_value(flags: torch.Tensor, index: int, value: int) -> None:
@@ -27,6 +27,12 @@ def write_value(flags: torch.Tensor, index: int, value: int) -> None:
     from torch.distributed._symmetric_memory import _SymmetricMemory
 
     _SymmetricMemory.stream_write_value32(flags.view(torch.uint32), index, value)
+
+
+def put_word(target: torch.Tensor, index: int, source: torch.Tensor, at: int) -> None:
+    """``target[index] = source[at]`` on the current stream, by a copy:
+    between two GPUs' memory a copy engine runs it (runtime/gpu/words.py)."""
+    target[index:index + 1].copy_(source[at:at + 1], non_blocking=True)
 
 
 def set_epoch(epoch: torch.Tensor, value: int) -> None:
@@ -70,18 +76,28 @@ def memop_waits() -> bool:
     return stream_memops.available()
 
 
-def wait_value(flags: torch.Tensor, index: int, value: int) -> None:
-    """Hold the current stream until ``flags[index] >= value``: a driver stream wait, no SM."""
-    stream_memops.wait_at_least(flags, index, value)
+def wait_values(flags: torch.Tensor, indices: tuple[int, ...], value: int) -> None:
+    """Hold the current stream until ``flags[i] >= value`` for every ``i`` of
+    ``indices``: driver stream waits, no SM, one driver call (and one graph
+    node) for all of them."""
+    stream_memops.wait_all_at_least(flags, indices, value)
 
 
 def await_token(sync: SyncState, index: int) -> None:
-    """Hold the current stream until ``sync``'s pad word ``index`` is at least 1
-    (a token). With a spin limit (the debug mode) the wait kernel runs, so a
-    wait that gives up is reported like a tile's."""
+    """Hold the current stream until ``sync``'s pad word ``index`` is at least 1 (a token)."""
+    await_tokens(sync, (index,))
+
+
+def await_tokens(sync: SyncState, indices: tuple[int, ...]) -> None:
+    """Hold the current stream until each of ``sync``'s pad words ``indices``
+    is at least 1 (tokens). With a spin limit (the debug mode) a wait kernel
+    runs per word, so a wait that gives up is reported like a tile's."""
+    if not indices:
+        return
     if not sync.spin_limit and memop_waits():
-        wait_value(sync.flags, index, 1)
-    else:
+        wait_values(sync.flags, tuple(indices), 1)
+        return
+    for index in indices:
         wait_flag(sync.flags, index, 0, sync.epoch, sync.spin_limit, sync.report, least=1)
 
 

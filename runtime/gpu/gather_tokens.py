@@ -44,7 +44,7 @@ from syncopate.dialects.chunk import PlanOp
 from syncopate.ir.analysis import deps
 from syncopate.ir.analysis.deps import ConcreteChunk
 from syncopate.runtime.abi import SyncState
-from syncopate.runtime.gpu import device
+from syncopate.runtime.gpu import device, words
 
 if TYPE_CHECKING:
     from syncopate.runtime.gpu.world import GpuWorld
@@ -54,12 +54,13 @@ PULLED = ("ce", "sm")  # backends that read the owner's symmetric buffer directl
 
 @dataclass(frozen=True)
 class GatherTokens:
-    """Where the tokens of a world of ``world`` ranks sit in a signal pad of
-    ``pad_words`` words: the top ``2 * world`` words (below them, the plan
-    flags and the reduce-scatter staging layout)."""
+    """Where the tokens of a world of ``world`` ranks sit in a signal pad
+    whose tokens end at word ``pad_words``: the ``2 * world`` words below it
+    (below them, the plan flags and the reduce-scatter staging layout; above
+    it, the pad's constant words: runtime/gpu/words.py)."""
 
     world: int
-    pad_words: int
+    pad_words: int = words.CONSTANTS_AT
 
     @property
     def base(self) -> int:
@@ -141,7 +142,12 @@ def announce(w: GpuWorld, sync: SyncState, tokens: GatherTokens, readers: tuple[
     """After the communication stream joined the compute stream (this
     launch's rows are written): each reader's ready token of this rank."""
     for reader in readers:
-        device.write_value(w.peer_view(sync.flags, reader, "signal pad"), tokens.ready(w.rank), 1)
+        words.write_peer(w, sync, reader, tokens.ready(w.rank), 1)
+
+
+def await_ready(sync: SyncState, tokens: GatherTokens, owners: tuple[int, ...]) -> None:
+    """Before the first read of ``owners``' rows: their ready tokens, all in one wait."""
+    device.await_tokens(sync, tuple(tokens.ready(owner) for owner in owners))
 
 
 def release(w: GpuWorld, sync: SyncState, tokens: GatherTokens, owners: tuple[int, ...]) -> None:
@@ -149,14 +155,15 @@ def release(w: GpuWorld, sync: SyncState, tokens: GatherTokens, owners: tuple[in
     tokens, then hand each owner its release token (in that order, so an
     owner's next ready token cannot be lost to this reset)."""
     for owner in owners:
-        device.write_value(sync.flags, tokens.ready(owner), 0)
+        words.write_own(w, sync, tokens.ready(owner), 0)
     for owner in owners:
-        device.write_value(w.peer_view(sync.flags, owner, "signal pad"), tokens.released(w.rank), 1)
+        words.write_peer(w, sync, owner, tokens.released(w.rank), 1)
 
 
-def await_releases(sync: SyncState, tokens: GatherTokens, readers: tuple[int, ...]) -> None:
-    """At the end of a launch: wait for every reader's release token and take
-    it, so nothing queued after the launch overwrites rows a peer still reads."""
+def await_releases(w: GpuWorld, sync: SyncState, tokens: GatherTokens, readers: tuple[int, ...]) -> None:
+    """At the end of a launch: wait for every reader's release token (all in
+    one wait), then take them, so nothing queued after the launch overwrites
+    rows a peer still reads."""
+    device.await_tokens(sync, tuple(tokens.released(reader) for reader in readers))
     for reader in readers:
-        device.await_token(sync, tokens.released(reader))
-        device.write_value(sync.flags, tokens.released(reader), 0)
+        words.write_own(w, sync, tokens.released(reader), 0)

@@ -15,7 +15,8 @@ order their earlier writes before the word: a stream write carries a
 memory barrier by default). Guarantees: :func:`wait_at_least` returns once
 the wait is queued; the stream's later work runs only once the word, read
 as an int32 difference from ``value``, is at least ``value``
-(``CU_STREAM_WAIT_VALUE_GEQ``). Without the bindings, or with
+(``CU_STREAM_WAIT_VALUE_GEQ``); :func:`wait_all_at_least` queues several
+such waits as one batch. Without the bindings, or with
 ``SYNCOPATE_MEMOP_WAITS=0``, :func:`available` is False and callers keep
 the wait kernel.
 """
@@ -42,6 +43,30 @@ def _driver():
 def available() -> bool:
     """Whether token waits can be driver stream waits here."""
     return os.environ.get(ENV, "1") != "0" and _driver() is not None
+
+
+def wait_all_at_least(words: torch.Tensor, indices: tuple[int, ...], value: int) -> None:
+    """Hold the current stream until ``words[i] >= value`` for every ``i`` of
+    ``indices`` (int32 words): one wait, or one batch of waits
+    (``cuStreamBatchMemOp``, which runs its operations in order), so a CUDA
+    graph holds one node for all of them."""
+    if len(indices) == 1:
+        wait_at_least(words, indices[0], value)
+        return
+    driver = _driver()
+    stream = torch.cuda.current_stream(words.device).cuda_stream
+    geq = int(driver.CUstreamWaitValue_flags.CU_STREAM_WAIT_VALUE_GEQ)
+    operations = []
+    for index in indices:
+        op = driver.CUstreamBatchMemOpParams()
+        op.waitValue.operation = driver.CUstreamBatchMemOpType.CU_STREAM_MEM_OP_WAIT_VALUE_32
+        op.waitValue.address = driver.CUdeviceptr(words.data_ptr() + index * words.element_size())
+        op.waitValue.value = value
+        op.waitValue.flags = geq
+        operations.append(op)
+    (err,) = driver.cuStreamBatchMemOp(driver.CUstream(stream), len(operations), operations, 0)
+    if err != driver.CUresult.CUDA_SUCCESS:
+        raise RuntimeError(f"cuStreamBatchMemOp waiting on pad words {list(indices)} failed: {err}")
 
 
 def wait_at_least(words: torch.Tensor, index: int, value: int) -> None:

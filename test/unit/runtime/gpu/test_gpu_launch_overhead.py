@@ -109,6 +109,7 @@ def _context(monkeypatch, log: list, world: int = 2, graphs: bool = False, rank:
     monkeypatch.setattr(torch.cuda, "get_device_properties", lambda d: types.SimpleNamespace(multi_processor_count=132))
     monkeypatch.setattr(policies, "check_tensor", lambda t, name: None)
     monkeypatch.setattr(device, "write_value", lambda f, i, v: log.append(("write", current[0].name, i)))
+    monkeypatch.setattr(device, "put_word", lambda f, i, source, at: log.append(("put", current[0].name, i)))
     monkeypatch.setattr(device, "write_epoch", lambda f, i, e: log.append(("arrival", current[0].name, i)))
     monkeypatch.setattr(device, "wait_flag", lambda f, i, *a, **k: log.append(("wait", current[0].name, i)))
     monkeypatch.setattr(device, "copy", lambda d, s: log.append(("copy", current[0].name, d.data_ptr())))
@@ -175,7 +176,8 @@ def _launches(monkeypatch, example: str, backend: str, plan: str | None, world: 
     log: list = []
     w = _context(monkeypatch, log, world, graphs, whole=whole)
     monkeypatch.setattr(device, "memop_waits", lambda: memops)
-    monkeypatch.setattr(device, "wait_value", lambda f, i, v: log.append(("await", torch.cuda.current_stream().name, i)))
+    monkeypatch.setattr(device, "wait_values", lambda f, indices, v: log.append(
+        ("await", torch.cuda.current_stream().name, tuple(indices))))
     inputs = [workload.make_inputs(r, world, 3) for r in range(world)]
     if example.startswith("ag_"):  # the gathered A: every rank's shard, in a symmetric buffer
         a = w.symmetric(torch.cat([i["a"] for i in inputs]))
@@ -300,14 +302,39 @@ def test_a_replayed_launch_captures_what_an_eager_launch_issues(monkeypatch):
     constant that every replay would otherwise find already raised)."""
     eager, _ = _launches(monkeypatch, "ag_gemm.py", "ce", None)
     graphs, _ = _launches(monkeypatch, "ag_gemm.py", "ce", None, graphs=True)
-    def shape(ops):  # two runs' buffers lie at other addresses
-        return [op[:2] if op[0] in ("copy", "add") else op for op in ops]
+    shape = _same_work
 
     graph = shape(graphs[-1][0][2])
     issued = shape(op for op in eager[-1] if op[0] != "epoch")
     raised = [op[2] for op in issued if op[0] == "write" and op[1].startswith("lane")]
     assert raised and graph[:len(issued)] == issued
     assert graph[len(issued):] == [("zero", "compute", tuple(sorted(raised)))]  # one node, whatever the chunks
+
+
+def _same_work(ops) -> list:
+    """Operations as compared between an eager launch and a captured one:
+    two runs' buffers lie at other addresses, and a captured word write is
+    a copy of a constant word (runtime/gpu/words.py) where an eager one is a
+    stream write."""
+    return [op[:2] if op[0] in ("copy", "add") else ("write", *op[1:]) if op[0] == "put" else op for op in ops]
+
+
+@pytest.mark.parametrize("example, backend, plan", CASES, ids=IDS)
+def test_a_captured_launch_holds_no_stream_write_and_a_fixed_number_of_waits(monkeypatch, example, backend, plan):
+    """Every memory-operation node of a graph costs host time at each
+    replay: a captured launch writes its words by copies, and waits for its
+    tokens in batches, as many at any W and chunk count."""
+    waits = {}
+    for world in (2, 4):
+        for n in (1, 4):
+            per_launch, _ = _launches(monkeypatch, example, backend, plan.format(n=n).replace("}", f" world={world}}}"),
+                                      world, graphs=True, memops=True)
+            graph = per_launch[-1][0][2]
+            assert not [op for op in graph if op[0] == "write"], "a stream write in a captured launch"
+            waits[(world, n)] = sum(1 for op in graph if op[0] == "await")
+            if backend != "sm" and example.startswith("ag_"):  # the copies' flags and the tokens are copied words
+                assert any(op[0] == "put" for op in graph)
+    assert len(set(waits.values())) == 1, f"waits per captured launch grow with W or chunks: {waits}"
 
 
 def test_launches_with_nccl_collectives_are_not_replayed(monkeypatch):
@@ -361,9 +388,7 @@ def test_the_communication_graph_holds_the_eager_launchs_communication(monkeypat
     stream clears after the kernel (one node: the flags the graph raised)."""
     eager, _ = _launches(monkeypatch, "ag_gemm.py", "ce", None, fresh_outputs=True, memops=True)
     split, _ = _launches(monkeypatch, "ag_gemm.py", "ce", None, graphs=True, fresh_outputs=True, memops=True)
-
-    def shape(ops):  # two runs' buffers lie at other addresses
-        return [op[:2] if op[0] in ("copy", "add") else op for op in ops]
+    shape = _same_work
 
     comm = shape(op for op in eager[-1] if op[0] not in ("epoch", "kernel") and op[1] != "compute")
     graph = [op for op in split[-1] if op[0] == "replay"][0][2]

@@ -29,8 +29,17 @@ def _driver(calls: list, result: Result = Result.CUDA_SUCCESS):
         calls.append((stream, address, value, flags))
         return (result,)
 
-    return types.SimpleNamespace(cuStreamWaitValue32=wait, CUstream=lambda s: ("stream", s),
-                                 CUdeviceptr=lambda a: ("ptr", a), CUresult=Result,
+    def batch(stream, count, operations, flags):
+        calls.append(("batch", stream, count, [(op.waitValue.operation, op.waitValue.address, op.waitValue.value,
+                                                op.waitValue.flags) for op in operations], flags))
+        return (result,)
+
+    def params():
+        return types.SimpleNamespace(waitValue=types.SimpleNamespace())
+
+    return types.SimpleNamespace(cuStreamWaitValue32=wait, cuStreamBatchMemOp=batch, CUstreamBatchMemOpParams=params,
+                                 CUstreamBatchMemOpType=types.SimpleNamespace(CU_STREAM_MEM_OP_WAIT_VALUE_32="wait32"),
+                                 CUstream=lambda s: ("stream", s), CUdeviceptr=lambda a: ("ptr", a), CUresult=Result,
                                  CUstreamWaitValue_flags=WaitFlags)
 
 
@@ -46,6 +55,26 @@ def test_a_wait_holds_the_current_stream_on_the_word_until_it_reaches_the_value(
     words = torch.zeros(16, dtype=torch.int32)
     stream_memops.wait_at_least(words, 5, 1)
     assert recorded == [(("stream", 77), ("ptr", words.data_ptr() + 5 * 4), 1, WaitFlags.CU_STREAM_WAIT_VALUE_GEQ)]
+
+
+def test_several_waits_are_one_batch_holding_each_word_in_order(recorded):
+    """One driver call (one graph node) for every word, each compared with
+    GEQ; a single word is a plain wait."""
+    words = torch.zeros(16, dtype=torch.int32)
+    stream_memops.wait_all_at_least(words, (9, 4, 12), 1)
+    geq = WaitFlags.CU_STREAM_WAIT_VALUE_GEQ
+    assert recorded == [("batch", ("stream", 77), 3, [("wait32", ("ptr", words.data_ptr() + i * 4), 1, geq)
+                                                      for i in (9, 4, 12)], 0)]
+    recorded.clear()
+    stream_memops.wait_all_at_least(words, (3,), 2)
+    assert recorded == [(("stream", 77), ("ptr", words.data_ptr() + 12), 2, geq)]
+
+
+def test_a_failed_batch_names_its_words(monkeypatch):
+    monkeypatch.setattr(stream_memops, "_driver", lambda: _driver([], Result.CUDA_ERROR_INVALID_VALUE))
+    monkeypatch.setattr(torch.cuda, "current_stream", lambda device=None: types.SimpleNamespace(cuda_stream=1))
+    with pytest.raises(RuntimeError, match=r"pad words \[1, 2\]"):
+        stream_memops.wait_all_at_least(torch.zeros(4, dtype=torch.int32), (1, 2), 1)
 
 
 def test_a_failed_wait_names_the_word(monkeypatch):
