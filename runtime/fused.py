@@ -21,6 +21,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+import torch
 from xdsl.dialects.builtin import DictionaryAttr, ModuleOp
 
 from syncopate.dialects import tile
@@ -118,16 +119,39 @@ class RankContext(Protocol):
     """What a world gives one launch on one rank."""
 
     def launch(self, program: FusedProgram, grid: tuple[int, ...], bound: Mapping[str, Any],
-               run: Callable[..., None], options: tuple | None = None) -> None:
+               run: Callable[..., None], options: tuple | None = None) -> Callable[[], bool] | None:
         """Prepare the extra arguments for ``bound`` (the original parameters),
         call ``run(extra_kwargs, launch_grid)`` (``launch_grid`` None: the
         original grid) and finish the launch's communication. ``options``:
         the launch options ``run`` adds (sorted items), by which a world may
         key a replay of the launch; None when ``bound`` does not show every
-        argument ``run`` passes."""
+        argument ``run`` passes. May return a *repeat*: a callable that
+        issues the same launch again, for the same arguments, and returns
+        False (issuing nothing) once it no longer can."""
 
 
 LAUNCH_OPTIONS = frozenset(("num_warps", "num_stages", "num_ctas"))  # Triton launch options, not parameters
+REPEATS = 16  # repeats a FusedKernel keeps, by the arguments they were made for (oldest dropped first)
+PLAIN = (int, float, bool, str, type(None))  # argument types a repeat's key holds by value
+
+
+def arguments_key(grid: Any, args: tuple, kwargs: Mapping[str, Any]) -> tuple | None:
+    """What a repeat is keyed by: the grid and every argument, a tensor by
+    its address, shape, strides and dtype (what the launch's tables and
+    graphs hold), a plain value by its type and value. None where that does
+    not determine the launch: a computed grid, or any other argument (a
+    descriptor, a list), whose contents a key of its identity would miss."""
+    if not isinstance(grid, (tuple, int)):  # a computed grid, or a list (unhashable)
+        return None
+    key: list = [grid]
+    for value in (*args, *kwargs.values()):
+        if isinstance(value, torch.Tensor):
+            key.append((value.data_ptr(), value.shape, value.stride(), value.dtype))
+        elif type(value) in PLAIN:
+            key.append((type(value), value))
+        else:
+            return None
+    return (*key, *kwargs)
 
 
 class FusedKernel:
@@ -149,6 +173,7 @@ class FusedKernel:
         # config (runtime/autotune.py says why it cannot autotune itself).
         self.choose = None if configs is None else choose or OnlyConfig(program.kernel_name, configs)
         self._arguments: dict[int, tuple[dict[str, Any], dict[str, Any]]] = {}  # id(config) -> launch_arguments
+        self._repeats: dict[tuple, Callable[[], bool]] = {}  # arguments_key -> the context's repeat of that launch
         fn = original
         while not inspect.isfunction(fn) and hasattr(fn, "fn"):  # autotune/heuristics wrap the jit function
             fn = fn.fn
@@ -196,6 +221,14 @@ class FusedKernel:
 
     def __getitem__(self, grid: Any) -> Callable[..., None]:
         def call(*args: Any, **kwargs: Any) -> None:
+            # a launch repeated with the same arguments replays what its first launches built
+            key = arguments_key(grid, args, kwargs) if self.choose is None else None
+            if key is not None:
+                repeat = self._repeats.get(key)
+                if repeat is not None:
+                    if repeat():
+                        return
+                    del self._repeats[key]
             jit, tuned_options = self.program.jit, None
             if self.choose is not None:
                 jit = getattr(jit, "fn", jit)
@@ -222,6 +255,10 @@ class FusedKernel:
             seen = runtime_params(params, self.program.launch_facts.moved)
             # a descriptor's own shape and strides are not in the runtime's view of it
             replay_options = tuple(sorted(options.items())) if seen is params else None
-            self.context.launch(self.program, g, seen, run, replay_options)
+            repeat = self.context.launch(self.program, g, seen, run, replay_options)
+            if repeat is not None and key is not None:
+                if len(self._repeats) >= REPEATS:
+                    self._repeats.pop(next(iter(self._repeats)))
+                self._repeats[key] = repeat
 
         return call

@@ -110,11 +110,13 @@ class GpuRank:
         self.sources_key = tuple((k, _describe(v)) for k, v in self.sources.items())
 
     def launch(self, program: FusedProgram, grid: tuple[int, ...], params: Mapping[str, Any],
-               run: Callable[..., None], options: tuple | None = None) -> None:
+               run: Callable[..., None], options: tuple | None = None) -> Callable[[], bool] | None:
         """Launch ``run`` (the fused kernel) with its communication.
         ``options``: the launch options beside ``params`` (num_warps, ...),
         which a captured launch replays too; None: never replay this launch
-        from a graph (its arguments hold more than ``params`` shows)."""
+        from a graph (its arguments hold more than ``params`` shows).
+        Returns the launch's repeat when it replayed a whole-launch graph
+        (see :meth:`_repeat`), else None."""
         w = self.world
         facts = program.launch_facts
         config, key, others = launch_keys(program, facts, grid, params, self.sources_key)
@@ -132,16 +134,38 @@ class GpuRank:
         if (options is not None and w.eager_graphs and cached.replayable and not sync.spin_limit
                 and not torch.cuda.is_current_stream_capturing()):
             if w.whole_graphs and cached.graphs.replay((others, options), sync, lambda: self._issue(cached, run)):
-                return
+                return self._repeat(cached, config, key, (others, options))
             if cached.eager_runs and cached.splittable and device.memop_waits():
                 self._replay_communication(cached, run)
-                return
+                return None
         self._issue(cached, run)
         if sync.spin_limit and not torch.cuda.is_current_stream_capturing():  # a graph's replays report nothing
             torch.cuda.synchronize(w.device)
             message = sync.timeout(cached.launch, w.rank, token_words(cached.launch, w.rank, w.world))
             if message:
                 raise GpuWorldError(message)
+        return None
+
+    def _repeat(self, cached: CachedLaunch, config: tuple, key: tuple, replay_key: tuple) -> Callable[[], bool]:
+        """The same launch again, arguments unchanged, for a caller that keyed
+        them itself (``FusedKernel``): its graph's replay without building
+        any key here. It declines (False, nothing issued) wherever
+        :meth:`launch` would not replay that graph: the launch tables or the
+        graph were dropped, a spin limit or capture began, or graphs were
+        switched off."""
+        w, sync = self.world, cached.sync
+
+        def repeat() -> bool:
+            graph = cached.graphs.graphs.get(replay_key)
+            if (graph is None or w.launches.get(key) is not cached or w.spin_limit or sync.spin_limit
+                    or not (w.eager_graphs and w.whole_graphs) or torch.cuda.is_current_stream_capturing()):
+                return False
+            w.touch(config, cached.staging)
+            self.last = cached.launch
+            cached.graphs.replay_graph(replay_key, graph, sync)
+            return True
+
+        return repeat
 
     def _replay_communication(self, cached: CachedLaunch, run: Callable[..., None]) -> None:
         """A launch whose kernel arguments are new (a fresh output, say) but

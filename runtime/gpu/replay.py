@@ -90,11 +90,14 @@ class LaunchGraphs:
                 return False
             self.seen.pop(key, None)
             graph = self._capture(key, sync, issue)
-        else:
-            self.graphs.move_to_end(key)
+        self.replay_graph(key, graph, sync)
+        return True
+
+    def replay_graph(self, key: tuple, graph: Any, sync: SyncState) -> None:
+        """Launch ``graph``, the one captured for ``key``, and count its launch."""
+        self.graphs.move_to_end(key)
         device.replay(graph)
         sync.host_epoch += 1  # the graph counted this launch on the device
-        return True
 
     def _capture(self, key: tuple, sync: SyncState, issue: Callable[[], None]) -> Any:
         """Capture ``issue``. A capture counts its launch on the host and

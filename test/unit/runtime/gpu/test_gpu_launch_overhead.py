@@ -166,12 +166,12 @@ class Profile:
 
 
 def _launches(monkeypatch, example: str, backend: str, plan: str | None, world: int = 2, graphs: bool = False,
-              fresh_outputs: bool = False, memops: bool = False, whole: bool = True):
+              fresh_outputs: bool = False, memops: bool = False, whole: bool = True, before=None):
     """Rank 0's LAUNCHES launches with the same buffers: (device operations
     per launch, the profile of the last launch). ``fresh_outputs``: each
     launch writes a new output tensor (as an op returning a fresh result
     does), and the kernel's launch is logged too; ``memops``: token waits
-    are driver stream waits."""
+    are driver stream waits; ``before(n, world)`` runs before launch n."""
     workload, program = _program(example, backend, plan, world)
     log: list = []
     w = _context(monkeypatch, log, world, graphs, whole=whole)
@@ -215,6 +215,8 @@ def _launches(monkeypatch, example: str, backend: str, plan: str | None, world: 
     monkeypatch.setattr(program, "jit", Jit())
     per_launch, profile = [], Profile()
     for n in range(LAUNCHES):
+        if before is not None:
+            before(n, w)
         start = len(log)
         if n == LAUNCHES - 1:
             with profile.active():
@@ -335,6 +337,57 @@ def test_a_captured_launch_holds_no_stream_write_and_a_fixed_number_of_waits(mon
             if backend != "sm" and example.startswith("ag_"):  # the copies' flags and the tokens are copied words
                 assert any(op[0] == "put" for op in graph)
     assert len(set(waits.values())) == 1, f"waits per captured launch grow with W or chunks: {waits}"
+
+
+def test_a_launch_repeated_with_the_same_arguments_replays_its_graph_without_building_keys(monkeypatch):
+    """FusedKernel keeps the context's repeat of a replayed launch by its
+    arguments: the next call with the same ones goes straight to the graph."""
+    per_launch, profile = _launches(monkeypatch, "ag_gemm.py", "ce", None, graphs=True)
+    assert [[op[0] for op in ops] for ops in per_launch[2:]] == [["replay"]] * (LAUNCHES - 2)
+    names = {n for _f, n in profile.calls}
+    assert "repeat" in names and not names & {"launch_keys", "bind", "runtime_params"}
+
+
+SABOTAGE = {
+    "launch tables dropped": lambda w: w.launches.clear(),
+    "spin limit set": lambda w: setattr(w, "spin_limit", 1000),
+    "eager graphs switched off": lambda w: setattr(w, "eager_graphs", False),
+    "whole-launch graphs switched off": lambda w: setattr(w, "whole_graphs", False),
+    "graph dropped": lambda w: [c.graphs.graphs.clear() for c in w.launches.values()],
+}
+
+
+@pytest.mark.parametrize("change", SABOTAGE, ids=list(SABOTAGE))
+def test_a_repeat_declines_where_the_launch_would_not_replay_its_graph(monkeypatch, change):
+    """Once its tables or graph are gone, or a spin limit or eager launches
+    are asked for, the same arguments take the full launch path again."""
+    from syncopate.runtime.gpu import rank as gpu_rank
+
+    keyed: list[int] = []
+    build = gpu_rank.launch_keys
+    monkeypatch.setattr(gpu_rank, "launch_keys", lambda *a: (keyed.append(1), build(*a))[1])
+    last = LAUNCHES - 1
+    per_launch, _ = _launches(monkeypatch, "ag_gemm.py", "ce", None, graphs=True,
+                              before=lambda n, w: SABOTAGE[change](w) if n == last else None)
+    assert [op[0] for op in per_launch[last - 1]] == ["replay"]
+    assert len(keyed) == 2 + 1  # the first two launches, then the declined repeat's full path
+    assert [op[0] for op in per_launch[last]] != ["replay"]
+
+
+def test_arguments_keys_tell_apart_what_a_launch_depends_on():
+    from syncopate.runtime.fused import arguments_key
+
+    a, b = torch.zeros(4, 4), torch.zeros(4, 4)
+    key = arguments_key((2, 1), (a, 4), {"BLOCK": 16})
+    assert key == arguments_key((2, 1), (a, 4), {"BLOCK": 16})
+    for other in [arguments_key((2, 1), (b, 4), {"BLOCK": 16}), arguments_key((2, 1), (a.t(), 4), {"BLOCK": 16}),
+                  arguments_key((2, 1), (a.view(torch.int32), 4), {"BLOCK": 16}),
+                  arguments_key((2, 1), (a[:2], 4), {"BLOCK": 16}), arguments_key((2, 1), (a, 4.0), {"BLOCK": 16}),
+                  arguments_key((2, 1), (a, True), {"BLOCK": 16}), arguments_key((1, 1), (a, 4), {"BLOCK": 16}),
+                  arguments_key((2, 1), (a, 4), {"BLOCK": 32}), arguments_key((2, 1), (a, 4), {"BLOCK_N": 16})]:
+        assert other != key
+    assert arguments_key(lambda meta: (2,), (a,), {}) is None  # a computed grid
+    assert arguments_key((2,), (a, [1, 2]), {}) is None  # an argument a key cannot hold by value
 
 
 def test_launches_with_nccl_collectives_are_not_replayed(monkeypatch):
