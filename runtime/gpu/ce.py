@@ -115,4 +115,4 @@ def issue(w: GpuWorld, per_lane: tuple[tuple[Copy, ...], ...], sync: SyncState, 
                     if c.ready is not None:
                         device.await_token(sync, c.ready)
                     device.copy(c.dst, c.src)
-                    flags.raise_flag(w, sync, c.flag, captured)
+                    flags.raise_flag(sync.flags, c.flag, sync, captured)

@@ -17,8 +17,8 @@ from syncopate.runtime.abi import SyncState
 from syncopate.runtime.gpu import stream_memops
 from syncopate.runtime.gpu.stream_wait import wait_flag
 
-__all__ = ["accumulate", "add_epoch", "await_token", "await_tokens", "capture", "copy", "memop_waits", "put_word", "replay",
-           "set_epoch", "wait_flag", "wait_values", "write_epoch", "write_value", "zero_words"]
+__all__ = ["accumulate", "add_epoch", "await_token", "await_tokens", "capture", "copy", "memop_waits", "memory_ops", "replay",
+           "set_epoch", "token_ops", "wait_flag", "write_epoch", "write_value", "zero_words"]
 
 
 def write_value(flags: torch.Tensor, index: int, value: int) -> None:
@@ -27,12 +27,6 @@ def write_value(flags: torch.Tensor, index: int, value: int) -> None:
     from torch.distributed._symmetric_memory import _SymmetricMemory
 
     _SymmetricMemory.stream_write_value32(flags.view(torch.uint32), index, value)
-
-
-def put_word(target: torch.Tensor, index: int, source: torch.Tensor, at: int) -> None:
-    """``target[index] = source[at]`` on the current stream, by a copy:
-    between two GPUs' memory a copy engine runs it (runtime/gpu/words.py)."""
-    target[index:index + 1].copy_(source[at:at + 1], non_blocking=True)
 
 
 def set_epoch(epoch: torch.Tensor, value: int) -> None:
@@ -76,11 +70,33 @@ def memop_waits() -> bool:
     return stream_memops.available()
 
 
-def wait_values(flags: torch.Tensor, indices: tuple[int, ...], value: int) -> None:
-    """Hold the current stream until ``flags[i] >= value`` for every ``i`` of
-    ``indices``: driver stream waits, no SM, one driver call (and one graph
-    node) for all of them."""
-    stream_memops.wait_all_at_least(flags, indices, value)
+def memory_ops(ops: tuple[tuple[str, torch.Tensor, int, int], ...]) -> None:
+    """Driver stream memory operations on int32 words, in order, as one batch
+    on the current stream: ``("write", words, index, value)`` sets the word,
+    ``("wait", words, index, value)`` holds the stream until it is at least
+    ``value``. No SM; one driver call, and one CUDA-graph node, for all."""
+    stream_memops.batch(tuple((kind, words.data_ptr() + index * words.element_size(), value)
+                              for kind, words, index, value in ops))
+
+
+def token_ops(sync: SyncState, ops: tuple[tuple[str, torch.Tensor, int, int], ...]) -> None:
+    """Token writes and waits (as :func:`memory_ops`; waits only on
+    ``sync``'s own pad), in order, on the current stream. Each memory
+    operation node of a CUDA graph costs host time at every replay, about a
+    kernel launch's, whatever it holds: so they go as one batch. With a spin
+    limit (the debug mode), or without the driver bindings, each wait is a
+    wait kernel, so a wait that gives up is reported like a tile's, and each
+    write a stream write."""
+    if not ops:
+        return
+    if not sync.spin_limit and memop_waits():
+        memory_ops(ops)
+        return
+    for kind, words, index, value in ops:
+        if kind == "write":
+            write_value(words, index, value)
+        else:
+            wait_flag(words, index, 0, sync.epoch, sync.spin_limit, sync.report, least=value)
 
 
 def await_token(sync: SyncState, index: int) -> None:
@@ -89,16 +105,8 @@ def await_token(sync: SyncState, index: int) -> None:
 
 
 def await_tokens(sync: SyncState, indices: tuple[int, ...]) -> None:
-    """Hold the current stream until each of ``sync``'s pad words ``indices``
-    is at least 1 (tokens). With a spin limit (the debug mode) a wait kernel
-    runs per word, so a wait that gives up is reported like a tile's."""
-    if not indices:
-        return
-    if not sync.spin_limit and memop_waits():
-        wait_values(sync.flags, tuple(indices), 1)
-        return
-    for index in indices:
-        wait_flag(sync.flags, index, 0, sync.epoch, sync.spin_limit, sync.report, least=1)
+    """Hold the current stream until each of ``sync``'s pad words ``indices`` is at least 1 (tokens)."""
+    token_ops(sync, tuple(("wait", sync.flags, index, 1) for index in indices))
 
 
 def capture(issue: Callable[[], None]) -> torch.cuda.CUDAGraph:

@@ -9,19 +9,13 @@ reset between launches (docs/runtime-protocol.md, "Flags and epochs").
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import torch
 
 from syncopate.runtime.abi import SyncState
-from syncopate.runtime.gpu import device, words
-from syncopate.runtime.gpu.words import FLAG_CAPACITY, GRAPH_FLAG
+from syncopate.runtime.gpu import device
 
-if TYPE_CHECKING:
-    from syncopate.runtime.gpu.world import GpuWorld
-
-__all__ = ["FLAG_CAPACITY", "GRAPH_FLAG", "LOCAL_FLAG", "clear_flags", "count_launch", "raise_flag"]
-
+FLAG_CAPACITY = 1 << 14  # symmetric signal pad words; the upper half holds reduce-scatter arrivals and tokens
+GRAPH_FLAG = 2**31 - 1  # what a flag raised inside CUDA-graph capture holds: at least every epoch
 LOCAL_FLAG = GRAPH_FLAG  # a local chunk's flag, raised once when its launch tables are built: never waited for
 
 
@@ -45,19 +39,18 @@ def count_launch(sync: SyncState, dev: torch.device) -> None:
     device.set_epoch(sync.epoch, sync.host_epoch)
 
 
-def raise_flag(w: GpuWorld, sync: SyncState, index: int, captured: list[int]) -> None:
-    """Raise a flag tiles spin on without an SM (runtime/gpu/words.py), so
-    tiles that fill every SM while spinning cannot starve it. Eagerly it
-    writes the host's launch count, which equals the epoch the kernel reads.
-    A captured write replays a constant, so inside CUDA-graph capture it
-    writes GRAPH_FLAG and records ``index`` in ``captured``; the launch
-    clears those flags again once the kernel and the transfers are done, so
-    every replay waits for its own."""
-    if torch.cuda.is_current_stream_capturing():
-        words.write_own(w, sync, index, GRAPH_FLAG)
+def raise_flag(flags: torch.Tensor, index: int, sync: SyncState, captured: list[int]) -> None:
+    """Raise a flag tiles spin on with a stream memory operation, which takes
+    no SM, so tiles that fill every SM while spinning cannot starve it.
+    Eagerly it writes the host's launch count, which equals the epoch the
+    kernel reads. A captured write replays a constant, so inside CUDA-graph
+    capture it writes GRAPH_FLAG and records ``index`` in ``captured``; the
+    launch clears those flags again once the kernel and the transfers are
+    done, so every replay waits for its own."""
+    capturing = torch.cuda.is_current_stream_capturing()
+    device.write_value(flags, index, GRAPH_FLAG if capturing else sync.host_epoch)
+    if capturing:
         captured.append(index)
-    else:
-        device.write_value(sync.flags, index, sync.host_epoch)
 
 
 def clear_flags(flags: torch.Tensor, indices: list[int], words: torch.Tensor | None = None) -> None:

@@ -44,7 +44,7 @@ from syncopate.dialects.chunk import PlanOp
 from syncopate.ir.analysis import deps
 from syncopate.ir.analysis.deps import ConcreteChunk
 from syncopate.runtime.abi import SyncState
-from syncopate.runtime.gpu import device, words
+from syncopate.runtime.gpu import device
 
 if TYPE_CHECKING:
     from syncopate.runtime.gpu.world import GpuWorld
@@ -54,13 +54,12 @@ PULLED = ("ce", "sm")  # backends that read the owner's symmetric buffer directl
 
 @dataclass(frozen=True)
 class GatherTokens:
-    """Where the tokens of a world of ``world`` ranks sit in a signal pad
-    whose tokens end at word ``pad_words``: the ``2 * world`` words below it
-    (below them, the plan flags and the reduce-scatter staging layout; above
-    it, the pad's constant words: runtime/gpu/words.py)."""
+    """Where the tokens of a world of ``world`` ranks sit in a signal pad of
+    ``pad_words`` words: the top ``2 * world`` words (below them, the plan
+    flags and the reduce-scatter staging layout)."""
 
     world: int
-    pad_words: int = words.CONSTANTS_AT
+    pad_words: int
 
     @property
     def base(self) -> int:
@@ -138,32 +137,34 @@ def peer_reads(plans: Mapping[str, PlanOp], chunks: Mapping[str, list[ConcreteCh
 # -- the stream operations (on the current stream; see GpuRank.launch for which stream) --
 
 
-def announce(w: GpuWorld, sync: SyncState, tokens: GatherTokens, readers: tuple[int, ...]) -> None:
+def begin(w: GpuWorld, sync: SyncState, tokens: GatherTokens, readers: tuple[int, ...],
+          owners: tuple[int, ...]) -> None:
     """After the communication stream joined the compute stream (this
-    launch's rows are written): each reader's ready token of this rank."""
-    for reader in readers:
-        words.write_peer(w, sync, reader, tokens.ready(w.rank), 1)
+    launch's rows are written): each reader's ready token of this rank, then
+    the wait for ``owners``' ready tokens (the rows the copies read), in one
+    batch: writes first, so no rank waits before it announced."""
+    device.token_ops(sync, tuple(("write", w.peer_view(sync.flags, reader, "signal pad"), tokens.ready(w.rank), 1)
+                                 for reader in readers) +
+                     tuple(("wait", sync.flags, tokens.ready(owner), 1) for owner in owners))
 
 
 def await_ready(sync: SyncState, tokens: GatherTokens, owners: tuple[int, ...]) -> None:
     """Before the first read of ``owners``' rows: their ready tokens, all in one wait."""
-    device.await_tokens(sync, tuple(tokens.ready(owner) for owner in owners))
+    device.token_ops(sync, tuple(("wait", sync.flags, tokens.ready(owner), 1) for owner in owners))
 
 
 def release(w: GpuWorld, sync: SyncState, tokens: GatherTokens, owners: tuple[int, ...]) -> None:
     """After the last read of each of ``owners``' rows: reset their ready
     tokens, then hand each owner its release token (in that order, so an
     owner's next ready token cannot be lost to this reset)."""
-    for owner in owners:
-        words.write_own(w, sync, tokens.ready(owner), 0)
-    for owner in owners:
-        words.write_peer(w, sync, owner, tokens.released(w.rank), 1)
+    device.token_ops(sync, tuple(("write", sync.flags, tokens.ready(owner), 0) for owner in owners) +
+                     tuple(("write", w.peer_view(sync.flags, owner, "signal pad"), tokens.released(w.rank), 1)
+                           for owner in owners))
 
 
-def await_releases(w: GpuWorld, sync: SyncState, tokens: GatherTokens, readers: tuple[int, ...]) -> None:
-    """At the end of a launch: wait for every reader's release token (all in
-    one wait), then take them, so nothing queued after the launch overwrites
-    rows a peer still reads."""
-    device.await_tokens(sync, tuple(tokens.released(reader) for reader in readers))
-    for reader in readers:
-        words.write_own(w, sync, tokens.released(reader), 0)
+def await_releases(sync: SyncState, tokens: GatherTokens, readers: tuple[int, ...]) -> None:
+    """At the end of a launch: wait for every reader's release token, then
+    take them, so nothing queued after the launch overwrites rows a peer
+    still reads."""
+    device.token_ops(sync, tuple(("wait", sync.flags, tokens.released(reader), 1) for reader in readers) +
+                     tuple(("write", sync.flags, tokens.released(reader), 0) for reader in readers))

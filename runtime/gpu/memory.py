@@ -35,9 +35,8 @@ from typing import Any
 import torch
 
 from syncopate.runtime.abi import SyncState
-from syncopate.runtime.gpu import words
 from syncopate.runtime.gpu.errors import GpuWorldError
-from syncopate.runtime.gpu.words import FLAG_CAPACITY
+from syncopate.runtime.gpu.flags import FLAG_CAPACITY
 from syncopate.runtime.staging import StagingLayout
 
 PAD_BYTES = FLAG_CAPACITY * 4
@@ -103,7 +102,6 @@ class SymmetricMemory:
             raise GpuWorldError(f"the plans need {size} flags; the signal pad holds {FLAG_CAPACITY // 2}")
         pad = self.symmetric(torch.empty(FLAG_CAPACITY, dtype=torch.int32))
         pad.zero_()
-        words.fill_constants(pad)
         torch.cuda.synchronize(self.device)
         self.barrier()
         zeros = torch.zeros(5, dtype=torch.int32, device=self.device)

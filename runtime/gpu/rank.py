@@ -26,7 +26,7 @@ from syncopate.runtime.fused import FusedProgram, LaunchFacts
 from syncopate.runtime.gpu import ce, device, flags, gather_tokens, nccl, policies, reduce_scatter
 from syncopate.runtime.gpu.replay import LaunchGraphs
 from syncopate.runtime.gpu.errors import GpuWorldError
-from syncopate.runtime.gpu.flags import LOCAL_FLAG
+from syncopate.runtime.gpu.flags import FLAG_CAPACITY, LOCAL_FLAG
 from syncopate.runtime.gpu.gather_tokens import GatherTokens, PeerReads, peer_reads
 
 if TYPE_CHECKING:
@@ -106,7 +106,7 @@ class GpuRank:
     ce_lanes: int = 1  # streams the ce transfers are dealt over
 
     def __post_init__(self) -> None:
-        self.tokens = GatherTokens(self.world.world)
+        self.tokens = GatherTokens(self.world.world, FLAG_CAPACITY)
         self.sources_key = tuple((k, _describe(v)) for k, v in self.sources.items())
 
     def launch(self, program: FusedProgram, grid: tuple[int, ...], params: Mapping[str, Any],
@@ -213,8 +213,7 @@ class GpuRank:
         compute = torch.cuda.current_stream(w.device)
         w.comm_stream.wait_stream(compute)  # this launch's own rows (and sends) are written
         with torch.cuda.stream(w.comm_stream):
-            gather_tokens.announce(w, sync, tokens, reads.readers)
-            gather_tokens.await_ready(sync, tokens, reads.released_after_copies)
+            gather_tokens.begin(w, sync, tokens, reads.readers, reads.released_after_copies)
         # the kernel starts after those waits ran, before any copy is queued, where a wait needs an SM
         if cached.ready_first and (sync.spin_limit or not device.memop_waits()):
             compute.wait_stream(w.comm_stream)
@@ -224,7 +223,7 @@ class GpuRank:
                 for collective in steps.collectives:
                     collective()
                 for flag in steps.nccl_flags:
-                    flags.raise_flag(w, sync, flag, captured)
+                    flags.raise_flag(sync.flags, flag, sync, captured)
             self._release(sync, tokens, reads.released_after_copies)
         gather_tokens.await_ready(sync, tokens, reads.released_after_kernel)  # the kernel's sm programs pull them
         if run is not None:
@@ -235,7 +234,7 @@ class GpuRank:
             if reads.released_after_kernel:
                 w.comm_stream.wait_stream(compute)
                 self._release(sync, tokens, reads.released_after_kernel)
-            gather_tokens.await_releases(w, sync, tokens, reads.readers)
+            gather_tokens.await_releases(sync, tokens, reads.readers)
         compute.wait_stream(w.comm_stream)
         if run is not None:
             flags.clear_flags(sync.flags, captured,
@@ -336,7 +335,7 @@ def token_words(launch: LaunchPlan, rank: int, world: int) -> dict[int, tuple[st
     """Pad word -> (what it is, the value a wait expects) for every token of
     ``launch`` (gather readiness and release, staging tokens), so a spin
     report names what a rank waited for."""
-    return {**GatherTokens(world).describe(rank),
+    return {**GatherTokens(world, FLAG_CAPACITY).describe(rank),
             **reduce_scatter.staging_token_words(launch, rank, world)}
 
 

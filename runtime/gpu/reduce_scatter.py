@@ -26,7 +26,7 @@ from syncopate.ir.analysis import deps
 from syncopate.ir.analysis.deps import ConcreteChunk
 from syncopate.ir.contract import CONSUMED
 from syncopate.runtime.abi import LaunchPlan, SyncState
-from syncopate.runtime.gpu import device, nccl, words
+from syncopate.runtime.gpu import device, nccl
 from syncopate.runtime.gpu.errors import GpuWorldError
 from syncopate.runtime.gpu.flags import FLAG_CAPACITY
 from syncopate.runtime.gpu.gather_tokens import GatherTokens
@@ -53,7 +53,7 @@ def ce_reduce_schedule(chunks: tuple[ConcreteChunk, ...], rank: int, world: int)
     end below the gather tokens."""
     regions = owner_regions(list(chunks))
     own = [(piece, arrival_order(list(chunks), regions, piece, world)) for piece in regions if piece.dst == rank]
-    layout = StagingLayout(regions, world, FLAG_CAPACITY // 2, GatherTokens(world).base)
+    layout = StagingLayout(regions, world, FLAG_CAPACITY // 2, GatherTokens(world, FLAG_CAPACITY).base)
     return layout, send_order(list(chunks), regions, rank), own
 
 
@@ -146,7 +146,7 @@ class ReduceSteps:
     """One produced plan's work on the communication stream, built once per launch key."""
 
     collectives: tuple[tuple[Waits, Callable[[], None]], ...] = ()  # nccl: (tiles, reduce)
-    returns: tuple[tuple[int, int], ...] = ()  # ce: (source rank, its pad word) of each staging token handed back
+    returns: tuple[tuple[torch.Tensor, int], ...] = ()  # ce: (source's pad, word) of each staging token handed back
     takes: tuple[int, ...] = ()  # ce: own pad words of the owners' tokens to take before sending
     sends: tuple[tuple[Send, ...], ...] = ()  # ce: per lane
     arrivals: tuple[Arrival, ...] = ()
@@ -189,7 +189,8 @@ def plan_reduce(w: GpuWorld, lanes: int, plan: PlanOp, chunks: list[ConcreteChun
         own.append(Arrival(tiles(piece), tuple((layout.flag(piece, src), rows(staging[src], 0, at, at + n))
                                                for src in sources), rows(out, 0, piece.lo, piece.hi)))
     return ReduceSteps(
-        returns=tuple((src, layout.token(w.rank)) for src in token_holders(arrivals)),
+        returns=tuple((w.peer_view(sync.flags, src, "signal pad"), layout.token(w.rank))
+                      for src in token_holders(arrivals)),
         takes=tuple(layout.token(owner) for owner in dict.fromkeys(r.dst for r in sends)),
         sends=tuple(tuple(lane) for lane in per_lane) if sends else (),
         arrivals=tuple(own), fused=fused, staging=staging_key(layout, out))
@@ -204,11 +205,11 @@ def issue_reduce(w: GpuWorld, steps: ReduceSteps, sync: SyncState) -> None:
         for flag, count in waits:
             device.wait_flag(flags_, flag, count, epoch, limit, report)
         collective()
-    for src, word in steps.returns:  # this stream read their last partials (the previous launch)
-        words.write_peer(w, sync, src, word, 1)
-    for word in steps.takes:  # take each owner's token before sending to it
-        device.wait_flag(flags_, word, 0, epoch, limit, report, least=1)
-        words.write_own(w, sync, word, 0)
+    # hand back the tokens of the sources whose last partials this stream read (the previous launch),
+    # then take each owner's token before sending to it: one batch each
+    device.token_ops(sync, tuple(("write", pad, word, 1) for pad, word in steps.returns))
+    device.token_ops(sync, tuple(("wait", flags_, word, 1) for word in steps.takes) +
+                     tuple(("write", flags_, word, 0) for word in steps.takes))
     if not steps.sends and not steps.arrivals:
         return
     with w.lanes(len(steps.sends)) as streams:

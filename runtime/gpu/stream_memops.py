@@ -15,8 +15,8 @@ order their earlier writes before the word: a stream write carries a
 memory barrier by default). Guarantees: :func:`wait_at_least` returns once
 the wait is queued; the stream's later work runs only once the word, read
 as an int32 difference from ``value``, is at least ``value``
-(``CU_STREAM_WAIT_VALUE_GEQ``); :func:`wait_all_at_least` queues several
-such waits as one batch. Without the bindings, or with
+(``CU_STREAM_WAIT_VALUE_GEQ``); :func:`batch` queues several waits and
+writes as one batch. Without the bindings, or with
 ``SYNCOPATE_MEMOP_WAITS=0``, :func:`available` is False and callers keep
 the wait kernel.
 """
@@ -45,36 +45,56 @@ def available() -> bool:
     return os.environ.get(ENV, "1") != "0" and _driver() is not None
 
 
-def wait_all_at_least(words: torch.Tensor, indices: tuple[int, ...], value: int) -> None:
-    """Hold the current stream until ``words[i] >= value`` for every ``i`` of
-    ``indices`` (int32 words): one wait, or one batch of waits
-    (``cuStreamBatchMemOp``, which runs its operations in order), so a CUDA
-    graph holds one node for all of them."""
-    if len(indices) == 1:
-        wait_at_least(words, indices[0], value)
+def batch(ops: tuple[tuple[str, int, int], ...]) -> None:
+    """``ops``: ``(kind, address, value)`` with kind ``"write"`` (the int32
+    word at ``address`` becomes ``value``) or ``"wait"`` (the stream holds
+    until the word, read as above, is at least ``value``), queued in order on
+    the current stream as one ``cuStreamBatchMemOp``, which runs them in
+    order: one driver call, one CUDA-graph node."""
+    if len(ops) == 1 and ops[0][0] == "wait":
+        _wait(ops[0][1], ops[0][2], f"address {ops[0][1]:#x}")
         return
     driver = _driver()
-    stream = torch.cuda.current_stream(words.device).cuda_stream
-    geq = int(driver.CUstreamWaitValue_flags.CU_STREAM_WAIT_VALUE_GEQ)
-    operations = []
-    for index in indices:
-        op = driver.CUstreamBatchMemOpParams()
-        op.waitValue.operation = driver.CUstreamBatchMemOpType.CU_STREAM_MEM_OP_WAIT_VALUE_32
-        op.waitValue.address = driver.CUdeviceptr(words.data_ptr() + index * words.element_size())
-        op.waitValue.value = value
-        op.waitValue.flags = geq
-        operations.append(op)
-    (err,) = driver.cuStreamBatchMemOp(driver.CUstream(stream), len(operations), operations, 0)
+    stream = torch.cuda.current_stream().cuda_stream
+    params = _batch_params(ops)
+    (err,) = driver.cuStreamBatchMemOp(driver.CUstream(stream), len(params), params, 0)
     if err != driver.CUresult.CUDA_SUCCESS:
-        raise RuntimeError(f"cuStreamBatchMemOp waiting on pad words {list(indices)} failed: {err}")
+        raise RuntimeError(f"cuStreamBatchMemOp of {len(ops)} token operations failed: {err}")
+
+
+@functools.lru_cache(maxsize=4096)
+def _batch_params(ops: tuple[tuple[str, int, int], ...]) -> list:
+    """The driver's parameters for ``ops``, built once per distinct batch: a
+    launch issues the same batches each time, and building them from Python
+    costs more than the call."""
+    driver = _driver()
+    geq = int(driver.CUstreamWaitValue_flags.CU_STREAM_WAIT_VALUE_GEQ)
+    params = []
+    for kind, address, value in ops:
+        op = driver.CUstreamBatchMemOpParams()
+        if kind == "wait":
+            op.waitValue.operation = driver.CUstreamBatchMemOpType.CU_STREAM_MEM_OP_WAIT_VALUE_32
+            op.waitValue.address = driver.CUdeviceptr(address)
+            op.waitValue.value = value
+            op.waitValue.flags = geq
+        else:
+            op.writeValue.operation = driver.CUstreamBatchMemOpType.CU_STREAM_MEM_OP_WRITE_VALUE_32
+            op.writeValue.address = driver.CUdeviceptr(address)
+            op.writeValue.value = value
+            op.writeValue.flags = 0
+        params.append(op)
+    return params
 
 
 def wait_at_least(words: torch.Tensor, index: int, value: int) -> None:
     """Hold the current stream until ``words[index] >= value`` (int32 words)."""
+    _wait(words.data_ptr() + index * words.element_size(), value, f"pad word {index}")
+
+
+def _wait(address: int, value: int, what: str) -> None:
     driver = _driver()
-    stream = torch.cuda.current_stream(words.device).cuda_stream
-    address = words.data_ptr() + index * words.element_size()
+    stream = torch.cuda.current_stream().cuda_stream
     (err,) = driver.cuStreamWaitValue32(driver.CUstream(stream), driver.CUdeviceptr(address), value,
                                         int(driver.CUstreamWaitValue_flags.CU_STREAM_WAIT_VALUE_GEQ))
     if err != driver.CUresult.CUDA_SUCCESS:
-        raise RuntimeError(f"cuStreamWaitValue32 on pad word {index} failed: {err}")
+        raise RuntimeError(f"cuStreamWaitValue32 on {what} failed: {err}")

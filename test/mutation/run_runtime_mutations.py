@@ -31,8 +31,9 @@ MUTATIONS = [
     Mutation("driver wait compares for equality", "runtime/gpu/stream_memops.py",
              "CU_STREAM_WAIT_VALUE_GEQ))", "CU_STREAM_WAIT_VALUE_EQ))", pytest=(MEMOPS,)),
     Mutation("driver wait one word off", "runtime/gpu/stream_memops.py",
-             "    address = words.data_ptr() + index * words.element_size()",
-             "    address = words.data_ptr() + (index + 1) * words.element_size()", pytest=(MEMOPS,)),
+             "    _wait(words.data_ptr() + index * words.element_size(), value, f\"pad word {index}\")",
+             "    _wait(words.data_ptr() + (index + 1) * words.element_size(), value, f\"pad word {index}\")",
+             pytest=(MEMOPS,)),
     Mutation("full grid not held back behind wait kernels", "runtime/gpu/rank.py",
              "        if cached.ready_first and (sync.spin_limit or not device.memop_waits()):",
              "        if False:", pytest=(OVERHEAD,)),
@@ -71,43 +72,54 @@ MUTATIONS = [
              "    return\n    if words is not None and indices and words.numel() == len(indices):",
              pytest=(TOKENS, OVERHEAD)),
     Mutation("ce flag raised before its copy", "runtime/gpu/ce.py",
-             "                    device.copy(c.dst, c.src)\n                    flags.raise_flag(w, sync, c.flag, captured)",
-             "                    flags.raise_flag(w, sync, c.flag, captured)\n                    device.copy(c.dst, c.src)",
+             "                    device.copy(c.dst, c.src)\n                    flags.raise_flag(sync.flags, c.flag, sync, captured)",
+             "                    flags.raise_flag(sync.flags, c.flag, sync, captured)\n                    device.copy(c.dst, c.src)",
              pytest=(TOKENS,)),
     Mutation("ce flag raised on the communication stream, not the lane", "runtime/gpu/ce.py",
-             "                    flags.raise_flag(w, sync, c.flag, captured)",
+             "                    flags.raise_flag(sync.flags, c.flag, sync, captured)",
              "                    with torch.cuda.stream(w.comm_stream):\n"
-             "                        flags.raise_flag(w, sync, c.flag, captured)",
+             "                        flags.raise_flag(sync.flags, c.flag, sync, captured)",
              pytest=(TOKENS,)),
     Mutation("local flags never written", "runtime/gpu/rank.py",
              "                    device.write_value(sync.flags, c.flag, LOCAL_FLAG)", "                    pass",
              pytest=(TOKENS,)),
     Mutation("nccl flags raised before the collectives", "runtime/gpu/rank.py",
              "                for collective in steps.collectives:\n                    collective()\n"
-             "                for flag in steps.nccl_flags:\n                    flags.raise_flag(w, sync, flag, captured)",
-             "                for flag in steps.nccl_flags:\n                    flags.raise_flag(w, sync, flag, captured)\n"
+             "                for flag in steps.nccl_flags:\n                    flags.raise_flag(sync.flags, flag, sync, captured)",
+             "                for flag in steps.nccl_flags:\n                    flags.raise_flag(sync.flags, flag, sync, captured)\n"
              "                for collective in steps.collectives:\n                    collective()",
              pytest=(RECORDS,)),
     # gather tokens (runtime/gpu/gather_tokens.py)
     Mutation("reader releases the owner before resetting its ready token", "runtime/gpu/gather_tokens.py",
-             "    for owner in owners:\n        words.write_own(w, sync, tokens.ready(owner), 0)\n"
-             "    for owner in owners:\n        words.write_peer(w, sync, owner, tokens.released(w.rank), 1)",
-             "    for owner in owners:\n        words.write_peer(w, sync, owner, tokens.released(w.rank), 1)\n"
-             "    for owner in owners:\n        words.write_own(w, sync, tokens.ready(owner), 0)",
+             "    device.token_ops(sync, tuple((\"write\", sync.flags, tokens.ready(owner), 0) for owner in owners) +\n"
+             "                     tuple((\"write\", w.peer_view(sync.flags, owner, \"signal pad\"), tokens.released(w.rank), 1)\n"
+             "                           for owner in owners))",
+             "    device.token_ops(sync, tuple((\"write\", w.peer_view(sync.flags, owner, \"signal pad\"), tokens.released(w.rank), 1)\n"
+             "                                 for owner in owners) +\n"
+             "                     tuple((\"write\", sync.flags, tokens.ready(owner), 0) for owner in owners))",
              pytest=(TOKENS,)),
-    # captured word writes and batched waits (runtime/gpu/words.py, stream_memops.py, gather_tokens.py)
-    Mutation("captured own word copied within this GPU", "runtime/gpu/words.py",
-             "        source = w.peer_view(sync.flags, (w.rank + 1) % w.world, \"signal pad\")",
-             "        source = sync.flags", pytest=(TOKENS, f"{GPU}/test_gpu_flags.py")),
-    Mutation("captured word copied from the wrong constant", "runtime/gpu/words.py",
-             "    return CONSTANTS_AT + CONSTANT_VALUES.index(value)", "    return CONSTANTS_AT",
-             pytest=(TOKENS, f"{GPU}/test_gpu_flags.py")),
-    Mutation("batched waits skip the last word", "runtime/gpu/stream_memops.py",
-             "    for index in indices:\n        op = driver.CUstreamBatchMemOpParams()",
-             "    for index in indices[:-1]:\n        op = driver.CUstreamBatchMemOpParams()", pytest=(MEMOPS,)),
+    # batched token operations (runtime/gpu/stream_memops.py, gather_tokens.py, reduce_scatter.py)
+    Mutation("batched operations skip the last one", "runtime/gpu/stream_memops.py",
+             "    for kind, address, value in ops:\n        op = driver.CUstreamBatchMemOpParams()",
+             "    for kind, address, value in ops[:-1]:\n        op = driver.CUstreamBatchMemOpParams()",
+             pytest=(MEMOPS,)),
+    Mutation("batched writes sent as waits", "runtime/gpu/stream_memops.py",
+             "        if kind == \"wait\":\n            op.waitValue.operation", "        if True:\n            op.waitValue.operation",
+             pytest=(MEMOPS,)),
     Mutation("release tokens awaited for the first reader only", "runtime/gpu/gather_tokens.py",
-             "    device.await_tokens(sync, tuple(tokens.released(reader) for reader in readers))",
-             "    device.await_tokens(sync, tuple(tokens.released(reader) for reader in readers[:1]))", pytest=(TOKENS,)),
+             "    device.token_ops(sync, tuple((\"wait\", sync.flags, tokens.released(reader), 1) for reader in readers) +",
+             "    device.token_ops(sync, tuple((\"wait\", sync.flags, tokens.released(reader), 1) for reader in readers[:1]) +",
+             pytest=(TOKENS,)),
+    Mutation("ready tokens announced after the waits", "runtime/gpu/gather_tokens.py",
+             "                                 for reader in readers) +\n"
+             "                     tuple((\"wait\", sync.flags, tokens.ready(owner), 1) for owner in owners))",
+             "                                 for reader in readers[:0]) +\n"
+             "                     tuple((\"wait\", sync.flags, tokens.ready(owner), 1) for owner in owners))",
+             pytest=(TOKENS,)),
+    Mutation("staging tokens taken before they are there", "runtime/gpu/reduce_scatter.py",
+             "    device.token_ops(sync, tuple((\"wait\", flags_, word, 1) for word in steps.takes) +",
+             "    device.token_ops(sync, tuple((\"wait\", flags_, word, 1) for word in steps.takes[:0]) +",
+             pytest=(f"{GPU}/test_gpu_staging_tokens.py",)),
     # nccl (runtime/gpu/nccl.py)
     Mutation("nccl broadcast from this rank, not the owner", "runtime/gpu/nccl.py",
              "dist.broadcast(t, src=r.dst, group=w.nccl_group)", "dist.broadcast(t, src=w.rank, group=w.nccl_group)",

@@ -53,7 +53,6 @@ from syncopate.runtime.abi import SyncState
 from syncopate.runtime.check import compile_workload
 from syncopate.runtime.fused import FusedKernel
 from syncopate.runtime.gpu import device, policies
-from syncopate.runtime.gpu import words as pad_words
 from syncopate.runtime.gpu import rank as gpu_rank
 from syncopate.runtime.gpu.gather_tokens import GatherTokens, peer_reads
 from syncopate.runtime.sim_world import rows
@@ -172,13 +171,6 @@ def _record(monkeypatch, example: str, world: int, backend: str, lanes: int = 1,
     monkeypatch.setattr(policies, "check_tensor", lambda t, name: None)
     monkeypatch.setattr(device, "write_value", lambda flags, index, value: op(
         "write", pad_owner[flags.data_ptr()], index, value))
-
-    def put_word(target, index, source, at):
-        # a captured write copies a constant word of another rank's pad (a copy engine runs it, not an SM)
-        assert pad_owner[source.data_ptr()] != pad_owner[target.data_ptr()], "a copy within one GPU needs an SM"
-        op("write", pad_owner[target.data_ptr()], index, pad_words.CONSTANT_VALUES[at - pad_words.CONSTANTS_AT])
-
-    monkeypatch.setattr(device, "put_word", put_word)
     monkeypatch.setattr(device, "wait_flag", lambda flags, index, count, *a, least=0: op(
         "wait", pad_owner[flags.data_ptr()], index, least))
     monkeypatch.setattr(device, "copy", lambda dst, src: op("read", owner_of(src), dst.data_ptr()))
@@ -286,7 +278,7 @@ def _execute(ranks: list[Rank], rng: random.Random, sms_full: bool = False) -> l
 
 def _ready_waits_pending(rank: Rank, launch: int) -> list[str]:
     """The rank's ready-token waits of ``launch`` that have not run yet."""
-    ready = {GatherTokens(rank.world).ready(o) for o in range(rank.world)}
+    ready = {GatherTokens(rank.world, gpu_world.FLAG_CAPACITY).ready(o) for o in range(rank.world)}
     return [f"rank {rank.rank} launch {launch}: the kernel started before its ready-token wait on {s.name} ran "
             "(a grid that fills every SM starves that wait)"
             for s in rank.streams for i, op in enumerate(s.ops[s.pc:], s.pc)
@@ -345,7 +337,7 @@ def test_replayed_launches_without_the_release_wait_overwrite_rows_a_peer_reads(
 @pytest.mark.parametrize("backend", ["ce", "sm"])
 def test_without_the_ready_wait_a_reader_sees_the_previous_launch(monkeypatch, backend):
     ranks = _record(monkeypatch, "ag_gemm.py", 2, backend)
-    tokens = GatherTokens(2)
+    tokens = GatherTokens(2, gpu_world.FLAG_CAPACITY)
     ready = {tokens.ready(o) for o in range(2)}
     for r in ranks:
         for s in r.streams:
@@ -356,7 +348,7 @@ def test_without_the_ready_wait_a_reader_sees_the_previous_launch(monkeypatch, b
 @pytest.mark.parametrize("backend", ["ce", "sm"])
 def test_without_the_release_wait_an_owner_overwrites_rows_a_peer_reads(monkeypatch, backend):
     ranks = _record(monkeypatch, "ag_gemm.py", 2, backend)
-    tokens = GatherTokens(2)
+    tokens = GatherTokens(2, gpu_world.FLAG_CAPACITY)
     released = {tokens.released(o) for o in range(2)}
     for r in ranks:
         for s in r.streams:
@@ -414,15 +406,12 @@ def test_nccl_chunks_take_no_tokens():
 
 
 def test_token_words_sit_above_the_reduce_scatter_layout():
-    """The tokens take the 2W words below the pad's constant words; the
-    staging layout must end below them."""
+    """The tokens take the pad's top 2W words; the staging layout must end below them."""
     for world in (2, 4, 8):
-        tokens = GatherTokens(world)
+        tokens = GatherTokens(world, gpu_world.FLAG_CAPACITY)
         words = {tokens.ready(o) for o in range(world)} | {tokens.released(o) for o in range(world)}
-        assert len(words) == 2 * world and max(words) == pad_words.CONSTANTS_AT - 1
+        assert len(words) == 2 * world and max(words) == gpu_world.FLAG_CAPACITY - 1
         assert min(words) >= gpu_world.FLAG_CAPACITY // 2
-        constants = {pad_words.constant_word(v) for v in pad_words.CONSTANT_VALUES}
-        assert min(constants) > max(words) and max(constants) == gpu_world.FLAG_CAPACITY - 1
 
 
 @pytest.mark.parametrize("world, lanes", [(2, 1), (3, 2)])

@@ -109,7 +109,6 @@ def _context(monkeypatch, log: list, world: int = 2, graphs: bool = False, rank:
     monkeypatch.setattr(torch.cuda, "get_device_properties", lambda d: types.SimpleNamespace(multi_processor_count=132))
     monkeypatch.setattr(policies, "check_tensor", lambda t, name: None)
     monkeypatch.setattr(device, "write_value", lambda f, i, v: log.append(("write", current[0].name, i)))
-    monkeypatch.setattr(device, "put_word", lambda f, i, source, at: log.append(("put", current[0].name, i)))
     monkeypatch.setattr(device, "write_epoch", lambda f, i, e: log.append(("arrival", current[0].name, i)))
     monkeypatch.setattr(device, "wait_flag", lambda f, i, *a, **k: log.append(("wait", current[0].name, i)))
     monkeypatch.setattr(device, "copy", lambda d, s: log.append(("copy", current[0].name, d.data_ptr())))
@@ -176,8 +175,8 @@ def _launches(monkeypatch, example: str, backend: str, plan: str | None, world: 
     log: list = []
     w = _context(monkeypatch, log, world, graphs, whole=whole)
     monkeypatch.setattr(device, "memop_waits", lambda: memops)
-    monkeypatch.setattr(device, "wait_values", lambda f, indices, v: log.append(
-        ("await", torch.cuda.current_stream().name, tuple(indices))))
+    monkeypatch.setattr(device, "memory_ops", lambda ops: log.append(
+        ("memops", torch.cuda.current_stream().name, tuple((kind, index, value) for kind, _w, index, value in ops))))
     inputs = [workload.make_inputs(r, world, 3) for r in range(world)]
     if example.startswith("ag_"):  # the gathered A: every rank's shard, in a symmetric buffer
         a = w.symmetric(torch.cat([i["a"] for i in inputs]))
@@ -314,29 +313,29 @@ def test_a_replayed_launch_captures_what_an_eager_launch_issues(monkeypatch):
 
 
 def _same_work(ops) -> list:
-    """Operations as compared between an eager launch and a captured one:
-    two runs' buffers lie at other addresses, and a captured word write is
-    a copy of a constant word (runtime/gpu/words.py) where an eager one is a
-    stream write."""
-    return [op[:2] if op[0] in ("copy", "add") else ("write", *op[1:]) if op[0] == "put" else op for op in ops]
+    """Operations as compared between an eager launch and a captured one
+    (two runs' buffers lie at other addresses)."""
+    return [op[:2] if op[0] in ("copy", "add") else op for op in ops]
 
 
 @pytest.mark.parametrize("example, backend, plan", CASES, ids=IDS)
-def test_a_captured_launch_holds_no_stream_write_and_a_fixed_number_of_waits(monkeypatch, example, backend, plan):
+def test_a_captured_launch_batches_its_tokens_as_often_at_any_world_and_chunk_count(monkeypatch, example, backend,
+                                                                                   plan):
     """Every memory-operation node of a graph costs host time at each
-    replay: a captured launch writes its words by copies, and waits for its
-    tokens in batches, as many at any W and chunk count."""
-    waits = {}
+    replay: a launch's token writes and waits go in batches, as many at any
+    W and chunk count; the only single writes left are the flags raised
+    after the ce copies, on their lanes."""
+    batches = {}
     for world in (2, 4):
         for n in (1, 4):
             per_launch, _ = _launches(monkeypatch, example, backend, plan.format(n=n).replace("}", f" world={world}}}"),
                                       world, graphs=True, memops=True)
             graph = per_launch[-1][0][2]
-            assert not [op for op in graph if op[0] == "write"], "a stream write in a captured launch"
-            waits[(world, n)] = sum(1 for op in graph if op[0] == "await")
-            if backend != "sm" and example.startswith("ag_"):  # the copies' flags and the tokens are copied words
-                assert any(op[0] == "put" for op in graph)
-    assert len(set(waits.values())) == 1, f"waits per captured launch grow with W or chunks: {waits}"
+            assert not [op for op in graph if op[0] == "write" and not op[1].startswith("lane")]
+            batches[(world, n)] = [op[1] for op in graph if op[0] == "memops"]
+            tokens = [(kind, index) for op in graph if op[0] == "memops" for kind, index, _v in op[2]]
+            assert len(tokens) >= 2 * (world - 1)  # the batches hold every peer's token
+    assert len({tuple(b) for b in batches.values()}) == 1, f"token batches grow with W or chunks: {batches}"
 
 
 def test_a_launch_repeated_with_the_same_arguments_replays_its_graph_without_building_keys(monkeypatch):
@@ -448,7 +447,7 @@ def test_the_communication_graph_holds_the_eager_launchs_communication(monkeypat
     assert [op for op in shape(graph) if op[1] != "compute"] == comm
     raised = tuple(sorted(op[2] for op in comm if op[0] == "write" and op[1].startswith("lane")))
     assert raised and split[-1][-1] == ("zero", "compute", raised)
-    assert any(op[0] == "await" for op in comm)  # the ready tokens: driver waits on the stream
+    assert any(op[0] == "memops" and ("wait", 0) in [o[:1] + (0,) for o in op[2]] for op in comm)  # driver waits
 
 
 def test_no_communication_graph_without_driver_waits_or_where_the_stream_waits_for_the_kernel(monkeypatch):
@@ -473,7 +472,8 @@ def test_a_full_grid_waits_for_the_ready_tokens_before_its_kernel_only_with_wait
     per_launch, _ = _launches(monkeypatch, "ag_gemm.py", "ce", None, fresh_outputs=True, memops=memops)
     ops = per_launch[-1]
     before_kernel = ops[:[op[0] for op in ops].index("kernel")]
-    assert any(op[0] in ("await", "wait") and op[1] == "comm" for op in before_kernel)
+    assert any((op[0] == "wait" or op[0] == "memops" and any(o[0] == "wait" for o in op[2])) and op[1] == "comm"
+               for op in before_kernel)
     assert (("join", "compute", "comm") in before_kernel) is not memops
 
 

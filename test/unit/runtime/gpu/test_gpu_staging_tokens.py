@@ -67,9 +67,10 @@ def test_a_source_takes_every_owners_token_before_its_first_send(monkeypatch, or
         first_send = next(i for i, e in enumerate(log) if e[0] == "arrival")
         owners = [o for o in range(world) if o != rank]
         takes = [e for e in log[:first_send] if e[1] == rank and e[2] in {layout.token(o) for o in owners}]
-        # per owner: wait until the token is there (>= 1), then take it (0), in this rank's own pad
-        assert takes == [e for o in _send_owners(log, layout, rank)
-                         for e in (("wait", rank, layout.token(o), 1), ("write", rank, layout.token(o), 0))]
+        # wait until every owner's token is there (>= 1), then take them (0), in this rank's own pad: one batch
+        sends_to = _send_owners(log, layout, rank)
+        assert takes == ([("wait", rank, layout.token(o), 1) for o in sends_to] +
+                         [("write", rank, layout.token(o), 0) for o in sends_to])
         assert sorted(_send_owners(log, layout, rank)) == owners
         assert not [e for e in log[first_send:] if e[2] in {layout.token(o) for o in owners} and e[1] == rank]
 

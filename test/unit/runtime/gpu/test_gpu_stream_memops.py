@@ -30,21 +30,26 @@ def _driver(calls: list, result: Result = Result.CUDA_SUCCESS):
         return (result,)
 
     def batch(stream, count, operations, flags):
-        calls.append(("batch", stream, count, [(op.waitValue.operation, op.waitValue.address, op.waitValue.value,
-                                                op.waitValue.flags) for op in operations], flags))
+        ops = []
+        for op in operations:
+            part = op.waitValue if hasattr(op.waitValue, "operation") else op.writeValue
+            ops.append((part.operation, part.address, part.value, part.flags))
+        calls.append(("batch", stream, count, ops, flags))
         return (result,)
 
     def params():
-        return types.SimpleNamespace(waitValue=types.SimpleNamespace())
+        return types.SimpleNamespace(waitValue=types.SimpleNamespace(), writeValue=types.SimpleNamespace())
 
+    kinds = types.SimpleNamespace(CU_STREAM_MEM_OP_WAIT_VALUE_32="wait32", CU_STREAM_MEM_OP_WRITE_VALUE_32="write32")
     return types.SimpleNamespace(cuStreamWaitValue32=wait, cuStreamBatchMemOp=batch, CUstreamBatchMemOpParams=params,
-                                 CUstreamBatchMemOpType=types.SimpleNamespace(CU_STREAM_MEM_OP_WAIT_VALUE_32="wait32"),
+                                 CUstreamBatchMemOpType=kinds,
                                  CUstream=lambda s: ("stream", s), CUdeviceptr=lambda a: ("ptr", a), CUresult=Result,
                                  CUstreamWaitValue_flags=WaitFlags)
 
 
 @pytest.fixture
 def recorded(monkeypatch):
+    stream_memops._batch_params.cache_clear()  # built for another (fake) driver
     calls: list = []
     monkeypatch.setattr(stream_memops, "_driver", lambda: _driver(calls))
     monkeypatch.setattr(torch.cuda, "current_stream", lambda device=None: types.SimpleNamespace(cuda_stream=77))
@@ -57,24 +62,28 @@ def test_a_wait_holds_the_current_stream_on_the_word_until_it_reaches_the_value(
     assert recorded == [(("stream", 77), ("ptr", words.data_ptr() + 5 * 4), 1, WaitFlags.CU_STREAM_WAIT_VALUE_GEQ)]
 
 
-def test_several_waits_are_one_batch_holding_each_word_in_order(recorded):
-    """One driver call (one graph node) for every word, each compared with
-    GEQ; a single word is a plain wait."""
+def test_a_batch_holds_each_write_and_wait_in_order(recorded):
+    """One driver call (one graph node) for every operation, in order;
+    waits compare with GEQ; a lone wait is a plain wait."""
     words = torch.zeros(16, dtype=torch.int32)
-    stream_memops.wait_all_at_least(words, (9, 4, 12), 1)
+    device.memory_ops((("write", words, 9, 1), ("wait", words, 4, 1), ("write", words, 12, 0)))
     geq = WaitFlags.CU_STREAM_WAIT_VALUE_GEQ
-    assert recorded == [("batch", ("stream", 77), 3, [("wait32", ("ptr", words.data_ptr() + i * 4), 1, geq)
-                                                      for i in (9, 4, 12)], 0)]
+    at = [words.data_ptr() + i * 4 for i in (9, 4, 12)]
+    assert recorded == [("batch", ("stream", 77), 3, [("write32", ("ptr", at[0]), 1, 0), ("wait32", ("ptr", at[1]), 1, geq),
+                                                      ("write32", ("ptr", at[2]), 0, 0)], 0)]
     recorded.clear()
-    stream_memops.wait_all_at_least(words, (3,), 2)
+    device.memory_ops((("wait", words, 3, 2),))
     assert recorded == [(("stream", 77), ("ptr", words.data_ptr() + 12), 2, geq)]
 
 
-def test_a_failed_batch_names_its_words(monkeypatch):
+def test_a_failed_batch_says_so(monkeypatch):
+    stream_memops._batch_params.cache_clear()
     monkeypatch.setattr(stream_memops, "_driver", lambda: _driver([], Result.CUDA_ERROR_INVALID_VALUE))
     monkeypatch.setattr(torch.cuda, "current_stream", lambda device=None: types.SimpleNamespace(cuda_stream=1))
-    with pytest.raises(RuntimeError, match=r"pad words \[1, 2\]"):
-        stream_memops.wait_all_at_least(torch.zeros(4, dtype=torch.int32), (1, 2), 1)
+    with pytest.raises(RuntimeError, match="cuStreamBatchMemOp of 2 token operations failed"):
+        device.memory_ops((("wait", torch.zeros(4, dtype=torch.int32), 1, 1),
+                           ("write", torch.zeros(4, dtype=torch.int32), 2, 0)))
+    stream_memops._batch_params.cache_clear()
 
 
 def test_a_failed_wait_names_the_word(monkeypatch):
