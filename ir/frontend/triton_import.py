@@ -1442,8 +1442,8 @@ class ModuleImporter:
                 index, offset = part_at(prelude, parts, error.line)
                 filename, line = origins[parts[index]]
                 raise FrontendError(filename, line + offset, f"{error.construct!r} {error.reason}") from None
-        for func in funcs:
-            _check_fragments(func, module)
+        for func, (owner, node) in zip(funcs, functions.values()):
+            _check_fragments(func, module, owner.filename, _first_line(node))
         return module
 
     def prelude(self, owners: dict[str, ModuleImporter], origins: dict[str, tuple[str, int]]) -> list[str]:
@@ -1467,16 +1467,19 @@ class ModuleImporter:
         return parts
 
 
-def _check_fragments(func: tile.FuncOp, module: ModuleOp) -> None:
+def _check_fragments(func: tile.FuncOp, module: ModuleOp, filename: str, line: int) -> None:
     """The decorators, defaults and annotations of ``func`` are of the grammar
     an emitted file may hold (dialects/python_grammar.py); a refusal names the
-    function's line in the kernel file."""
+    function's first line (``line`` of ``filename``)."""
     try:
         func.verify_fragments(grammar.module_scope(module), f"`{func.sym_name.data}`")
     except grammar.ForbiddenPython as error:
-        loc = func.location
-        filename, line = (loc.filename.data, loc.line.data) if isinstance(loc, FileLineColLoc) else ("<string>", 1)
         raise FrontendError(filename, line, f"{error.what}: {error.construct!r} {error.reason}") from None
+
+
+def _first_line(node: ast.FunctionDef) -> int:
+    """A definition starts at its first decorator."""
+    return min([node.lineno, *(d.lineno for d in node.decorator_list)])
 
 
 def import_source(source: str, filename: str = "<string>") -> ModuleOp:
