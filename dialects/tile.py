@@ -30,9 +30,11 @@ flow, whose semantics do match.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 from typing import ClassVar
 
 from xdsl.dialects.builtin import (
+    FileLineColLoc,
     DYNAMIC_INDEX,
     ModuleOp,
     ArrayAttr,
@@ -83,7 +85,6 @@ from xdsl.utils.exceptions import VerifyException
 from syncopate.dialects import python_grammar as grammar
 from syncopate.dialects import python_syntax as py
 from syncopate.dialects.ssa_order import check_definitions_dominate
-from syncopate.ir.locations import source_line
 
 DYNAMIC = DYNAMIC_INDEX  # `?`: a symbolic (constexpr-sized) dimension
 
@@ -314,7 +315,9 @@ class FuncOp(IRDLOperation):
             py.check_binding_name(f"{where}: parameter", name)
         module = self.parent_op()
         scope = grammar.module_scope(module if isinstance(module, ModuleOp) else None)
-        self.verify_fragments(scope, f"{source_line(self)}: {where}" if source_line(self) else where)
+        loc = self.location  # dialects sit below ir/locations.py; the same `file.py:LINE` prefix
+        line = f"{Path(loc.filename.data).name}:{loc.line.data}: " if isinstance(loc, FileLineColLoc) else ""
+        self.verify_fragments(scope, line + where)
         defaults = self.defaults.data if self.defaults is not None else {}
         for label, entries in (("default", defaults), ("annotation", self.arg_annotations.data if self.arg_annotations else {})):
             for name, value in entries.items():
