@@ -10,7 +10,8 @@ so that the emitted file does what the IR says and nothing else: a callee is
 a dotted name of a module the emitted file imports, not
 `"tl.exp(x); import os; os.getcwd"`; a decorator evaluates Triton's API and
 the kernel file's own module-level names (`tile.prelude`), not
-`os.system('...')`.
+`os.system('...')` (the grammar of such module-level fragments is
+``python_grammar.py``).
 
 Each check raises :class:`xdsl.utils.exceptions.VerifyException` with a
 message naming the property and the offending text.
@@ -18,15 +19,10 @@ message naming the property and the offending text.
 
 from __future__ import annotations
 
-import ast
 import keyword
-from functools import lru_cache
 
 from xdsl.utils.exceptions import VerifyException
 
-PRELUDE_ATTR = "tile.prelude"
-"""Module attribute: the kernel file's module-level Python that the jit
-functions reach (see ``ir/frontend/prelude.py``), written above them."""
 
 MODULE_ALIASES = ("tl", "triton")
 """The modules every emitted file imports (``import triton``, ``import
@@ -35,15 +31,6 @@ triton.language as tl``): a dotted callee starts with one of them
 
 BARE_CALLEES = ("min", "max")
 """Python builtins Triton's frontend accepts in a kernel, called by bare name."""
-
-EXPRESSION_BUILTINS = frozenset({
-    "abs", "all", "any", "bool", "dict", "divmod", "enumerate", "filter", "float", "frozenset", "int", "isinstance",
-    "len", "list", "map", "max", "min", "pow", "range", "reversed", "round", "set", "sorted", "str", "sum", "tuple",
-    "zip",
-})  # fmt: skip
-"""Builtins a decorator or default may call (``key=list(...)``, ``range(...)``
-in a config list); anything else must come from Triton or the kernel file."""
-
 
 def is_identifier(name: str) -> bool:
     """A Python name that is not a keyword (``class``, ``None``, ...)."""
@@ -101,59 +88,3 @@ def check_keywords(what: str, names: list[str], taken: tuple[str, ...] = ()) -> 
         if name in seen or name in taken:
             raise VerifyException(f"{what}: keyword {name!r} given twice")
         seen.add(name)
-
-
-@lru_cache(maxsize=64)
-def prelude_names(prelude: str) -> frozenset[str]:
-    """The names the top-level statements of ``prelude`` bind."""
-    try:
-        tree = ast.parse(prelude)
-    except SyntaxError as err:
-        raise VerifyException(f"{PRELUDE_ATTR} is not Python: {err.msg} (line {err.lineno})") from None
-    names: set[str] = set()
-    for statement in tree.body:
-        if isinstance(statement, (ast.Import, ast.ImportFrom)):
-            names.update((a.asname or a.name).split(".")[0] for a in statement.names)
-        elif isinstance(statement, (ast.FunctionDef, ast.ClassDef)):
-            names.add(statement.name)
-        elif isinstance(statement, (ast.Assign, ast.AnnAssign)):
-            targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
-            names.update(n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name))
-        else:
-            raise VerifyException(
-                f"{PRELUDE_ATTR}: line {statement.lineno} ({ast.unparse(statement)[:40]!r}) is not an import, an "
-                "assignment, a function or a class definition, which are all the prelude holds"
-            )
-    return frozenset(names)
-
-
-def check_module_expression(what: str, text: str, module_names: frozenset[str]) -> None:
-    """``text`` is one Python expression that reads only Triton (``triton``,
-    ``tl``), a few builtins, ``module_names`` (the prelude's) and its own
-    lambda and comprehension variables, with no dunder attribute and no
-    assignment expression. Decorators, defaults and annotations run at module
-    scope when the emitted file is imported: this keeps them to what the
-    kernel file itself could have meant."""
-    try:
-        tree = ast.parse(text, mode="eval")
-    except SyntaxError as err:
-        raise VerifyException(f"{what} {text!r} is not a Python expression ({err.msg})") from None
-    local: set[str] = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Lambda):
-            args = node.args
-            local.update(a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs))
-            local.update(a.arg for a in (args.vararg, args.kwarg) if a is not None)
-        elif isinstance(node, ast.comprehension):
-            local.update(n.id for n in ast.walk(node.target) if isinstance(n, ast.Name))
-    allowed = set(MODULE_ALIASES) | EXPRESSION_BUILTINS | module_names | local
-    for node in ast.walk(tree):
-        if isinstance(node, ast.NamedExpr):
-            raise VerifyException(f"{what} {text!r} assigns a name (':=')")
-        if isinstance(node, ast.Attribute) and node.attr.startswith("__"):
-            raise VerifyException(f"{what} {text!r} reads the dunder attribute '{node.attr}'")
-        if isinstance(node, ast.Name) and (node.id not in allowed or node.id.startswith("__")):
-            raise VerifyException(
-                f"{what} {text!r} reads '{node.id}', which is neither triton, tl, an allowed builtin nor a "
-                f"module-level name of the kernel file ({PRELUDE_ATTR})"
-            )

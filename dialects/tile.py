@@ -30,9 +30,11 @@ flow, whose semantics do match.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 from typing import ClassVar
 
 from xdsl.dialects.builtin import (
+    FileLineColLoc,
     DYNAMIC_INDEX,
     ModuleOp,
     ArrayAttr,
@@ -80,6 +82,7 @@ from xdsl.traits import (
 )
 from xdsl.utils.exceptions import VerifyException
 
+from syncopate.dialects import python_grammar as grammar
 from syncopate.dialects import python_syntax as py
 from syncopate.dialects.ssa_order import check_definitions_dominate
 
@@ -303,26 +306,24 @@ class FuncOp(IRDLOperation):
 
     def verify_python(self) -> None:
         """The names, decorators, defaults and annotations the emitter writes
-        verbatim are Python of the kind each one means (dialects/python_syntax.py),
-        and every value is defined before its uses."""
+        verbatim are Python of the kind each one means (dialects/python_syntax.py;
+        module-level fragments follow dialects/python_grammar.py), and every value is defined before its uses."""
         where = f"tile.func @{self.sym_name.data}"
         py.check_binding_name("tile.func: function name", self.sym_name.data)
         names = self.arg_names
         for name in names:
             py.check_binding_name(f"{where}: parameter", name)
         module = self.parent_op()
-        prelude = module.attributes.get(py.PRELUDE_ATTR) if isinstance(module, ModuleOp) else None
-        module_names = py.prelude_names(prelude.data) if isinstance(prelude, StringAttr) else frozenset()
-        for decorator in self.decorators.data if self.decorators is not None else ():
-            py.check_module_expression(f"{where}: decorator", decorator.data, module_names)
+        scope = grammar.module_scope(module if isinstance(module, ModuleOp) else None)
+        loc = self.location  # dialects sit below ir/locations.py; the same `file.py:LINE` prefix
+        line = f"{Path(loc.filename.data).name}:{loc.line.data}: " if isinstance(loc, FileLineColLoc) else ""
+        self.verify_fragments(scope, line + where)
         defaults = self.defaults.data if self.defaults is not None else {}
         for label, entries in (("default", defaults), ("annotation", self.arg_annotations.data if self.arg_annotations else {})):
             for name, value in entries.items():
                 if name not in names:
                     raise VerifyException(f"{where}: {label} for {name!r}, which is not a parameter")
-                if isinstance(value, StringAttr):
-                    py.check_module_expression(f"{where}: {label} of {name!r}", value.data, module_names)
-                elif label == "annotation":
+                if label == "annotation" and not isinstance(value, StringAttr):
                     raise VerifyException(f"{where}: the annotation of {name!r} must be a string, got {value}")
         defaulted = [name in defaults for name in names]
         if any(d and not later for d, later in zip(defaulted, defaulted[1:])):
@@ -332,6 +333,18 @@ class FuncOp(IRDLOperation):
                 f"follows {first!r}, which has one (Python needs the defaulted parameters last)"
             )
         check_definitions_dominate(self, where)
+
+    def verify_fragments(self, scope: grammar.Scope, where: str) -> None:
+        """Each decorator, and each default and annotation held as Python
+        text, is one expression of the grammar an emitted file may hold
+        (dialects/python_grammar.py); ``where`` names the function."""
+        for decorator in self.decorators.data if self.decorators is not None else ():
+            grammar.check_expression(grammar.fragment_what(where, "decorator", decorator.data), decorator.data, scope)
+        for label, entries in (("default", self.defaults), ("annotation", self.arg_annotations)):
+            for name, value in entries.data.items() if entries is not None else ():
+                if isinstance(value, StringAttr):
+                    what = grammar.fragment_what(where, f"{label} of {name!r}", value.data)
+                    grammar.check_expression(what, value.data, scope)
 
     def print(self, printer: Printer):
         print_func_op_like(

@@ -38,7 +38,7 @@ from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 
 from syncopate.dialects import tile
-from syncopate.dialects.python_syntax import PRELUDE_ATTR, prelude_names
+from syncopate.dialects import python_grammar as grammar
 from syncopate.ir.contract import ORIGIN_ATTR
 from syncopate.ir.verify import verify_module
 from syncopate.ir.frontend.type_rules import dtype_name
@@ -74,23 +74,41 @@ def emit_module(module: ModuleOp) -> str:
         raise EmitError(f"cannot emit top-level op(s) {', '.join(sorted(set(others)))} as Triton")
     reserved = set(EMITTED_NAMES) | {f.sym_name.data for f in funcs}
     parts = [HEADER]
-    prelude = module.attributes.get(PRELUDE_ATTR)
-    if prelude is not None:
-        if not isinstance(prelude, StringAttr):
-            raise EmitError(f"{PRELUDE_ATTR} must be a string of Python, got {prelude}")
-        try:
-            prelude_names(prelude.data)  # imports, assignments and definitions only
-        except VerifyException as err:
-            raise EmitError(str(err)) from None
+    prelude, scope = prelude_source(module)
+    if prelude:
         # module-level Python the kernels' decorators and defaults use (ir/frontend/prelude.py)
-        parts.append("\n" + prelude.data + "\n")
+        parts.append("\n" + prelude + "\n")
     for func in funcs:
-        parts.append("\n\n" + FunctionEmitter(func, reserved).emit())
+        parts.append("\n\n" + FunctionEmitter(func, reserved, scope).emit())
     text = "".join(parts)
     try:
         ast.parse(text)
     except SyntaxError as err:
         raise EmitError(f"the emitted Python does not parse ({err.msg}, line {err.lineno}: {err.text!r})") from None
+    return text
+
+
+def prelude_source(module: ModuleOp) -> tuple[str, grammar.Scope]:
+    """The module's prelude as Python source, and the names it binds.
+
+    With :func:`fragment_source` the one place where module-level text of the
+    IR becomes Python: the prelude is written only when every statement is of
+    the grammar of ``dialects/python_grammar.py``, whoever made the IR."""
+    try:
+        scope = grammar.module_scope(module)
+    except VerifyException as err:
+        raise EmitError(str(err)) from None
+    prelude = module.attributes.get(grammar.PRELUDE_ATTR)
+    return (prelude.data if isinstance(prelude, StringAttr) else ""), scope
+
+
+def fragment_source(what: str, text: str, scope: grammar.Scope) -> str:
+    """``text`` (a decorator, default or annotation) as Python source, once it
+    is one allowed expression in ``scope`` (``dialects/python_grammar.py``)."""
+    try:
+        grammar.check_expression(what, text, scope)
+    except VerifyException as err:
+        raise EmitError(str(err)) from None
     return text
 
 
@@ -200,6 +218,7 @@ class Expr:
 class FunctionEmitter:
     func: tile.FuncOp
     reserved: set[str]
+    scope: grammar.Scope = grammar.EMPTY_SCOPE
     lines: list[str] = field(default_factory=list)
     names: dict[SSAValue, str] = field(default_factory=dict)
     holders: dict[str, SSAValue | None] = field(default_factory=dict)
@@ -321,17 +340,23 @@ class FunctionEmitter:
             if isinstance(arg.type, tile.ConstexprType):
                 text += ": tl.constexpr"
             elif name in annotations:
-                text += f": {annotations[name].data}"
+                text += f": {self.fragment(f'annotation of {name!r}', annotations[name].data)}"
             if name in defaults:
                 default = defaults[name]
-                text += f" = {default.data if isinstance(default, StringAttr) else literal_text(default)}"
+                value = self.fragment(f"default of {name!r}", default.data) if isinstance(default, StringAttr) else None
+                text += f" = {value if value is not None else literal_text(default)}"
             params.append(text)
         decorators = [d.data for d in func.decorators.data] if func.decorators is not None else ["triton.jit"]
-        header = [f"@{d}" for d in decorators]
+        header = [f"@{self.fragment('decorator', d)}" for d in decorators]
         header.append(f"def {func.sym_name.data}({', '.join(params)}):")
         self.block(func.body.block, 1)
         body = self.lines or ["    pass"]
         return "\n".join(header + body) + "\n"
+
+    def fragment(self, label: str, text: str) -> str:
+        """A decorator, default or annotation of this function, checked (:func:`fragment_source`)."""
+        what = grammar.fragment_what(f"tile.func @{self.func.sym_name.data}", label, text)
+        return fragment_source(what, text, self.scope)
 
     def line(self, depth: int, text: str) -> None:
         self.lines.append("    " * depth + text)

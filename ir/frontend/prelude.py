@@ -60,7 +60,7 @@ def _free_names(function: ast.FunctionDef) -> set[str]:
 
 
 def prelude_parts(tree: ast.Module, source: str, jit_names: set[str], defined: set[str] = frozenset(),
-                  package: str | None = None) -> list[str]:
+                  package: str | None = None, statement_lines: dict[str, int] | None = None) -> list[str]:
     """The top-level statements of ``tree`` (other than the jit functions
     ``jit_names``) that the jit functions reach, as source text, one text
     per statement (:func:`join_prelude` makes them one block); names in
@@ -68,7 +68,10 @@ def prelude_parts(tree: ast.Module, source: str, jit_names: set[str], defined: s
     from another module is carried as a function), so the statements binding
     them are not followed. A relative import is carried as the absolute
     import it means in ``package`` (the file's package): the emitted file
-    lives elsewhere, where ``from .configs import ...`` would not resolve."""
+    lives elsewhere, where ``from .configs import ...`` would not resolve.
+    ``statement_lines``, when given, receives each text's first line in the
+    file, for errors about it."""
+    statement_lines = {} if statement_lines is None else statement_lines
     jit_defs = [s for s in tree.body if isinstance(s, ast.FunctionDef) and s.name in jit_names]
     candidates = [s for s in tree.body if isinstance(s, _BINDERS) and s not in jit_defs and not _in_header(s)]
     binders: dict[str, list[ast.stmt]] = {}
@@ -95,6 +98,7 @@ def prelude_parts(tree: ast.Module, source: str, jit_names: set[str], defined: s
         if isinstance(statement, ast.ImportFrom) and statement.level:
             text = _absolute_import(statement, package) or text
         parts.append(f"\n\n{text}\n\n" if isinstance(statement, (ast.FunctionDef, ast.ClassDef)) else text)
+        statement_lines[parts[-1]] = _first_line(statement)
     return parts
 
 
@@ -107,6 +111,22 @@ def _absolute_import(statement: ast.ImportFrom, package: str | None) -> str | No
 
 def join_prelude(parts: list[str]) -> str:
     return "\n".join(parts).replace("\n\n\n\n", "\n\n").strip("\n")
+
+
+def part_at(prelude: str, parts: list[str], line: int) -> tuple[int, int]:
+    """The index of the part of ``parts`` (joined into ``prelude``) holding
+    ``line`` of the prelude, and the line's offset inside that part."""
+    found, start, position = 0, 1, 0
+    for index, part in enumerate(parts):
+        text = part.strip("\n")
+        at = prelude.find(text, position)
+        if at < 0:
+            continue
+        first = prelude.count("\n", 0, at) + 1
+        if first > line:
+            break
+        found, start, position = index, first, at + len(text)
+    return found, line - start
 
 
 def _first_line(statement: ast.stmt) -> int:

@@ -37,6 +37,7 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute, Block, BlockArgument, Operation, OpResult, Region, SSAValue
 
+from syncopate.dialects import python_grammar as grammar
 from syncopate.dialects import tile
 from syncopate.ir.frontend import block_pointers, block_starts
 from syncopate.ir.frontend import type_rules as T
@@ -45,7 +46,7 @@ from syncopate.ir.frontend.errors import FrontendError
 from syncopate.ir.frontend.index_blocks import literal_int
 from syncopate.ir.frontend import helper_modules
 from syncopate.ir.frontend.pointer_scan import descriptor_parameters, pointer_parameters
-from syncopate.ir.frontend.prelude import join_prelude, prelude_parts
+from syncopate.ir.frontend.prelude import join_prelude, part_at, prelude_parts
 from syncopate.ir.frontend.tl_names import canonical_path
 
 TRITON = "triton"
@@ -1430,15 +1431,26 @@ class ModuleImporter:
         funcs = [owner.build_function(node, name in called) for name, (owner, node) in functions.items()]
         module = ModuleOp(funcs)
         module.attributes["tile.source"] = StringAttr(Path(self.filename).name)
-        prelude = self.prelude({name: owner for name, (owner, _) in functions.items()})
+        origins: dict[str, tuple[str, int]] = {}
+        parts = self.prelude({name: owner for name, (owner, _) in functions.items()}, origins)
+        prelude = join_prelude(parts)
         if prelude:
-            module.attributes["tile.prelude"] = StringAttr(prelude)
+            module.attributes[grammar.PRELUDE_ATTR] = StringAttr(prelude)
+            try:
+                grammar.prelude_scope(prelude, grammar.prelude_what(module))
+            except grammar.ForbiddenPython as error:  # name the kernel file's line, not the prelude's
+                index, offset = part_at(prelude, parts, error.line)
+                filename, line = origins[parts[index]]
+                raise FrontendError(filename, line + offset, f"{error.construct!r} {error.reason}") from None
+        for func, (owner, node) in zip(funcs, functions.values()):
+            _check_fragments(func, module, owner.filename, _first_line(node))
         return module
 
-    def prelude(self, owners: dict[str, ModuleImporter]) -> str:
+    def prelude(self, owners: dict[str, ModuleImporter], origins: dict[str, tuple[str, int]]) -> list[str]:
         """The module-level Python of this file, then of each helper module,
-        that the carried functions reach; the imports of carried helpers are
-        left out (the emitted file defines them)."""
+        that the carried functions reach, one text per statement; the imports
+        of carried helpers are left out (the emitted file defines them).
+        ``origins`` receives each text's file and first line."""
         modules = list(dict.fromkeys([self, *owners.values()]))
         parts: list[str] = []
         for module in modules:
@@ -1446,10 +1458,28 @@ class ModuleImporter:
             # `tiles` of a carried `tiles.tile_coords(...)` is no longer needed: the call names the carried def
             defined = set(module.jit_functions) | {n.split(".")[0] for n in module.jit_functions if "." in n}
             package = helper_modules.package_of(Path(module.filename)) if Path(module.filename).is_file() else None
-            for part in prelude_parts(module.tree, module.source, carried, defined=defined, package=package):
+            lines: dict[str, int] = {}
+            for part in prelude_parts(module.tree, module.source, carried, defined=defined, package=package,
+                                      statement_lines=lines):
                 if part not in parts:
                     parts.append(part)
-        return join_prelude(parts)
+                    origins[part] = (module.filename, lines[part])
+        return parts
+
+
+def _check_fragments(func: tile.FuncOp, module: ModuleOp, filename: str, line: int) -> None:
+    """The decorators, defaults and annotations of ``func`` are of the grammar
+    an emitted file may hold (dialects/python_grammar.py); a refusal names the
+    function's first line (``line`` of ``filename``)."""
+    try:
+        func.verify_fragments(grammar.module_scope(module), f"`{func.sym_name.data}`")
+    except grammar.ForbiddenPython as error:
+        raise FrontendError(filename, line, f"{error.what}: {error.construct!r} {error.reason}") from None
+
+
+def _first_line(node: ast.FunctionDef) -> int:
+    """A definition starts at its first decorator."""
+    return min([node.lineno, *(d.lineno for d in node.decorator_list)])
 
 
 def import_source(source: str, filename: str = "<string>") -> ModuleOp:

@@ -41,4 +41,4 @@ builtin.module {
 
 // KIND: overlap-opt: error: k: loop attribute tile.loop = "os_range" is not one of range, static_range
 // OPTION: overlap-opt: error: k: loop option 'num_stages' = @STAGES names no parameter of the kernel
-// PRELUDE: overlap-opt: error: tile.prelude: line 2 ("os.system('echo hi')") is not an import, an assignment, a function or a class definition, which are all the prelude holds
+// PRELUDE: overlap-opt: error: tile.prelude line 1: 'import os' imports 'os', which is not one of the Triton modules and names an emitted file may import

@@ -85,14 +85,14 @@ tile.func @k(%p: !tile.ptr) {
 tile.func @k(%p: !tile.ptr) attributes {decorators = ["os.system('echo hi')", "triton.jit"]} {
   tile.return
 }
-// CHECK: tile.func @k: decorator "os.system('echo hi')" reads 'os', which is neither triton, tl, an allowed builtin nor a module-level name of the kernel file (tile.prelude)
+// CHECK: tile.func @k: decorator "os.system('echo hi')": 'os' is neither triton, tl, an allowed builtin nor a module-level name of the kernel file (tile.prelude)
 
 // -----
 
 tile.func @k(%p: !tile.ptr) attributes {decorators = ["triton.jit\nimport os"]} {
   tile.return
 }
-// CHECK: tile.func @k: decorator 'triton.jit\nimport os' is not a Python expression
+// CHECK: tile.func @k: decorator 'triton.jit\nimport os': {{.*}} is not a Python expression
 
 // -----
 
@@ -106,21 +106,21 @@ tile.func @k(%p: !tile.ptr) attributes {decorators = ["triton.autotune(configs=[
 tile.func @k(%p: !tile.ptr) attributes {decorators = ["triton.heuristics({'B': (x := 1)})"]} {
   tile.return
 }
-// CHECK: tile.func @k: decorator "triton.heuristics({'B': (x := 1)})" assigns a name (':=')
+// CHECK: tile.func @k: decorator "triton.heuristics({'B': (x := 1)})": '(x := 1)' is a NamedExpr, not one of the expressions an emitted file may hold
 
 // -----
 
 tile.func @k(%p: !tile.ptr, %B: !tile.constexpr) attributes {defaults = {B = "__import__('os').getcwd()"}} {
   tile.return
 }
-// CHECK: tile.func @k: default of 'B' "__import__('os').getcwd()" reads '__import__'
+// CHECK: tile.func @k: default of 'B' "__import__('os').getcwd()": '__import__' is a dunder name
 
 // -----
 
 tile.func @k(%p: !tile.ptr, %B: !tile.constexpr) attributes {defaults = {B = "16, p=0"}} {
   tile.return
 }
-// CHECK: tile.func @k: default of 'B' '16, p=0' is not a Python expression
+// CHECK: tile.func @k: default of 'B' '16, p=0': '16, p=0' is not a Python expression
 
 // -----
 
