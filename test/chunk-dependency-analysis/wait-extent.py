@@ -57,11 +57,11 @@ def plain_rows(x_ptr, y_ptr, M, stride_xm, BLOCK_M: tl.constexpr, BLOCK_N: tl.co
 # PRE: overlap-opt: error: chunk-dependency-analysis: wait-extent.py:36: 'tile.load': the access of 'o_ptr' along dim 0: its rows start at BLOCK_M*pid0 + N_CTX*pid1, which moves by N_CTX per step of program id 1
 
 # MASKED-LABEL: def masked_rows(
-# MASKED:       [[LO:tmp[_0-9]*]] = pid * BLOCK_M
+# MASKED:       [[LO:tmp[_0-9]*]] = tmp * BLOCK_M
 # MASKED:       syn_wait_span(syn_flags, syn_wait_ag_x_ptr_tab, syn_wait_ag_x_ptr_n, [[LO]], tl.minimum([[LO]] + BLOCK_M, M),
 # MASKED-NEXT:  x = tl.load(x_ptr
 
 # PLAIN-LABEL: def plain_rows(
-# PLAIN:       [[LO:tmp[_0-9]*]] = pid * BLOCK_M
+# PLAIN:       [[LO:tmp[_0-9]*]] = tmp * BLOCK_M
 # PLAIN:       syn_wait_span(syn_flags, syn_wait_ag_x_ptr_tab, syn_wait_ag_x_ptr_n, [[LO]], [[LO]] + BLOCK_M,
 # PLAIN-NEXT:  x = tl.load(x_ptr
