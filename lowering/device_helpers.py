@@ -19,7 +19,11 @@ CUDA graph that captured a launch still waits for the replay's own epoch.
 ``spin_limit`` bounds every spin (0: unbounded). A spin that runs out
 records ``(1, linear tile id, flag index, flag value seen)`` in the int32
 ``report`` words and gives up, so the kernel ends and the runtime can say
-which rank, tile and chunk never arrived instead of hanging.
+which rank, tile and chunk never arrived instead of hanging. A wait for a
+non-empty range that no chunk of its table overlaps records ``(2, linear
+tile id, lo, hi)``: nothing would order the tile's loads after any
+delivery (a range outside the plan's extent), so it must not pass as a
+wait that found its chunks ready. The first report of a launch wins.
 """
 
 import triton
@@ -43,13 +47,20 @@ def syn_spin(flags, index, target, spin_limit, report):
             tl.debug_barrier()
         seen = tl.atomic_add(flag, 0, sem="acquire", scope="sys")
     if seen < target:
-        n0 = tl.num_programs(0)
-        n1 = tl.num_programs(1)
-        tile = tl.program_id(0) + tl.program_id(1) * n0 + tl.program_id(2) * n0 * n1
-        if tl.atomic_cas(report, 0, 1) == 0:
-            tl.store(report + 1, tile)
-            tl.store(report + 2, index)
-            tl.store(report + 3, seen)
+        syn_record(report, 1, index, seen)
+
+
+@triton.jit
+def syn_record(report, code, a, b):
+    """Record ``(code, linear tile id, a, b)`` in the ``report`` words unless
+    an earlier report of this launch holds them."""
+    n0 = tl.num_programs(0)
+    n1 = tl.num_programs(1)
+    tile = tl.program_id(0) + tl.program_id(1) * n0 + tl.program_id(2) * n0 * n1
+    if tl.atomic_cas(report, 0, code) == 0:
+        tl.store(report + 1, tile)
+        tl.store(report + 2, a)
+        tl.store(report + 3, b)
 
 
 @triton.jit
@@ -68,11 +79,28 @@ def syn_first_chunk(table, n, lo):
 
 
 @triton.jit
+def syn_check_span(table, n, lo, hi, first, report):
+    """Report a non-empty ``[lo, hi)`` that no row of the wait table
+    overlaps (``first``: :func:`syn_first_chunk` of ``lo``, the only row that
+    can). Such a wait polls nothing and returns at once, so the loads after
+    it would read rows that no delivery is ordered before: rows outside the
+    plan's extent, which chunk-dependency-analysis refuses where it can
+    prove it, or a rank that receives none of them."""
+    if lo < hi:
+        missing = first >= n
+        if first < n:
+            missing = tl.load(table + 3 * first) >= hi
+        if missing:
+            syn_record(report, 2, lo, hi)
+
+
+@triton.jit
 def syn_wait_span(flags, table, n, lo, hi, epoch_ptr, spin_limit, report):
     target = tl.load(epoch_ptr)
     # wait tables are sorted by lo and do not overlap (abi.LaunchPlan.arguments checks it): a binary search
     # finds the first chunk ending after lo, then the chunks up to hi follow
     i = syn_first_chunk(table, n, lo)
+    syn_check_span(table, n, lo, hi, i, report)
     more = i < n
     while more:
         more = tl.load(table + 3 * i) < hi
@@ -124,6 +152,7 @@ def syn_wait_span_loop(flags, table, n, lo, hi, first, step, epoch_ptr, spin_lim
     seen_hi = hi - step
     check_all = (lo == first) | (step <= 0)
     i = syn_first_chunk(table, n, lo)
+    syn_check_span(table, n, lo, hi, i, report)
     more = i < n
     while more:
         chunk_lo = tl.load(table + 3 * i)

@@ -94,7 +94,11 @@ class ChunkDependencyAnalysisPass(ModulePass):
     the footprint does not depend on. The plan's binding is rewritten to the
     kernel's parameter and the stride parameter found in the address. An
     access it cannot bound, a write to a gathered tensor, a read of a
-    reduce-scattered one, or plan symbols that are not kernel parameters are
+    reduce-scattered one, a read whose rows can leave the plan's extent
+    (they move by at least the extent per program id or loop iteration, e.g.
+    a head offset ``(off_hz * N_CTX) * stride`` with ``size=N_CTX``, or start
+    past it at the first tile; see ``ir/analysis/wait_extent.py``: its wait
+    would meet no chunk), or plan symbols that are not kernel parameters are
     errors naming the op; nothing is guessed. ``syncopate.ir.deps`` turns the
     attributes into a networkx tile -> chunk graph for concrete sizes.
     """

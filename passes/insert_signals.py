@@ -78,6 +78,33 @@ def _lo_value(b: BoundAccess, builder: Builder, walks: bool = True) -> SSAValue:
     return lo
 
 
+def _masked(b: BoundAccess, lo: SSAValue, builder: Builder) -> tuple[SSAValue, SSAValue]:
+    """(lo, extent) of the rows ``b`` reads: ``[max(lo, below), min(lo +
+    extent, from))`` for the bounds its mask puts on them (``Span.masked_below``
+    / ``masked_from``), so a fully masked tile (the grid's last, or a
+    shifted index's first) waits for an empty range and a partly masked one
+    for the rows it reads: a non-empty wait that meets no chunk is reported
+    at run time (``syn_check_span``)."""
+    below, above = (_bound(v, builder) for v in (b.span.masked_below, b.span.masked_from))
+    if below is None and above is None:
+        return lo, b.span.extent
+    ar = _KernelArith(builder)
+    hi = ar.add(lo, b.span.extent)
+    lo = ar.max(lo, below) if below is not None else lo
+    hi = ar.min(hi, above) if above is not None else hi
+    return lo, ar.sub(hi, lo)
+
+
+def _bound(value: SSAValue | None, builder: Builder) -> SSAValue | None:
+    """A mask bound usable at ``builder``: a kernel parameter as it is, an
+    integer constant copied there (the mask's may sit in a loop the wait is
+    hoisted out of)."""
+    if value is None or not isinstance(value, OpResult):
+        return value
+    assert isinstance(value.op, arith.ConstantOp)
+    return _inserted(builder, value.op.clone())
+
+
 class _KernelArith:
     """:class:`footprint.RowArith` over SSA values: the ops are inserted at
     ``builder`` (``tl.minimum`` / ``tl.maximum`` of two scalars)."""
@@ -157,7 +184,12 @@ class InsertSignalsPass(ModulePass):
     rank overlapping ``[lo, lo+extent)``) right before each consuming load,
     hoisted above the loops its range does not depend on (one wait per tile
     for a gather along M, one per k-block for a gather along K), and
-    deduplicated when several loads at one point read the same range;
+    deduplicated when several loads at one point read the same range; the
+    range of a load whose mask bounds its index by kernel parameters or
+    constants (``rows >= 0``, ``rows < M``) is cut to
+    ``[max(lo, 0), min(lo + B, M))``, so a fully masked tile waits for
+    nothing (outside a loop wait: a ``chunk.wait_span_loop`` keeps its
+    range);
     A wrapped range (``(lo + tl.arange(0, B)) % M``) gets two waits,
     ``[lo % M, lo % M + B)`` and ``[0, lo % M + B - M)`` (empty unless the
     tile wraps). A clamped range (``tl.minimum`` / ``tl.maximum`` /
@@ -207,7 +239,8 @@ class InsertSignalsPass(ModulePass):
         seen_waits: set[tuple] = set()
         last_store: dict[tuple, BoundAccess] = {}
         for b in deps.accesses:
-            key = (b.plan.sym_name.data, b.tensor.tensor.data, *map(id, b.span.values()))
+            masked = (b.span.masked_below, b.span.masked_from)
+            key = (b.plan.sym_name.data, b.tensor.tensor.data, *map(id, (*b.span.values(), *masked)))
             if b.role == "read":
                 if self.waits:
                     self._insert_wait(b, key, seen_waits)
@@ -240,7 +273,7 @@ class InsertSignalsPass(ModulePass):
             return
         walk = _loop_walk(b, anchor)
         if walk is None:
-            wait = builder.insert(WaitSpanOp(lo, b.span.extent, plan, tensor))
+            wait = builder.insert(WaitSpanOp(*_masked(b, lo, builder), plan, tensor))
         else:
             _, first, step = walk
             wait = builder.insert(WaitSpanLoopOp(lo, b.span.extent, first, step, plan, tensor))

@@ -8,7 +8,7 @@ from typing import ClassVar
 from xdsl.context import Context
 from xdsl.dialects import arith
 from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, IntegerAttr, ModuleOp, StringAttr, i32, i64
-from xdsl.ir import Operation, SSAValue
+from xdsl.ir import Operation, OpResult, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
     GreedyRewritePatternApplier,
@@ -119,6 +119,10 @@ def _insert(rewriter: PatternRewriter, new: Operation) -> Operation:
 
 
 def _span_hi(rewriter: PatternRewriter, lo: SSAValue, extent: SSAValue) -> SSAValue:
+    """``lo + extent``; ``hi`` itself for an extent ``hi - lo`` (a range cut
+    to its mask's bounds, see insert-signals)."""
+    if isinstance(extent, OpResult) and isinstance(extent.op, tile.SubOp) and extent.op.rhs is lo:
+        return extent.op.lhs
     return _insert(rewriter, tile.AddOp(lo, extent, tile.AnyValueType())).results[0]
 
 
@@ -164,10 +168,13 @@ class LowerWaitSpan(RewritePattern):
         low = self.lowering
         tab, n = low.table(op.plan.string_value(), op.tensor.data, "wait")
         args = [low.flags, tab, n, op.lo, _span_hi(rewriter, op.lo, op.extent), *low.wait_args()]
+        extent = op.extent
         if low.memo and TILE_LOOP_ATTR in low.kernel.attributes and enclosing_loops(op):
             low.call(rewriter, op, "syn_wait_span_memo", [*args, kernel_param(low.kernel, MEMO, tile.PointerType())])
         else:
             low.call(rewriter, op, "syn_wait_span", args)
+        if isinstance(extent, OpResult) and isinstance(extent.op, tile.SubOp) and not extent.uses:
+            rewriter.erase(extent.op)  # a cut range's `hi - lo`, which _span_hi looked through
 
 
 @dataclass

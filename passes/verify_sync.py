@@ -139,6 +139,17 @@ class _Verifier:
         pieces = footprint.intervals(span, lo, _SymbolicArith(self.values)) if span.reshaped else [(lo, extent)]
         return [Range(start, sympy.expand(start + size)) for start, size in pieces]
 
+    def _masked(self, b: BoundAccess, piece: Range) -> Range | None:
+        """The rows of ``piece`` that ``b``'s mask keeps (``Span.masked_below``
+        / ``masked_from``), None when it bounds neither end: lanes outside
+        them read nothing, so a wait need not cover them."""
+        below, above = b.span.masked_below, b.span.masked_from
+        if below is None and above is None:
+            return None
+        lo = sympy.Max(piece.lo, self.values.of(below)) if below is not None else piece.lo
+        hi = sympy.Min(piece.hi, self.values.of(above)) if above is not None else piece.hi
+        return Range(lo, hi)
+
     def _size(self, b: BoundAccess) -> sympy.Expr | None:
         """The plan tensor's extent along its dim, when it is a number or a kernel parameter."""
         size = b.tensor.shape_values[b.dim]
@@ -200,6 +211,9 @@ class _Verifier:
         used: list[Operation] = []
         for piece in self._pieces(b):
             cover = self._cover(piece, waits)
+            masked = self._masked(b, piece)
+            if cover is None and masked is not None:
+                cover = self._cover(masked, waits)
             if cover is None:
                 seen = ", ".join(str(w.range) for w in waits) or "none"
                 seen += "".join(f"; a chunk.wait_span_loop of {w.range} does not count: {self.unsound[w.op]}"
@@ -316,7 +330,8 @@ class VerifySyncPass(ModulePass):
     * every load or descriptor load of a consumed tensor (all-gather,
       all-to-all, ring-exchange) is dominated by waits of that plan tensor
       whose ranges together hold the access's rows (for a wrapped index,
-      both of its pieces), or by one wait of the whole tensor (from row 0,
+      both of its pieces; the rows its mask keeps, for a mask that bounds
+      the index by parameters or constants), or by one wait of the whole tensor (from row 0,
       at least the plan's extent or 2**31-1 rows). Dominance is structural:
       a wait in one arm of an ``scf.if`` covers nothing after the ``if`` or
       in the other arm, and a wait after the load, or in an earlier

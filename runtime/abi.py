@@ -21,7 +21,7 @@ import torch
 from syncopate.dialects.chunk import PlanOp
 from syncopate.ir.analysis import deps
 from syncopate.ir.analysis.deps import ConcreteChunk
-from syncopate.ir.contract import TILE_LOOP_ATTR, ChunkTable
+from syncopate.ir.contract import CONSUMED, TILE_LOOP_ATTR, ChunkTable
 from syncopate.ir.contract import AbiKey as K
 from syncopate.ir.plans.expr import Extent
 from syncopate.ir.plans.launch_extents import LaunchExtent, launch_extents
@@ -370,6 +370,31 @@ def _check_disjoint(chunks: list[ConcreteChunk], rank: int) -> None:
             )
 
 
+UNCOVERED_WAIT = 2  # the report code of syn_check_span (lowering/device_helpers.py)
+
+
+def uncovered_wait(launch: LaunchPlan, rank: int, tile_id: int, lo: int, hi: int) -> str:
+    """The report of a wait for rows ``[lo, hi)`` that no chunk this rank
+    receives overlaps: it returned at once, so the tile's loads were not
+    ordered after any delivery. Names the plan tensors whose chunks miss the
+    range, and their extents."""
+    missed = []
+    for name, chunks in launch.chunks.items():
+        if launch.plans[name].collective not in CONSUMED:
+            continue
+        received: dict[tuple[str, str], list[ConcreteChunk]] = {}
+        for c in chunks:
+            if c.dst == rank:
+                received.setdefault((c.plan, c.param), []).append(c)
+        for (plan, param), mine in received.items():
+            if not any(c.lo < hi and lo < c.hi for c in mine):
+                missed.append(f"'{param}' of @{plan} (rows [{min(c.lo for c in mine)}, {max(c.hi for c in mine)}))")
+    where = f" of {' or '.join(missed)}" if missed else ""
+    return (f"rank {rank}: program {tile_id} waited for rows [{lo}, {hi}){where}, where this rank receives no chunk: "
+            f"the wait returned at once, so the tile read rows that no delivery is ordered before (a row index "
+            f"that leaves the plan's extent, such as one moved by `off_hz * N_CTX`)")
+
+
 @dataclass
 class SyncState:
     """One rank's synchronisation memory for a launch: the signal pad, the
@@ -399,11 +424,14 @@ class SyncState:
 
     def timeout(self, launch: LaunchPlan, rank: int,
                 words: Mapping[int, tuple[str, int]] | None = None) -> str | None:
-        """The spin report as a sentence, or None if no spin ran out;
+        """The spin report as a sentence, or None if no spin ran out and no
+        wait found its range outside every chunk (lowering/device_helpers.py);
         ``words`` names other pad words: index -> (what, expected value)."""
         hit, tile_id, flag, seen = (int(x) for x in self.report.tolist())
         if not hit:
             return None
+        if hit == UNCOVERED_WAIT:
+            return uncovered_wait(launch, rank, tile_id, flag, seen)
         expected = int(self.epoch.item())
         chunk = next((c for cs in launch.chunks.values() for c in cs if c.flag == flag and c.dst == rank), None)
         if chunk:

@@ -192,6 +192,7 @@ def _span_along(acc: Access, tensor: TensorOp, dim: int, kernel: tile.FuncOp) ->
             f"{where}: cannot tell which address term of '{acc.param}' is dim {dim} "
             f"(terms with strides: {found}); give the plan option stride=<the stride parameter of dim {dim}>"
         )
+    loaded = False
     try:
         span = footprint.span_of(term.index)
     except footprint.LoadedRows as err:
@@ -199,7 +200,7 @@ def _span_along(acc: Access, tensor: TensorOp, dim: int, kernel: tile.FuncOp) ->
             raise fail(f"{where}: cannot bound the access of '{acc.param}' along dim {dim}: {err}") from None
         # the index's own scalar terms are inside it: the range of the whole index
         lo, extent = loaded_rows.row_range(term.index)
-        span = Span((lo,), extent)
+        span, loaded = Span((lo,), extent), True
     except Unbounded as err:
         raise fail(f"{where}: cannot bound the access of '{acc.param}' along dim {dim}: {err}") from None
     stride = _stride_name(term)
@@ -220,7 +221,33 @@ def _span_along(acc: Access, tensor: TensorOp, dim: int, kernel: tile.FuncOp) ->
     if span.otherwise is not None and acc.role == "write":
         raise fail(f"{where}: '{acc.param}' is stored through `tl.where` of its index along dim {dim}, which "
                    f"writes two row ranges; store with `mask=` on the unclamped index instead")
+    if not (moved or walks or span.wrap is not None or span.reshaped or loaded):
+        # the mask bounds the index itself, and the rows are that index: its bounds are the rows'
+        below, above = mask_limits(acc, term, tensor.shape_values[dim], kernel)
+        span = replace(span, masked_below=below, masked_from=above)
     return replace(span, lo_terms=(*span.lo_terms, *moved), walks=walks), stride
+
+
+def mask_limits(acc: Access, term: footprint.Term, size: str | int,
+                kernel: tile.FuncOp) -> tuple[SSAValue | None, SSAValue | None]:
+    """The bounds ``acc``'s mask puts on ``term``'s index, ``(index >= lower,
+    index < upper)``, each None when the mask has none. Only kernel
+    parameters and integer constants count: a wait placed above the access
+    (hoisted out of loops) can use them (insert-signals copies a constant);
+    among several upper bounds, the plan's extent ``size`` is preferred."""
+    index = footprint.strip(term.index)
+
+    def usable(bounds: list[tuple[SSAValue, SSAValue]]) -> list[SSAValue]:
+        found = [footprint.strip(b) for i, b in bounds if i is index]
+        return [b for b in found if (isinstance(b, BlockArgument) and b.owner is kernel.body.block)
+                or (isinstance(b, OpResult) and isinstance(b.op, arith.ConstantOp)
+                    and isinstance(b.op.value, IntegerAttr))]
+
+    mask = _mask_of(acc.op)
+    lower = usable(mask_bounds.bound_values(mask, upper=False))
+    upper = usable(mask_bounds.bound_values(mask, upper=True))
+    upper.sort(key=lambda b: footprint.host_expr(b) != str(size))
+    return (lower[0] if lower else None), (upper[0] if upper else None)
 
 
 def _is_flat(acc: Access) -> bool:
@@ -409,7 +436,7 @@ def _shift_along(offset: footprint.Offset, stride: str | int, where: str, param:
                          if footprint.param_name(f) != stride)
         raise fail(f"{where}: the access of '{param}' adds a product of {len(flat)} factors that contains dim {dim}'s "
                    f"stride {stride}: it moves the tile by whole rows, a number of rows the kernel never computes; "
-                   f"write it as ({rest}) * {stride}")
+                   f"write it as ({rest}) * {stride} (then the plan's extent must hold every row it reaches)")
     runtime = [n for f, n in zip(factors, names) if n is not None and not isinstance(f.type, tile.ConstexprType)]
     if runtime and stride == 1:
         return None  # the unit-stride dim is the innermost: a stride parameter moves along an outer dim
@@ -457,6 +484,21 @@ def _check_mask(acc: Access, term: footprint.Term, tensor: TensorOp, dim: int, w
         if other is not term and size in bounds.get(footprint.strip(other.index), ()) and not mine:
             raise fail(f"{where}: the plan's extent of dim {dim} is {size}, but the kernel masks another dim of "
                        f"'{acc.param}' (stride {_stride_name(other)}) with < {size}; check the plan's dim= and stride=")
+
+
+def _check_extent(acc: Access, span: Span, loops: tuple[Operation, ...], tensor: TensorOp, dim: int,
+                  kernel: tile.FuncOp) -> None:
+    """A read whose rows can leave the plan's extent would wait for no chunk
+    and read unsynchronised rows (see ``ir/analysis/wait_extent.py``)."""
+    from syncopate.ir.analysis.wait_extent import leaves_extent  # sympy: imported only for reads
+
+    problem = leaves_extent(span, loops, tensor.shape_values[dim], kernel)
+    if problem is not None:
+        raise fail(f"{_describe(acc.op, kernel)}: the access of '{acc.param}' along dim {dim}: {problem}, where no "
+                   f"chunk lies, so its wait would return at once and the tile read rows nothing delivered. An "
+                   f"offset of whole heads or batches folded into the rows (`(off_hz * N_CTX) * HEAD_DIM`) does "
+                   f"this: give it a stride parameter of its own (`off_hz * stride_h`) and plan the dim it moves "
+                   f"inside (dim=1 stride=<that dim's stride>), or plan all the rows it reaches (size=<their number>)")
 
 
 def _unmodeled(use: PointerUse, param: str) -> str:
@@ -590,6 +632,8 @@ def analyze(module: ModuleOp) -> ChunkDependencies:
                     )
                 span, stride = _span_along(acc, tensor, dim, kernel)
                 loops = tuple(footprint.enclosing_loops(op))
+                if acc.role == "read":
+                    _check_extent(acc, span, loops, tensor, dim, kernel)
                 found.append(BoundAccess(acc, plan, tensor, dim, span, loops, _invariant_depth(span, loops), stride))
             modeled = {b.access.op for b in found}
             for use in pointer_uses(kernel.body.block.args[kernel.arg_names.index(param)]):

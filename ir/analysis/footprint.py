@@ -141,6 +141,13 @@ class Span:
     otherwise: Otherwise | None = None
     lo_minus: tuple[SSAValue, ...] = ()  # subtracted scalars: ``offs - PAD``
     lo_const: int = 0  # 1 for a reversed range ``s - tl.arange(0, B)``: ``[s - B + 1, s + 1)``
+    # the access's mask keeps only rows ``>= masked_below`` / ``< masked_from``
+    # (``mask=(rows >= 0) & (rows < M)``): a read touches only
+    # ``[max(lo, masked_below), min(lo + extent, masked_from))``, empty for a
+    # fully masked tile. Kernel parameters or constants (see chunk_access.mask_limits), which a
+    # wait anywhere in the kernel can use, so not among :meth:`values` (what the rows depend on)
+    masked_below: SSAValue | None = None
+    masked_from: SSAValue | None = None
 
     @property
     def reshaped(self) -> bool:

@@ -66,6 +66,10 @@ class Symbolic:
         hint = body.args[0].name_hint if body is not None and body.args else None
         return self._atom(("iteration", loop), f"i_{hint or 'loop'}", nonnegative=True)
 
+    def program_id(self, axis: int) -> sympy.Symbol:
+        """``tl.program_id(axis)`` (printed ``pid<axis>``)."""
+        return self._atom(("pid", axis), f"pid{axis}", nonnegative=True)
+
     def param(self, name: str, constexpr: bool = False) -> sympy.Symbol:
         """The kernel parameter ``name``."""
         return self._atom(("param", name), name, nonnegative=constexpr)

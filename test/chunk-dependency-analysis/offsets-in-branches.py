@@ -28,5 +28,5 @@ def rows_in_branch(x_ptr, y_ptr, M, N, stride_m, BLOCK_M: tl.constexpr, BLOCK_N:
 
 # WAIT:      if ki == 0:
 # WAIT:      offs_am = offs_am_start + tl.arange(0, BLOCK_M)
-# WAIT:      syn_wait_span(syn_flags, syn_wait_ag_x_ptr_tab, syn_wait_ag_x_ptr_n, offs_am_start, offs_am_start + BLOCK_M,
+# WAIT:      syn_wait_span(syn_flags, syn_wait_ag_x_ptr_tab, syn_wait_ag_x_ptr_n, offs_am_start, tl.minimum(offs_am_start + BLOCK_M, M),
 # WAIT-NEXT: x = tl.load(x_ptr + offs_am[:, None] * stride_m

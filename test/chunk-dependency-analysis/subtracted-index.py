@@ -45,13 +45,14 @@ def clamped_halo(x_ptr, y_ptr, M, N, PAD, stride_xm, stride_ym, BLOCK_M: tl.cons
 
 # REV:  %x = tile.load {{.*}} {chunk.access = {plan = @ag, tensor = "x_ptr", dim = 0 : i64, role = "read", lo = "(M - 1) - (pid0 * BLOCK_M) - BLOCK_M + 1", extent = "BLOCK_M", loops = 0 : i64, invariant = 0 : i64}}
 
-# The wait covers the same rows, computed in the kernel.
+# The wait covers the same rows, computed in the kernel, cut at row 0 by the
+# mask `rows >= 0` (the last tile's rows below 0 read nothing).
 # WAIT:      def reverse_rows(
 # WAIT:      [[P:[a-z_0-9]+]] = pid * BLOCK_M
 # WAIT:      [[S:[a-z_0-9]+]] = M - 1
 # WAIT:      [[LO:[a-z_0-9]+]] = [[S]] - [[P]] - BLOCK_M + 1
 # WAIT-NEXT: # inserted by lower-chunk-to-tile
-# WAIT-NEXT: syn_wait_span(syn_flags, syn_wait_ag_x_ptr_tab, syn_wait_ag_x_ptr_n, [[LO]], [[LO]] + BLOCK_M,
+# WAIT-NEXT: syn_wait_span(syn_flags, syn_wait_ag_x_ptr_tab, syn_wait_ag_x_ptr_n, tl.maximum([[LO]], 0), [[LO]] + BLOCK_M,
 # WAIT-NEXT: x = tl.load(x_ptr
 
 # HALO: %x = tile.load {{.*}} {chunk.access = {plan = @ag, tensor = "x_ptr", dim = 0 : i64, role = "read", lo = "max(PAD + (pid0 * BLOCK_M) - 1 - PAD, 0)", extent = "(max((PAD + (pid0 * BLOCK_M) - 1 - PAD + BLOCK_M), (0 + 1)) - max(PAD + (pid0 * BLOCK_M) - 1 - PAD, 0))", loops = 0 : i64, invariant = 0 : i64}}

@@ -31,5 +31,5 @@ def bp_pv(p_ptr, v_ptr, o_ptr, N_CTX, stride_vn, stride_vd, BLOCK_M: tl.constexp
 # CHECK-NOT:   tl.advance
 
 # FUSED:       for start_n in range(0, N_CTX, BLOCK_N):
-# FUSED:           syn_wait_span(syn_flags, syn_wait_ag_v_ptr_tab, syn_wait_ag_v_ptr_n, v_block_off0, v_block_off0 + BLOCK_N,
+# FUSED:           syn_wait_span(syn_flags, syn_wait_ag_v_ptr_tab, syn_wait_ag_v_ptr_n, tl.maximum(v_block_off0, 0), tl.minimum(v_block_off0 + BLOCK_N, N_CTX),
 # FUSED-NEXT:      v = tl.load(v_ptr

@@ -31,9 +31,7 @@ def dispatch(x_ptr, ids_ptr, out_ptr, hidden, stride_x, stride_o, TOP_K: tl.cons
 # EMIT:      [[IDX:tmp_[0-9]+]] = tl.expand_dims(ids, 1) // TOP_K
 # EMIT-NEXT: # inserted by chunk-dependency-analysis
 # EMIT-NEXT: [[WIDE:tmp_[0-9]+]] = [[IDX]].to(tl.int64)
-# EMIT-NEXT: # inserted by chunk-dependency-analysis
-# EMIT-NEXT: [[LO:tmp_[0-9]+]] = tl.min([[WIDE]])
 # EMIT-NEXT: # inserted by lower-chunk-to-tile
-# EMIT-NEXT: syn_wait_span(syn_flags, syn_wait_ag_x_ptr_tab, syn_wait_ag_x_ptr_n, [[LO]], [[LO]] + (tl.max([[WIDE]]) + 1 - [[LO]]),
+# EMIT-NEXT: syn_wait_span(syn_flags, syn_wait_ag_x_ptr_tab, syn_wait_ag_x_ptr_n, tl.min([[WIDE]]), tl.max([[WIDE]]) + 1,
 # EMIT-NEXT: for h in range(0, hidden, BLOCK_H):
 # EMIT:      x = tl.load(x_ptr + [[IDX]] * stride_x

@@ -46,22 +46,25 @@ builtin.module {
 // PY-LABEL: def k(x_ptr, c_ptr, syn_flags, syn_epoch, syn_spin_limit, syn_report):
 // PY:           syn_wait_chunk(syn_flags, pid + 0, syn_epoch, syn_spin_limit, syn_report)
 // PY:           syn_signal_chunk(syn_flags, pid + 4)
+// The report words: the first (code, tile, a, b) of a launch wins.
+// PY-LABEL: def syn_record(report, code, a, b):
+// PY:           tmp = tl.atomic_cas(report, 0, code)
+// PY-NEXT:      if tmp == 0:
+// PY-NEXT:          tl.store(report + 1, tile)
+// PY-NEXT:          tl.store(report + 2, a)
+// PY-NEXT:          tl.store(report + 3, b)
 // PY-LABEL: def syn_signal_chunk(flags, index):
 // PY-NEXT:      tl.debug_barrier()
 // PY-NEXT:      tl.atomic_add(flags + index, 1, sem='release', scope='sys')
 
 // The spin reads the epoch from memory (CUDA-graph replays see their own)
 // and is bounded by spin_limit (0: unbounded); a spin that runs out records
-// (1, tile, flag, value seen) in the report words once.
+// (1, tile, flag, value seen) in the report words through syn_record.
 // PY-LABEL: def syn_spin(flags, index, target, spin_limit, report):
 // PY:           seen = tl.atomic_add(flag, 0, sem='acquire', scope='sys')
 // PY:           while (seen < target) & ((spin_limit == 0) | (spins < spin_limit)):
 // PY:           if seen < target:
-// PY:               tmp = tl.atomic_cas(report, 0, 1)
-// PY-NEXT:          if tmp == 0:
-// PY-NEXT:              tl.store(report + 1, tile)
-// PY-NEXT:              tl.store(report + 2, index)
-// PY-NEXT:              tl.store(report + 3, seen)
+// PY-NEXT:          syn_record(report, 1, index, seen)
 // PY-LABEL: def syn_wait_chunk(flags, index, epoch_ptr, spin_limit, report):
 // PY-NEXT:      tmp = tl.load(epoch_ptr)
 // PY-NEXT:      syn_spin(flags, index, tmp, spin_limit, report)

@@ -36,7 +36,8 @@ def gemm(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_bk, stride_cm,
 # CHECK-NEXT: tmp_5 = pid_m * BLOCK_M
 # CHECK-NEXT: rows = tmp_5 + tl.arange(0, BLOCK_M)
 # CHECK:           # inserted by lower-chunk-to-tile
-# CHECK-NEXT: syn_wait_span(syn_flags, syn_wait_ag_a_ptr_tab, syn_wait_ag_a_ptr_n, tmp_5, tmp_5 + BLOCK_M, syn_epoch, syn_spin_limit, syn_report)
+# The mask `rows < M` cuts the wait at M: the grid's last tile waits only for rows it reads.
+# CHECK-NEXT: syn_wait_span(syn_flags, syn_wait_ag_a_ptr_tab, syn_wait_ag_a_ptr_n, tmp_5, tl.minimum(tmp_5 + BLOCK_M, M), syn_epoch, syn_spin_limit, syn_report)
 # CHECK-NEXT:      for k0 in range(0, K, BLOCK_K):
 # CHECK-NOT:       syn_wait_span(
 # CHECK:           tl.store(c_ptr

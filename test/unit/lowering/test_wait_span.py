@@ -109,3 +109,37 @@ def blocked_flag_after(first: tuple[int, int], second: tuple[int, int]) -> int |
 ])
 def test_a_memo_wait_remembers_only_chunks_it_waited_for(first, second, expected):
     assert blocked_flag_after(first, second) == expected
+
+
+def report_of(lo: int, hi: int, loop: bool = False) -> list[int]:
+    """The report words after a wait for ``[lo, hi)`` by each program of a
+    (2, 1) grid, every chunk ready."""
+    epoch = torch.tensor([5], dtype=torch.int32)
+    flags = torch.full((len(TABLE),), 5, dtype=torch.int32)
+    table = torch.tensor(TABLE, dtype=torch.int32)
+    report = torch.zeros(4, dtype=torch.int32)
+    if loop:
+        _wait_loop[(2, 1)](flags, table, len(TABLE), lo, hi, lo, hi - lo, epoch, 3, report)
+    else:
+        _wait[(2, 1)](flags, table, len(TABLE), lo, hi, epoch, 3, report)
+    return [int(x) for x in report]
+
+
+@pytest.mark.parametrize("loop", [False, True])
+@pytest.mark.parametrize("lo, hi, reported", [
+    (64, 80, True),  # past the last chunk: the rows of a head offset folded into the split dim
+    (-16, 0, True),  # below the first chunk
+    (64, 64, False),  # empty (a fully masked tile's cut range)
+    (70, 60, False),  # reversed: empty too
+    (60, 80, False),  # overlaps the last chunk: waits for it
+    (10, 11, False),  # inside chunk 2 (the empty chunk at 10 is not the only one)
+])
+def test_a_wait_that_meets_no_chunk_reports_its_tile_and_range(lo: int, hi: int, reported: bool, loop: bool):
+    """A non-empty range that no chunk overlaps polls nothing: instead of
+    returning as if its rows were delivered, the wait records (2, linear
+    tile id, lo, hi), which the runtime raises (abi.SyncState.timeout)."""
+    code, tile_id, *rows = report_of(lo, hi, loop)
+    if reported:
+        assert code == 2 and tile_id in (0, 1) and rows == [lo, hi]  # the first of the two programs to report
+    else:
+        assert (code, tile_id, rows) == (0, 0, [0, 0])

@@ -52,14 +52,19 @@ def _edited_program(workload, world: int, edit: Callable[[ModuleOp], None]) -> F
     return load_program(module, name)
 
 
-def _shift_waits(rows: int) -> Callable[[ModuleOp], None]:
-    """Every wait covers its range moved ``rows`` rows up."""
+def _shift_waits(rows: int, last: int | None = None) -> Callable[[ModuleOp], None]:
+    """Every wait covers its range moved ``rows`` rows up (its start at
+    most ``last``, when given: inside the extent)."""
 
     def edit(module: ModuleOp) -> None:
         for wait in [op for op in module.walk() if isinstance(op, WaitSpanOp)]:
             builder = Builder(InsertPoint.before(wait))
             shift = builder.insert(arith.ConstantOp(IntegerAttr(rows, i32)))
             moved = builder.insert(tile.AddOp(wait.lo, shift.results[0], tile.AnyValueType()))
+            if last is not None:
+                bound = builder.insert(arith.ConstantOp(IntegerAttr(last, i32)))
+                moved = builder.insert(tile.CallOp("tl.minimum", [moved.results[0], bound.results[0]], {}, {},
+                                                   tile.AnyValueType()))
             wait.operands[0] = moved.results[0]
 
     return edit
@@ -69,9 +74,11 @@ def test_a_wait_that_misses_rows_an_earlier_tile_waited_for_is_caught_only_in_is
     """ag_gemm, W=4 (chunks [0,12) [12,24) [24,36) [36,50), BLOCK_M=16), each
     tile waiting for its rows moved 8 up: on rank 0 tile 1 reads rows 16-23
     without waiting, but tile 0 waited for their chunk, so in a shared world
-    (late delivery) they hold data; in isolation they are NaN."""
+    (late delivery) they hold data; in isolation they are NaN. The last
+    tile's wait starts at row 49 at most, inside the extent (past it, see
+    the next test)."""
     workload = _workload(ROOT / "examples" / "ag_gemm.py")
-    program = _edited_program(workload, 4, _shift_waits(8))
+    program = _edited_program(workload, 4, _shift_waits(8, last=49))
     late = run_simulated(workload, 4, "late", program=program, sanitize=False)
     isolated = run_simulated(workload, 4, "isolated", program=program, sanitize=False)
     assert late[0].ok, "rank 0's unwaited rows were delivered to an earlier tile"
@@ -79,6 +86,18 @@ def test_a_wait_that_misses_rows_an_earlier_tile_waited_for_is_caught_only_in_is
     # the address sanitizer needs no isolation: tile 1 read rows it did not wait for
     with pytest.raises(SimulationError, match=r"rank 0 program .*read row 1[6-9] of 'a_ptr'.* without waiting"):
         run_simulated(workload, 4, "late", program=program)
+
+
+def test_a_wait_moved_past_the_extent_fails_loudly_naming_the_tile_and_rows():
+    """The same waits moved 8 rows up, unbounded: the last tile's (rows
+    48-49 of 50, cut at M) waits for [56, 58), where no chunk lies. Such a
+    wait polls nothing; syn_check_span reports it and the run fails, under
+    any delivery and without the address sanitizer."""
+    workload = _workload(ROOT / "examples" / "ag_gemm.py")
+    program = _edited_program(workload, 4, _shift_waits(8))
+    with pytest.raises(SimulationError, match=r"rank \d: program \d+ waited for rows \[56, 58\) of 'a_ptr' of @ag "
+                                              r"\(rows \[0, 50\)\), where this rank receives no chunk"):
+        run_simulated(workload, 4, "late", program=program, sanitize=False)
 
 
 def test_a_wait_that_misses_rows_inside_the_extent_is_caught_by_the_values():
