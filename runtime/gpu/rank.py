@@ -66,6 +66,7 @@ class CachedLaunch:
     raised: tuple[int, ...] = ()  # the flags its launches raise, sorted (cleared after a captured launch)
     raised_words: torch.Tensor | None = None  # ``raised`` on the device (int64), made outside any capture
     eager_runs: int = 0  # launches issued from Python (not captured); the first builds what a capture cannot
+    pad_key: tuple = ()  # the key its signal pad is kept by (see pad_key)
 
     @functools.cached_property
     def replayable(self) -> bool:
@@ -124,7 +125,7 @@ class GpuRank:
         if cached is None:
             cached = self._build(program, facts, grid, params, config, key)
         else:
-            w.touch(config, cached.staging)
+            w.touch(cached.pad_key, cached.staging)
         self.last = cached.launch
         sync = cached.sync
         if sync.spin_limit != w.spin_limit:
@@ -160,7 +161,7 @@ class GpuRank:
             if (graph is None or w.launches.get(key) is not cached or w.spin_limit or sync.spin_limit
                     or not (w.eager_graphs and w.whole_graphs) or torch.cuda.is_current_stream_capturing()):
                 return False
-            w.touch(config, cached.staging)
+            w.touch(cached.pad_key, cached.staging)
             self.last = cached.launch
             cached.graphs.replay_graph(replay_key, graph, sync)
             return True
@@ -248,7 +249,8 @@ class GpuRank:
         launch = LaunchPlan.build(program, params, grid, w.rank)
         self._check(program, launch, params, config)
         chunks = launch.chunks
-        sync = w.pad_for(config, launch.flag_count)
+        shared = pad_key(facts, config, launch, w.rank)
+        sync = w.pad_for(shared, launch.flag_count)
         for name in facts.consumed:  # local chunks are in place before every launch: raised once, for good
             for c in chunks[name]:
                 if c.dst == w.rank and c.is_local:
@@ -285,7 +287,7 @@ class GpuRank:
             w.launches.pop(next(iter(w.launches)))  # oldest first
         cached = w.launches[key] = CachedLaunch(
             launch, extra, sync, reads, tuple(consumed), produced, tuple(s.staging for s in produced if s.staging),
-            grid, sync.spin_limit, ready_first, raised=raised, raised_words=words)
+            grid, sync.spin_limit, ready_first, raised=raised, raised_words=words, pad_key=shared)
         return cached
 
     def _check(self, program: FusedProgram, launch: LaunchPlan, params: Mapping[str, Any], config: tuple) -> None:
@@ -310,6 +312,24 @@ class GpuRank:
     def _release(self, sync: SyncState, tokens: GatherTokens, owners: tuple[int, ...]) -> None:
         """After the last read of each of ``owners``' rows (runtime/gpu/gather_tokens.py)."""
         gather_tokens.release(self.world, sync, tokens, owners)
+
+
+def pad_key(facts: LaunchFacts, config: tuple, launch: LaunchPlan, rank: int) -> tuple:
+    """The key a launch configuration's signal pad (and epoch) is kept by.
+
+    Configurations of one program whose plans are all consumed share a pad
+    when their chunks' flags and this rank's local chunks are the same: a
+    launch raises each remote chunk's flag to its own epoch, which no
+    earlier launch of any of them reached, and a local chunk's flag, raised
+    for good, belongs to a local chunk in each of them. So a new row count
+    (serving) reuses the pad: no collective allocation, no barrier. A
+    produced plan's flags count tile signals (``epoch * tiles``), which only
+    launches of the same tiles may add up: its configuration keeps its own."""
+    if facts.produced:
+        return config
+    chunks = [c for name in facts.consumed for c in launch.chunks[name]]
+    local = tuple(sorted(c.flag for c in chunks if c.dst == rank and c.is_local))
+    return ("consumed", config[0], launch.flag_count, tuple(sorted(c.flag for c in chunks)), local)
 
 
 def ready_before_kernel(reads: PeerReads, grid: tuple[int, ...], sms: int) -> tuple[int, ...]:

@@ -66,6 +66,10 @@ MUTATIONS = [
     Mutation("a repeat keyed without tensor addresses", "runtime/fused.py",
              "            key.append((value.data_ptr(), value.shape, value.stride(), value.dtype))",
              "            key.append((value.shape, value.stride(), value.dtype))", pytest=(OVERHEAD,)),
+    Mutation("every row count gets its own pad again", "runtime/gpu/rank.py",
+             "    if facts.produced:\n        return config", "    return config", pytest=(OVERHEAD,)),
+    Mutation("a reduce-scatter shares its pad", "runtime/gpu/rank.py",
+             "    if facts.produced:\n        return config", "    if False:\n        return config", pytest=(OVERHEAD,)),
     # flags (runtime/gpu/flags.py, ce.py, rank.py)
     Mutation("captured flags never cleared", "runtime/gpu/flags.py",
              "    if words is not None and indices and words.numel() == len(indices):",

@@ -154,3 +154,30 @@ def test_matmul_all_reduce_reduces_this_ranks_rows_then_gathers_every_ranks(monk
     assert out.shape == (2, WORLD * M // 2, N)
     torch.testing.assert_close(gathered[0], total[rank * M:(rank + 1) * M])
     torch.testing.assert_close(out, total.reshape(2, WORLD * M // 2, N))
+
+
+def test_new_row_counts_in_a_seen_bucket_allocate_no_symmetric_memory(monkeypatch, rank_of):
+    """Serving: after one call, 100 calls with other row counts of the same
+    power-of-two bucket reuse the kept buffers (symmetric memory is a
+    collective allocation), and each still gets its own rows right."""
+    allocations: list[tuple] = []
+    empty = worlds.empty
+    monkeypatch.setattr(worlds, "empty", lambda shape, dtype, device, group: (
+        allocations.append(tuple(shape)), empty(shape, dtype, device, group))[1])
+
+    class Gemm:
+        def __getitem__(self, grid):
+            return lambda a, b, c, *args, **kwargs: c.copy_(a @ b)
+
+    monkeypatch.setattr(fused_ops, "_kernel", lambda kind, group: Gemm())
+    b = torch.randn(K, N)
+    for n, rows in enumerate([171] + [172 + i for i in range(100)]):  # W x rows: 513 to 813, one bucket
+        if n == 1:
+            assert allocations and allocations == [allocations[0]] * len(allocations)
+            allocations.clear()
+        shard = torch.randn(rows, K, generator=torch.Generator().manual_seed(rows))
+        gathered, (out,) = fused_ops.all_gather_matmul(shard, [b], 0, "g", return_A=True)
+        assert gathered.shape == (WORLD * rows, K)
+        torch.testing.assert_close(gathered[:rows], shard)  # rank 0's rows of this call
+        torch.testing.assert_close(out, gathered @ b, equal_nan=True)  # peers write no rows here
+    assert allocations == [], f"new row counts in a seen bucket allocated symmetric memory: {allocations[:3]}"

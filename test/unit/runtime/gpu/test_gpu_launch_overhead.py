@@ -389,6 +389,60 @@ def test_arguments_keys_tell_apart_what_a_launch_depends_on():
     assert arguments_key((2,), (a, [1, 2]), {}) is None  # an argument a key cannot hold by value
 
 
+@pytest.mark.parametrize("backend", ["ce", "sm"])
+def test_new_row_counts_reuse_the_signal_pad_without_collectives_or_syncs(monkeypatch, backend):
+    """Serving: after the first call, calls with 100 other row counts (the
+    gathered rows of one symmetric buffer, as syncopate.ops keeps per row
+    bucket) allocate no symmetric memory, reach no barrier and never
+    synchronise the device; they share one signal pad."""
+    world = 2
+    workload, program = _program("ag_gemm.py", backend, None, world)
+    log: list = []
+    w = _context(monkeypatch, log, world, graphs=True)
+    m = workload.module
+    k_dim, n_dim = 32, 48
+    gathered = w.symmetric(torch.zeros(4096, k_dim))
+    b = torch.zeros(k_dim, n_dim)
+    counts: dict[str, int] = {}
+
+    def count(what):
+        return lambda *a, **k: counts.__setitem__(what, counts.get(what, 0) + 1)
+
+    allocate = w.symmetric
+    monkeypatch.setattr(w, "symmetric", lambda source: (count("symmetric")(), allocate(source))[1])
+    monkeypatch.setattr(w, "barrier", count("barrier"))
+    monkeypatch.setattr(torch.cuda, "synchronize", count("synchronize"))
+
+    class Jit:
+        def __getitem__(self, grid):
+            return lambda *a, **k: None
+
+    monkeypatch.setattr(program, "jit", Jit())
+    fused = FusedKernel(program, workload.kernel, w.context())
+    rows = [2048] + [2050 + 2 * i for i in range(100)]
+    for n, rows_now in enumerate(rows):
+        if n == 1:
+            assert counts.get("symmetric", 0) == 1  # the first call's pad
+            counts.clear()
+        a, c = gathered[:rows_now], torch.empty(rows_now, n_dim)
+        grid = (-(-rows_now // m.BLOCK_M), -(-n_dim // m.BLOCK_N))
+        fused[grid](a, b, c, rows_now, n_dim, k_dim, a.stride(0), a.stride(1), b.stride(0), b.stride(1),
+                    c.stride(0), c.stride(1), BLOCK_M=m.BLOCK_M, BLOCK_N=m.BLOCK_N, BLOCK_K=m.BLOCK_K)
+    assert counts == {}, f"new row counts made collective or synchronising calls: {counts}"
+    assert len(w.pads) == 1 and len({id(c.sync) for c in w.launches.values()}) == 1
+
+
+def test_a_reduce_scatter_keeps_a_pad_per_configuration(monkeypatch):
+    """A produced plan's flags count tile signals: configurations of other
+    tiles must not add to each other's counts."""
+    from syncopate.runtime.gpu import rank as gpu_rank
+
+    workload, program = _program("gemm_rs.py", "ce", None, 2)
+    launch = types.SimpleNamespace(chunks={})
+    config = ("program", (4, 4), (("M", 64),))
+    assert gpu_rank.pad_key(program.launch_facts, config, launch, 0) == config
+
+
 def test_launches_with_nccl_collectives_are_not_replayed(monkeypatch):
     """An NCCL kernel must be queued before the fused kernel that spins on
     its chunks; a graph would start them in either order."""
