@@ -97,11 +97,6 @@ def _common_refusal(A: torch.Tensor, Bs: list[torch.Tensor], dim: int, group_nam
         return f"a '{backend}' process group"
     if group.size() < 2:
         return "a group of one rank"
-    from syncopate.pytorch.worlds import subgroup_refusal
-
-    refusal = subgroup_refusal(group)
-    if refusal:
-        return refusal
     if A.dtype not in DTYPES or any(B.dtype != A.dtype for B in Bs):
         return f"dtype {A.dtype} (fused: float16, bfloat16, with B of A's dtype)"
     refusal = dim_refusal(tuple(A.shape), dim)

@@ -44,18 +44,6 @@ def uses_gpu_world(group: Any, device: torch.device) -> bool:
     return device.type == "cuda" and "nccl" in str(dist.get_backend(group))
 
 
-def subgroup_refusal(group: Any) -> str | None:
-    """Why the GPU world cannot serve ``group`` (None: it can). The runtime
-    names peers by global rank (its barrier and NCCL broadcasts run on the
-    default group), so only a group spanning every rank is served."""
-    import torch.distributed as dist
-
-    if dist.get_world_size(group) != dist.get_world_size():
-        return (f"a process group of {dist.get_world_size(group)} of the {dist.get_world_size()} ranks "
-                "(the GPU runtime serves only groups of every rank)")
-    return None
-
-
 def gpu_world(group: Any) -> Any:
     """The GPU world of ``group`` (one per group and process)."""
     import torch.distributed as dist
@@ -65,9 +53,6 @@ def gpu_world(group: Any) -> Any:
     name = group.group_name
     world = _GPU_WORLDS.get(name)
     if world is None:
-        refusal = subgroup_refusal(group)
-        if refusal:
-            raise SyncopateSetupError(f"syncopate on CUDA tensors: {refusal}")
         device = torch.device("cuda", torch.cuda.current_device())
         size = dist.get_world_size(group)
         # High priority, as GpuWorld.from_torchrun: a finished tile hands its SM to communication first.

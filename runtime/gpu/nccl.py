@@ -45,7 +45,7 @@ def plan_delivery(w: GpuWorld, plan: PlanOp, chunks: list[ConcreteChunk], params
         inward, outward = [split[s][w.rank] for s in range(w.world)], split[w.rank]
         return (lambda: dist.all_to_all_single(recv, send, inward, outward, group=w.nccl_group),)
     return tuple(_on_rows(rows(params[r.param], r.dim, r.lo, r.hi),
-                          lambda t, r=r: dist.broadcast(t, src=r.dst, group=w.nccl_group), True)
+                          lambda t, src=w.global_rank(r.dst): dist.broadcast(t, src=src, group=w.nccl_group), True)
                  for r in owner_regions(chunks))
 
 
@@ -56,7 +56,8 @@ def plan_reduce(w: GpuWorld, regions: list[ConcreteChunk], params: Mapping[str, 
     import torch.distributed as dist
 
     return tuple(_on_rows(rows(params[r.param], r.dim, r.lo, r.hi),
-                          lambda t, r=r: dist.reduce(t, dst=r.dst, group=w.nccl_group), r.dst == w.rank)
+                          lambda t, dst=w.global_rank(r.dst): dist.reduce(t, dst=dst, group=w.nccl_group),
+                          r.dst == w.rank)
                  for r in regions)
 
 

@@ -93,10 +93,20 @@ class GpuWorld(SymmetricMemory):
     def nccl_group(self) -> Any:
         return self.comm_group if self.comm_group is not None else self.group
 
-    def barrier(self) -> None:
+    def global_rank(self, rank: int) -> int:
+        """The default group's rank of this world's ``rank``: peers are named
+        by their rank in the world's group (a mesh dimension, say), and
+        torch.distributed's ``src=``/``dst=`` take global ranks."""
         import torch.distributed as dist
 
-        dist.barrier(device_ids=[self.device.index])
+        group = self.nccl_group
+        return rank if group is None else dist.get_global_rank(group, rank)
+
+    def barrier(self) -> None:
+        """Every rank of the world's group reached this point."""
+        import torch.distributed as dist
+
+        dist.barrier(group=self.group, device_ids=[self.device.index])
 
     def context(self, sources: Mapping[str, torch.Tensor] | None = None, ce_lanes: int | None = None) -> GpuRank:
         """The launch context; ``sources`` maps an all-to-all parameter to this

@@ -106,3 +106,13 @@ def test_world_size_mismatch_is_reported(world: int):
     assert done.returncode != 0
     # checked before the GPU world is built (runtime/check.py), on every rank
     assert f"plan @ag is for world={world + 1}, but it runs on {world} GPUs" in done.stderr + done.stdout
+
+
+@pytest.mark.skipif(GPUS < 4, reason="a 2 x 2 mesh needs 4 CUDA GPUs")
+def test_ops_fuse_on_a_tensor_parallel_dimension_of_a_mesh():
+    """TP inside a DP x TP mesh: each TP group's ops take the fused path
+    (peers named by group rank) and return exact gathers and close products."""
+    done = _torchrun(4, str(ROOT / "test" / "e2e" / "mesh_tp.py"), timeout=300)
+    lines = re.findall(r"MESH rank (\d+): (ok|FAIL[^\n]*)", done.stdout)
+    assert sorted(int(r) for r, _ in lines) == [0, 1, 2, 3], done.stdout[-3000:]
+    assert all(status == "ok" for _, status in lines), "\n".join(s for _, s in lines)

@@ -354,17 +354,6 @@ def triton_cdiv(a, b):
     return -(-a // b)
 
 
-def subgroups_not_served_by_gpu_world(rank, world):
-    """The GPU runtime names peers by global rank: a group of part of the
-    ranks is refused (the ops then run unfused), the default group is not."""
-    from syncopate.pytorch.worlds import subgroup_refusal
-
-    part = dist.new_group([0])
-    assert subgroup_refusal(dist.group.WORLD) is None
-    if rank == 0:
-        assert "a process group of 1 of the 2 ranks" in subgroup_refusal(part)
-
-
 def opcheck_passes(rank, world):
     """torch.library.opcheck: schema, autograd registration, fake tensors and
     AOT dispatch agree with the real implementation."""

@@ -62,10 +62,25 @@ def _row_owner(launch, name: str):
     return lambda lo: next(d for a, z, d in local if a <= lo < z)
 
 
+MESH = {0: 1, 1: 3}  # a 2 x 2 mesh's TP group of global ranks 1 and 3: group rank -> global rank
+
+
+def _in_sub_group(monkeypatch, w, sub_group: bool):
+    """``w`` as the GPU world of a TP group of a 2 x 2 mesh (its NCCL calls
+    take global ranks); the identity map for the default group."""
+    if not sub_group:
+        return lambda r: r
+    w.comm_group = "tp"
+    monkeypatch.setattr(dist, "get_global_rank", lambda group, r: MESH[r] if group == "tp" else pytest.fail(group))
+    return MESH.__getitem__
+
+
+@pytest.mark.parametrize("sub_group", [False, True], ids=["world", "sub-group"])
 @pytest.mark.parametrize("rank", [0, 1])
-def test_nccl_broadcasts_come_from_the_owner_and_flags_follow_them(monkeypatch, rank):
+def test_nccl_broadcasts_come_from_the_owner_and_flags_follow_them(monkeypatch, rank, sub_group):
     workload, program, w, log, inputs, fused = _fused(monkeypatch, "ag_gemm.py", "nccl", rank=rank, order="arrival")
     full = torch.cat([i["a"] for i in inputs])
+    global_rank = _in_sub_group(monkeypatch, w, sub_group)
     monkeypatch.setattr(dist, "broadcast", lambda t, src, group=None: log.append(("broadcast", src, t.data_ptr())))
     _gemm(workload, fused, full, inputs[rank]["b"], torch.empty(full.shape[0], inputs[rank]["b"].shape[1]))
     launch = w.launches[next(iter(w.launches))].launch
@@ -74,16 +89,18 @@ def test_nccl_broadcasts_come_from_the_owner_and_flags_follow_them(monkeypatch, 
     assert len(casts) == 2  # one per owner of rows
     for _, src, ptr in casts:
         row = (ptr - full.data_ptr()) // (full.stride(0) * full.element_size())
-        assert src == owner(row), f"rows from {row} broadcast from rank {src}, owned by rank {owner(row)}"
+        assert src == global_rank(owner(row)), f"rows from {row} broadcast from rank {src}, owned by {owner(row)}"
     remote = {c.flag for c in launch.chunks["ag"] if c.dst == rank and not c.is_local}
     last_cast = max(i for i, op in enumerate(log) if op[0] == "broadcast")
     raised = [i for i, op in enumerate(log) if op[:2] == ("write", "comm") and op[2] in remote]
     assert raised and min(raised) > last_cast, "an nccl chunk's flag went up before its broadcast was issued"
 
 
+@pytest.mark.parametrize("sub_group", [False, True], ids=["world", "sub-group"])
 @pytest.mark.parametrize("rank", [0, 1])
-def test_nccl_reduces_go_to_the_rank_that_owns_the_rows(monkeypatch, rank):
+def test_nccl_reduces_go_to_the_rank_that_owns_the_rows(monkeypatch, rank, sub_group):
     workload, program, w, log, inputs, fused = _fused(monkeypatch, "gemm_rs.py", "nccl", rank=rank)
+    global_rank = _in_sub_group(monkeypatch, w, sub_group)
     monkeypatch.setattr(dist, "reduce", lambda t, dst, group=None: log.append(("reduce", dst, t.data_ptr())))
     a, b = inputs[rank]["a"], inputs[rank]["b"]
     c = torch.empty(a.shape[0], b.shape[1])
@@ -94,7 +111,17 @@ def test_nccl_reduces_go_to_the_rank_that_owns_the_rows(monkeypatch, rank):
     assert len(reduces) == 2
     for _, dst, ptr in reduces:
         row = (ptr - c.data_ptr()) // (c.stride(0) * c.element_size())
-        assert dst == owner(row), f"rows from {row} reduced to rank {dst}, owned by rank {owner(row)}"
+        assert dst == global_rank(owner(row)), f"rows from {row} reduced to rank {dst}, owned by {owner(row)}"
+
+
+def test_a_sub_groups_barrier_waits_for_its_own_ranks(monkeypatch):
+    from syncopate.runtime.gpu.world import GpuWorld
+
+    calls = []
+    monkeypatch.setattr(dist, "barrier", lambda group=None, device_ids=None: calls.append((group, device_ids)))
+    w = GpuWorld(rank=0, world=2, device=torch.device("cuda", 3), group="tp", comm_stream=None)
+    w.barrier()
+    assert calls == [("tp", [3])]
 
 
 def test_a_launch_that_starts_on_a_remote_nccl_chunk_warns_once(monkeypatch):
