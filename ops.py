@@ -42,6 +42,7 @@ from collections.abc import Callable
 from typing import Any
 
 import torch
+from torch.utils._python_dispatch import _get_current_dispatch_mode
 
 from syncopate.pytorch import op_autograd, op_path, op_stats, unfused_ops
 from syncopate.pytorch.unfused_ops import group_size
@@ -160,8 +161,6 @@ def _plain_eager_call(*tensors: torch.Tensor) -> bool:
     dispatch mode needs to see the op. Then the custom op would only add
     its dispatch, a large share of a small call's host time; its results
     are the same fresh tensors either way."""
-    from torch.utils._python_dispatch import _get_current_dispatch_mode
-
     if (torch.compiler.is_compiling() or torch._C._is_torch_function_mode_enabled()
             or _get_current_dispatch_mode() is not None):
         return False

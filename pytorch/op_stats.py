@@ -31,9 +31,22 @@ def log_once(key: tuple, message: str, *args: Any) -> None:
         LOG.info(message, *args)
 
 
-def shown(shapes: tuple) -> str:
-    """``((2, 3), (3, 4))`` as ``2x3, 3x4``."""
-    return ", ".join("x".join(str(d) for d in s) for s in shapes)
+class Shown:
+    """``((2, 3), (3, 4))`` as ``2x3, 3x4``, formatted only when a message
+    that holds it is logged (every call passes one; few are logged)."""
+
+    __slots__ = ("shapes",)
+
+    def __init__(self, shapes: tuple):
+        self.shapes = shapes
+
+    def __str__(self) -> str:
+        return ", ".join("x".join(str(d) for d in s) for s in self.shapes)
+
+
+def shown(shapes: tuple) -> Shown:
+    """``shapes`` for a log message (see :class:`Shown`)."""
+    return Shown(shapes)
 
 
 def record(op: str, shapes: tuple, reason: str) -> None:
