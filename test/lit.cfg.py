@@ -16,7 +16,7 @@ config.test_format = lit.formats.ShTest(execute_external=False)
 config.suffixes = [".mlir", ".py"]
 config.test_source_root = os.path.dirname(__file__)
 # Python modules that are inputs to other tests, not tests themselves.
-config.excludes = ["lit.cfg.py", "unit", "e2e", "corpus", "mutation", "inputs", "conftest.py", "__pycache__"]
+config.excludes = ["lit.cfg.py", "unit", "e2e", "corpus", "mutation", "fuzz", "inputs", "conftest.py", "__pycache__"]
 config.substitutions.append(("%python", sys.executable))
 config.environment["PATH"] = os.path.dirname(sys.executable) + os.pathsep + os.environ.get("PATH", "")
 for var in ("HOME", "TMPDIR", "PYTHONPATH", "TRITON_INTERPRET", "TRITON_CACHE_DIR"):
