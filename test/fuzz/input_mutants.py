@@ -8,6 +8,10 @@ A mutant rewrites the all-gather GEMM's load of A (examples/ag_gemm.py):
 * ``helper``: its rows come from a ``@triton.jit`` helper;
 * ``core``: it is spelt ``tl.core.load``;
 * ``product``: its row stride is written ``(stride_am * 1)``;
+* ``order``: A's two stride parameters are declared (and passed) the
+  other way round, so declaration order no longer says which is the row's;
+* ``named``: the plan names the rows' stride and size
+  (``stride=stride_am size=M``), as the refusals of ``order`` ask;
 
 mixed at random, on a random row count, world size, tile order and
 delivery order. Every mutant is a valid single-GPU kernel (in bounds, every
@@ -36,7 +40,7 @@ ROOT = Path(__file__).resolve().parents[2]
 BASE = (ROOT / "examples" / "ag_gemm.py").read_text()
 LOAD = re.compile(r"a = tl\.load\(a_ptr \+ rows\[:, None\] \* stride_am \+ ks\[None, :\] \* stride_ak,\n"
                   r"\s*mask=\(rows\[:, None\] < M\) & \(ks\[None, :\] < K\), other=0\.0\)")
-KINDS = ("shift", "helper", "core", "product")
+KINDS = ("shift", "helper", "core", "product", "order", "named")
 HELPER = '''
 
 @triton.jit
@@ -75,6 +79,12 @@ def mutant(rng: random.Random, index: int) -> Mutant:
     if "helper" in kinds:
         source = source.replace("\n\n@triton.jit\ndef gemm_kernel", HELPER + "\n\n@triton.jit\ndef gemm_kernel")
         source = source.replace("rows = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)", "rows = tile_rows(pid_m, BLOCK_M)")
+    if "order" in kinds:
+        source = source.replace("M, N, K, stride_am, stride_ak, stride_bk", "M, N, K, stride_ak, stride_am, stride_bk")
+        source = source.replace("M, N, K, a.stride(0), a.stride(1), b.stride(0)", "M, N, K, a.stride(1), a.stride(0), b.stride(0)")
+    if "named" in kinds:
+        source = source.replace('PLANS = ["all-gather{tensor=a_ptr dim=0}"]',
+                                'PLANS = ["all-gather{tensor=a_ptr dim=0 size=M stride=stride_am}"]')
     m = rng.choice((32, 37, 50, 64))
     source = source.replace("M_GLOBAL, K_DIM, N_DIM = 50, 40, 36", f"M_GLOBAL, K_DIM, N_DIM = {m}, 40, 36")
     world = rng.choice((2, 3))
