@@ -24,6 +24,7 @@ from syncopate.ir.analysis.footprint import Access, Span, Unbounded
 from syncopate.ir.contract import CONSUMED, KERNEL_ATTR, PRODUCED
 from syncopate.ir.analysis import loaded_rows, mask_bounds
 from syncopate.ir.analysis.pointer_uses import MEMORY_OPS, PointerUse, pointer_uses
+from syncopate.ir.analysis.ssa_walk import results_reached
 from syncopate.ir.locations import describe
 from syncopate.ir.plans.launch_extents import launch_extents
 
@@ -519,17 +520,11 @@ def _unmodeled(use: PointerUse, param: str) -> str:
 
 def _chosen_pointer(ptr: SSAValue) -> bool:
     """``ptr`` is computed from a ``tl.where`` between pointers."""
-    work, seen = [ptr], set()
-    while work:
-        value = work.pop()
-        if value in seen or not isinstance(value, OpResult):
-            continue
-        seen.add(value)
-        if isinstance(value.op, tile.WhereOp) and tile.is_pointer_like(value.type):
-            return True
-        if isinstance(value.op, (tile.AddPtrOp, tile.RetypeOp, tile.BroadcastOp, tile.ExpandDimsOp, tile.CallOp)):
-            work.extend(value.op.operands)
-    return False
+    def follow(value: OpResult) -> tuple[SSAValue, ...]:
+        pointer_ops = (tile.AddPtrOp, tile.RetypeOp, tile.BroadcastOp, tile.ExpandDimsOp, tile.CallOp)
+        return tuple(value.op.operands) if isinstance(value.op, pointer_ops) else ()
+
+    return any(isinstance(v.op, tile.WhereOp) and tile.is_pointer_like(v.type) for v in results_reached(ptr, follow))
 
 
 def _invariant_depth(span: Span, loops: tuple[Operation, ...]) -> int:

@@ -31,6 +31,7 @@ from xdsl.traits import Pure
 
 from syncopate.dialects import tile
 from syncopate.ir.analysis import loaded_rows
+from syncopate.ir.analysis.ssa_walk import results_reached
 
 
 class Unbounded(Exception):
@@ -576,21 +577,16 @@ def unmodelled_call(ptr: SSAValue) -> tile.CallOp | None:
     Loaded values end the walk (their rows are bounded as
     loaded rows), and so does the condition of a ``tl.where`` (an
     unrecognised condition only widens the rows)."""
-    work, seen = [ptr], set()
-    while work:
-        value = work.pop()
-        if value in seen or not isinstance(value, OpResult):
-            continue
-        seen.add(value)
+    def follow(value: OpResult) -> tuple[SSAValue, ...]:
         op = value.op
         if isinstance(op, (tile.LoadOp, tile.DescriptorLoadOp)) or op.regions:
-            continue
+            return ()
+        return (op.true_value, op.false_value) if isinstance(op, tile.WhereOp) else tuple(op.operands)
+
+    for value in results_reached(ptr, follow):
+        op = value.op
         if isinstance(op, tile.CallOp) and op.callee.data not in MODELLED_CALLS and tile.rank_of(value.type) != 0:
             return op
-        operands = list(op.operands)
-        if isinstance(op, tile.WhereOp):
-            operands = [op.true_value, op.false_value]
-        work.extend(operands)
     return None
 
 

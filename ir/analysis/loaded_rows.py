@@ -23,26 +23,22 @@ from xdsl.traits import Pure
 
 from syncopate.dialects import tile
 from syncopate.ir.analysis import footprint
+from syncopate.ir.analysis.ssa_walk import results_reached
 from syncopate.ir.contract import ORIGIN_ATTR
 
 ORIGIN = StringAttr("chunk-dependency-analysis")
+LOADS = (tile.LoadOp, tile.DescriptorLoadOp)
 
 
 def reads_memory(value: SSAValue) -> bool:
     """``value`` is computed, through ops without regions, from a load."""
-    seen: set[SSAValue] = set()
-    work = [value]
-    while work:
-        v = work.pop()
-        if v in seen or not isinstance(v, OpResult):
-            continue
-        seen.add(v)
-        op = v.op
-        if isinstance(op, (tile.LoadOp, tile.DescriptorLoadOp)):
-            return True
-        if not op.regions and (op.has_trait(Pure) or isinstance(op, tile.CallOp)):
-            work.extend(op.operands)
-    return False
+    def follow(result: OpResult) -> tuple[SSAValue, ...]:
+        op = result.op
+        if isinstance(op, LOADS) or op.regions or not (op.has_trait(Pure) or isinstance(op, tile.CallOp)):
+            return ()
+        return tuple(op.operands)
+
+    return any(isinstance(result.op, LOADS) for result in results_reached(value, follow))
 
 
 def row_range(index: SSAValue) -> tuple[SSAValue, SSAValue]:
