@@ -44,7 +44,7 @@ from typing import Any
 import torch
 from torch.utils._python_dispatch import _get_current_dispatch_mode
 
-from syncopate.pytorch import op_autograd, op_path, op_stats, unfused_ops
+from syncopate.pytorch import op_autograd, op_path, op_stats, settled_calls, unfused_ops
 from syncopate.pytorch.unfused_ops import group_size
 
 __all__ = ["all_gather_matmul", "matmul_all_reduce", "matmul_reduce_scatter"]
@@ -59,28 +59,43 @@ _AR_SCHEMA = "(Tensor A, Tensor B, str reduce_op, str group_name) -> Tensor"
 _TAGS = (torch.Tag.needs_fixed_stride_order,)
 
 
-def _run(op: str, refusal: str | None, key: Callable[[], op_path.Key], A: torch.Tensor, Bs: list[torch.Tensor],
-         fused: Callable[[], Any], unfused: Callable[[], Any]) -> Any:
-    """One call of ``op``: the path measured for its key where the fused
-    kernel takes it (pytorch/op_path.py), else the unfused one, counted,
-    logged and announced with the refusal."""
+def _run(op: str, sig: tuple, settled: str | None, refusal: Callable[[], str | None], key: Callable[[], op_path.Key],
+         A: torch.Tensor, Bs: list[torch.Tensor], fused: Callable[[], Any], unfused: Callable[[], Any]) -> Any:
+    """One call of ``op`` with signature ``sig`` (pytorch/settled_calls.py):
+    its ``settled`` path if it has one, else the path measured for its key where
+    the fused kernel takes it (pytorch/op_path.py), or the unfused one,
+    counted, logged and announced with the refusal; a path that is now
+    fixed is settled for ``sig``."""
+    if settled is not None:
+        op_stats.count(op, settled)
+        return fused() if settled == "fused" else unfused()
+    why = refusal()
     shapes = (tuple(A.shape), *(tuple(B.shape) for B in Bs))
-    if refusal is None:
-        return op_path.run(key(), shapes, fused, unfused)
-    op_stats.record(op, shapes, refusal)
-    unfused_ops.warn_unfused(op, refusal)
-    return unfused()
+    if why is not None:
+        op_stats.record(op, shapes, why)
+        unfused_ops.warn_unfused(op, why)
+        settled_calls.settle(sig, "unfused")
+        return unfused()
+    op_key = key()
+    result = op_path.run(op_key, shapes, fused, unfused)
+    taken = op_path.settled_path(op_key)
+    if taken is not None:
+        settled_calls.settle(sig, taken)
+    return result
 
 
 def _all_gather_matmul_impl(A: torch.Tensor, Bs: list[torch.Tensor], gather_dim: int, group_name: str,
                             return_A: bool) -> tuple[torch.Tensor | None, list[torch.Tensor]]:
     from syncopate.pytorch import fused_ops
 
-    unfused_ops.check_all_gather_matmul(A, Bs, gather_dim, group_name)
-    op_path.mode()  # a misspelt SYNCOPATE_OPS_PATH raises on any machine, not only where the fused path applies
+    sig = settled_calls.signature("all_gather_matmul", group_name, (A, *Bs), gather_dim, return_A)
+    settled = settled_calls.path(sig)
+    if settled is None:
+        unfused_ops.check_all_gather_matmul(A, Bs, gather_dim, group_name)
+        op_path.mode()  # a misspelt SYNCOPATE_OPS_PATH raises on any machine, not only where the fused path applies
     if not Bs:  # a plain all-gather (the backward's re-gather): no matmul to fuse, nothing to announce
         return unfused_ops.all_gather_matmul(A, Bs, gather_dim, group_name, return_A)
-    return _run("all_gather_matmul", fused_ops.all_gather_matmul_refusal(A, Bs, gather_dim, group_name),
+    return _run("all_gather_matmul", sig, settled, lambda: fused_ops.all_gather_matmul_refusal(A, Bs, gather_dim, group_name),
                 lambda: op_path.key("all_gather_matmul", group_name, A, Bs, return_A), A, Bs,
                 lambda: fused_ops.all_gather_matmul(A, Bs, gather_dim, group_name, return_A),
                 lambda: unfused_ops.all_gather_matmul(A, Bs, gather_dim, group_name, return_A))
@@ -106,9 +121,13 @@ def _matmul_reduce_scatter_impl(A: torch.Tensor, B: torch.Tensor, reduce_op: str
                                 group_name: str) -> torch.Tensor:
     from syncopate.pytorch import fused_ops
 
-    unfused_ops.check_matmul_reduce_scatter(A, B, reduce_op, scatter_dim, group_name)
-    op_path.mode()
-    return _run("matmul_reduce_scatter", fused_ops.matmul_reduce_scatter_refusal(A, B, scatter_dim, group_name),
+    sig = settled_calls.signature("matmul_reduce_scatter", group_name, (A, B), reduce_op, scatter_dim)
+    settled = settled_calls.path(sig)
+    if settled is None:
+        unfused_ops.check_matmul_reduce_scatter(A, B, reduce_op, scatter_dim, group_name)
+        op_path.mode()
+    return _run("matmul_reduce_scatter", sig, settled,
+                lambda: fused_ops.matmul_reduce_scatter_refusal(A, B, scatter_dim, group_name),
                 lambda: op_path.key("matmul_reduce_scatter", group_name, A, [B]), A, [B],
                 lambda: fused_ops.matmul_reduce_scatter(A, B, reduce_op, scatter_dim, group_name),
                 lambda: unfused_ops.matmul_reduce_scatter(A, B, reduce_op, scatter_dim, group_name))
@@ -132,9 +151,12 @@ def _matmul_reduce_scatter_fake(A: torch.Tensor, B: torch.Tensor, reduce_op: str
 def _matmul_all_reduce_impl(A: torch.Tensor, B: torch.Tensor, reduce_op: str, group_name: str) -> torch.Tensor:
     from syncopate.pytorch import fused_ops
 
-    unfused_ops.check_matmul_all_reduce(A, B, reduce_op, group_name)
-    op_path.mode()
-    return _run("matmul_all_reduce", fused_ops.matmul_all_reduce_refusal(A, B, group_name),
+    sig = settled_calls.signature("matmul_all_reduce", group_name, (A, B), reduce_op)
+    settled = settled_calls.path(sig)
+    if settled is None:
+        unfused_ops.check_matmul_all_reduce(A, B, reduce_op, group_name)
+        op_path.mode()
+    return _run("matmul_all_reduce", sig, settled, lambda: fused_ops.matmul_all_reduce_refusal(A, B, group_name),
                 lambda: op_path.key("matmul_all_reduce", group_name, A, [B]), A, [B],
                 lambda: fused_ops.matmul_all_reduce(A, B, reduce_op, group_name),
                 lambda: unfused_ops.matmul_all_reduce(A, B, reduce_op, group_name))

@@ -133,6 +133,16 @@ def run(op_key: Key, shapes: tuple, fused: Callable[[], Any], unfused: Callable[
     return result
 
 
+def settled_path(op_key: Key) -> str | None:
+    """The path every call of ``op_key`` takes from now on: the forced one,
+    or the measured choice; None while it is still to be measured."""
+    forced = mode()
+    if forced != "auto":
+        return forced
+    choice = _CHOICES.get(op_key)
+    return None if choice is None else choice.path
+
+
 def _take(op_key: Key, shapes: tuple, path: str, why: str, fused: Callable[[], Any], unfused: Callable[[], Any]) -> Any:
     _note(op_key, shapes, path, why)
     return fused() if path == "fused" else unfused()

@@ -17,6 +17,12 @@ LOG = logging.getLogger("syncopate")
 
 _COUNTS: Counter[tuple[str, str]] = Counter()  # (op, "fused" | "unfused") -> calls
 _LOGGED: set[tuple] = set()  # keys of the decisions already logged
+_GENERATION = [0]  # resets so far: what a call remembered before one must be decided (and logged) again
+
+
+def generation() -> int:
+    """How many times the stats were reset (pytorch/settled_calls.py keys on it)."""
+    return _GENERATION[0]
 
 
 def count(op: str, path: str) -> None:
@@ -65,4 +71,5 @@ def stats(reset: bool = False) -> dict[str, Any]:
     if reset:
         _COUNTS.clear()
         _LOGGED.clear()
+        _GENERATION[0] += 1
     return result

@@ -429,3 +429,106 @@ def gloo_results():
 def test_gloo_check_passes_on_every_rank(gloo_results, check):
     for rank, found in enumerate(gloo_results):
         assert found[check] is None, f"rank {rank}:\n{found[check]}"
+
+
+# --- settled calls (pytorch/settled_calls.py): a call whose path is fixed skips its checks ---
+
+def _counting(monkeypatch, module, name, log):
+    real = getattr(module, name)
+
+    def counted(*args, **kwargs):
+        log.append(name)
+        return real(*args, **kwargs)
+    monkeypatch.setattr(module, name, counted)
+
+
+@pytest.fixture
+def checks(fake, monkeypatch):
+    """The names of the checks each call ran, in order."""
+    log: list[str] = []
+    for module, name in ((unfused_ops, "check_all_gather_matmul"), (unfused_ops, "check_matmul_reduce_scatter"),
+                         (fused_ops, "all_gather_matmul_refusal"), (fused_ops, "matmul_reduce_scatter_refusal"),
+                         (op_path, "key")):
+        _counting(monkeypatch, module, name, log)
+    return log
+
+
+def test_a_settled_call_runs_no_check_and_is_still_counted(fake, checks):
+    _ag(64)
+    _rs(64)
+    assert checks == ["check_all_gather_matmul", "all_gather_matmul_refusal", "key",
+                      "check_matmul_reduce_scatter", "matmul_reduce_scatter_refusal", "key"]
+    checks.clear()
+    fake.ran.clear()
+    fake.timed.clear()
+    for _ in range(3):
+        _ag(64)
+        _rs(64)
+    assert checks == [] and fake.timed == []
+    assert fake.ran == ["fused", "fused"] * 3
+    assert syncopate.stats() == {"all_gather_matmul": {"fused": 4, "unfused": 0},
+                                 "matmul_reduce_scatter": {"fused": 4, "unfused": 0}}
+
+
+@pytest.mark.parametrize("change", ["strides", "dtype", "rows", "return_A", "group", "device variable"])
+def test_anything_a_check_reads_sends_the_call_through_the_checks_again(fake, checks, monkeypatch, change):
+    A, B = torch.randn(64, K), torch.randn(K, N)
+    syncopate.ops.all_gather_matmul(A, [B], 0, "g")
+    checks.clear()
+    args, kwargs = [A, [B], 0, "g"], {}
+    if change == "strides":  # same shape and dtype, not contiguous: the fused kernel's refusal must see it
+        args[0] = torch.randn(K, 64).t()
+    elif change == "dtype":
+        args[0], args[1] = A.double(), [B.double()]
+    elif change == "rows":
+        args[0] = torch.randn(65, K)
+    elif change == "return_A":
+        kwargs["return_A"] = False
+    elif change == "group":
+        args[3] = "h"
+    else:
+        monkeypatch.setenv("TRITON_INTERPRET", "0")  # the fused kernel's refusal reads it
+    syncopate.ops.all_gather_matmul(*args, **kwargs)
+    assert checks[:2] == ["check_all_gather_matmul", "all_gather_matmul_refusal"]
+
+
+def test_a_settled_refusal_stays_refused_per_call_and_is_logged_again_after_a_reset(fake, monkeypatch, caplog):
+    caplog.set_level(logging.INFO, logger="syncopate")
+    monkeypatch.setattr(fused_ops, "all_gather_matmul_refusal",
+                        lambda A, Bs, dim, g: None if A.is_contiguous() else "a non-contiguous A")
+    refused = torch.randn(K, 64).t()
+    with warnings.catch_warnings(record=True):
+        warnings.simplefilter("always")
+        for _ in range(3):
+            syncopate.ops.all_gather_matmul(refused, [torch.randn(K, N)], 0, "g")
+    assert fake.ran == ["unfused"] * 3 and fake.timed == []
+    assert syncopate.stats(reset=True) == {"all_gather_matmul": {"fused": 0, "unfused": 3}}
+    lines = [r.getMessage() for r in caplog.records if "non-contiguous" in r.getMessage()]
+    assert len(lines) == 1
+    syncopate.ops.all_gather_matmul(refused, [torch.randn(K, N)], 0, "g")
+    assert len([r for r in caplog.records if "non-contiguous" in r.getMessage()]) == 2
+    assert syncopate.stats() == {"all_gather_matmul": {"fused": 0, "unfused": 1}}
+
+
+def test_a_settled_call_follows_the_variable(fake, monkeypatch):
+    _ag(64)
+    monkeypatch.setenv(op_path.ENV, "unfused")
+    fake.ran.clear()
+    _ag(64)
+    _ag(64)
+    monkeypatch.setenv(op_path.ENV, "bogus")
+    with pytest.raises(ValueError, match="SYNCOPATE_OPS_PATH='bogus'"):
+        _ag(64)
+    monkeypatch.delenv(op_path.ENV)
+    _ag(64)
+    assert fake.ran == ["unfused", "unfused", "fused"]
+
+
+def test_the_settled_table_is_bounded(fake, monkeypatch):
+    from syncopate.pytorch import settled_calls
+
+    monkeypatch.setattr(settled_calls, "LIMIT", 4)
+    monkeypatch.setenv(op_path.ENV, "fused")
+    for rows in range(2, 12, 2):
+        _ag(rows)
+    assert 1 <= len(settled_calls._PATHS) <= 4
