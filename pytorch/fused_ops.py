@@ -85,14 +85,14 @@ _BUFFERS: dict[tuple, torch.Tensor] = {}  # (kind, group name, row bucket, width
 
 
 def _common_refusal(A: torch.Tensor, Bs: list[torch.Tensor], dim: int, group_name: str) -> str | None:
-    import torch.distributed as dist
+    from syncopate.pytorch.worlds import backend_name
 
     if not A.is_cuda:
         return f"{A.device.type} tensors"
     if os.environ.get("TRITON_INTERPRET") == "1":
         return "the Triton interpreter (TRITON_INTERPRET=1)"
     group = process_group(group_name)
-    backend = str(dist.get_backend(group))
+    backend = backend_name(group)
     if "nccl" not in backend:
         return f"a '{backend}' process group"
     if group.size() < 2:

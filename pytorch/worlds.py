@@ -36,12 +36,28 @@ def resolve_group(group: Any = None) -> Any:
     return dist.group.WORLD if group is None else group
 
 
+def backend_name(group: Any) -> str:
+    """The backend of ``group`` as ``torch.distributed.get_backend`` names it
+    ("nccl", "gloo", "cpu:gloo,cuda:nccl", ...), except for a group made
+    without one: ``init_device_mesh`` and a bare ``init_process_group()``
+    leave it "undefined" and let torch set up a backend per device, so the
+    name is "nccl" where CUDA tensors run on NCCL."""
+    import torch.distributed as dist
+
+    name = str(dist.get_backend(group))
+    if name != "undefined" or not torch.cuda.is_available():
+        return name
+    try:
+        cuda = group._get_backend(torch.device("cuda"))
+    except RuntimeError:  # no backend for CUDA tensors
+        return name
+    return "nccl" if "NCCL" in type(cuda).__name__ else name
+
+
 def uses_gpu_world(group: Any, device: torch.device) -> bool:
     """Whether launches on ``device`` in ``group`` go through the GPU world
     (CUDA tensors and an NCCL-backed group)."""
-    import torch.distributed as dist
-
-    return device.type == "cuda" and "nccl" in str(dist.get_backend(group))
+    return device.type == "cuda" and "nccl" in backend_name(group)
 
 
 def gpu_world(group: Any) -> Any:
