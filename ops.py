@@ -59,16 +59,13 @@ _AR_SCHEMA = "(Tensor A, Tensor B, str reduce_op, str group_name) -> Tensor"
 _TAGS = (torch.Tag.needs_fixed_stride_order,)
 
 
-def _run(op: str, sig: tuple, settled: str | None, refusal: Callable[[], str | None], key: Callable[[], op_path.Key],
+def _run(op: str, sig: tuple, refusal: Callable[[], str | None], key: Callable[[], op_path.Key],
          A: torch.Tensor, Bs: list[torch.Tensor], fused: Callable[[], Any], unfused: Callable[[], Any]) -> Any:
-    """One call of ``op`` with signature ``sig`` (pytorch/settled_calls.py):
-    its ``settled`` path if it has one, else the path measured for its key where
-    the fused kernel takes it (pytorch/op_path.py), or the unfused one,
+    """One call of ``op`` with signature ``sig`` and no settled path
+    (pytorch/settled_calls.py): the path measured for its key where the
+    fused kernel takes it (pytorch/op_path.py), else the unfused one,
     counted, logged and announced with the refusal; a path that is now
     fixed is settled for ``sig``."""
-    if settled is not None:
-        op_stats.count(op, settled)
-        return fused() if settled == "fused" else unfused()
     why = refusal()
     shapes = (tuple(A.shape), *(tuple(B.shape) for B in Bs))
     if why is not None:
@@ -90,12 +87,15 @@ def _all_gather_matmul_impl(A: torch.Tensor, Bs: list[torch.Tensor], gather_dim:
 
     sig = settled_calls.signature("all_gather_matmul", group_name, (A, *Bs), gather_dim, return_A)
     settled = settled_calls.path(sig)
-    if settled is None:
-        unfused_ops.check_all_gather_matmul(A, Bs, gather_dim, group_name)
-        op_path.mode()  # a misspelt SYNCOPATE_OPS_PATH raises on any machine, not only where the fused path applies
+    if settled is not None:  # never for an empty Bs (below: not settled)
+        op_stats.count("all_gather_matmul", settled)
+        impl = fused_ops.all_gather_matmul if settled == "fused" else unfused_ops.all_gather_matmul
+        return impl(A, Bs, gather_dim, group_name, return_A)
+    unfused_ops.check_all_gather_matmul(A, Bs, gather_dim, group_name)
+    op_path.mode()  # a misspelt SYNCOPATE_OPS_PATH raises on any machine, not only where the fused path applies
     if not Bs:  # a plain all-gather (the backward's re-gather): no matmul to fuse, nothing to announce
         return unfused_ops.all_gather_matmul(A, Bs, gather_dim, group_name, return_A)
-    return _run("all_gather_matmul", sig, settled, lambda: fused_ops.all_gather_matmul_refusal(A, Bs, gather_dim, group_name),
+    return _run("all_gather_matmul", sig, lambda: fused_ops.all_gather_matmul_refusal(A, Bs, gather_dim, group_name),
                 lambda: op_path.key("all_gather_matmul", group_name, A, Bs, return_A), A, Bs,
                 lambda: fused_ops.all_gather_matmul(A, Bs, gather_dim, group_name, return_A),
                 lambda: unfused_ops.all_gather_matmul(A, Bs, gather_dim, group_name, return_A))
@@ -123,10 +123,13 @@ def _matmul_reduce_scatter_impl(A: torch.Tensor, B: torch.Tensor, reduce_op: str
 
     sig = settled_calls.signature("matmul_reduce_scatter", group_name, (A, B), reduce_op, scatter_dim)
     settled = settled_calls.path(sig)
-    if settled is None:
-        unfused_ops.check_matmul_reduce_scatter(A, B, reduce_op, scatter_dim, group_name)
-        op_path.mode()
-    return _run("matmul_reduce_scatter", sig, settled,
+    if settled is not None:
+        op_stats.count("matmul_reduce_scatter", settled)
+        impl = fused_ops.matmul_reduce_scatter if settled == "fused" else unfused_ops.matmul_reduce_scatter
+        return impl(A, B, reduce_op, scatter_dim, group_name)
+    unfused_ops.check_matmul_reduce_scatter(A, B, reduce_op, scatter_dim, group_name)
+    op_path.mode()
+    return _run("matmul_reduce_scatter", sig,
                 lambda: fused_ops.matmul_reduce_scatter_refusal(A, B, scatter_dim, group_name),
                 lambda: op_path.key("matmul_reduce_scatter", group_name, A, [B]), A, [B],
                 lambda: fused_ops.matmul_reduce_scatter(A, B, reduce_op, scatter_dim, group_name),
@@ -153,10 +156,13 @@ def _matmul_all_reduce_impl(A: torch.Tensor, B: torch.Tensor, reduce_op: str, gr
 
     sig = settled_calls.signature("matmul_all_reduce", group_name, (A, B), reduce_op)
     settled = settled_calls.path(sig)
-    if settled is None:
-        unfused_ops.check_matmul_all_reduce(A, B, reduce_op, group_name)
-        op_path.mode()
-    return _run("matmul_all_reduce", sig, settled, lambda: fused_ops.matmul_all_reduce_refusal(A, B, group_name),
+    if settled is not None:
+        op_stats.count("matmul_all_reduce", settled)
+        impl = fused_ops.matmul_all_reduce if settled == "fused" else unfused_ops.matmul_all_reduce
+        return impl(A, B, reduce_op, group_name)
+    unfused_ops.check_matmul_all_reduce(A, B, reduce_op, group_name)
+    op_path.mode()
+    return _run("matmul_all_reduce", sig, lambda: fused_ops.matmul_all_reduce_refusal(A, B, group_name),
                 lambda: op_path.key("matmul_all_reduce", group_name, A, [B]), A, [B],
                 lambda: fused_ops.matmul_all_reduce(A, B, reduce_op, group_name),
                 lambda: unfused_ops.matmul_all_reduce(A, B, reduce_op, group_name))
