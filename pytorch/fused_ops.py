@@ -228,11 +228,11 @@ def matmul_all_reduce(A: torch.Tensor, B: torch.Tensor, reduce_op: str, group_na
     """The fused matmul + reduce-scatter of A's rows, then an all-gather of
     each rank's reduced rows into one fresh tensor (the reduce-scatter's
     fused overlap, plus the all-reduce's second half as one collective)."""
-    import torch.distributed as dist
+    from syncopate.pytorch import direct_collectives
 
     group = process_group(group_name)
     a = A.reshape(-1, A.shape[-1])
     part = matmul_reduce_scatter(a, B, reduce_op, 0, group_name)
     out = part.new_empty(a.shape[0], B.shape[1])
-    dist.all_gather_into_tensor(out, part, group=group)
+    direct_collectives.all_gather_into(out, part, group)
     return out.view(*A.shape[:-1], B.shape[1])

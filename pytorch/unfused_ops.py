@@ -9,7 +9,8 @@ reduce-scatter: ``torch.matmul``, then a reduce-scatter along
 all-reduce's twice), divided by the group size for ``avg``. A collective
 on rows (the dim is the first, or every dim before it has size 1) of a
 contiguous tensor is the in-place ``torch.distributed`` collective into a
-fresh tensor, as NCCL + cuBLAS code calls it; any other dim goes through
+fresh tensor, as NCCL + cuBLAS code calls it, issued on the group itself
+(pytorch/direct_collectives.py); any other dim goes through
 the functional collectives, as does the autograd formula's reduce-scatter
 (:func:`reduce_scatter`), which AOT autograd traces. The results equal PyTorch's ``symm_mem`` ops'
 fallbacks (same shapes, dtypes and values) and are fresh tensors that
@@ -119,25 +120,25 @@ def _gathered_rows(A_shard: torch.Tensor, gather_dim: int, group_name: str) -> t
     in-place collective into one fresh tensor: what NCCL + cuBLAS code does,
     without the functional collective's wrapper and copy (this runs inside
     the custom op, which tracing never enters)."""
-    import torch.distributed as dist
+    from syncopate.pytorch import direct_collectives
 
     group = process_group(group_name)
     shape = list(A_shard.shape)
     shape[gather_dim] *= group.size()
     out = A_shard.new_empty(shape)
-    dist.all_gather_into_tensor(out, A_shard, group=group)
+    direct_collectives.all_gather_into(out, A_shard, group)
     return out
 
 
 def _scattered_rows(t: torch.Tensor, dim: int, group_name: str) -> torch.Tensor:
     """:func:`reduce_scatter` of a contiguous tensor along a rows dim, by the in-place collective."""
-    import torch.distributed as dist
+    from syncopate.pytorch import direct_collectives
 
     group = process_group(group_name)
     shape = list(t.shape)
     shape[dim] //= group.size()
     out = t.new_empty(shape)
-    dist.reduce_scatter_tensor(out, t, group=group)
+    direct_collectives.reduce_scatter_into(out, t, group)
     return out
 
 
@@ -174,8 +175,8 @@ def check_matmul_all_reduce(A: torch.Tensor, B: torch.Tensor, reduce_op: str, gr
 
 def matmul_all_reduce(A: torch.Tensor, B: torch.Tensor, reduce_op: str, group_name: str) -> torch.Tensor:
     """``A @ B`` summed (or averaged) over the group, on every rank: ``torch.matmul``, then the in-place all-reduce."""
-    import torch.distributed as dist
+    from syncopate.pytorch import direct_collectives
 
     out = torch.matmul(A, B)
-    dist.all_reduce(out, group=process_group(group_name))
+    direct_collectives.all_reduce(out, process_group(group_name))
     return out.div_(group_size(group_name)) if reduce_op == "avg" else out
