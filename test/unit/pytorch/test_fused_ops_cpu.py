@@ -13,7 +13,7 @@ import pytest
 import torch
 import torch.distributed as dist
 
-from syncopate.pytorch import fused_ops, worlds
+from syncopate.pytorch import direct_collectives, fused_ops, worlds
 
 WORLD, M, K, N = 3, 4, 16, 8  # rows per rank, A's width, B's width
 
@@ -144,12 +144,12 @@ def test_matmul_all_reduce_reduces_this_ranks_rows_then_gathers_every_ranks(monk
     total = (WORLD * (a @ b)).reshape(WORLD * M, N) / (WORLD if op == "avg" else 1)
     gathered = []
 
-    def all_gather_into_tensor(out, part, group=None):
+    def all_gather_into(out, part, group):
         gathered.append(part.clone())
         for peer in range(WORLD):  # the peers' parts: their rows of the same total
             out[peer * M:(peer + 1) * M] = part if peer == rank else total[peer * M:(peer + 1) * M]
 
-    monkeypatch.setattr(dist, "all_gather_into_tensor", all_gather_into_tensor)
+    monkeypatch.setattr(direct_collectives, "all_gather_into", all_gather_into)
     out = fused_ops.matmul_all_reduce(a, b, op, "g")
     assert out.shape == (2, WORLD * M // 2, N)
     torch.testing.assert_close(gathered[0], total[rank * M:(rank + 1) * M])
