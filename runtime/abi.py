@@ -25,7 +25,7 @@ from syncopate.ir.contract import CONSUMED, TILE_LOOP_ATTR, ChunkTable
 from syncopate.ir.contract import AbiKey as K
 from syncopate.ir.plans.expr import Extent
 from syncopate.ir.plans.launch_extents import LaunchExtent, launch_extents
-from syncopate.runtime.aliasing import check_aliases
+from syncopate.runtime.aliasing import check_aliases, planned
 from syncopate.runtime.errors import AbiError
 from syncopate.runtime.fused import FusedProgram
 
@@ -98,7 +98,7 @@ class LaunchPlan:
         if bases:  # a kernel without flag_bases polls and raises no flags (e.g. overlap{waits=false})
             _check_flags(chunks)
         _check_extents(plans, chunks, params, rank)
-        check_aliases(((name, t.param.data) for name, p in plans.items() for t in p.tensors), params)
+        check_aliases(planned(plans), params)
         tiles = tile_grid(program, env, grid)
         graph = deps.tile_chunk_graph(program.module, program.kernel, env, tiles, rank, bases)
         return cls(plans, chunks, graph, grid, rank, tiles, TILE_LOOP_ATTR in program.kernel.attributes)

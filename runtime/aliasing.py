@@ -69,6 +69,11 @@ def may_overlap(a: torch.Tensor, b: torch.Tensor) -> bool:
     return not (wa[1] <= wb[0] or wb[1] <= wa[0])
 
 
+def planned(plans: Mapping[str, Any]) -> tuple[tuple[str, str], ...]:
+    """(plan name, parameter) of every tensor a launch's plans move."""
+    return tuple((name, t.param.data) for name, plan in plans.items() for t in plan.tensors)
+
+
 def check_aliases(planned: Iterable[tuple[str, str]], params: Mapping[str, Any]) -> None:
     """Refuse a launch in which a tensor argument may share memory with a
     planned tensor. ``planned``: (plan name, parameter) pairs."""

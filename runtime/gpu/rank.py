@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 import torch
 
 from syncopate.ir.analysis import deps
+from syncopate.runtime import aliasing
 from syncopate.runtime.abi import LaunchPlan, SyncState
 from syncopate.runtime.fused import FusedProgram, LaunchFacts
 from syncopate.runtime.gpu import ce, device, flags, gather_tokens, nccl, policies, reduce_scatter
@@ -33,6 +34,7 @@ if TYPE_CHECKING:
     from syncopate.runtime.gpu.world import GpuWorld
 
 LAUNCH_CACHE = 64  # launch tables kept (keyed by tensor addresses too)
+ALIAS_CHECKS_KEPT = 64  # other-tensor descriptions remembered as checked, per launch key
 
 
 @dataclass(frozen=True)
@@ -67,6 +69,13 @@ class CachedLaunch:
     raised_words: torch.Tensor | None = None  # ``raised`` on the device (int64), made outside any capture
     eager_runs: int = 0  # launches issued from Python (not captured); the first builds what a capture cannot
     pad_key: tuple = ()  # the key its signal pad is kept by (see pad_key)
+    # the other tensors' descriptions (launch_keys) already checked for memory shared with a planned tensor
+    alias_checked: set[tuple] = field(default_factory=set)
+
+    @functools.cached_property
+    def planned(self) -> tuple[tuple[str, str], ...]:
+        """(plan, parameter) of each tensor its plans move (read from the IR once)."""
+        return aliasing.planned(self.launch.plans)
 
     @functools.cached_property
     def replayable(self) -> bool:
@@ -123,9 +132,16 @@ class GpuRank:
         config, key, others = launch_keys(program, facts, grid, params, self.sources_key)
         cached = w.launches.get(key)
         if cached is None:
-            cached = self._build(program, facts, grid, params, config, key)
+            cached = self._build(program, facts, grid, params, config, key)  # checks aliases (LaunchPlan.build)
+            cached.alias_checked.add(others)
+            cached.planned  # read from the IR here, not in a steady-state launch
         else:
             w.touch(cached.pad_key, cached.staging)
+            if others not in cached.alias_checked:  # the key holds the planned tensors, not the others
+                aliasing.check_aliases(cached.planned, params)
+                if len(cached.alias_checked) >= ALIAS_CHECKS_KEPT:
+                    cached.alias_checked.clear()
+                cached.alias_checked.add(others)
         self.last = cached.launch
         sync = cached.sync
         if sync.spin_limit != w.spin_limit:

@@ -541,3 +541,38 @@ def test_communication_graphs_only_replay_the_communication_of_every_launch(monk
     assert replay.enabled_by_default() and not replay.whole_launches_by_default()
     same, _ = _launches(monkeypatch, "ag_gemm.py", "ce", None, graphs=True, memops=True, whole=False)
     assert all([op[0] for op in ops] == ["epoch", "join", "replay", "join", "zero"] for ops in same[1:])
+
+
+def test_a_new_output_over_the_gathered_tensors_memory_is_refused_at_a_known_launch_key(monkeypatch):
+    """The launch key holds the tensors the plans move, not the output: a new
+    output address is checked for memory shared with the gathered A when it
+    is first seen (runtime/aliasing.py), not only when the key is built."""
+    from syncopate.runtime.errors import AbiError
+
+    workload, program = _program("ag_gemm.py", "ce", None)
+    w = _context(monkeypatch, [])
+    monkeypatch.setattr(device, "memop_waits", lambda: False)
+    inputs = [workload.make_inputs(r, 2, 3) for r in range(2)]
+    a = w.symmetric(torch.cat([i["a"] for i in inputs]))
+    b, m = inputs[0]["b"], workload.module
+    runs = []
+
+    class Jit:
+        def __getitem__(self, grid):
+            return lambda *args, **kwargs: runs.append(grid)
+
+    monkeypatch.setattr(program, "jit", Jit())
+    fused = FusedKernel(program, workload.kernel, w.context())
+
+    def launch(c):
+        grid = (-(-a.shape[0] // m.BLOCK_M), -(-b.shape[1] // m.BLOCK_N))
+        fused[grid](a, b, c, a.shape[0], b.shape[1], a.shape[1], a.stride(0), a.stride(1), b.stride(0), b.stride(1),
+                    c.stride(0), c.stride(1), BLOCK_M=m.BLOCK_M, BLOCK_N=m.BLOCK_N, BLOCK_K=m.BLOCK_K)
+
+    kept = [torch.empty(a.shape[0], b.shape[1]) for _ in range(2)]
+    for c in kept:  # two outputs of their own: launched
+        launch(c)
+    over_a = a.view(-1)[:a.shape[0] * b.shape[1]].view(a.shape[0], b.shape[1])  # the output's layout, A's bytes
+    with pytest.raises(AbiError, match="'c_ptr' shares memory with 'a_ptr', the tensor plan @ag moves"):
+        launch(over_a)
+    assert len(w.launches) == 1 and len(runs) == 2
