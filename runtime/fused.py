@@ -210,14 +210,14 @@ class FusedKernel:
         the original is autotuned)."""
         return {} if self.choose is None else self.choose.chosen
 
-    def _config(self, grid: Any, args: tuple, kwargs: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
-        """(constexprs, launch options) of the configuration this launch runs."""
+    def _config(self, grid: Any, args: tuple, kwargs: dict[str, Any]) -> tuple[Any, dict[str, Any], dict[str, Any]]:
+        """(the configuration this launch runs, its constexprs, its launch options)."""
         assert self.choose is not None
         config = self.choose(grid, args, kwargs)
         arguments = self._arguments.get(id(config))
         if arguments is None:
             arguments = self._arguments[id(config)] = launch_arguments(config)
-        return arguments
+        return (config, *arguments)
 
     def __getitem__(self, grid: Any) -> Callable[..., None]:
         def call(*args: Any, **kwargs: Any) -> None:
@@ -229,10 +229,10 @@ class FusedKernel:
                     if repeat():
                         return
                     del self._repeats[key]
-            jit, tuned_options = self.program.jit, None
+            jit, tuned_options, config = self.program.jit, None, None
             if self.choose is not None:
                 jit = getattr(jit, "fn", jit)
-                meta, tuned_options = self._config(grid, args, kwargs)
+                config, meta, tuned_options = self._config(grid, args, kwargs)
                 kwargs = {**meta, **kwargs}
             options = {k: kwargs.pop(k) for k in LAUNCH_OPTIONS & kwargs.keys()} if kwargs else {}
             if tuned_options:
@@ -255,6 +255,10 @@ class FusedKernel:
             seen = runtime_params(params, self.program.launch_facts.moved)
             # a descriptor's own shape and strides are not in the runtime's view of it
             replay_options = tuple(sorted(options.items())) if seen is params else None
+            if config is not None and config.pre_hook is not None:
+                # as Triton's autotuner does before the chosen config's launch (zeroing a split-K
+                # output, say): on the caller's stream, which the launch's communication follows
+                config.pre_hook({**params, **config.all_kwargs()})
             repeat = self.context.launch(self.program, g, seen, run, replay_options)
             if repeat is not None and key is not None:
                 if len(self._repeats) >= REPEATS:

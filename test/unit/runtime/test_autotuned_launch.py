@@ -90,3 +90,26 @@ def test_a_plain_original_launches_the_program_as_is():
     fused[(1,)]("x", 8, BLOCK=16)
     assert plain.launches == [((1,), ("x", 8), {"BLOCK": 16, "syn_flags": "flags"})]
     assert fused.chosen == {}
+
+
+def test_the_chosen_configs_pre_hook_runs_before_the_launch_with_every_argument():
+    """Triton's autotuner runs the chosen config's pre_hook (zeroing a split-K
+    output, say) before each launch; the fused launch must too, or the
+    kernel accumulates into stale values."""
+    seen = []
+
+    class Launching(Context):
+        def launch(self, program, grid, bound, run, options=None):
+            seen.append("launch")
+            super().launch(program, grid, bound, run, options)
+
+    config = triton.Config({"BLOCK": 16}, num_warps=2, pre_hook=lambda nargs: seen.append(dict(nargs)))
+    original = triton.autotune(configs=[config], key=["n"])(triton.jit(kernel_body))
+    plain = Recorder()
+    program = SimpleNamespace(kernel_name="kernel_body", jit=SimpleNamespace(fn=plain), launch_facts=NO_PLANS)
+    fused = FusedKernel(program, original, Launching())
+    for _ in range(2):
+        fused[(1,)]("x", 8)
+    hook_args = {"x_ptr": "x", "n": 8, **config.all_kwargs()}
+    assert seen == [hook_args, "launch", hook_args, "launch"]
+    assert len(plain.launches) == 2
