@@ -12,6 +12,11 @@ A mutant rewrites the all-gather GEMM's load of A (examples/ag_gemm.py):
   other way round, so declaration order no longer says which is the row's;
 * ``named``: the plan names the rows' stride and size
   (``stride=stride_am size=M``), as the refusals of ``order`` ask;
+* ``alias``: the launch passes a view of A's own memory as B (``b =
+  a[:K, :N]``): B's reads have no waits, so the launch must be refused;
+* ``negmod``: the row tile is ``((pid - T) % T + T) % T`` with ``T`` the
+  programs on axis 0, whose inner remainder has a negative dividend:
+  Triton truncates it toward zero, and the host must too;
 
 mixed at random, on a random row count, world size, tile order and
 delivery order. Every mutant is a valid single-GPU kernel (in bounds, every
@@ -40,7 +45,7 @@ ROOT = Path(__file__).resolve().parents[2]
 BASE = (ROOT / "examples" / "ag_gemm.py").read_text()
 LOAD = re.compile(r"a = tl\.load\(a_ptr \+ rows\[:, None\] \* stride_am \+ ks\[None, :\] \* stride_ak,\n"
                   r"\s*mask=\(rows\[:, None\] < M\) & \(ks\[None, :\] < K\), other=0\.0\)")
-KINDS = ("shift", "helper", "core", "product", "order", "named")
+KINDS = ("shift", "helper", "core", "product", "order", "named", "alias", "negmod")
 HELPER = '''
 
 @triton.jit
@@ -85,7 +90,14 @@ def mutant(rng: random.Random, index: int) -> Mutant:
     if "named" in kinds:
         source = source.replace('PLANS = ["all-gather{tensor=a_ptr dim=0}"]',
                                 'PLANS = ["all-gather{tensor=a_ptr dim=0 size=M stride=stride_am}"]')
-    m = rng.choice((32, 37, 50, 64))
+    if "negmod" in kinds:
+        source = source.replace("    pid_m = tl.program_id(axis=0)\n",
+                                "    programs = tl.num_programs(axis=0)\n"
+                                "    pid_m = ((tl.program_id(axis=0) - programs) % programs + programs) % programs\n")
+    if "alias" in kinds:  # B is A's first K rows and N columns: a valid GEMM, reading A's memory through b_ptr
+        source = source.replace("    M, K = a.shape\n    N = b.shape[1]\n",
+                                "    M, K = a.shape\n    b = a[:b.shape[0], :b.shape[1]]\n    N = b.shape[1]\n")
+    m = rng.choice((50, 64) if "alias" in kinds else (32, 37, 50, 64))  # alias: A has at least K rows
     source = source.replace("M_GLOBAL, K_DIM, N_DIM = 50, 40, 36", f"M_GLOBAL, K_DIM, N_DIM = {m}, 40, 36")
     world = rng.choice((2, 3))
     order = rng.choice(("arrival", "none", "rotate"))
