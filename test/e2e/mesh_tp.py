@@ -2,7 +2,10 @@
 device mesh, as DP x TP jobs lay it out. Each rank calls syncopate.ops on
 its TP group (group ranks 0 and 1 are global ranks {0, 1} or {2, 3}), back
 to back with fresh inputs; the gathered rows must be exact, the products
-close to an fp32 reference, and every call must have taken the fused path.
+close to an fp32 reference, and every call must have taken the fused path
+(forced with SYNCOPATE_OPS_PATH=fused: at these small shapes the ops'
+measured choice may rightly be the unfused path, which is not what this
+test checks).
 Prints ``MESH rank R: ok`` or ``MESH rank R: FAIL ...``."""
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ def randn(*shape: int, seed: int) -> torch.Tensor:
 
 def main() -> None:
     rank = int(os.environ["RANK"])
+    os.environ["SYNCOPATE_OPS_PATH"] = "fused"
     torch.cuda.set_device(int(os.environ["LOCAL_RANK"]))
     mesh = init_device_mesh("cuda", (2, 2), mesh_dim_names=("dp", "tp"))
     tp = mesh["tp"].get_group()
