@@ -590,12 +590,25 @@ def _bind_host_block_sizes(arg: BlockArgument) -> None:
     Rewriter.insert_op(missing, InsertPoint.at_start(arg.owner))
 
 
+def _check_one_world(plans: list[PlanOp]) -> None:
+    """Every plan of one fused kernel runs on the same ranks: a launch has one
+    world, so plans for different worlds cannot all hold at once."""
+    worlds = {}
+    for plan in plans:
+        worlds.setdefault(plan.world_size, plan.sym_name.data)
+    if len(worlds) > 1:
+        shown = ", ".join(f"@{name} world={world}" for world, name in sorted(worlds.items()))
+        raise fail(f"the plans of one kernel must share their world, but {shown}: a fused launch runs on one set of "
+                   "ranks; give every plan the same world=")
+
+
 def analyze(module: ModuleOp) -> ChunkDependencies:
     """Bind every plan tensor to the kernel and bound each of its accesses."""
     plans = [op for op in module.ops if isinstance(op, PlanOp)]
     if not plans:
         raise fail("the module has no chunk.plan (give one with overlap-opt --plan SPEC)")
     kernel = find_kernel(module, plans)
+    _check_one_world(plans)
     result: list[BoundAccess] = []
     for plan in plans:
         kind = plan.collective
