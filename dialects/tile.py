@@ -580,21 +580,25 @@ class BroadcastOp(IRDLOperation):
 
 @irdl_op_definition
 class SplatOp(IRDLOperation):
-    """`tl.full(shape, value, dtype)`; `tl.zeros(shape, dtype)` is a splat of 0."""
+    """`tl.full(shape, value, dtype)`; `tl.zeros(shape, dtype)` is a splat of 0.
+    An empty shape (`tl.full((), value, dtype)`) is a 0-d value: its result
+    is the element type itself, not a block."""
 
     name = "tile.splat"
     value = operand_def()
     shape = var_operand_def()
     dtype = prop_def(Attribute)
-    res = result_def(BlockType)
+    res = result_def()
     irdl_options = (ParsePropInAttrDict(),)
     assembly_format = "$value `to` `[` $shape `]` attr-dict `:` type($value) `,` type($shape) `->` type($res)"
     traits = traits_def(Pure())
 
     def verify_(self) -> None:
-        if len(self.shape) != self.res.type.rank:
+        rank = self.res.type.rank if isinstance(self.res.type, BlockType) else 0
+        if len(self.shape) != rank or (not self.shape and self.res.type != self.dtype):
             raise VerifyException(
-                f"tile.splat: {len(self.shape)} shape operands for a rank-{self.res.type.rank} result"
+                f"tile.splat: {len(self.shape)} shape operands for a rank-{rank} result of type {self.res.type}"
+                " (a 0-d splat has the dtype as its type)"
             )
 
 

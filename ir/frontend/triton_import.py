@@ -1133,7 +1133,7 @@ class FunctionImporter:
         if value_node is None or dtype is None or isinstance(dtype, (StringAttr, IntegerAttr, NoneAttr)):
             raise self.unsupported(node, "tl.full arguments (shape, value, dtype=tl.<dtype>)")
         value = self.ssa(self.expr(value_node), value_node)
-        result = tile.BlockType([self.literal_dim(s) for s in shape], dtype)
+        result = tile.BlockType([self.literal_dim(s) for s in shape], dtype) if shape else dtype  # () is 0-d
         op = tile.SplatOp(operands=[value, shape], properties={"dtype": dtype}, result_types=[result])
         return self.insert(op).results[0]
 
