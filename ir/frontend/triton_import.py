@@ -92,6 +92,26 @@ def _is_jit_decorator(node: ast.expr, aliases: dict[str, str]) -> bool:
     return text in ("triton.jit", "jit", "tl.jit") or resolved in ("triton.jit", "triton.runtime.jit.jit")
 
 
+def _decorate_call_form_jits(tree: ast.Module, aliases: dict[str, str]) -> None:
+    """``kernel = triton.jit(fn)`` (or ``triton.jit(fn, do_not_specialize=...)``)
+    at module level makes the plain function ``fn`` a jit function, as the
+    decorator would: give ``fn`` that decorator, so it is imported (and
+    emitted) as one. The assignment itself is host code the import leaves
+    alone; ``fn`` keeps its own name, the one the launched JITFunction
+    reports."""
+    functions = {node.name: node for node in tree.body if isinstance(node, ast.FunctionDef)}
+    for statement in tree.body:
+        call = statement.value if isinstance(statement, ast.Assign) else None
+        if not (isinstance(call, ast.Call) and _is_jit_decorator(call, aliases) and len(call.args) == 1
+                and isinstance(call.args[0], ast.Name) and call.args[0].id in functions):
+            continue
+        fn = functions[call.args[0].id]
+        if any(_is_jit_decorator(d, aliases) for d in fn.decorator_list):
+            continue  # jit twice: Triton itself refuses it when the file runs
+        decorator = ast.Call(func=call.func, args=[], keywords=call.keywords) if call.keywords else call.func
+        fn.decorator_list.append(ast.copy_location(decorator, call))
+
+
 def _is_constexpr_annotation(node: ast.expr | None) -> bool:
     return node is not None and ast.unparse(node) in ("tl.constexpr", "triton.language.constexpr", "constexpr")
 
@@ -1346,6 +1366,7 @@ class ModuleImporter:
                 self.globals[statement.targets[0].id] = statement.value
             elif isinstance(statement, ast.AnnAssign) and isinstance(statement.target, ast.Name) and statement.value:
                 self.globals[statement.target.id] = statement.value
+        _decorate_call_form_jits(self.tree, self.aliases)
         self.own_functions: dict[str, ast.FunctionDef] = {
             node.name: node
             for node in self.tree.body
