@@ -137,7 +137,7 @@ def literal_text(attr: Attribute) -> str:
 
 
 def option_text(attr: Attribute) -> str:
-    """A loop option: a literal, or `@NAME` for a constexpr parameter."""
+    """A call or loop option: a literal, or `@NAME` for a constexpr parameter."""
     if isinstance(attr, SymbolRefAttr):
         return attr.root_reference.data
     return literal_text(attr)
@@ -386,7 +386,7 @@ class FunctionEmitter:
     def kwargs_text(self, attrs: DictionaryAttr | None) -> list[str]:
         if attrs is None:
             return []
-        return [f"{k}={literal_text(v)}" for k, v in attrs.data.items()]
+        return [f"{k}={option_text(v)}" for k, v in attrs.data.items()]
 
     def call_text(self, callee: str, positional: list[str], keywords: list[str]) -> Expr:
         return Expr(f"{callee}({', '.join(positional + keywords)})")

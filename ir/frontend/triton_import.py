@@ -436,11 +436,7 @@ class FunctionImporter:
             args.append(self.constant(1, call))
         options: dict[str, Attribute] = {}
         for keyword in call.keywords:
-            literal = self.static_literal(keyword.value)
-            if literal is None and isinstance(keyword.value, ast.Name):
-                param = self.env.get(keyword.value.id)
-                if isinstance(param, BlockArgument) and isinstance(param.type, tile.ConstexprType):
-                    literal = SymbolRefAttr(keyword.value.id)  # the constexpr parameter of that name
+            literal = self.static_literal(keyword.value) or self.constexpr_reference(keyword.value)
             if literal is None:
                 raise self.unsupported(keyword.value, f"`{keyword.arg}=` option of {kind} (a literal or constexpr parameter)")
             options[keyword.arg or ""] = literal
@@ -924,6 +920,15 @@ class FunctionImporter:
             return node.args[position]
         return None
 
+    def constexpr_reference(self, node: ast.expr) -> SymbolRefAttr | None:
+        """``@NAME`` for a constexpr parameter of this function named as an
+        option's value (``allow_tf32=ALLOW_TF32``), emitted as that name."""
+        if isinstance(node, ast.Name):
+            param = self.env.get(node.id)
+            if isinstance(param, BlockArgument) and isinstance(param.type, tile.ConstexprType):
+                return SymbolRefAttr(node.id)
+        return None
+
     def split_kwargs(self, node: ast.Call, skip: set[str]) -> tuple[dict[str, SSAValue], dict[str, Attribute]]:
         dynamic: dict[str, SSAValue] = {}
         static: dict[str, Attribute] = {}
@@ -932,7 +937,7 @@ class FunctionImporter:
                 raise self.unsupported(node, "**kwargs in a call")
             if keyword.arg in skip:
                 continue
-            literal = self.static_literal(keyword.value)
+            literal = self.static_literal(keyword.value) or self.constexpr_reference(keyword.value)
             if literal is not None:
                 static[keyword.arg] = literal
             else:
@@ -1228,7 +1233,7 @@ class FunctionImporter:
         a_shape, b_shape = T.shape_of(a.type), T.shape_of(b.type)
         if acc:
             result: Attribute = acc[0].type
-        elif len(a_shape) == 2 and len(b_shape) == 2:
+        elif len(a_shape) == 2 and len(b_shape) == 2 and not isinstance(static.get("out_dtype"), SymbolRefAttr):
             element = static.get("out_dtype", f32)
             result = tile.BlockType([a_shape[0], b_shape[1]], element)
         else:
