@@ -829,6 +829,29 @@ class RetypeOp(IRDLOperation):
 
 
 @irdl_op_definition
+class UndefOp(IRDLOperation):
+    """The value of a name that one arm of a constexpr ``if`` binds and the
+    other does not (``if HAS_WEIGHT: w = tl.load(...)``): that other arm
+    yields it. Triton resolves a constexpr condition when it compiles, so
+    the source reads the name only under the same condition; the emitter
+    leaves the name unbound in that arm, as the source did. Only a
+    ``scf.yield`` may use it."""
+
+    name = "tile.undef"
+    res = result_def()
+    assembly_format = "attr-dict `:` type($res)"
+    traits = traits_def(Pure())
+
+    def __init__(self, result_type: Attribute):
+        super().__init__(result_types=[result_type])
+
+    def verify_(self) -> None:
+        for use in self.res.uses:
+            if use.operation.name != "scf.yield":
+                raise VerifyException(f"tile.undef: only an scf.yield may use it, not {use.operation.name}")
+
+
+@irdl_op_definition
 class LiteralOp(IRDLOperation):
     """A compile-time Python literal that is not a number: a string, a dtype
     (a builtin type, e.g. `tl.float16` is `f16`) or None."""
@@ -1135,7 +1158,7 @@ Tile = Dialect(
     [
         FuncOp, ReturnOp, CallJitOp, CallOp, TupleOp,
         ProgramIdOp, NumProgramsOp, ArangeOp, ExpandDimsOp, BroadcastOp, SplatOp, ZerosOp,
-        *BINARY_OPS, AddPtrOp, CmpOp, NegOp, NotOp, InvertOp, CdivOp, WhereOp, CastOp, RetypeOp, LiteralOp, AttrOp,
+        *BINARY_OPS, AddPtrOp, CmpOp, NegOp, NotOp, InvertOp, CdivOp, WhereOp, CastOp, RetypeOp, UndefOp, LiteralOp, AttrOp,
         TransOp, ReduceOp, DotOp,
         LoadOp, StoreOp, AtomicRMWOp, AtomicCASOp,
         MakeTensorDescriptorOp, DescriptorLoadOp, DescriptorStoreOp, DescriptorBlockSizeOp,

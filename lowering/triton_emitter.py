@@ -555,7 +555,9 @@ class FunctionEmitter:
         self.line(depth, f"{', '.join(targets)} = {text}")
 
     def assign_copies(self, depth: int, targets: list[str], values: list[SSAValue]) -> None:
-        pairs = [(t, self.expr(v).text) for t, v in zip(targets, values) if self.expr(v).text != t]
+        # a tile.undef arm leaves its name unbound, as the source's constexpr `if` did
+        kept = [(t, v) for t, v in zip(targets, values) if not isinstance(v.owner, tile.UndefOp)]
+        pairs = [(t, self.expr(v).text) for t, v in kept if self.expr(v).text != t]
         if not pairs:
             return
         if len(pairs) == 1:

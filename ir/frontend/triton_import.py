@@ -81,6 +81,7 @@ Value = SSAValue | PyRef | BlockPointer
 # or the scalar start of an index block `start + tl.arange(0, B)` (START)
 Slot = tuple[str, int | str | None]
 START = "start"
+UNBOUND = object()  # a name one arm of a constexpr `if` leaves unbound (tile.undef)
 
 
 def _is_jit_decorator(node: ast.expr, aliases: dict[str, str]) -> bool:
@@ -532,7 +533,9 @@ class FunctionImporter:
         self.bind_slots(slots, list(loop.results), entry, node)
 
     def if_statement(self, node: ast.If) -> None:
-        condition = self.as_condition(self.ssa(self.expr(node.test), node.test))
+        test = self.ssa(self.expr(node.test), node.test)
+        compile_time = isinstance(test.type, tile.ConstexprType)
+        condition = self.as_condition(test)
         before = dict(self.env)
         then_block, else_block = Block(), Block()
         with self.in_block(then_block):
@@ -541,11 +544,22 @@ class FunctionImporter:
         with self.in_block(else_block):
             self.statements(node.orelse)
         else_env = self.body_env
+        if compile_time:  # a name one arm binds is read only under the same condition (see tile.undef)
+            for env, other in ((then_env, else_env), (else_env, then_env)):
+                for n in _assigned_names(node.body + node.orelse):
+                    if n in other and n not in env and n not in before and isinstance(other[n], SSAValue):
+                        env[n] = UNBOUND
         names = [n for n in _assigned_names(node.body + node.orelse) if n in then_env and n in else_env]
         names = [n for n in names if then_env[n] is not before.get(n) or else_env[n] is not before.get(n)]
         for name in names:
-            if not isinstance(then_env[name], SSAValue) or not isinstance(else_env[name], SSAValue):
+            if not all(isinstance(env[name], SSAValue) or env[name] is UNBOUND for env in (then_env, else_env)):
                 raise self.error(node, f"`{name}` is bound to a compile-time object in a branch of this `if`")
+        for env, other in ((then_env, else_env), (else_env, then_env)):
+            block = then_block if env is then_env else else_block
+            for name in names:
+                if env[name] is UNBOUND:
+                    with self.in_block(block):
+                        env[name] = self.insert(tile.UndefOp(other[name].type)).results[0]
         # index blocks `start + tl.arange(0, B)` on both sides leave the `if` as their start
         starts = {n: block_starts.start_form(then_env[n]) for n in names}
         starts = {n: f for n, f in starts.items() if block_starts.same_form(f, block_starts.start_form(else_env[n]))}

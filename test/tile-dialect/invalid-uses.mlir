@@ -128,3 +128,14 @@ tile.func @k(%p: !tile.ptr) {
   tile.return
 }
 // CHECK: scf.while: Block arguments with wrong type, expected i32, got f32
+
+// -----
+
+// tile.undef stands for a name one arm of a constexpr `if` leaves unbound: only a yield may use it.
+tile.func @k(%p: !tile.ptr) {
+  %u = tile.undef : i32
+  %a = tile.add %u, %u : i32, i32 -> i32
+  tile.store %a, %p : i32, !tile.ptr
+  tile.return
+}
+// CHECK: tile.undef: only an scf.yield may use it, not tile.add
