@@ -15,6 +15,10 @@ from xdsl.dialects.builtin import (
     IntegerType,
     Signedness,
     bf16,
+    f8E4M3FN,
+    f8E4M3FNUZ,
+    f8E5M2,
+    f8E5M2FNUZ,
     f16,
     f32,
     f64,
@@ -45,6 +49,11 @@ DTYPES: dict[str, Attribute] = {
     "uint16": IntegerType(16, Signedness.UNSIGNED),
     "uint32": IntegerType(32, Signedness.UNSIGNED),
     "uint64": IntegerType(64, Signedness.UNSIGNED),
+    # Triton's fp8 types with an exact builtin counterpart (float8e4b15, bias 15, has none)
+    "float8e4nv": f8E4M3FN,
+    "float8e5": f8E5M2,
+    "float8e4b8": f8E4M3FNUZ,
+    "float8e5b16": f8E5M2FNUZ,
 }
 DTYPE_ALIASES = {"float": "float32", "half": "float16", "bool": "int1", "double": "float64"}
 
