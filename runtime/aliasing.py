@@ -39,15 +39,17 @@ def _byte_range(t: torch.Tensor) -> tuple[int, int]:
     return t.data_ptr() + lo * t.element_size(), t.data_ptr() + (hi + 1) * t.element_size()
 
 
-def _column_window(t: torch.Tensor, pitch: int) -> tuple[int, int] | None:
-    """The element columns ``t`` covers within rows of ``pitch`` elements,
-    if it is a set of rows of unit-stride columns (None otherwise)."""
-    if t.dim() == 0 or t.stride(-1) != 1:
+def _column_arc(t: torch.Tensor, pitch: int, origin: int) -> tuple[int, int] | None:
+    """(first column, columns) that ``t`` covers within rows of ``pitch``
+    elements counted from address ``origin``, if it is a set of rows of
+    unit-stride columns (None otherwise). The columns are an arc of the
+    circle of ``pitch`` columns: the origin need not start a row."""
+    if t.dim() == 0 or t.stride(-1) != 1 or t.shape[-1] > pitch:
         return None
     if any(stride % pitch for size, stride in zip(t.shape[:-1], t.stride()[:-1]) if size > 1):
         return None
-    first = (t.data_ptr() // t.element_size()) % pitch
-    return (first, first + t.shape[-1]) if first + t.shape[-1] <= pitch else None
+    offset, rest = divmod(t.data_ptr() - origin, t.element_size())
+    return None if rest else (offset % pitch, t.shape[-1])
 
 
 def may_overlap(a: torch.Tensor, b: torch.Tensor) -> bool:
@@ -62,11 +64,13 @@ def may_overlap(a: torch.Tensor, b: torch.Tensor) -> bool:
     strides = [s for t in (a, b) for size, s in zip(t.shape[:-1], t.stride()[:-1]) if size > 1]
     if not strides:
         return True
-    pitch = min(strides)
-    wa, wb = _column_window(a, pitch), _column_window(b, pitch)
-    if wa is None or wb is None:
+    pitch, origin = min(strides), min(a.data_ptr(), b.data_ptr())
+    arc_a, arc_b = _column_arc(a, pitch, origin), _column_arc(b, pitch, origin)
+    if arc_a is None or arc_b is None:
         return True
-    return not (wa[1] <= wb[0] or wb[1] <= wa[0])
+    (first_a, width_a), (first_b, width_b) = arc_a, arc_b
+    # two arcs of the circle of `pitch` columns miss each other iff each starts past the other's end
+    return not ((first_b - first_a) % pitch >= width_a and (first_a - first_b) % pitch >= width_b)
 
 
 def planned(plans: Mapping[str, Any]) -> tuple[tuple[str, str], ...]:
