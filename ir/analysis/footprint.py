@@ -265,11 +265,21 @@ HINTS = ("tl.multiple_of", "tl.max_contiguous", "tl.max_constancy")
 
 
 def _unhinted(value: SSAValue) -> SSAValue:
-    """Look through value-preserving ops and compiler hints
-    (``tl.max_contiguous(tl.multiple_of(offs, B), B)`` is ``offs``)."""
+    """Look through value-preserving ops, compiler hints
+    (``tl.max_contiguous(tl.multiple_of(offs, B), B)`` is ``offs``) and
+    widening casts of an index (``offs.to(tl.int64)``, which Liger and
+    FlagGems write against int32 overflow: every integer keeps its value in
+    int64; a narrowing or bit cast could change it, and is not looked
+    through)."""
     value = strip(value)
-    while isinstance(value, OpResult) and isinstance(value.op, tile.CallOp) and value.op.callee.data in HINTS:
-        value = strip(value.op.arguments[0])
+    while isinstance(value, OpResult):
+        op = value.op
+        if isinstance(op, tile.CallOp) and op.callee.data in HINTS:
+            value = strip(op.arguments[0])
+        elif isinstance(op, tile.CastOp) and op.dtype == i64 and not (op.bitcast is not None and op.bitcast.value.data):
+            value = strip(op.src)
+        else:
+            break
     return value
 
 

@@ -14,6 +14,8 @@ A mutant rewrites the all-gather GEMM's load of A (examples/ag_gemm.py):
   (``stride=stride_am size=M``), as the refusals of ``order`` ask;
 * ``alias``: the launch passes a view of A's own memory as B (``b =
   a[:K, :N]``): B's reads have no waits, so the launch must be refused;
+* ``widen``: the row index is widened, ``(...).to(tl.int64)``, as kernels
+  written against int32 overflow do;
 * ``negmod``: the row tile is ``((pid - T) % T + T) % T`` with ``T`` the
   programs on axis 0, whose inner remainder has a negative dividend:
   Triton truncates it toward zero, and the host must too;
@@ -45,7 +47,7 @@ ROOT = Path(__file__).resolve().parents[2]
 BASE = (ROOT / "examples" / "ag_gemm.py").read_text()
 LOAD = re.compile(r"a = tl\.load\(a_ptr \+ rows\[:, None\] \* stride_am \+ ks\[None, :\] \* stride_ak,\n"
                   r"\s*mask=\(rows\[:, None\] < M\) & \(ks\[None, :\] < K\), other=0\.0\)")
-KINDS = ("shift", "helper", "core", "product", "order", "named", "alias", "negmod")
+KINDS = ("shift", "helper", "core", "product", "order", "named", "alias", "negmod", "widen")
 HELPER = '''
 
 @triton.jit
@@ -90,6 +92,10 @@ def mutant(rng: random.Random, index: int) -> Mutant:
     if "named" in kinds:
         source = source.replace('PLANS = ["all-gather{tensor=a_ptr dim=0}"]',
                                 'PLANS = ["all-gather{tensor=a_ptr dim=0 size=M stride=stride_am}"]')
+    if "widen" in kinds:  # after helper: it widens whichever form the rows took
+        source = source.replace("rows = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)",
+                                "rows = (pid_m * BLOCK_M + tl.arange(0, BLOCK_M)).to(tl.int64)")
+        source = source.replace("rows = tile_rows(pid_m, BLOCK_M)", "rows = tile_rows(pid_m, BLOCK_M).to(tl.int64)")
     if "negmod" in kinds:
         source = source.replace("    pid_m = tl.program_id(axis=0)\n",
                                 "    programs = tl.num_programs(axis=0)\n"
