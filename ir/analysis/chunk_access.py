@@ -156,13 +156,17 @@ def _span_along(acc: Access, tensor: TensorOp, dim: int, kernel: tile.FuncOp) ->
         return Span((offset,), block), None
     strides = tensor.stride_values
     named = [t for t in acc.terms if _stride_name(t) == strides[dim]]
-    if not named and _explicit_stride(tensor, dim) and _scalar_row(acc, strides[dim], dim) is None:
+    if (not named and _explicit_stride(tensor, dim) and _scalar_row(acc, strides[dim], dim) is None
+            and _constexpr_row(acc, strides[dim]) is None):
         found = ", ".join(str(_stride_name(t)) for t in acc.terms) or "none"
         raise fail(f"{where}: the plan's stride={strides[dim]} multiplies no index of the access of '{acc.param}' "
                    f"(its strides: {found}); name the stride parameter of dim {dim}")
     row = _scalar_row(acc, strides[dim], dim) if not named else None
+    if row is None and not named and _explicit_stride(tensor, dim):
+        row = _constexpr_row(acc, strides[dim])
     if row is not None:
-        return _row_span(acc, row, where, dim, kernel), footprint.param_name(_row_stride(row))
+        stride = _named_factor(row, strides[dim]) or _row_stride(row)
+        return _row_span(acc, row, stride, where, dim, kernel), footprint.param_name(stride)
     outer = _outer_rows(acc) if not named else []
     if outer:
         ordered = _in_dim_order_with_rows(acc.terms, outer)
@@ -177,7 +181,8 @@ def _span_along(acc: Access, tensor: TensorOp, dim: int, kernel: tile.FuncOp) ->
                        f"give the plan option stride=<the stride parameter of dim {dim}>")
         picked = ordered[dim]
         if isinstance(picked, footprint.Offset):
-            return _row_span(acc, picked, where, dim, kernel), footprint.param_name(_row_stride(picked))
+            stride = _row_stride(picked)
+            return _row_span(acc, picked, stride, where, dim, kernel), footprint.param_name(stride)
         named = [picked]
     if len(named) == 1:
         term = named[0]
@@ -342,9 +347,28 @@ def _scalar_row(acc: Access, stride: str | int, dim: int) -> footprint.Offset | 
     return None
 
 
-def _row_span(acc: Access, row: footprint.Offset, where: str, dim: int, kernel: tile.FuncOp) -> Span:
-    """``[row, row + 1)``: one row per access."""
-    stride = _row_stride(row)
+def _named_factor(offset: footprint.Offset, name: str | int) -> SSAValue | None:
+    """The factor of ``index * stride`` that is the kernel parameter ``name``."""
+    if offset.right is None:
+        return None
+    found = [f for f in (offset.left, offset.right) if footprint.param_name(f) == name]
+    return found[0] if len(found) == 1 else None
+
+
+def _constexpr_row(acc: Access, stride: str | int) -> footprint.Offset | None:
+    """A scalar row whose stride is the constexpr parameter the plan names
+    (``X += row * N`` with ``N: tl.constexpr``, ``stride=N``). Unnamed, a
+    constexpr factor is a tile size or a length (``pid * BLOCK``), never
+    taken for a row stride; named by the plan, it is one."""
+    rows = [o for o in acc.offsets if _named_factor(o, stride) is not None
+            and isinstance(footprint.strip(_named_factor(o, stride)).type, tile.ConstexprType)
+            and len(_factors(o.left)) + len(_factors(o.right)) <= 2]
+    return rows[0] if len(rows) == 1 else None
+
+
+def _row_span(acc: Access, row: footprint.Offset, stride: SSAValue, where: str, dim: int,
+              kernel: tile.FuncOp) -> Span:
+    """``[row, row + 1)``: one row per access (``row`` is ``index * stride``)."""
     index = row.right if stride is row.left else row.left
     assert index is not None
     walks = _walks_along(acc, footprint.param_name(stride) or "?", where, dim, kernel, set())
