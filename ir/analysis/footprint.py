@@ -255,10 +255,28 @@ class HostArith:
 
 
 def strip(value: SSAValue) -> SSAValue:
-    """Look through value-preserving ops."""
-    while isinstance(value, OpResult) and isinstance(value.op, (tile.RetypeOp, tile.BroadcastOp)):
-        value = value.op.src
+    """Look through value-preserving ops: retypes, broadcasts, and a product
+    with the integer constant 1 (``stride_am * 1``, which users write to
+    make a stride's type explicit)."""
+    while isinstance(value, OpResult):
+        op = value.op
+        if isinstance(op, (tile.RetypeOp, tile.BroadcastOp)):
+            value = op.src
+        elif isinstance(op, tile.MulOp) and _is_one(op.rhs):
+            value = op.lhs
+        elif isinstance(op, tile.MulOp) and _is_one(op.lhs):
+            value = op.rhs
+        else:
+            break
     return value
+
+
+def _is_one(value: SSAValue) -> bool:
+    """Whether ``value`` is the integer constant 1 (through retypes)."""
+    while isinstance(value, OpResult) and isinstance(value.op, tile.RetypeOp):
+        value = value.op.src
+    return (isinstance(value, OpResult) and isinstance(value.op, arith.ConstantOp)
+            and isinstance(value.op.value, IntegerAttr) and value.op.value.value.data == 1)
 
 
 HINTS = ("tl.multiple_of", "tl.max_contiguous", "tl.max_constancy")

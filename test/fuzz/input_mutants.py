@@ -7,7 +7,8 @@ A mutant rewrites the all-gather GEMM's load of A (examples/ag_gemm.py):
   reads rows of the next chunk: the waits must follow the addresses;
 * ``helper``: its rows come from a ``@triton.jit`` helper;
 * ``core``: it is spelt ``tl.core.load``;
-* ``product``: its row stride is written ``(stride_am * 1)``;
+* ``product``: its row stride is written ``(stride_am * 1)`` (a product
+  with 1 is the stride itself);
 * ``order``: A's two stride parameters are declared (and passed) the
   other way round, so declaration order no longer says which is the row's;
 * ``named``: the plan names the rows' stride and size
