@@ -19,6 +19,7 @@ from typing import Any
 
 import torch
 
+from syncopate.bench.check import staged_sum_rounding
 from syncopate.bench.configs import GemmConfig
 from syncopate.bench.context import BenchWorld
 from syncopate.bench.shapes import A2A_GEMM, AG_ATTN, AG_GEMM, GEMM_RS, GEMM_WORKLOADS, LocalDims, Shape
@@ -45,7 +46,10 @@ class Problem:
 
     gemm-rs: ``a`` is M x K/W, ``b`` K/W x N, ``partial`` this rank's bf16
     A_r @ B_r (input of the communication-alone row); references ``out``
-    (rows r*M/W.. of the sum, M/W x N) and ``partial`` (fp32 A_r @ B_r).
+    (rows r*M/W.. of the sum, M/W x N) and ``partial`` (fp32 A_r @ B_r);
+    ``rounding`` is what summing the W partials in the dtype may add to each
+    element of ``out`` (bench/check.py, ``staged_sum_rounding``): the fused
+    reductions and NCCL's ring both round every partial and running sum.
     """
 
     a: torch.Tensor
@@ -55,6 +59,7 @@ class Problem:
     references: dict[str, torch.Tensor] = field(default_factory=dict)
     a_versions: tuple[torch.Tensor, ...] = ()  # ag-gemm: the shard of every input version (version 0 = a)
     a_full_versions: tuple[torch.Tensor, ...] = ()  # ag-gemm: the gathered A of every input version
+    rounding: torch.Tensor | None = None  # gemm-rs: the allowance of ``out`` for the partials' rounding
 
     @property
     def versions(self) -> int:
@@ -140,14 +145,18 @@ def make_problem(shape: Shape, world: int, rank: int, device: torch.device, dtyp
                        a_versions=tuple(mine), a_full_versions=tuple(fulls))
     if shape.workload == GEMM_RS:
         reduced = torch.zeros(d.out, dtype=torch.float32, device=device)
+        magnitude = torch.zeros(d.out, dtype=torch.float32, device=device)  # sum of |partial|
         a = b = None
         for s in range(world):
             a_s = randn(d.a, seed_of(seed, s, 0), device, dtype)
             b_s = randn(d.b, seed_of(seed, s, 1), device, dtype)
-            reduced += a_s[lo:hi].float() @ b_s.float()
+            part = a_s[lo:hi].float() @ b_s.float()
+            reduced += part
+            magnitude += part.abs()
             if s == rank:
                 a, b = a_s, b_s
         assert a is not None and b is not None
         partial_ref = a.float() @ b.float()
-        return Problem(a=a, b=b, partial=partial_ref.to(dtype), references={OUT: reduced, PARTIAL: partial_ref})
+        return Problem(a=a, b=b, partial=partial_ref.to(dtype), references={OUT: reduced, PARTIAL: partial_ref},
+                       rounding=staged_sum_rounding(magnitude, world, dtype))
     raise ValueError(f"workload '{shape.workload}' has no GEMM problem")

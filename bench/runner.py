@@ -52,7 +52,7 @@ from typing import Any
 
 from syncopate.bench.check import check_result
 from syncopate.bench.context import BenchWorld
-from syncopate.bench.problem import BenchSpec, reference_key
+from syncopate.bench.problem import OUT, BenchSpec, reference_key
 from syncopate.bench.report import EXPLORE, NA, OK, WRONG, Row, Table, add_bounds
 from syncopate.bench.timing import time_run
 from syncopate.bench.variants import Variant
@@ -122,7 +122,9 @@ def _compare(variant: Variant, spec: BenchSpec, version: int = 0) -> tuple[str, 
     try:
         if spec.problem is None:
             raise ValueError(f"no reference for {spec.workload}")
-        result = check_result(variant.result(), spec.problem.references[reference_key(variant.expect, version)])
+        rounding = getattr(spec.problem, "rounding", None) if variant.expect == OUT else None
+        result = check_result(variant.result(), spec.problem.references[reference_key(variant.expect, version)],
+                              rounding=rounding)
     except Exception as exc:
         return NA, math.nan, short_reason(exc)
     return (OK, result.error, "") if result.ok else (WRONG, result.error, result.reason)

@@ -57,3 +57,21 @@ def test_the_allowance_holds_for_cancelling_partials_and_catches_lost_ones(world
     for wrong in (lost, doubled):
         result = check_result(wrong, reference, rounding=rounding)
         assert not result.ok and int(result.reason.split(" of ")[0]) > 0.5 * reference.numel()
+
+
+def test_the_bench_checks_reduce_scatter_rows_with_the_allowance():
+    """gemm-rs problems carry the allowance of their reduced rows: every
+    partial's magnitude, summed over the ranks, times W and the dtype's unit
+    roundoff; the all-gather problems need none."""
+    from syncopate.bench.problem import make_problem
+    from syncopate.bench.shapes import AG_GEMM, GEMM_RS, Shape
+
+    world = 4
+    rs = make_problem(Shape(GEMM_RS, "t", 64, 32, 16), world, 1, torch.device("cpu"), torch.bfloat16)
+    magnitude = torch.zeros_like(rs.references["out"])
+    for s in range(world):
+        other = make_problem(Shape(GEMM_RS, "t", 64, 32, 16), world, s, torch.device("cpu"), torch.bfloat16)
+        magnitude += (other.a[16:32].float() @ other.b.float()).abs()
+    torch.testing.assert_close(rs.rounding, world * 2.0 ** -8 * magnitude)
+    ag = make_problem(Shape(AG_GEMM, "t", 64, 32, 16), world, 1, torch.device("cpu"), torch.bfloat16)
+    assert ag.rounding is None
