@@ -30,7 +30,7 @@ from xdsl.ir import Block, BlockArgument, Operation, OpResult, SSAValue
 from xdsl.traits import Pure
 
 from syncopate.dialects import tile
-from syncopate.ir.analysis import loaded_rows
+from syncopate.ir.analysis import helper_rows, loaded_rows
 from syncopate.ir.analysis.ssa_walk import results_reached
 
 
@@ -332,6 +332,9 @@ def _rank(value: SSAValue) -> int:
         return _rank(op.operands[0])
     if isinstance(op, tile.LoadOp):
         return _rank(op.ptr)
+    if isinstance(op, tile.CallJitOp):
+        returned = helper_rows.returned_value(value)
+        return _rank(returned) if returned is not None else 0
     if isinstance(op, tile.WhereOp) or (isinstance(op, tile.CallOp) and op.callee.data in (*CLAMPS, "tl.clamp", *HINTS)):
         return max((_rank(v) for v in op.operands), default=0)
     return 0
@@ -639,6 +642,8 @@ def span_of(index: SSAValue) -> Span:
     the same range with :class:`Clamp` / :class:`Otherwise` (see
     :func:`intervals`)."""
     index = _unhinted(index)
+    if isinstance(index, OpResult) and isinstance(index.op, tile.CallJitOp):
+        return _helper_span(index)
     if isinstance(index, OpResult) and isinstance(index.op, tile.ModOp) and _rank(index.op.rhs) == 0:
         inner = span_of(index.op.lhs)
         if inner.wrap is not None:
@@ -667,6 +672,9 @@ def span_of(index: SSAValue) -> Span:
                 return Span(terms, index.op.end, lo_minus=tuple(minus))
             # `s - tl.arange(0, B)`: rows s, s - 1, ..., s - B + 1
             return Span(terms, index.op.end, lo_minus=(*minus, index.op.end), lo_const=1)
+        if isinstance(index, OpResult) and isinstance(index.op, tile.CallJitOp) and sign > 0:
+            inner = _helper_span(index)  # `helper(...) + shift`: the helper's rows, moved
+            return replace(inner, lo_terms=(*plus, *inner.lo_terms), lo_minus=(*minus, *inner.lo_minus))
         if isinstance(index, OpResult) and isinstance(index.op, (tile.AddOp, tile.SubOp)):
             lhs, rhs = index.op.lhs, index.op.rhs
             subtract = isinstance(index.op, tile.SubOp)
@@ -683,6 +691,29 @@ def span_of(index: SSAValue) -> Span:
         if isinstance(index, OpResult) and loaded_rows.reads_memory(index):
             raise LoadedRows(index)
         raise Unbounded(f"the index is not 'scalar + tl.arange(0, BLOCK)' (found {what})")
+
+
+def _helper_span(result: OpResult) -> Span:
+    """The span of rows a jit helper returns (``rows = tile_rows(pid_m,
+    BLOCK_M)``): bounded in the helper's body, its scalars carried into the
+    kernel (ir/analysis/helper_rows.py). Only the plain form ``start +
+    tl.arange(0, B)`` (starts added or subtracted) is carried."""
+    returned = helper_rows.returned_value(result)
+    call = result.op
+    assert isinstance(call, tile.CallJitOp)
+    if returned is None:
+        raise Unbounded(f"the index comes from jit helper '{call.callee.string_value()}', which returns more than "
+                        "once; return the rows at the helper's end")
+    inner = span_of(returned)
+    if inner.walks or inner.wrap is not None or inner.clamps or inner.otherwise is not None:
+        raise Unbounded(f"the rows jit helper '{call.callee.string_value()}' returns are wrapped, clamped or "
+                        "chosen by tl.where; compute them in the kernel, or return only `start + tl.arange(0, B)`")
+    try:
+        carried = helper_rows.carry_into_caller([*inner.lo_terms, *inner.lo_minus, inner.extent], call)
+    except helper_rows.NotCarried as err:
+        raise Unbounded(str(err)) from None
+    terms, rest = carried[:len(inner.lo_terms)], carried[len(inner.lo_terms):]
+    return replace(inner, lo_terms=tuple(terms), lo_minus=tuple(rest[:-1]), extent=rest[-1])
 
 
 CLAMPS = {"tl.minimum": True, "tl.maximum": False}

@@ -5,7 +5,8 @@ A mutant rewrites the all-gather GEMM's load of A (examples/ag_gemm.py):
 
 * ``shift``: its rows move by ``s`` (pointer and mask alike), so a tile
   reads rows of the next chunk: the waits must follow the addresses;
-* ``helper``: its rows come from a ``@triton.jit`` helper;
+* ``helper``: its rows come from a ``@triton.jit`` helper (bounded in the
+  helper, the start recomputed in the kernel);
 * ``core``: it is spelt ``tl.core.load``;
 * ``product``: its row stride is written ``(stride_am * 1)`` (a product
   with 1 is the stride itself);
