@@ -12,8 +12,8 @@ import pytest
 
 from syncopate.dialects import tile
 from syncopate.ir.frontend.triton_import import import_source
-from syncopate.runtime.check import compile_workload, run_simulated
-from syncopate.runtime.sim import DELIVERY_ORDERS
+from fused_matches import assert_fuses_and_matches
+
 from syncopate.runtime.workload import load_workload
 
 PATH = Path(__file__).resolve().parents[1] / "workloads" / "call_form_jit.py"
@@ -54,9 +54,4 @@ def test_the_call_forms_options_become_the_decorators():
 
 @pytest.mark.parametrize("world", [2, 3])
 def test_a_call_form_kernel_fuses_and_matches(world):
-    workload = load_workload(str(PATH))
-    program = compile_workload(workload, world)
-    for order in DELIVERY_ORDERS:
-        results = run_simulated(workload, world, order, 0, program)
-        assert all(r.ok for r in results), (order, [(r.rank, r.max_error) for r in results])
-        assert sum(r.polls for r in results) > 0
+    assert_fuses_and_matches(load_workload(str(PATH)), world)

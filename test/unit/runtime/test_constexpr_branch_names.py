@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from syncopate.runtime.check import compile_workload, run_simulated
-from syncopate.runtime.sim import DELIVERY_ORDERS
+from fused_matches import assert_fuses_and_matches
+
 from syncopate.runtime.workload import load_workload
 
 PATH = Path(__file__).resolve().parents[1] / "workloads" / "constexpr_branch_rows.py"
@@ -20,8 +20,4 @@ PATH = Path(__file__).resolve().parents[1] / "workloads" / "constexpr_branch_row
 def test_a_one_arm_name_fuses_and_matches(monkeypatch, has_weight):
     workload = load_workload(str(PATH))
     monkeypatch.setattr(workload.module, "HAS_WEIGHT", has_weight)
-    program = compile_workload(workload, 2)
-    for order in DELIVERY_ORDERS:
-        results = run_simulated(workload, 2, order, 0, program)
-        assert all(r.ok for r in results), (order, [(r.rank, r.max_error) for r in results])
-        assert sum(r.polls for r in results) > 0
+    assert_fuses_and_matches(workload, 2)

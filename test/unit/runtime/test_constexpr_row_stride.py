@@ -10,8 +10,9 @@ from pathlib import Path
 import pytest
 from xdsl.utils.exceptions import PassFailedException
 
-from syncopate.runtime.check import compile_workload, run_simulated
-from syncopate.runtime.sim import DELIVERY_ORDERS
+from fused_matches import assert_fuses_and_matches
+
+from syncopate.runtime.check import compile_workload
 from syncopate.runtime.workload import load_workload
 
 PATH = Path(__file__).resolve().parents[1] / "workloads" / "constexpr_stride_rows.py"
@@ -19,12 +20,7 @@ PATH = Path(__file__).resolve().parents[1] / "workloads" / "constexpr_stride_row
 
 @pytest.mark.parametrize("world", [2, 3])
 def test_a_named_constexpr_row_stride_fuses_and_matches(world):
-    workload = load_workload(str(PATH))
-    program = compile_workload(workload, world)
-    for order in DELIVERY_ORDERS:
-        results = run_simulated(workload, world, order, 0, program)
-        assert all(r.ok for r in results), (order, [(r.rank, r.max_error) for r in results])
-        assert sum(r.polls for r in results) > 0
+    assert_fuses_and_matches(load_workload(str(PATH)), world)
 
 
 def test_without_the_stride_the_refusal_names_it():
