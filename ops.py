@@ -81,6 +81,12 @@ def _run(op: str, sig: tuple, refusal: Callable[[], str | None], key: Callable[[
     return result
 
 
+def _settled_call(op: str, path: str, fused: Callable[..., Any], unfused: Callable[..., Any], *args: Any) -> Any:
+    """A call whose path is settled: counted, then that path's implementation."""
+    op_stats.count(op, path)
+    return (fused if path == "fused" else unfused)(*args)
+
+
 def _all_gather_matmul_impl(A: torch.Tensor, Bs: list[torch.Tensor], gather_dim: int, group_name: str,
                             return_A: bool) -> tuple[torch.Tensor | None, list[torch.Tensor]]:
     from syncopate.pytorch import fused_ops
@@ -88,9 +94,8 @@ def _all_gather_matmul_impl(A: torch.Tensor, Bs: list[torch.Tensor], gather_dim:
     sig = settled_calls.signature("all_gather_matmul", group_name, (A, *Bs), gather_dim, return_A)
     settled = settled_calls.path(sig)
     if settled is not None:  # never for an empty Bs (below: not settled)
-        op_stats.count("all_gather_matmul", settled)
-        impl = fused_ops.all_gather_matmul if settled == "fused" else unfused_ops.all_gather_matmul
-        return impl(A, Bs, gather_dim, group_name, return_A)
+        return _settled_call("all_gather_matmul", settled, fused_ops.all_gather_matmul, unfused_ops.all_gather_matmul,
+                             A, Bs, gather_dim, group_name, return_A)
     unfused_ops.check_all_gather_matmul(A, Bs, gather_dim, group_name)
     op_path.mode()  # a misspelt SYNCOPATE_OPS_PATH raises on any machine, not only where the fused path applies
     if not Bs:  # a plain all-gather (the backward's re-gather): no matmul to fuse, nothing to announce
@@ -124,9 +129,8 @@ def _matmul_reduce_scatter_impl(A: torch.Tensor, B: torch.Tensor, reduce_op: str
     sig = settled_calls.signature("matmul_reduce_scatter", group_name, (A, B), reduce_op, scatter_dim)
     settled = settled_calls.path(sig)
     if settled is not None:
-        op_stats.count("matmul_reduce_scatter", settled)
-        impl = fused_ops.matmul_reduce_scatter if settled == "fused" else unfused_ops.matmul_reduce_scatter
-        return impl(A, B, reduce_op, scatter_dim, group_name)
+        return _settled_call("matmul_reduce_scatter", settled, fused_ops.matmul_reduce_scatter,
+                             unfused_ops.matmul_reduce_scatter, A, B, reduce_op, scatter_dim, group_name)
     unfused_ops.check_matmul_reduce_scatter(A, B, reduce_op, scatter_dim, group_name)
     op_path.mode()
     return _run("matmul_reduce_scatter", sig,
@@ -157,9 +161,8 @@ def _matmul_all_reduce_impl(A: torch.Tensor, B: torch.Tensor, reduce_op: str, gr
     sig = settled_calls.signature("matmul_all_reduce", group_name, (A, B), reduce_op)
     settled = settled_calls.path(sig)
     if settled is not None:
-        op_stats.count("matmul_all_reduce", settled)
-        impl = fused_ops.matmul_all_reduce if settled == "fused" else unfused_ops.matmul_all_reduce
-        return impl(A, B, reduce_op, group_name)
+        return _settled_call("matmul_all_reduce", settled, fused_ops.matmul_all_reduce, unfused_ops.matmul_all_reduce,
+                             A, B, reduce_op, group_name)
     unfused_ops.check_matmul_all_reduce(A, B, reduce_op, group_name)
     op_path.mode()
     return _run("matmul_all_reduce", sig, lambda: fused_ops.matmul_all_reduce_refusal(A, B, group_name),

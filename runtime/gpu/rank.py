@@ -69,13 +69,9 @@ class CachedLaunch:
     raised_words: torch.Tensor | None = None  # ``raised`` on the device (int64), made outside any capture
     eager_runs: int = 0  # launches issued from Python (not captured); the first builds what a capture cannot
     pad_key: tuple = ()  # the key its signal pad is kept by (see pad_key)
+    planned: tuple[tuple[str, str], ...] = ()  # (plan, parameter) of each tensor its plans move (from the IR)
     # the other tensors' descriptions (launch_keys) already checked for memory shared with a planned tensor
     alias_checked: set[tuple] = field(default_factory=set)
-
-    @functools.cached_property
-    def planned(self) -> tuple[tuple[str, str], ...]:
-        """(plan, parameter) of each tensor its plans move (read from the IR once)."""
-        return aliasing.planned(self.launch.plans)
 
     @functools.cached_property
     def replayable(self) -> bool:
@@ -134,7 +130,6 @@ class GpuRank:
         if cached is None:
             cached = self._build(program, facts, grid, params, config, key)  # checks aliases (LaunchPlan.build)
             cached.alias_checked.add(others)
-            cached.planned  # read from the IR here, not in a steady-state launch
         else:
             w.touch(cached.pad_key, cached.staging)
             if others not in cached.alias_checked:  # the key holds the planned tensors, not the others
@@ -303,7 +298,8 @@ class GpuRank:
             w.launches.pop(next(iter(w.launches)))  # oldest first
         cached = w.launches[key] = CachedLaunch(
             launch, extra, sync, reads, tuple(consumed), produced, tuple(s.staging for s in produced if s.staging),
-            grid, sync.spin_limit, ready_first, raised=raised, raised_words=words, pad_key=shared)
+            grid, sync.spin_limit, ready_first, raised=raised, raised_words=words, pad_key=shared,
+            planned=aliasing.planned(launch.plans))
         return cached
 
     def _check(self, program: FusedProgram, launch: LaunchPlan, params: Mapping[str, Any], config: tuple) -> None:
