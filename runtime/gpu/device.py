@@ -9,16 +9,18 @@ test/unit/runtime/gpu/test_gpu_*.py).
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 
 import torch
 
 from syncopate.runtime.abi import SyncState
-from syncopate.runtime.gpu import stream_memops
+from syncopate.runtime.gpu import kernel_node_args, stream_memops
 from syncopate.runtime.gpu.stream_wait import wait_flag
 
-__all__ = ["accumulate", "add_epoch", "await_token", "await_tokens", "capture", "copy", "memop_waits", "memory_ops", "replay",
-           "set_epoch", "token_ops", "wait_flag", "write_epoch", "write_value", "zero_words"]
+__all__ = ["accumulate", "add_epoch", "await_token", "await_tokens", "can_retarget", "capture", "copy",
+           "flag_copies", "kernel_sites", "memop_waits", "memory_ops", "replay", "retarget", "set_epoch",
+           "token_ops", "wait_flag", "write_epoch", "write_value", "zero_words"]
 
 
 def write_value(flags: torch.Tensor, index: int, value: int) -> None:
@@ -62,6 +64,14 @@ def copy(dst: torch.Tensor, src: torch.Tensor) -> None:
 def accumulate(dst: torch.Tensor, src: torch.Tensor) -> None:
     """``dst += src`` on the current stream (a reduce-scatter's sum of staged partials)."""
     dst.add_(src)
+
+
+def flag_copies() -> bool:
+    """Whether a captured flag raise is a copy from the pad's constant word
+    (``SYNCOPATE_FLAG_COPIES``, see flags.raise_flag) rather than a stream
+    write. It relies on a same-device 4-byte copy running on a copy engine,
+    never as a kernel that would need a free SM."""
+    return os.environ.get(FLAG_COPIES_ENV, "0") == "1"
 
 
 def memop_waits() -> bool:
@@ -114,7 +124,7 @@ def capture(issue: Callable[[], None]) -> torch.cuda.CUDAGraph:
     streams it forks from it), captured on a side stream so the caller's
     stream stays free; replay it with :func:`replay`. ``thread_local``: a
     CUDA call of another thread (NCCL's watchdog) cannot void the capture."""
-    graph = torch.cuda.CUDAGraph()
+    graph = _kept_graph()
     caller = torch.cuda.current_stream()
     side = _CAPTURE_STREAMS.get(caller.device)
     if side is None:
@@ -127,7 +137,40 @@ def capture(issue: Callable[[], None]) -> torch.cuda.CUDAGraph:
         finally:
             graph.capture_end()
     caller.wait_stream(side)
+    if _KEEP_GRAPH:
+        graph.instantiate()
     return graph
+
+
+def can_retarget() -> bool:
+    """Whether captured graphs here keep their nodes and the driver
+    bindings can rewrite their kernel arguments (:func:`retarget`)."""
+    return _KEEP_GRAPH and stream_memops.driver_bindings() is not None
+
+
+def kernel_sites(graph: torch.cuda.CUDAGraph, addresses: tuple[int, ...]) -> list | None:
+    """Where ``graph``'s kernels take ``addresses`` as arguments, so that
+    :func:`retarget` can point them elsewhere; None: they cannot all be found
+    (runtime/gpu/kernel_node_args.py)."""
+    return kernel_node_args.find(graph, addresses) if _KEEP_GRAPH else None
+
+
+def retarget(graph: torch.cuda.CUDAGraph, sites: list, addresses: tuple[int, ...]) -> bool:
+    """Point ``graph``'s kernel arguments at ``sites`` to ``addresses``
+    before its next replay (False: they cannot be, nothing changed)."""
+    return kernel_node_args.rewrite(graph, sites, addresses)
+
+
+def _kept_graph() -> torch.cuda.CUDAGraph:
+    """A graph whose captured nodes stay readable after capture (for
+    :func:`kernel_sites`), where this torch can keep them."""
+    global _KEEP_GRAPH
+    if _KEEP_GRAPH:
+        try:
+            return torch.cuda.CUDAGraph(keep_graph=True)
+        except TypeError:
+            _KEEP_GRAPH = False
+    return torch.cuda.CUDAGraph()
 
 
 def replay(graph: torch.cuda.CUDAGraph) -> None:
@@ -135,4 +178,6 @@ def replay(graph: torch.cuda.CUDAGraph) -> None:
     graph.replay()
 
 
+FLAG_COPIES_ENV = "SYNCOPATE_FLAG_COPIES"
+_KEEP_GRAPH = True  # False once this torch turns keep_graph down: graphs are then instantiated at capture's end
 _CAPTURE_STREAMS: dict[torch.device, torch.cuda.Stream] = {}  # device -> the side stream captures run on

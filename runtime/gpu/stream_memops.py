@@ -32,7 +32,8 @@ ENV = "SYNCOPATE_MEMOP_WAITS"  # "0": token waits run the wait kernel (the spin-
 
 
 @functools.cache
-def _driver():
+def driver_bindings():
+    """The ``cuda-python`` driver module, or None where it is not installed."""
     try:
         from cuda.bindings import driver
     except ImportError:
@@ -42,7 +43,7 @@ def _driver():
 
 def available() -> bool:
     """Whether token waits can be driver stream waits here."""
-    return os.environ.get(ENV, "1") != "0" and _driver() is not None
+    return os.environ.get(ENV, "1") != "0" and driver_bindings() is not None
 
 
 def batch(ops: tuple[tuple[str, int, int], ...]) -> None:
@@ -54,7 +55,7 @@ def batch(ops: tuple[tuple[str, int, int], ...]) -> None:
     if len(ops) == 1 and ops[0][0] == "wait":
         _wait(ops[0][1], ops[0][2], f"address {ops[0][1]:#x}")
         return
-    driver = _driver()
+    driver = driver_bindings()
     stream = torch.cuda.current_stream().cuda_stream
     params = _batch_params(ops)
     (err,) = driver.cuStreamBatchMemOp(driver.CUstream(stream), len(params), params, 0)
@@ -67,7 +68,7 @@ def _batch_params(ops: tuple[tuple[str, int, int], ...]) -> list:
     """The driver's parameters for ``ops``, built once per distinct batch: a
     launch issues the same batches each time, and building them from Python
     costs more than the call."""
-    driver = _driver()
+    driver = driver_bindings()
     geq = int(driver.CUstreamWaitValue_flags.CU_STREAM_WAIT_VALUE_GEQ)
     params = []
     for kind, address, value in ops:
@@ -92,7 +93,7 @@ def wait_at_least(words: torch.Tensor, index: int, value: int) -> None:
 
 
 def _wait(address: int, value: int, what: str) -> None:
-    driver = _driver()
+    driver = driver_bindings()
     stream = torch.cuda.current_stream().cuda_stream
     (err,) = driver.cuStreamWaitValue32(driver.CUstream(stream), driver.CUdeviceptr(address), value,
                                         int(driver.CUstreamWaitValue_flags.CU_STREAM_WAIT_VALUE_GEQ))

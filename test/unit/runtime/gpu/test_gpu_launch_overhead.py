@@ -455,6 +455,33 @@ def test_launches_with_nccl_collectives_are_not_replayed(monkeypatch):
     assert ce[-1][0][0] == "replay"  # the same launch on ce replays
 
 
+@pytest.mark.parametrize("example, backend, plan", CASES, ids=IDS)
+def test_fresh_kernel_arguments_rewrite_the_captured_launch_at_any_world_and_chunk_count(monkeypatch, example,
+                                                                                        backend, plan):
+    """Where the driver can rewrite a captured graph's kernel arguments, a
+    fresh output (or A) on every launch still costs one graph replay: one
+    capture, then each launch points that graph at its tensors' addresses,
+    with the same operations and Python calls at any W and chunk count."""
+    seen = {}
+    for world in (2, 4):
+        for n in (1, 4):
+            rewrites: list = []
+            monkeypatch.setattr(device, "can_retarget", lambda: True)
+            monkeypatch.setattr(device, "kernel_sites", lambda graph, addresses: ["site"])
+            monkeypatch.setattr(device, "retarget", lambda graph, sites, addresses: rewrites.append(addresses) or True)
+            per_launch, profile = _launches(monkeypatch, example, backend,
+                                            plan.format(n=n).replace("}", f" world={world}}}"), world, graphs=True,
+                                            fresh_outputs=True, memops=True)
+            assert "replay" not in [op[0] for op in per_launch[0]]  # the first launch builds and runs eagerly
+            assert per_launch[1][-1][0] == "replay"  # the second is captured, then replayed
+            assert [[op[:2] for op in ops] for ops in per_launch[2:]] == [[("replay", "compute")]] * (LAUNCHES - 2)
+            assert len({op[2] for ops in per_launch[1:] for op in ops}) == 1  # one graph, captured once
+            assert len(rewrites) == LAUNCHES - 2 and len(set(rewrites)) == LAUNCHES - 2  # new addresses each launch
+            seen[(world, n)] = sorted(profile.syncopate_host_calls())
+    differ = {k: sorted(set(v) ^ set(seen[(2, 1)])) for k, v in seen.items() if v != seen[(2, 1)]}
+    assert not differ, f"host calls grow with W or chunks: {differ}"
+
+
 SPLIT = ["epoch", "join", "replay", "kernel", "join", "zero"]  # a launch beside its communication graph
 
 

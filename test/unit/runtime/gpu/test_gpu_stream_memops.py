@@ -51,7 +51,7 @@ def _driver(calls: list, result: Result = Result.CUDA_SUCCESS):
 def recorded(monkeypatch):
     stream_memops._batch_params.cache_clear()  # built for another (fake) driver
     calls: list = []
-    monkeypatch.setattr(stream_memops, "_driver", lambda: _driver(calls))
+    monkeypatch.setattr(stream_memops, "driver_bindings", lambda: _driver(calls))
     monkeypatch.setattr(torch.cuda, "current_stream", lambda device=None: types.SimpleNamespace(cuda_stream=77))
     return calls
 
@@ -78,7 +78,7 @@ def test_a_batch_holds_each_write_and_wait_in_order(recorded):
 
 def test_a_failed_batch_says_so(monkeypatch):
     stream_memops._batch_params.cache_clear()
-    monkeypatch.setattr(stream_memops, "_driver", lambda: _driver([], Result.CUDA_ERROR_INVALID_VALUE))
+    monkeypatch.setattr(stream_memops, "driver_bindings", lambda: _driver([], Result.CUDA_ERROR_INVALID_VALUE))
     monkeypatch.setattr(torch.cuda, "current_stream", lambda device=None: types.SimpleNamespace(cuda_stream=1))
     with pytest.raises(RuntimeError, match="cuStreamBatchMemOp of 2 token operations failed"):
         device.memory_ops((("wait", torch.zeros(4, dtype=torch.int32), 1, 1),
@@ -87,7 +87,7 @@ def test_a_failed_batch_says_so(monkeypatch):
 
 
 def test_a_failed_wait_names_the_word(monkeypatch):
-    monkeypatch.setattr(stream_memops, "_driver", lambda: _driver([], Result.CUDA_ERROR_INVALID_VALUE))
+    monkeypatch.setattr(stream_memops, "driver_bindings", lambda: _driver([], Result.CUDA_ERROR_INVALID_VALUE))
     monkeypatch.setattr(torch.cuda, "current_stream", lambda device=None: types.SimpleNamespace(cuda_stream=1))
     with pytest.raises(RuntimeError, match="pad word 3"):
         stream_memops.wait_at_least(torch.zeros(4, dtype=torch.int32), 3, 1)
@@ -98,7 +98,7 @@ def test_waits_are_off_without_the_bindings_or_when_switched_off(monkeypatch, re
     monkeypatch.setenv(stream_memops.ENV, "0")
     assert not stream_memops.available()
     monkeypatch.delenv(stream_memops.ENV)
-    monkeypatch.setattr(stream_memops, "_driver", lambda: None)
+    monkeypatch.setattr(stream_memops, "driver_bindings", lambda: None)
     assert not stream_memops.available()
 
 
