@@ -412,7 +412,6 @@ class SyncState:
     comm_programs: int = 0
     host_epoch: int = 0  # launches issued eagerly (stream writes carry it; see GpuWorld)
     captured: bool = False  # a launch on this pad was captured in a CUDA graph (GpuWorld re-reads the epoch)
-    graph_flag: torch.Tensor | None = None  # one word holding what a captured flag raise writes (GPU World)
 
     @classmethod
     def allocate(cls, size: int, device: Any = None, spin_limit: int = 0, comm_programs: int = 0) -> SyncState:

@@ -9,7 +9,6 @@ test/unit/runtime/gpu/test_gpu_*.py).
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
 
 import torch
@@ -19,7 +18,7 @@ from syncopate.runtime.gpu import kernel_node_args, stream_memops
 from syncopate.runtime.gpu.stream_wait import wait_flag
 
 __all__ = ["accumulate", "add_epoch", "await_token", "await_tokens", "can_retarget", "capture", "copy",
-           "flag_copies", "kernel_sites", "memop_waits", "memory_ops", "replay", "retarget", "set_epoch",
+           "kernel_sites", "memop_waits", "memory_ops", "replay", "retarget", "set_epoch",
            "token_ops", "wait_flag", "write_epoch", "write_value", "zero_words"]
 
 
@@ -64,14 +63,6 @@ def copy(dst: torch.Tensor, src: torch.Tensor) -> None:
 def accumulate(dst: torch.Tensor, src: torch.Tensor) -> None:
     """``dst += src`` on the current stream (a reduce-scatter's sum of staged partials)."""
     dst.add_(src)
-
-
-def flag_copies() -> bool:
-    """Whether a captured flag raise is a copy from the pad's constant word
-    (``SYNCOPATE_FLAG_COPIES``, see flags.raise_flag) rather than a stream
-    write. It relies on a same-device 4-byte copy running on a copy engine,
-    never as a kernel that would need a free SM."""
-    return os.environ.get(FLAG_COPIES_ENV, "0") == "1"
 
 
 def memop_waits() -> bool:
@@ -178,6 +169,5 @@ def replay(graph: torch.cuda.CUDAGraph) -> None:
     graph.replay()
 
 
-FLAG_COPIES_ENV = "SYNCOPATE_FLAG_COPIES"
 _KEEP_GRAPH = True  # False once this torch turns keep_graph down: graphs are then instantiated at capture's end
 _CAPTURE_STREAMS: dict[torch.device, torch.cuda.Stream] = {}  # device -> the side stream captures run on

@@ -46,16 +46,13 @@ def raise_flag(flags: torch.Tensor, index: int, sync: SyncState, captured: list[
     kernel reads. A captured write replays a constant, so inside CUDA-graph
     capture it writes GRAPH_FLAG and records ``index`` in ``captured``; the
     launch clears those flags again once the kernel and the transfers are
-    done, so every replay waits for its own. Where ``device.flag_copies``
-    holds, the captured raise is a 4-byte copy from ``sync.graph_flag``
-    instead: a copy-engine node, which a graph replays at almost no host
-    cost, where each memory-operation node costs about a kernel launch.
-    Either needs no SM, and either follows the lane's earlier copies."""
+    done, so every replay waits for its own. Not a 4-byte copy from a
+    constant word, although a graph replays a copy node at almost no host
+    cost where each memory-operation node costs about a kernel launch: a
+    same-device copy runs as a kernel and waits for an SM
+    (test/e2e/probes/copy_needs_sm.py)."""
     capturing = torch.cuda.is_current_stream_capturing()
-    if capturing and sync.graph_flag is not None and device.flag_copies():
-        device.copy(flags[index:index + 1], sync.graph_flag)
-    else:
-        device.write_value(flags, index, GRAPH_FLAG if capturing else sync.host_epoch)
+    device.write_value(flags, index, GRAPH_FLAG if capturing else sync.host_epoch)
     if capturing:
         captured.append(index)
 

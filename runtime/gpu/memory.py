@@ -36,7 +36,7 @@ import torch
 
 from syncopate.runtime.abi import SyncState
 from syncopate.runtime.gpu.errors import GpuWorldError
-from syncopate.runtime.gpu.flags import FLAG_CAPACITY, GRAPH_FLAG
+from syncopate.runtime.gpu.flags import FLAG_CAPACITY
 from syncopate.runtime.staging import StagingLayout
 
 PAD_BYTES = FLAG_CAPACITY * 4
@@ -104,9 +104,8 @@ class SymmetricMemory:
         pad.zero_()
         torch.cuda.synchronize(self.device)
         self.barrier()
-        words = torch.zeros(6, dtype=torch.int32, device=self.device)
-        words[5] = GRAPH_FLAG
-        return SyncState(pad, words[:1], words[1:5], self.spin_limit, self.comm_programs, graph_flag=words[5:])
+        zeros = torch.zeros(5, dtype=torch.int32, device=self.device)
+        return SyncState(pad, zeros[:1], zeros[1:], self.spin_limit, self.comm_programs)
 
     def pad_for(self, config: tuple, size: int) -> SyncState:
         """Configuration ``config``'s pad (``size`` flags), marked most

@@ -41,22 +41,6 @@ def test_captured_flags_exceed_every_epoch_and_are_listed_for_clearing(writes, m
     assert gpu_flags.GRAPH_FLAG == torch.iinfo(torch.int32).max  # the kernels compare int32 flags
 
 
-@pytest.mark.parametrize("capturing", [False, True])
-def test_with_flag_copies_a_captured_flag_is_a_copy_of_the_pads_constant_word(writes, monkeypatch, capturing):
-    """The copy really writes GRAPH_FLAG into the flag, and only a captured
-    raise copies: an eager one still writes the host's count."""
-    monkeypatch.setattr(torch.cuda, "is_current_stream_capturing", lambda: capturing)
-    monkeypatch.setenv(device.FLAG_COPIES_ENV, "1")
-    sync = state(7)
-    sync.graph_flag = torch.tensor([gpu_flags.GRAPH_FLAG], dtype=torch.int32)
-    pad, captured = torch.zeros(8, dtype=torch.int32), []
-    gpu_flags.raise_flag(pad, 6, sync, captured)
-    if capturing:
-        assert writes == [] and pad.tolist() == [0] * 6 + [gpu_flags.GRAPH_FLAG, 0] and captured == [6]
-    else:
-        assert writes == [(6, 7)] and not pad.any() and captured == []
-
-
 def test_an_eager_launch_after_replays_catches_up_with_the_device_epoch(monkeypatch):
     """Replays of a captured launch advance the device epoch without the
     host; the next eager launch of the same pad must raise flags to the
