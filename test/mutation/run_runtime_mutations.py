@@ -25,6 +25,7 @@ REPLAY = f"{GPU}/test_gpu_replay.py"
 OPS = "test/unit/pytorch/test_fused_ops_cpu.py"
 
 MEMOPS = f"{GPU}/test_gpu_stream_memops.py"
+NODE_ARGS = f"{GPU}/test_gpu_kernel_node_args.py"
 
 MUTATIONS = [
     # driver stream waits and the communication graph (runtime/gpu/stream_memops.py, rank.py)
@@ -54,6 +55,15 @@ MUTATIONS = [
     Mutation("replay key without the other tensors", "runtime/gpu/rank.py",
              "                others.append(_describe(v))", "                pass",
              pytest=(REPLAY,)),
+    # graphs rewritten for new addresses of the other tensors (runtime/gpu/replay.py, kernel_node_args.py)
+    Mutation("a rewritten graph ignores a pointer's alignment", "runtime/gpu/replay.py",
+             "ptr % 16 == 0) for ptr,", "True) for ptr,", pytest=(REPLAY,)),
+    Mutation("a rewritten graph still replays for its old key", "runtime/gpu/replay.py",
+             "        self.graphs.pop(kept.key, None)\n", "", pytest=(REPLAY,)),
+    Mutation("tensors that shared an argument are rewritten apart", "runtime/gpu/kernel_node_args.py",
+             "            if len({addresses[i] for i in held}) > 1:", "            if False:", pytest=(NODE_ARGS,)),
+    Mutation("a graph whose arguments cannot all be read is rewritten anyway", "runtime/gpu/kernel_node_args.py",
+             "        if site is False:\n            return None\n", "", pytest=(NODE_ARGS,)),
     Mutation("replays not counted on the host", "runtime/gpu/replay.py",
              "        sync.host_epoch += 1  # the graph counted this launch on the device\n", "",
              pytest=(REPLAY,)),
