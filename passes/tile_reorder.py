@@ -9,6 +9,7 @@ from xdsl.builder import Builder, InsertPoint
 from xdsl.context import Context
 from xdsl.dialects import arith, scf
 from xdsl.dialects.builtin import DictionaryAttr, IntegerAttr, ModuleOp, StringAttr, i32, i64
+from xdsl.ir import Operation
 from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import PassFailedException
 
@@ -19,6 +20,7 @@ from syncopate.ir.analysis.footprint import tile_loop
 from syncopate.ir.contract import ABI_ATTR, ORIGIN_ATTR, AbiKey
 from syncopate.ir.contract import ROTATE_PARAM as ROTATE
 from syncopate.ir.contract import TILE_ORDER_PARAM as TILE_ORDER
+from syncopate.ir.locations import describe
 from syncopate.passes.kernel_params import import_helpers, kernel_param
 from syncopate.passes.options import ChoiceOptions
 
@@ -66,6 +68,9 @@ class TileReorderPass(ChoiceOptions, ModulePass):
     ``count`` tiles, so each program's k-th iteration runs the tile at
     position ``program + k * step`` of the order) or ``(tile + syn_rotate) %
     count`` (``rotate``; the runtime orders tiles over the loop's 1-D grid).
+    Such a kernel whose program id is read anywhere but in the loop's start
+    is refused, naming the use: a per-program output or a tile counter
+    beside the loop would not follow the remap.
 
     The kernel's ``chunk.abi`` records the order and the added parameter.
     """
@@ -129,6 +134,7 @@ class TileReorderPass(ChoiceOptions, ModulePass):
         if self.axis != 0:
             raise PassFailedException(f"tile-reorder: @{kernel.sym_name.data} walks a 1-D grid of tiles in a loop; "
                                       f"axis={self.axis} does not exist there")
+        self._check_program_id_only_starts_the_loop(kernel, loop)
         iv = loop.body.block.args[0]
         uses = [u for u in iv.uses]
         builder = Builder(InsertPoint.at_start(loop.body.block))
@@ -146,6 +152,31 @@ class TileReorderPass(ChoiceOptions, ModulePass):
             abi[AbiKey.ROTATE] = StringAttr(ROTATE)
         for use in uses:
             use.operation.operands[use.index] = mapped.results[0]
+
+    @staticmethod
+    def _check_program_id_only_starts_the_loop(kernel: tile.FuncOp, loop: scf.ForOp) -> None:
+        """Refuse a persistent kernel that reads its program id anywhere but
+        in its tile loop's start: the remap moves the loop's tiles, not such
+        a use, so a per-program output (``part[pid]``) or a tile counter
+        kept beside the loop (``tile_id_c = start_pid - NUM_SMS``, stepped
+        each iteration) would no longer match the tile the program ran."""
+        start: set[Operation] = set()
+        todo = [loop.lb.owner] if isinstance(loop.lb.owner, Operation) else []
+        while todo:
+            op = todo.pop()
+            if op not in start:
+                start.add(op)
+                todo += [v.owner for v in op.operands if isinstance(v.owner, Operation)]
+        for pid in (o for o in kernel.walk() if isinstance(o, tile.ProgramIdOp)):
+            for use in pid.res.uses:
+                user = use.operation
+                if (user is loop and use.index == 0) or user in start:
+                    continue
+                raise PassFailedException(
+                    f"tile-reorder: {describe(user)}: @{kernel.sym_name.data} is a persistent kernel that uses "
+                    "tl.program_id(0) beyond the start of its tile loop; reordering its tiles remaps the loop "
+                    "variable, not this use, so what it indexes would no longer match the tile the program ran. "
+                    "Compute it from the loop variable, or keep the tile order (tile-reorder{order=none})")
 
     @staticmethod
     def _emit(builder: Builder, new):

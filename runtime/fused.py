@@ -27,6 +27,7 @@ from xdsl.dialects.builtin import DictionaryAttr, ModuleOp
 from syncopate.dialects import tile
 from syncopate.dialects.chunk import PlanOp
 from syncopate.ir.contract import ABI_ATTR
+from syncopate.runtime import module_constants
 from syncopate.runtime.autotune import ConfigChoice, OnlyConfig, launch_arguments
 from syncopate.runtime.descriptors import runtime_params
 
@@ -184,6 +185,12 @@ class FusedKernel:
         self._defaults = tuple((p.name, p.default) for p in params if p.default is not inspect.Parameter.empty)
         self._undefaulted = len(self._names) - len(self._defaults)
         self._simple = all(p.kind is inspect.Parameter.POSITIONAL_OR_KEYWORD for p in params)
+        self._function = fn
+        fused = program.jit
+        while not inspect.isfunction(fused) and hasattr(fused, "fn"):
+            fused = fused.fn
+        self._constants = module_constants.baked(fn, fused) if inspect.isfunction(fn) and inspect.isfunction(fused) \
+            else ()
 
     def bind(self, args: tuple, kwargs: Mapping[str, Any]) -> dict[str, Any]:
         """The original parameters' values, defaults included (raises
@@ -221,6 +228,8 @@ class FusedKernel:
 
     def __getitem__(self, grid: Any) -> Callable[..., None]:
         def call(*args: Any, **kwargs: Any) -> None:
+            if self._constants:
+                module_constants.check(self._function, self._constants)
             # a launch repeated with the same arguments replays what its first launches built
             key = arguments_key(grid, args, kwargs) if self.choose is None else None
             if key is not None:
