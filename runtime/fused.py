@@ -133,26 +133,34 @@ class RankContext(Protocol):
 
 LAUNCH_OPTIONS = frozenset(("num_warps", "num_stages", "num_ctas"))  # Triton launch options, not parameters
 REPEATS = 16  # repeats a FusedKernel keeps, by the arguments they were made for (oldest dropped first)
-PLAIN = (int, float, bool, str, type(None))  # argument types a repeat's key holds by value
+TYPED = frozenset((float, bool, str, type(None)))  # plain argument types a repeat's key holds with their type
 
 
 def arguments_key(grid: Any, args: tuple, kwargs: Mapping[str, Any]) -> tuple | None:
     """What a repeat is keyed by: the grid and every argument, a tensor by
     its address, shape, strides and dtype (what the launch's tables and
-    graphs hold), a plain value by its type and value. None where that does
-    not determine the launch: a computed grid, or any other argument (a
-    descriptor, a list), whose contents a key of its identity would miss."""
+    graphs hold), a plain value by its value, with its type unless it is an
+    int (``True``, ``1.0`` and ``1`` are equal and hash alike, but launch
+    differently). None where that does not determine the launch: a computed
+    grid, or any other argument (a descriptor, a list), whose contents a key
+    of its identity would miss. It runs on every eager launch, so the common
+    cases are tested first."""
     if not isinstance(grid, (tuple, int)):  # a computed grid, or a list (unhashable)
         return None
     key: list = [grid]
+    append = key.append
     for value in (*args, *kwargs.values()):
-        if isinstance(value, torch.Tensor):
-            key.append((value.data_ptr(), value.shape, value.stride(), value.dtype))
-        elif type(value) in PLAIN:
-            key.append((type(value), value))
+        kind = type(value)
+        if kind is int:
+            append(value)
+        elif kind in TYPED:
+            append((kind, value))
+        elif isinstance(value, torch.Tensor):
+            append((value.data_ptr(), value.shape, value.stride(), value.dtype))
         else:
             return None
-    return (*key, *kwargs)
+    key += kwargs
+    return tuple(key)
 
 
 class FusedKernel:
