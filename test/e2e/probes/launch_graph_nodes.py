@@ -10,11 +10,9 @@ fused and plain Triton launch's host time, the graph's nodes by type
 ``cuGraphLaunch`` alone. Memory-operation and peer-copy nodes cost host
 time at every replay (graph_node_cost.py): this shows how many a launch holds.
 """
-import statistics
-import time
-
 import torch
 from cuda.bindings import driver as cu
+from graph_node_cost import host_us  # this folder is the script's, so first on sys.path
 
 from syncopate.bench.configs import GemmConfig
 from syncopate.bench.fused import program_for
@@ -32,18 +30,6 @@ b = (torch.randn(K, N, generator=gen) / 32).to(world.device, torch.bfloat16)
 gathered = world.symmetric(a_full)
 gathered.copy_(a_full)
 plain = gemm_kernel(cfg)
-
-
-def host_us(fn, n=50, rounds=7):
-    v = []
-    for _ in range(rounds):
-        torch.cuda.synchronize()
-        t0 = time.perf_counter()
-        for _ in range(n):
-            fn()
-        v.append((time.perf_counter() - t0) / n * 1e6)
-    torch.cuda.synchronize()
-    return statistics.median(v)
 
 
 def nodes(graph):

@@ -9,13 +9,9 @@ import enum
 import types
 
 import pytest
+from recorded_driver import Result
 
 from syncopate.runtime.gpu import kernel_node_args, stream_memops
-
-
-class Result(enum.IntEnum):
-    CUDA_SUCCESS = 0
-    CUDA_ERROR_INVALID_VALUE = 1
 
 
 class NodeType(enum.Enum):

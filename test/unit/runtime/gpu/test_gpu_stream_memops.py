@@ -8,15 +8,11 @@ import enum
 import types
 
 import pytest
+from recorded_driver import Result
 import torch
 
 from syncopate.runtime.abi import SyncState
 from syncopate.runtime.gpu import device, stream_memops
-
-
-class Result(enum.IntEnum):
-    CUDA_SUCCESS = 0
-    CUDA_ERROR_INVALID_VALUE = 1
 
 
 class WaitFlags(enum.IntEnum):
