@@ -503,12 +503,33 @@ def _check_mask(acc: Access, term: footprint.Term, tensor: TensorOp, dim: int, w
     bounds = mask_bounds.index_bounds(_mask_of(acc.op))
     mine = {b for b in bounds.get(footprint.strip(term.index), ()) if b.isidentifier()}
     if mine and size not in mine:
-        raise fail(f"{where}: the plan's extent of dim {dim} is {size}, but the kernel masks that dim's index of "
-                   f"'{acc.param}' with < {', '.join(sorted(mine))}; give size= and stride= of the dim the plan splits")
+        bound = ", ".join(sorted(mine))
+        masked = [other for other in acc.terms
+                  if other is not term and size in bounds.get(footprint.strip(other.index), ())]
+        stride = str(_stride_name(term))
+        taken = f" (the term times {stride})" if stride != "1" else ""
+        raise fail(f"{where}: the plan's extent of dim {dim} is {size}, but the index of '{acc.param}' it takes as "
+                   f"that dim's{taken} is masked with < {bound}; "
+                   f"{_mask_fix(acc.param, size, bound, masked[0] if masked else None, strided=bool(taken))}")
     for other in acc.terms:
         if other is not term and size in bounds.get(footprint.strip(other.index), ()) and not mine:
             raise fail(f"{where}: the plan's extent of dim {dim} is {size}, but the kernel masks another dim of "
                        f"'{acc.param}' (stride {_stride_name(other)}) with < {size}; check the plan's dim= and stride=")
+
+
+def _mask_fix(param: str, size: str, bound: str, masked_by_size: footprint.Term | None, strided: bool) -> str:
+    """What to write in the plan when the index it takes for its dim is
+    masked with ``bound`` instead of its extent ``size``: name the stride
+    of the index ``size`` masks (strides declared in another order than
+    the dims), or the size ``bound``. A unit-stride index (the columns)
+    suggests neither."""
+    if masked_by_size is not None:
+        return (f"to split the index masked with < {size}, name its stride: `stride={_stride_name(masked_by_size)}` "
+                f"(the strides of '{param}' may be declared in another order than its dims); to split the one "
+                f"masked with < {bound}, give `size={bound}`")
+    if strided:
+        return f"give `size={bound}` if that is the dim the plan splits, else size= and stride= of the dim it splits"
+    return "give size= and stride= of the dim the plan splits"
 
 
 def _check_extent(acc: Access, span: Span, loops: tuple[Operation, ...], tensor: TensorOp, dim: int,

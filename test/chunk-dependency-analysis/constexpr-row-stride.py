@@ -17,5 +17,5 @@ def double_rows(X, Y, N: tl.constexpr, BLOCK: tl.constexpr):
     tl.store(Y + cols, x * 2.0, mask=cols < N)
 
 # CHECK: tile.load {{.*}}chunk.access = {plan = @ag, tensor = "X", dim = 0 : i64, role = "read", lo = "pid0", extent = "1"
-# UNNAMED: constexpr-row-stride.py:16: 'tile.load': the plan's extent of dim 0 is M, but the kernel masks that dim's index of 'X' with < N; give size= and stride= of the dim the plan splits
+# UNNAMED: constexpr-row-stride.py:16: 'tile.load': the plan's extent of dim 0 is M, but the index of 'X' it takes as that dim's is masked with < N; give size= and stride= of the dim the plan splits
 # OTHER: constexpr-row-stride.py:16: 'tile.load': the plan's stride=BLOCK multiplies no index of the access of 'X'

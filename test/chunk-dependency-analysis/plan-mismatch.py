@@ -27,9 +27,9 @@ def gemm(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride_bk, stride_b
     tl.store(c_ptr + rows[:, None] * N + cols[None, :], acc)
 
 # CHECK: tile.load {{.*}}chunk.access = {plan = @ag, tensor = "a_ptr", dim = 0 : i64, role = "read", lo = "(pid0 * BLOCK_M)", extent = "BLOCK_M"
-# STRIDE: overlap-opt: error: chunk-dependency-analysis: plan-mismatch.py:23: 'tile.load': the plan's extent of dim 0 is M, but the kernel masks that dim's index of 'a_ptr' with < K
+# STRIDE: overlap-opt: error: chunk-dependency-analysis: plan-mismatch.py:23: 'tile.load': the plan's extent of dim 0 is M, but the index of 'a_ptr' it takes as that dim's (the term times stride_ak) is masked with < K; to split the index masked with < M, name its stride: `stride=stride_am` (the strides of 'a_ptr' may be declared in another order than its dims); to split the one masked with < K, give `size=K`
 # NOPARAM: overlap-opt: error: chunk-dependency-analysis: plan @ag: stride=stride_zz of tensor 'a_ptr' is not a parameter of @gemm
 # UNUSED: overlap-opt: error: chunk-dependency-analysis: plan-mismatch.py:23: 'tile.load': the plan's stride=stride_bk multiplies no index of the access of 'a_ptr' (its strides: stride_am, stride_ak)
-# SIZE: overlap-opt: error: chunk-dependency-analysis: plan-mismatch.py:23: 'tile.load': the plan's extent of dim 0 is N, but the kernel masks that dim's index of 'a_ptr' with < M
-# DIM1: overlap-opt: error: chunk-dependency-analysis: plan-mismatch.py:23: 'tile.load': the plan's extent of dim 1 is M, but the kernel masks that dim's index of 'a_ptr' with < K
+# SIZE: overlap-opt: error: chunk-dependency-analysis: plan-mismatch.py:23: 'tile.load': the plan's extent of dim 0 is N, but the index of 'a_ptr' it takes as that dim's (the term times stride_am) is masked with < M; give `size=M` if that is the dim the plan splits
+# DIM1: overlap-opt: error: chunk-dependency-analysis: plan-mismatch.py:23: 'tile.load': the plan's extent of dim 1 is M, but the index of 'a_ptr' it takes as that dim's (the term times stride_ak) is masked with < K; {{.*}} give `size=K`
 # DIM1-OK: tile.load {{.*}}chunk.access = {plan = @ag, tensor = "a_ptr", dim = 1 : i64, role = "read", lo = "?", extent = "BLOCK_K", loops = 1
