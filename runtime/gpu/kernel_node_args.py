@@ -20,7 +20,10 @@ scalar equal to a device address is not a value kernels are passed).
 Guarantees: :func:`find` returns None (the caller captures instead)
 wherever it cannot tell every site: no bindings, an older driver, a kernel
 node it cannot read; :func:`rewrite` changes nothing and returns False
-when two tracked tensors that shared an address no longer do.
+when two tracked tensors that shared an address no longer do. A rewrite
+affects only later replays: the driver documents that launches already
+queued keep the arguments they were launched with, so back-to-back
+launches with different tensors need no synchronisation.
 """
 
 from __future__ import annotations
