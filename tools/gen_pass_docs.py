@@ -18,6 +18,8 @@ import sys
 import typing
 from pathlib import Path
 
+from syncopate.passes.option_help import help_of
+
 DOC = Path(__file__).resolve().parent.parent / "docs" / "passes.md"
 
 HEADER = """\
@@ -45,7 +47,8 @@ def _options(pass_class: type) -> list[str]:
         if field.name == "name" or not field.init:
             continue
         default = "required" if field.default is dataclasses.MISSING else repr(field.default)
-        rows.append(f"| `{field.name}` | `{_type_name(hints.get(field.name, field.type))}` | `{default}` |")
+        rows.append(f"| `{field.name}` | `{_type_name(hints.get(field.name, field.type))}` | `{default}` | "
+                    f"{help_of(field.name)} |")
     return rows
 
 
@@ -64,7 +67,7 @@ def render() -> str:
             parts.append(f"\n{body.strip()}\n")
         options = _options(pass_class)
         if options:
-            parts.append("\n| option | type | default |\n|---|---|---|\n" + "\n".join(options) + "\n")
+            parts.append("\n| option | type | default | meaning |\n|---|---|---|---|\n" + "\n".join(options) + "\n")
         parts.append(f"\nSource: `{pass_class.__module__.replace('syncopate.', '').replace('.', '/')}.py`\n")
     return "".join(parts)
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import dataclasses
 import io
 import os
 import sys
@@ -105,11 +106,16 @@ class OverlapOptMain(xDSLOptMain):
 
     def catalogue(self) -> str:
         """The passes, targets and frontends, with their one-line summaries."""
-        from syncopate.passes import summary
+        from syncopate.passes import PASSES, summary
+        from syncopate.passes.option_help import help_of, options_of, spelling
 
         lines = ["passes:"]
         for name, factory in sorted(self.available_passes.items()):
-            lines.append(f"  {name:28} {summary(factory())}")
+            pass_class = factory()
+            lines.append(f"  {name:28} {summary(pass_class)}")
+            if name in PASSES:  # this project's passes: their options, one line each (xDSL's have none here)
+                lines += [f"      {spelling(field.name) or f'{field.name}={_default(field)}'}: {help_of(field.name)}"
+                          for field in options_of(pass_class)]
         lines += ["", "targets:"]
         lines += [f"  {name:28} {TARGET_SUMMARIES[name]}" for name in self.available_targets]
         lines += ["", "frontends: .py (Triton), .mlir (IR)"]
@@ -259,3 +265,12 @@ def entry_point() -> None:
 
 if __name__ == "__main__":
     entry_point()
+
+
+def _default(field: dataclasses.Field) -> str:
+    """An option's default as it would be written in a pass spec."""
+    if field.default is dataclasses.MISSING:
+        return "(required)"
+    if isinstance(field.default, bool):
+        return str(field.default).lower()
+    return str(field.default) if field.default != "" else '""'

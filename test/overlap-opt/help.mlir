@@ -13,6 +13,10 @@
 // CHECK: cse {{ *}}Merge identical side-effect-free ops
 // CHECK: dce {{ *}}Erase ops whose results are unused
 // CHECK: lower-chunk-to-tile {{ *}}Lower chunk.wait/signal
+// Each of this project's passes lists its options, with their defaults and one line of help:
+// CHECK-NEXT: {{^      }}memo=true: persistent kernels remember
+// CHECK: overlap {{ *}}Fuse the module's chunk plans
+// CHECK-NEXT: {{^      }}order=arrival: tile order:
 // CHECK: select-backend {{ *}}Choose how each chunk moves: copy engine, SM loads and stores, or NCCL.
 // CHECK: specialize {{ *}}Bind constexpr parameters to values
 // CHECK: tile-reorder {{ *}}Map program ids to tiles so that tiles run in the order their chunks arrive.

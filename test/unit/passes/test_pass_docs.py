@@ -45,3 +45,13 @@ def test_registry_names_match_the_pass_classes():
     pass under must be the one the class answers to (``-p`` and --help use it)."""
     for name, factory in get_all_passes().items():
         assert factory().name == name
+
+
+def test_every_option_of_every_pass_has_a_help_line():
+    """As MLIR's Passes.td: docs/passes.md and overlap-opt --help show it."""
+    from syncopate.passes.option_help import help_of, options_of
+
+    missing = [f"{p.name}.{f.name}" for p in _our_passes() for f in options_of(p) if not help_of(f.name)]
+    assert missing == [], f"options without help (passes/option_help.py): {missing}"
+    rendered = gen_pass_docs.render()
+    assert help_of("hoist_loops") in rendered and "| option | type | default | meaning |" in rendered
