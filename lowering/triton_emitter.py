@@ -72,6 +72,11 @@ def emit_module(module: ModuleOp) -> str:
     others = [op.name for op in module.ops if not isinstance(op, tile.FuncOp) and op.name != "chunk.plan"]
     if others:
         raise EmitError(f"cannot emit top-level op(s) {', '.join(sorted(set(others)))} as Triton")
+    unlowered = sorted({op.name for f in funcs for op in f.walk() if op.name.startswith("chunk.")})
+    if unlowered:
+        raise EmitError(f"the kernel still holds {', '.join(unlowered)}, which only lower-chunk-to-tile turns into "
+                        "Triton: end the pipeline with it (the overlap pipeline does), e.g. "
+                        "-p 'chunk-dependency-analysis,insert-signals,lower-chunk-to-tile' -t triton")
     reserved = set(EMITTED_NAMES) | {f.sym_name.data for f in funcs}
     parts = [HEADER]
     prelude, scope = prelude_source(module)
