@@ -97,9 +97,9 @@ def compile(kernel: Any, plans: Sequence[str], pipeline: str = "overlap", kernel
 
 def _python_function(kernel: Any) -> Callable[..., Any]:
     """The Python function under ``@triton.jit`` (and any decorator that keeps it in ``.fn``)."""
-    fn = kernel
-    while hasattr(fn, "fn"):
-        fn = fn.fn
+    from syncopate.runtime.fused import python_function
+
+    fn = python_function(kernel)
     if not inspect.isfunction(fn):
         raise SyncopateSetupError(f"syncopate.compile: {kernel!r} is not a @triton.jit kernel")
     return fn

@@ -163,6 +163,15 @@ def arguments_key(grid: Any, args: tuple, kwargs: Mapping[str, Any]) -> tuple | 
     return tuple(key)
 
 
+def python_function(kernel: Any) -> Any:
+    """The Python function under a jit kernel and the decorators that wrap
+    it in ``.fn`` (autotune, heuristics); the kernel itself if none is found."""
+    fn = kernel
+    while not inspect.isfunction(fn) and hasattr(fn, "fn"):
+        fn = fn.fn
+    return fn
+
+
 class FusedKernel:
     """Stands in for the original ``@triton.jit`` kernel in ``launch`` code.
 
@@ -183,9 +192,7 @@ class FusedKernel:
         self.choose = None if configs is None else choose or OnlyConfig(program.kernel_name, configs)
         self._arguments: dict[int, tuple[dict[str, Any], dict[str, Any]]] = {}  # id(config) -> launch_arguments
         self._repeats: dict[tuple, Callable[[], bool]] = {}  # arguments_key -> the context's repeat of that launch
-        fn = original
-        while not inspect.isfunction(fn) and hasattr(fn, "fn"):  # autotune/heuristics wrap the jit function
-            fn = fn.fn
+        fn = python_function(original)
         self.signature = inspect.signature(fn)
         params = self.signature.parameters.values()
         self._names = tuple(p.name for p in params)
@@ -194,9 +201,7 @@ class FusedKernel:
         self._undefaulted = len(self._names) - len(self._defaults)
         self._simple = all(p.kind is inspect.Parameter.POSITIONAL_OR_KEYWORD for p in params)
         self._function = fn
-        fused = program.jit
-        while not inspect.isfunction(fused) and hasattr(fused, "fn"):
-            fused = fused.fn
+        fused = python_function(program.jit)
         self._constants = module_constants.baked(fn, fused) if inspect.isfunction(fn) and inspect.isfunction(fused) \
             else ()
 

@@ -54,8 +54,10 @@ def find(graph: Any, addresses: tuple[int, ...]) -> list[KernelSite] | None:
     capture) that hold one of ``addresses``; None where they cannot all be
     found (see the module docstring)."""
     driver = stream_memops.driver_bindings()
-    if driver is None or not addresses:
-        return None if driver is None else []
+    if driver is None:
+        return None
+    if not addresses:
+        return []
     try:
         raw = graph.raw_cuda_graph()
     except RuntimeError:  # captured without keep_graph
