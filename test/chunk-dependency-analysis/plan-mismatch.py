@@ -33,3 +33,13 @@ def gemm(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride_bk, stride_b
 # SIZE: overlap-opt: error: chunk-dependency-analysis: plan-mismatch.py:23: 'tile.load': the plan's extent of dim 0 is N, but the index of 'a_ptr' it takes as that dim's (the term times stride_am) is masked with < M; give `size=M` if that is the dim the plan splits
 # DIM1: overlap-opt: error: chunk-dependency-analysis: plan-mismatch.py:23: 'tile.load': the plan's extent of dim 1 is M, but the index of 'a_ptr' it takes as that dim's (the term times stride_ak) is masked with < K; {{.*}} give `size=K`
 # DIM1-OK: tile.load {{.*}}chunk.access = {plan = @ag, tensor = "a_ptr", dim = 1 : i64, role = "read", lo = "?", extent = "BLOCK_K", loops = 1
+
+# The same kernel with A's stride parameters declared the other way round (`stride_ak, stride_am`, as some
+# kernels order them): declaration order no longer says which stride is the rows'. The refusal names the
+# stride of the rows masked with < M, and the plans that name it pass. (These lines come last so that the
+# kernel's line numbers above stay those the CHECK lines quote.)
+# RUN: sed -e 's/M, N, K, stride_am, stride_ak,/M, N, K, stride_ak, stride_am,/' %s > %t.swapped.py
+# RUN: not overlap-opt %t.swapped.py --plan 'all-gather{tensor=a_ptr dim=0 world=2}' -p chunk-dependency-analysis 2>&1 | filecheck %s --check-prefix=SWAPPED
+# RUN: overlap-opt %t.swapped.py --plan 'all-gather{tensor=a_ptr dim=0 world=2 stride=stride_am}' -p chunk-dependency-analysis | filecheck %s
+# RUN: overlap-opt %t.swapped.py --plan 'all-gather{tensor=a_ptr dim=0 world=2 size=M stride=stride_am}' -p chunk-dependency-analysis | filecheck %s
+# SWAPPED: overlap-opt: error: chunk-dependency-analysis: {{.*}}.py:23: 'tile.load': the plan's extent of dim 0 is M, but the index of 'a_ptr' it takes as that dim's (the term times stride_ak) is masked with < K; to split the index masked with < M, name its stride: `stride=stride_am`
