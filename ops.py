@@ -60,12 +60,14 @@ _TAGS = (torch.Tag.needs_fixed_stride_order,)
 
 
 def _run(op: str, sig: tuple, refusal: Callable[[], str | None], key: Callable[[], op_path.Key],
-         A: torch.Tensor, Bs: list[torch.Tensor], fused: Callable[[], Any], unfused: Callable[[], Any]) -> Any:
+         A: torch.Tensor, Bs: list[torch.Tensor], fused: Callable[[], Any], unfused: Callable[[], Any],
+         replayed: Callable[[], Any] | None) -> Any:
     """One call of ``op`` with signature ``sig`` and no settled path
     (pytorch/settled_calls.py): the path measured for its key where the
-    fused kernel takes it (pytorch/op_path.py), else the unfused one,
-    counted, logged and announced with the refusal; a path that is now
-    fixed is settled for ``sig``."""
+    fused kernel takes it (pytorch/op_path.py; ``replayed`` None where the
+    replay does not apply), else the unfused one, counted, logged and
+    announced with the refusal; a path that is now fixed is settled for
+    ``sig``."""
     why = refusal()
     shapes = (tuple(A.shape), *(tuple(B.shape) for B in Bs))
     if why is not None:
@@ -74,28 +76,30 @@ def _run(op: str, sig: tuple, refusal: Callable[[], str | None], key: Callable[[
         settled_calls.settle(sig, "unfused")
         return unfused()
     op_key = key()
-    result = op_path.run(op_key, shapes, fused, unfused)
-    taken = op_path.settled_path(op_key)
+    result = op_path.run(op_key, shapes, fused, unfused, replayed)
+    taken = op_path.settled_path(op_key, replayed is not None)
     if taken is not None:
         settled_calls.settle(sig, taken)
     return result
 
 
-def _settled_call(op: str, path: str, fused: Callable[..., Any], unfused: Callable[..., Any], *args: Any) -> Any:
-    """A call whose path is settled: counted, then that path's implementation."""
+def _settled_call(op: str, path: str, *args: Any) -> Any:
+    """A call whose path is settled: counted, then that path's implementation of ``op``."""
+    from syncopate.pytorch import fused_ops, replayed_ops
+
     op_stats.count(op, path)
-    return (fused if path == "fused" else unfused)(*args)
+    module = fused_ops if path == "fused" else replayed_ops if path == "replayed" else unfused_ops
+    return getattr(module, op)(*args)
 
 
 def _all_gather_matmul_impl(A: torch.Tensor, Bs: list[torch.Tensor], gather_dim: int, group_name: str,
                             return_A: bool) -> tuple[torch.Tensor | None, list[torch.Tensor]]:
-    from syncopate.pytorch import fused_ops
+    from syncopate.pytorch import fused_ops, replayed_ops
 
     sig = settled_calls.signature("all_gather_matmul", group_name, (A, *Bs), gather_dim, return_A)
     settled = settled_calls.path(sig)
     if settled is not None:  # never for an empty Bs (below: not settled)
-        return _settled_call("all_gather_matmul", settled, fused_ops.all_gather_matmul, unfused_ops.all_gather_matmul,
-                             A, Bs, gather_dim, group_name, return_A)
+        return _settled_call("all_gather_matmul", settled, A, Bs, gather_dim, group_name, return_A)
     unfused_ops.check_all_gather_matmul(A, Bs, gather_dim, group_name)
     op_path.mode()  # a misspelt SYNCOPATE_OPS_PATH raises on any machine, not only where the fused path applies
     if not Bs:  # a plain all-gather (the backward's re-gather): no matmul to fuse, nothing to announce
@@ -103,7 +107,9 @@ def _all_gather_matmul_impl(A: torch.Tensor, Bs: list[torch.Tensor], gather_dim:
     return _run("all_gather_matmul", sig, lambda: fused_ops.all_gather_matmul_refusal(A, Bs, gather_dim, group_name),
                 lambda: op_path.key("all_gather_matmul", group_name, A, Bs, return_A), A, Bs,
                 lambda: fused_ops.all_gather_matmul(A, Bs, gather_dim, group_name, return_A),
-                lambda: unfused_ops.all_gather_matmul(A, Bs, gather_dim, group_name, return_A))
+                lambda: unfused_ops.all_gather_matmul(A, Bs, gather_dim, group_name, return_A),
+                _replayed(A, Bs, gather_dim, group_name,
+                          lambda: replayed_ops.all_gather_matmul(A, Bs, gather_dim, group_name, return_A)))
 
 
 @torch.library.custom_op("syncopate::all_gather_matmul", mutates_args=(), schema=_AG_SCHEMA, tags=_TAGS)
@@ -124,20 +130,21 @@ def _all_gather_matmul_fake(A: torch.Tensor, Bs: list[torch.Tensor], gather_dim:
 
 def _matmul_reduce_scatter_impl(A: torch.Tensor, B: torch.Tensor, reduce_op: str, scatter_dim: int,
                                 group_name: str) -> torch.Tensor:
-    from syncopate.pytorch import fused_ops
+    from syncopate.pytorch import fused_ops, replayed_ops
 
     sig = settled_calls.signature("matmul_reduce_scatter", group_name, (A, B), reduce_op, scatter_dim)
     settled = settled_calls.path(sig)
     if settled is not None:
-        return _settled_call("matmul_reduce_scatter", settled, fused_ops.matmul_reduce_scatter,
-                             unfused_ops.matmul_reduce_scatter, A, B, reduce_op, scatter_dim, group_name)
+        return _settled_call("matmul_reduce_scatter", settled, A, B, reduce_op, scatter_dim, group_name)
     unfused_ops.check_matmul_reduce_scatter(A, B, reduce_op, scatter_dim, group_name)
     op_path.mode()
     return _run("matmul_reduce_scatter", sig,
                 lambda: fused_ops.matmul_reduce_scatter_refusal(A, B, scatter_dim, group_name),
                 lambda: op_path.key("matmul_reduce_scatter", group_name, A, [B]), A, [B],
                 lambda: fused_ops.matmul_reduce_scatter(A, B, reduce_op, scatter_dim, group_name),
-                lambda: unfused_ops.matmul_reduce_scatter(A, B, reduce_op, scatter_dim, group_name))
+                lambda: unfused_ops.matmul_reduce_scatter(A, B, reduce_op, scatter_dim, group_name),
+                _replayed(A, [B], scatter_dim, group_name,
+                          lambda: replayed_ops.matmul_reduce_scatter(A, B, reduce_op, scatter_dim, group_name)))
 
 
 @torch.library.custom_op("syncopate::matmul_reduce_scatter", mutates_args=(), schema=_RS_SCHEMA, tags=_TAGS)
@@ -156,19 +163,19 @@ def _matmul_reduce_scatter_fake(A: torch.Tensor, B: torch.Tensor, reduce_op: str
 
 
 def _matmul_all_reduce_impl(A: torch.Tensor, B: torch.Tensor, reduce_op: str, group_name: str) -> torch.Tensor:
-    from syncopate.pytorch import fused_ops
+    from syncopate.pytorch import fused_ops, replayed_ops
 
     sig = settled_calls.signature("matmul_all_reduce", group_name, (A, B), reduce_op)
     settled = settled_calls.path(sig)
     if settled is not None:
-        return _settled_call("matmul_all_reduce", settled, fused_ops.matmul_all_reduce, unfused_ops.matmul_all_reduce,
-                             A, B, reduce_op, group_name)
+        return _settled_call("matmul_all_reduce", settled, A, B, reduce_op, group_name)
     unfused_ops.check_matmul_all_reduce(A, B, reduce_op, group_name)
     op_path.mode()
     return _run("matmul_all_reduce", sig, lambda: fused_ops.matmul_all_reduce_refusal(A, B, group_name),
                 lambda: op_path.key("matmul_all_reduce", group_name, A, [B]), A, [B],
                 lambda: fused_ops.matmul_all_reduce(A, B, reduce_op, group_name),
-                lambda: unfused_ops.matmul_all_reduce(A, B, reduce_op, group_name))
+                lambda: unfused_ops.matmul_all_reduce(A, B, reduce_op, group_name),
+                _replayed(A, [B], 0, group_name, lambda: replayed_ops.matmul_all_reduce(A, B, reduce_op, group_name)))
 
 
 @torch.library.custom_op("syncopate::matmul_all_reduce", mutates_args=(), schema=_AR_SCHEMA, tags=_TAGS)
@@ -183,6 +190,14 @@ def _matmul_all_reduce_fake(A: torch.Tensor, B: torch.Tensor, reduce_op: str, gr
 
 
 op_autograd.register()
+
+
+def _replayed(A: torch.Tensor, Bs: list[torch.Tensor], dim: int, group_name: str,
+              call: Callable[[], Any]) -> Callable[[], Any] | None:
+    """``call`` where the replayed path applies to the call (pytorch/replayed_ops.py), else None."""
+    from syncopate.pytorch import replayed_ops
+
+    return call if replayed_ops.applies(A, Bs, dim, group_name) else None
 
 
 def _plain_eager_call(*tensors: torch.Tensor) -> bool:

@@ -1,7 +1,8 @@
 """Which implementation of ``syncopate.ops`` a call the fused kernel accepts
-runs: the fused kernel (pytorch/fused_ops.py) or the unfused collective +
-``torch.matmul`` (pytorch/unfused_ops.py), whichever is faster for its
-shape, measured once and cached.
+runs: the fused kernel (pytorch/fused_ops.py), the unfused collective +
+``torch.matmul`` (pytorch/unfused_ops.py), or, for small calls on CUDA
+(pytorch/replayed_ops.py says which), that unfused pair replayed from a
+CUDA graph, whichever is faster for its shape, measured once and cached.
 
 The fused kernel wins on large shapes and loses on small ones, where its
 host overhead is most of the call; no fixed threshold holds across GPUs,
@@ -13,22 +14,23 @@ path's result). A server whose token count varies measures once per
 power-of-two bucket, as the fused path keeps one buffer per bucket.
 
 ``SYNCOPATE_OPS_PATH`` (read at every call, so every rank must see the
-same value) is ``auto`` (the default: measure), ``fused`` or ``unfused``
-(take that path for every call the fused kernel accepts, time nothing:
-for benchmarks and debugging); another value raises ``ValueError``.
-Refused calls run unfused whatever the variable says.
+same value) is ``auto`` (the default: measure), ``fused``, ``unfused`` or
+``replayed`` (take that path for every call the fused kernel accepts, time
+nothing: for benchmarks and debugging; ``replayed`` runs unfused where
+the replay does not apply); another value raises ``ValueError``. Refused
+calls run unfused whatever the variable says.
 
 Measuring (the first eager call of a key): each path runs ``WARMUPS`` times
 (the fused one compiles on its first call and captures its launch graphs on
-the next ones), then each of ``ROUNDS`` rounds
-times a block of ``CALLS`` calls of the fused path and one of the unfused
-path, the ranks aligned before every block (a late rank would bias it). A block is timed with a host
+the next ones; the replayed one captures its graph on its second), then
+each of ``ROUNDS`` rounds times a block of ``CALLS`` calls of each path,
+the ranks aligned before every block (a late rank would bias it). A block is timed with a host
 clock between two ``torch.cuda.synchronize()``: what an eager caller
 waits, host overhead included. A path's time is its fastest block's mean
 per call, then the slowest rank's (an all-reduce MAX over the op's group):
-every rank compares the same two numbers and takes the same path, since a
-rank that runs the fused kernel while a peer runs NCCL hangs. Fused wins
-ties. The measuring call returns the result of the chosen path's last
+every rank compares the same numbers and takes the same path, since a
+rank that runs the fused kernel while a peer runs NCCL hangs. Ties go to
+the fused path, then to the eager unfused one. The measuring call returns the result of the chosen path's last
 call: every call of a path computes the same values from the same inputs
 into fresh tensors.
 
@@ -62,7 +64,8 @@ import torch
 from syncopate.pytorch import op_stats, unfused_ops
 
 ENV = "SYNCOPATE_OPS_PATH"
-MODES = ("auto", "fused", "unfused")
+MODES = ("auto", "fused", "unfused", "replayed")
+PATHS = ("fused", "unfused", "replayed")  # in the order ties are broken
 # A fused launch reaches its steady state (a replayed graph) on the second sighting of its output's address;
 # with the previous result kept alive two addresses alternate, so four warm calls reach it for both.
 WARMUPS, ROUNDS, CALLS = 4, 3, 5
@@ -82,15 +85,17 @@ class Key(NamedTuple):
 
 @dataclass(frozen=True)
 class Choice:
-    path: str  # "fused" | "unfused"
+    path: str  # one of PATHS
     fused_s: float  # seconds per call, slowest rank
     unfused_s: float
     ranks: int
+    replayed_s: float | None = None  # None: the replay was not measured (it does not apply)
 
     @cached_property
     def reason(self) -> str:
-        return (f"measured {self.fused_s * 1e3:.3f} ms fused vs {self.unfused_s * 1e3:.3f} ms unfused per call, "
-                f"slowest rank of {self.ranks}")
+        replayed = "" if self.replayed_s is None else f" vs {self.replayed_s * 1e3:.3f} ms replayed"
+        return (f"measured {self.fused_s * 1e3:.3f} ms fused vs {self.unfused_s * 1e3:.3f} ms unfused{replayed} per "
+                f"call, slowest rank of {self.ranks}")
 
 
 _CHOICES: dict[Key, Choice] = {}  # key -> the measured choice
@@ -116,39 +121,46 @@ def choices() -> dict[Key, Choice]:
     return dict(_CHOICES)
 
 
-def run(op_key: Key, shapes: tuple, fused: Callable[[], Any], unfused: Callable[[], Any]) -> Any:
-    """The result of ``fused()`` or ``unfused()`` (the same call on either
-    path), whichever this key's choice names; the first eager call of a key
-    under ``auto`` measures both and chooses. ``shapes`` are the call's
-    tensor shapes, for the log."""
+def run(op_key: Key, shapes: tuple, fused: Callable[[], Any], unfused: Callable[[], Any],
+        replayed: Callable[[], Any] | None = None) -> Any:
+    """The result of ``fused()``, ``unfused()`` or ``replayed()`` (the same
+    call on each path; ``replayed`` None where the replay does not apply),
+    whichever this key's choice names; the first eager call of a key under
+    ``auto`` measures them and chooses. ``shapes`` are the call's tensor
+    shapes, for the log."""
+    paths = {"fused": fused, "unfused": unfused, "replayed": replayed or unfused}
     forced = mode()
     if forced != "auto":
-        return _take(op_key, shapes, forced, f"forced by {ENV}={forced}", fused, unfused)
+        why = f"forced by {ENV}={forced}"
+        if forced == "replayed" and replayed is None:
+            forced, why = "unfused", f"{why}, which does not apply to this call"
+        return _take(op_key, shapes, forced, why, paths)
     choice = _CHOICES.get(op_key)
     if choice is not None:
-        return _take(op_key, shapes, choice.path, choice.reason, fused, unfused)
+        return _take(op_key, shapes, choice.path, choice.reason, paths)
     if capturing():
         return _take(op_key, shapes, "fused", "under CUDA-graph capture before any eager call of this bucket: "
-                     "nothing can be timed, an eager call measures", fused, unfused)
-    choice, result = _measure(op_key.group_name, fused, unfused)
+                     "nothing can be timed, an eager call measures", paths)
+    candidates = {"fused": fused, "unfused": unfused, **({"replayed": replayed} if replayed else {})}
+    choice, result = _measure(op_key.group_name, candidates)
     _CHOICES[op_key] = choice
     _note(op_key, shapes, choice.path, choice.reason)
     return result
 
 
-def settled_path(op_key: Key) -> str | None:
+def settled_path(op_key: Key, replay_applies: bool = False) -> str | None:
     """The path every call of ``op_key`` takes from now on: the forced one,
     or the measured choice; None while it is still to be measured."""
     forced = mode()
     if forced != "auto":
-        return forced
+        return "unfused" if forced == "replayed" and not replay_applies else forced
     choice = _CHOICES.get(op_key)
     return None if choice is None else choice.path
 
 
-def _take(op_key: Key, shapes: tuple, path: str, why: str, fused: Callable[[], Any], unfused: Callable[[], Any]) -> Any:
+def _take(op_key: Key, shapes: tuple, path: str, why: str, paths: dict[str, Callable[[], Any]]) -> Any:
     _note(op_key, shapes, path, why)
-    return fused() if path == "fused" else unfused()
+    return paths[path]()
 
 
 def _note(op_key: Key, shapes: tuple, path: str, why: str) -> None:
@@ -157,8 +169,9 @@ def _note(op_key: Key, shapes: tuple, path: str, why: str) -> None:
                       op_stats.shown(shapes), op_key.rows_bucket, path, why)
 
 
-def _measure(group_name: str, fused: Callable[[], Any], unfused: Callable[[], Any]) -> tuple[Choice, Any]:
-    """Time both paths on every rank, agree on the slowest rank's times; the choice and the chosen path's result."""
+def _measure(group_name: str, candidates: dict[str, Callable[[], Any]]) -> tuple[Choice, Any]:
+    """Time the candidate paths on every rank, agree on the slowest rank's
+    times; the choice and the chosen path's result."""
     last: dict[str, Any] = {}
 
     def keeping(path: str, fn: Callable[[], Any]) -> Callable[[], None]:
@@ -166,7 +179,7 @@ def _measure(group_name: str, fused: Callable[[], Any], unfused: Callable[[], An
             last[path] = fn()
         return call
 
-    calls = {"fused": keeping("fused", fused), "unfused": keeping("unfused", unfused)}
+    calls = {path: keeping(path, fn) for path, fn in candidates.items()}
     for call in calls.values():
         for _ in range(WARMUPS):
             call()
@@ -175,9 +188,10 @@ def _measure(group_name: str, fused: Callable[[], Any], unfused: Callable[[], An
         for path, call in calls.items():
             align(group_name)
             best[path] = min(best[path], time_calls(call, CALLS))
-    fused_s, unfused_s = agree([best["fused"], best["unfused"]], group_name)
-    path = "fused" if fused_s <= unfused_s else "unfused"
-    return Choice(path, fused_s, unfused_s, unfused_ops.group_size(group_name)), last[path]
+    times = dict(zip(calls, agree(list(best.values()), group_name)))
+    path = min(calls, key=lambda p: (times[p], PATHS.index(p)))
+    choice = Choice(path, times["fused"], times["unfused"], unfused_ops.group_size(group_name), times.get("replayed"))
+    return choice, last[path]
 
 
 # What touches the device and the group: capturing, time_calls, align and agree; CPU tests replace them.

@@ -15,7 +15,7 @@ from typing import Any
 
 LOG = logging.getLogger("syncopate")
 
-_COUNTS: Counter[tuple[str, str]] = Counter()  # (op, "fused" | "unfused") -> calls
+_COUNTS: Counter[tuple[str, str]] = Counter()  # (op, "fused" | "unfused" | "replayed") -> calls
 _LOGGED: set[tuple] = set()  # keys of the decisions already logged
 _GENERATION = [0]  # resets so far: what a call remembered before one must be decided (and logged) again
 
@@ -26,7 +26,7 @@ def generation() -> int:
 
 
 def count(op: str, path: str) -> None:
-    """One call of ``op`` that ran ``path`` ("fused" or "unfused")."""
+    """One call of ``op`` that ran ``path`` ("fused", "unfused" or "replayed")."""
     _COUNTS[(op, path)] += 1
 
 
@@ -63,8 +63,10 @@ def record(op: str, shapes: tuple, reason: str) -> None:
 
 def stats(reset: bool = False) -> dict[str, Any]:
     """Calls per op and path since the start (or the last reset):
-    ``{"all_gather_matmul": {"fused": 3, "unfused": 1}, ...}``. A reset
-    also logs every decision again at its next call."""
+    ``{"all_gather_matmul": {"fused": 3, "unfused": 1}, ...}``, with a
+    ``"replayed"`` count where calls replayed the unfused path from a CUDA
+    graph (pytorch/replayed_ops.py). A reset also logs every decision again
+    at its next call."""
     result: dict[str, dict[str, int]] = {}
     for (op, path), n in sorted(_COUNTS.items()):
         result.setdefault(op, {"fused": 0, "unfused": 0})[path] = n

@@ -109,7 +109,7 @@ def all_gather(A_shard: torch.Tensor, gather_dim: int, group_name: str) -> torch
     return funcol.wait_tensor(gathered).clone(memory_format=torch.contiguous_format)
 
 
-def _rows_dim(shape: torch.Size, dim: int) -> bool:
+def rows_dim(shape: torch.Size, dim: int) -> bool:
     """Whether a collective on ``dim`` moves whole rows of the tensor's
     storage: every dim before it has size 1 (dim 0 included)."""
     return dim < len(shape) and all(shape[i] == 1 for i in range(dim))
@@ -144,7 +144,7 @@ def _scattered_rows(t: torch.Tensor, dim: int, group_name: str) -> torch.Tensor:
 
 def all_gather_matmul(A_shard: torch.Tensor, Bs: list[torch.Tensor], gather_dim: int, group_name: str,
                       return_A: bool) -> tuple[torch.Tensor | None, list[torch.Tensor]]:
-    if A_shard.is_contiguous() and _rows_dim(A_shard.shape, gather_dim):
+    if A_shard.is_contiguous() and rows_dim(A_shard.shape, gather_dim):
         A = _gathered_rows(A_shard, gather_dim, group_name)
     else:
         A = all_gather(A_shard, gather_dim, group_name)
@@ -162,7 +162,7 @@ def reduce_scatter(t: torch.Tensor, dim: int, group_name: str) -> torch.Tensor:
 def matmul_reduce_scatter(A: torch.Tensor, B: torch.Tensor, reduce_op: str, scatter_dim: int,
                           group_name: str) -> torch.Tensor:
     product = torch.matmul(A, B)
-    if product.is_contiguous() and _rows_dim(product.shape, scatter_dim):
+    if product.is_contiguous() and rows_dim(product.shape, scatter_dim):
         out = _scattered_rows(product, scatter_dim, group_name)
     else:
         out = reduce_scatter(product, scatter_dim, group_name)

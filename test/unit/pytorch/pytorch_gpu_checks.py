@@ -251,3 +251,59 @@ def torch_plan_compiles_to_syncopate_ops(rank, world):
     assert counts.get("all_gather_matmul", {}).get("fused", 0) + counts.get("all_gather_matmul", {}).get("unfused", 0) \
         >= 1 and sum(counts.get("matmul_reduce_scatter", {}).values()) >= 1, counts
     torch.testing.assert_close(got.float(), want.float(), **BF16_TOL)
+
+
+def replayed_back_to_back(rank, world):
+    """SYNCOPATE_OPS_PATH=replayed: the three ops replayed from CUDA graphs
+    (pytorch/replayed_ops.py), called back to back with fresh inputs and no
+    synchronisation, rank 0 slowed before some calls; every result checked
+    afterwards (a result that aliased a static buffer would hold a later
+    call's values). Then a capture of the forced path records the eager one."""
+    import os
+
+    from syncopate.pytorch import op_path, replayed_ops
+
+    saved = os.environ.get(op_path.ENV)
+    os.environ[op_path.ENV] = "replayed"
+    try:
+        syncopate.stats(reset=True)
+        graphs_before = len(replayed_ops._GRAPHS)  # an earlier check's measured choice may have captured one
+        B_ag, B_rs = _randn(256, 128, seed=70), _randn(64 * world, 192, seed=71 + rank)
+        w_ag, w_rs = B_ag.bfloat16(), B_rs.bfloat16()  # one weight tensor each: a graph is kept per weight address
+        results = []
+        for i in range(6):
+            if rank == 0 and i % 2:
+                torch.cuda._sleep(2_000_000)
+            a = _randn(32, 256, seed=1000 * i + rank, scale=1).bfloat16()
+            x = _randn(128, 64 * world, seed=2000 * i + rank, scale=1).bfloat16()
+            _, (h,) = syncopate.ops.all_gather_matmul(a, [w_ag], 0, _group(), return_A=False)
+            y = syncopate.ops.matmul_reduce_scatter(x, w_rs, "sum", 0, _group())
+            z = syncopate.ops.matmul_all_reduce(x, w_rs, "avg", _group())
+            results.append((h, y, z))
+        torch.cuda.synchronize()
+        B_all = [_randn(64 * world, 192, seed=71 + r) for r in range(world)]
+        for i, (h, y, z) in enumerate(results):
+            full = torch.cat([_randn(32, 256, seed=1000 * i + r, scale=1).bfloat16().float() for r in range(world)])
+            torch.testing.assert_close(h.float(), full @ B_ag, **BF16_TOL)
+            xs = [_randn(128, 64 * world, seed=2000 * i + r, scale=1).bfloat16().float() for r in range(world)]
+            total = sum(xr @ br.bfloat16().float() for xr, br in zip(xs, B_all))
+            torch.testing.assert_close(y.float(), total.chunk(world)[rank], **BF16_TOL)
+            torch.testing.assert_close(z.float(), total / world, **BF16_TOL)
+        counts = syncopate.stats()
+        assert all(counts[op].get("replayed") == 6 for op in ("all_gather_matmul", "matmul_reduce_scatter",
+                                                                 "matmul_all_reduce")), counts
+        assert len(replayed_ops._GRAPHS) == graphs_before + 3, list(replayed_ops._GRAPHS)  # captured on the second call of each
+        static = _randn(32, 256, seed=rank, scale=1).bfloat16()
+        graph = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(graph):
+            _, (captured,) = syncopate.ops.all_gather_matmul(static, [w_ag], 0, _group(), return_A=False)
+        static.copy_(_randn(32, 256, seed=rank + 50, scale=1).bfloat16())
+        graph.replay()
+        torch.cuda.synchronize()
+        fresh = torch.cat([_randn(32, 256, seed=r + 50, scale=1).bfloat16().float() for r in range(world)])
+        torch.testing.assert_close(captured.float(), fresh @ B_ag, **BF16_TOL)
+    finally:
+        if saved is None:
+            os.environ.pop(op_path.ENV, None)
+        else:
+            os.environ[op_path.ENV] = saved

@@ -94,3 +94,37 @@ def test_a_coalescing_group_takes_the_torch_distributed_call(monkeypatch):
     monkeypatch.setattr(dist, "all_gather_into_tensor", lambda out, shard, group=None: called.append(group))
     direct_collectives.all_gather_into(torch.empty(4), torch.empty(2), group)
     assert called == [group]
+
+
+class _RecordingGroup:
+    """A process group that records the options of each backend call."""
+
+    def __init__(self):
+        self.options: dict[str, object] = {}
+
+    def _allgather_base(self, out, shard, opts):
+        self.options["all_gather"] = opts
+
+    def _reduce_scatter_base(self, out, full, opts):
+        self.options["reduce_scatter"] = opts
+
+    def allreduce(self, tensors, opts):
+        self.options["all_reduce"] = opts
+
+
+def test_the_direct_calls_are_synchronous_ops():
+    """torch.distributed's synchronous call passes ``asyncOp=False``, which
+    NCCL runs on the caller's stream; the default options are asynchronous
+    (NCCL's own stream, events and a watchdog entry per call)."""
+    import torch.distributed.distributed_c10d as c10d
+
+    if not hasattr(c10d.AllgatherOptions(), "asyncOp"):
+        pytest.fail("this torch's collective options have no asyncOp: the pinned torch versions all have it")
+    group = _RecordingGroup()
+    direct_collectives.all_gather_into(torch.empty(4), torch.empty(2), group)
+    direct_collectives.reduce_scatter_into(torch.empty(2), torch.empty(4), group)
+    direct_collectives.all_reduce(torch.empty(4), group)
+    assert sorted(group.options) == ["all_gather", "all_reduce", "reduce_scatter"]
+    for name, opts in group.options.items():
+        assert opts.asyncOp is False, name
+    assert group.options["reduce_scatter"].reduceOp == c10d.ReduceOp.SUM

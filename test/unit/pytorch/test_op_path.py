@@ -532,3 +532,61 @@ def test_the_settled_table_is_bounded(fake, monkeypatch):
     for rows in range(2, 12, 2):
         _ag(rows)
     assert 1 <= len(settled_calls._PATHS) <= 4
+
+
+@pytest.fixture
+def replay(fake, monkeypatch):
+    """The fake world with the replayed path offered to every call (pytorch/replayed_ops.py)."""
+    from syncopate.pytorch import replayed_ops
+
+    monkeypatch.setattr(replayed_ops, "applies", lambda *args: True)
+    monkeypatch.setattr(replayed_ops, "all_gather_matmul", fake.ag("replayed"))
+    monkeypatch.setattr(replayed_ops, "matmul_reduce_scatter", fake.rs("replayed"))
+    fake.seconds["replayed"] = 3 * MS
+    fake.peer = [0.0, 0.0, 0.0]
+    return fake
+
+
+def test_the_replay_is_measured_beside_the_eager_paths_and_taken_when_fastest(replay, caplog):
+    replay.seconds = {"fused": 3 * MS, "unfused": 2 * MS, "replayed": 1 * MS}
+    with caplog.at_level(logging.INFO, logger="syncopate"):
+        _ag(64)
+    assert replay.timed == ["fused", "unfused", "replayed"] * op_path.ROUNDS
+    assert all(replay.ran.count(p) == op_path.WARMUPS + op_path.ROUNDS for p in op_path.PATHS)
+    (choice,) = op_path.choices().values()
+    assert (choice.path, choice.replayed_s) == ("replayed", 1 * MS)
+    assert "measured 3.000 ms fused vs 2.000 ms unfused vs 1.000 ms replayed per call" in caplog.text
+    replay.ran.clear()
+    _ag(64)
+    _ag(64)
+    assert replay.ran == ["replayed", "replayed"]
+    assert syncopate.stats()["all_gather_matmul"] == {"fused": 0, "unfused": 0, "replayed": 3}
+
+
+@pytest.mark.parametrize("seconds, chosen", [((1, 1, 1), "fused"), ((2, 1, 1), "unfused"), ((2, 2, 1), "replayed")])
+def test_ties_go_to_fused_then_to_eager_unfused(replay, seconds, chosen):
+    replay.seconds = dict(zip(op_path.PATHS, (s * MS for s in seconds)))
+    _rs(64)
+    assert [c.path for c in op_path.choices().values()] == [chosen]
+
+
+def test_a_call_the_replay_does_not_apply_to_measures_two_paths(fake):
+    fake.seconds = {"fused": 2 * MS, "unfused": 1 * MS}
+    _ag(64)
+    assert fake.timed == ["fused", "unfused"] * op_path.ROUNDS
+    (choice,) = op_path.choices().values()
+    assert choice.replayed_s is None and "replayed" not in choice.reason
+
+
+def test_the_variable_forces_the_replay_where_it_applies_and_unfused_elsewhere(fake, monkeypatch):
+    from syncopate.pytorch import replayed_ops
+
+    monkeypatch.setenv(op_path.ENV, "replayed")
+    monkeypatch.setattr(replayed_ops, "all_gather_matmul", fake.ag("replayed"))
+    _ag(64)  # replayed_ops.applies is the real one: not on CPU tensors
+    assert fake.ran == ["unfused"] and fake.timed == []
+    monkeypatch.setattr(replayed_ops, "applies", lambda *args: True)
+    _ag(32)
+    _ag(32)
+    assert fake.ran == ["unfused", "replayed", "replayed"] and fake.timed == []
+    assert syncopate.stats()["all_gather_matmul"] == {"fused": 0, "unfused": 1, "replayed": 2}
