@@ -31,7 +31,7 @@ class BenchWorld:
     device: torch.device
     group: Any
     dtype: torch.dtype
-    gpu: Any = None  # syncopate.runtime.gpu_world.GpuWorld on GPUs, None with --cpu
+    gpu: Any = None  # syncopate.runtime.gpu.GpuWorld on GPUs, None with --cpu
     cache: dict[Any, Any] = field(default_factory=dict)  # shared buffers, e.g. the symmetric gathered A
 
     @property
@@ -74,7 +74,7 @@ class BenchWorld:
                                   "torchrun --nproc-per-node=W -m syncopate.tools.overlap_bench ... (or use --cpu)")
         if not torch.cuda.is_available():
             raise BenchSetupError("no CUDA device is visible; use --cpu for the CPU plumbing run")
-        from syncopate.runtime.gpu_world import GpuWorld, GpuWorldError
+        from syncopate.runtime.gpu import GpuWorld, GpuWorldError
 
         try:
             options = {"spin_limit": spin_limit} if spin_limit else {}

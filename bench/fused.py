@@ -33,7 +33,7 @@ Epilogue rows (``.../epi``)
 sum the peers' partials in the owner's tiles (fuse-peer-reduction): they
 run the persistent GEMM only, leaving an SM to the communication stream
 and to each ce lane (their waits, which the owner's tiles depend on, may
-each take an SM: ``gpu_world.epilogue_comm_sms``).
+each take an SM: ``runtime.gpu.epilogue_comm_sms``).
 
 Programs are compiled once per (workload, W, backend, order) and process
 (they do not depend on the shape); compilation happens in ``setup``, so a
@@ -299,7 +299,7 @@ def _rs_variant(spec: BenchSpec, ctx: BenchWorld, row: FusedOptions) -> Variant:
     lo, hi = spec.own_rows
     st: dict[str, Any] = {}
 
-    from syncopate.runtime.gpu_world import epilogue_comm_sms
+    from syncopate.runtime.gpu import epilogue_comm_sms
 
     reserved = epilogue_comm_sms(row.lanes) if row.reduce == "epilogue" else 0
 

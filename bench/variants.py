@@ -78,7 +78,7 @@ def pipeline_spec(backend: str, order: str, reduce: str = "stream") -> str:
 class FusedOptions:
     """What distinguishes one syncopate row: the pipeline's backend and tile
     order, the plan's ``chunks_per_rank``, the runtime's ce lanes
-    (concurrent copy streams, see runtime/gpu_world.py) and the GEMM tile
+    (concurrent copy streams, see runtime/gpu/__init__.py) and the GEMM tile
     (``"BMxBN"`` or ``"BMxBNxBK"``, see ``configs.with_tile``; ``""``: the
     shape's Triton configuration, the one the "Triton alone" row runs) and
     where a reduce-scatter's partials are summed (``reduce``: "stream" or

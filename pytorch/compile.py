@@ -66,7 +66,7 @@ def compile(kernel: Any, plans: Sequence[str], pipeline: str = "overlap", kernel
     import torch.distributed as dist
 
     from syncopate.runtime.fused import FusedKernel, load_program
-    from syncopate.runtime.workload import with_world
+    from syncopate.runtime.harness.workload import with_world
 
     group = resolve_group(group)
     world, rank = dist.get_world_size(group), dist.get_rank(group)

@@ -29,7 +29,7 @@ from syncopate.pytorch.worlds import SyncopateSetupError
 from syncopate.runtime.abi import LaunchPlan
 from syncopate.runtime.fused import FusedProgram
 from syncopate.runtime.local import LocalRank
-from syncopate.runtime.sim_world import rows
+from syncopate.runtime.rows import rows
 
 Region = tuple[str, int, int, int, int]  # (parameter, dim, lo, hi, owner)
 

@@ -2,7 +2,7 @@
 
 One world per process group, made on first use and kept:
 
-* a CUDA device and an NCCL group: a :class:`~syncopate.runtime.gpu_world.GpuWorld`
+* a CUDA device and an NCCL group: a :class:`~syncopate.runtime.gpu.GpuWorld`
   (symmetric memory, the ce/sm/nccl backends);
 * anything else (CPU tensors, gloo): an :class:`~syncopate.pytorch.unfused_rank.UnfusedRank`,
   which does the collective with ``torch.distributed`` around the fused
@@ -64,7 +64,7 @@ def gpu_world(group: Any) -> Any:
     """The GPU world of ``group`` (one per group and process)."""
     import torch.distributed as dist
 
-    from syncopate.runtime.gpu_world import GpuWorld, default_ce_lanes
+    from syncopate.runtime.gpu import GpuWorld, default_ce_lanes
 
     name = group.group_name
     world = _GPU_WORLDS.get(name)

@@ -25,7 +25,7 @@ import time
 from collections.abc import Sequence
 
 from syncopate.ir.contract import COMM_PROGRAMS
-from syncopate.runtime.sim import DELIVERY_ORDERS
+from syncopate.runtime.sim.delivery import DELIVERY_ORDERS
 
 EXIT_MISMATCH, EXIT_ERROR = 1, 1
 MAX_SEED = 2**31 - 1  # workloads derive generator seeds from it (seed * 1000 + rank must fit in 64 bits)
@@ -97,9 +97,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     from syncopate.ir.plans.errors import PlanError
     from syncopate.lowering.triton_emitter import EmitError
     from syncopate.runtime.abi import AbiError
-    from syncopate.runtime.check import RunError, check_synchronised, compile_workload, run_simulated
-    from syncopate.runtime.sim import SimulationError
-    from syncopate.runtime.workload import WorkloadError, load_workload
+    from syncopate.runtime.harness.check import RunError, check_synchronised, compile_workload, run_simulated
+    from syncopate.runtime.sim.delivery import SimulationError
+    from syncopate.runtime.harness.workload import WorkloadError, load_workload
 
     def error(err: BaseException | str) -> int:
         print(f"overlap-run: error: {_message(err)}", file=sys.stderr)
@@ -179,10 +179,10 @@ def main_gpu(args: argparse.Namespace) -> int:
     from syncopate.ir.plans.errors import PlanError
     from syncopate.lowering.triton_emitter import EmitError
     from syncopate.runtime.abi import AbiError
-    from syncopate.runtime.check import RunError, check_synchronised, compile_workload
-    from syncopate.runtime.check_gpu import run_gpu
-    from syncopate.runtime.gpu_world import GpuWorld, GpuWorldError
-    from syncopate.runtime.workload import WorkloadError, load_workload
+    from syncopate.runtime.harness.check import RunError, check_synchronised, compile_workload
+    from syncopate.runtime.harness.check_gpu import run_gpu
+    from syncopate.runtime.gpu import GpuWorld, GpuWorldError
+    from syncopate.runtime.harness.workload import WorkloadError, load_workload
 
     try:
         world = GpuWorld.from_torchrun(spin_limit=args.spin_limit, comm_programs=args.sms, ce_lanes=args.ce_lanes)

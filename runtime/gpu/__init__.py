@@ -1,4 +1,5 @@
-"""The GPU World, split by job (the protocol: docs/runtime-protocol.md).
+"""The GPU World, split by job (the protocol: docs/runtime-protocol.md), and
+its public names: the one facade other layers import it through.
 
 * ``world``: :class:`GpuWorld`, the process, its streams and lanes;
 * ``memory``: symmetric buffers, peer views, signal pads, staging buffers;
@@ -13,7 +14,29 @@
 """
 
 from syncopate.runtime.gpu.errors import GpuWorldError
+from syncopate.runtime.gpu.flags import FLAG_CAPACITY, GRAPH_FLAG
+from syncopate.runtime.gpu.policies import (
+    epilogue_comm_sms,
+    epilogue_reduction_refusal,
+    first_tile,
+    nccl_starvation_risk,
+    persistent_nccl_refusal,
+    staged_reductions_refusal,
+)
 from syncopate.runtime.gpu.rank import GpuRank
-from syncopate.runtime.gpu.world import GpuWorld
+from syncopate.runtime.gpu.world import GpuWorld, default_ce_lanes
 
-__all__ = ["GpuRank", "GpuWorld", "GpuWorldError"]
+__all__ = [
+    "FLAG_CAPACITY",
+    "GRAPH_FLAG",
+    "GpuRank",
+    "GpuWorld",
+    "GpuWorldError",
+    "default_ce_lanes",
+    "epilogue_comm_sms",
+    "epilogue_reduction_refusal",
+    "first_tile",
+    "nccl_starvation_risk",
+    "persistent_nccl_refusal",
+    "staged_reductions_refusal",
+]

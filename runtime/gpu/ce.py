@@ -32,7 +32,7 @@ from syncopate.runtime.abi import SyncState
 from syncopate.runtime.gpu import device, flags
 from syncopate.runtime.gpu.errors import GpuWorldError
 from syncopate.runtime.gpu.gather_tokens import GatherTokens, source_rank
-from syncopate.runtime.sim_world import rows
+from syncopate.runtime.rows import rows
 
 if TYPE_CHECKING:
     from syncopate.runtime.gpu.world import GpuWorld

@@ -19,7 +19,7 @@ from syncopate.dialects.chunk import PlanOp
 from syncopate.ir.analysis import deps
 from syncopate.ir.analysis.deps import ConcreteChunk
 from syncopate.runtime.gpu.errors import GpuWorldError
-from syncopate.runtime.sim_world import rows
+from syncopate.runtime.rows import rows
 from syncopate.runtime.staging import owner_regions
 
 if TYPE_CHECKING:

@@ -31,7 +31,7 @@ from syncopate.runtime.gpu.errors import GpuWorldError
 from syncopate.runtime.gpu.flags import FLAG_CAPACITY
 from syncopate.runtime.gpu.gather_tokens import GatherTokens
 from syncopate.runtime.gpu.memory import staging_key
-from syncopate.runtime.sim_world import rows
+from syncopate.runtime.rows import rows
 from syncopate.runtime.staging import StagingLayout, owner_regions, reduce_table
 
 if TYPE_CHECKING:

@@ -3,7 +3,7 @@
 the store with `boundary_check`, a GROUP_M swizzle, and the output cast to the
 output pointer's element type. Triton 3.9 removed block pointers, so on the
 CPU the reference runs the kernel with them lowered to pointer arithmetic
-(runtime/check.py reference_kernel); GPUs with Triton 3.6 run it as written."""
+(runtime/harness/check.py reference_kernel); GPUs with Triton 3.6 run it as written."""
 
 import torch
 import triton

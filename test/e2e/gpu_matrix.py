@@ -71,9 +71,9 @@ def say(world, case: str, ok: bool, why: str = "") -> None:
 
 
 def matrix(world, only: str | None) -> None:
-    from syncopate.runtime.check import compile_workload
-    from syncopate.runtime.check_gpu import run_gpu
-    from syncopate.runtime.workload import load_workload
+    from syncopate.runtime.harness.check import compile_workload
+    from syncopate.runtime.harness.check_gpu import run_gpu
+    from syncopate.runtime.harness.workload import load_workload
 
     cases = [(ex, pipe, None, 1) for ex, pipe in CASES] + [(ex, pipe, plans, LANES) for ex, pipe, plans in LANE_CASES]
     for example, pipeline, plans, lanes in cases:
@@ -102,9 +102,9 @@ def matrix(world, only: str | None) -> None:
 def _ag_setup(world, backend: str, lanes: int = 1):
     """ag_gemm fused with ``backend`` (4 chunks per rank, ``lanes`` ce lanes):
     (launch callable, gathered buffer, own rows, reference)."""
-    from syncopate.runtime.check import compile_workload
+    from syncopate.runtime.harness.check import compile_workload
     from syncopate.runtime.fused import FusedKernel
-    from syncopate.runtime.workload import load_workload, shard_bounds
+    from syncopate.runtime.harness.workload import load_workload, shard_bounds
 
     workload = load_workload(str(EXAMPLES / "ag_gemm.py"))
     plans = ["all-gather{tensor=a_ptr dim=0 chunks_per_rank=4}"] if lanes > 1 else None
@@ -193,9 +193,9 @@ def back_to_back(world, backend: str, graph: bool, launches: int = 200) -> None:
     rows. ``graph``: one launch captured once and replayed, its inputs
     copied into the captured buffers before each replay. Every output is
     checked after the loop."""
-    from syncopate.runtime.check import compile_workload
+    from syncopate.runtime.harness.check import compile_workload
     from syncopate.runtime.fused import FusedKernel
-    from syncopate.runtime.workload import load_workload, shard_bounds
+    from syncopate.runtime.harness.workload import load_workload, shard_bounds
 
     case = f"back-to-back {'graph' if graph else 'eager'} x{launches} ag_gemm backend={backend}"
     saved, world.spin_limit = world.spin_limit, 0  # a bounded spin synchronizes the host after each launch
@@ -258,7 +258,7 @@ def back_to_back(world, backend: str, graph: bool, launches: int = 200) -> None:
 
 
 def debug_spin(world) -> None:
-    from syncopate.runtime.gpu_world import GpuWorldError
+    from syncopate.runtime.gpu import GpuWorldError
 
     case = "debug spin-limit lost chunk"
     saved = (world.spin_limit, world.lost)
@@ -295,7 +295,7 @@ def rs_back_to_back(world, reduce: str, launches: int = 8, replays: int = 20) ->
     from syncopate.bench.fused import program_for
     from syncopate.bench.gemm import gemm_kernel, launch_gemm
     from syncopate.runtime.fused import FusedKernel
-    from syncopate.runtime.gpu_world import epilogue_comm_sms
+    from syncopate.runtime.gpu import epilogue_comm_sms
 
     case = f"rs back-to-back graph {launches}x{replays} reduce={reduce}"
     try:
@@ -352,8 +352,8 @@ def corpus_paths() -> list[Path]:
 
 
 def corpus(world) -> None:
-    from syncopate.runtime.check import compile_workload
-    from syncopate.runtime.check_gpu import run_gpu
+    from syncopate.runtime.harness.check import compile_workload
+    from syncopate.runtime.harness.check_gpu import run_gpu
     from test_corpus_fusion import _workload
 
     for path in corpus_paths():
@@ -371,7 +371,7 @@ def corpus(world) -> None:
 
 def main() -> int:
     os.environ.pop("TRITON_INTERPRET", None)
-    from syncopate.runtime.gpu_world import GpuWorld
+    from syncopate.runtime.gpu import GpuWorld
 
     only = sys.argv[1] if len(sys.argv) > 1 else None
     # bounded spins (about 10 s): a broken case reports instead of hanging the whole run

@@ -104,7 +104,7 @@ def test_world_size_mismatch_is_reported(world: int):
     done = _torchrun(world, "-m", "syncopate.tools.overlap_run", str(ROOT / "examples" / "ag_gemm.py"), "--gpu",
                      "--plan", f"all-gather{{tensor=a_ptr dim=0 world={world + 1}}}")
     assert done.returncode != 0
-    # checked before the GPU world is built (runtime/check.py), on every rank
+    # checked before the GPU world is built (runtime/harness/check.py), on every rank
     assert f"plan @ag is for world={world + 1}, but it runs on {world} GPUs" in done.stderr + done.stdout
 
 

@@ -73,7 +73,7 @@ class Mutant:
 
 def mutant(rng: random.Random, index: int) -> Mutant:
     """The ``index``-th mutant of ``rng``'s sequence."""
-    from syncopate.runtime.sim import DELIVERY_ORDERS
+    from syncopate.runtime.sim.delivery import DELIVERY_ORDERS
 
     kinds = sorted(rng.sample(KINDS, rng.randint(1, 3)))
     shift = rng.choice((1, 3, 8, 16, 17)) if "shift" in kinds else 0
@@ -131,9 +131,9 @@ def outcome(case: Mutant, seconds: int = 120) -> str:
     from syncopate.ir.plans.errors import PlanError
     from syncopate.lowering.triton_emitter import EmitError
     from syncopate.runtime.abi import AbiError
-    from syncopate.runtime.check import RunError, compile_workload, run_simulated
-    from syncopate.runtime.sim import SimulationError
-    from syncopate.runtime.workload import WorkloadError, load_workload
+    from syncopate.runtime.harness.check import RunError, compile_workload, run_simulated
+    from syncopate.runtime.sim.delivery import SimulationError
+    from syncopate.runtime.harness.workload import WorkloadError, load_workload
 
     def expire(*_):
         raise _Timeout

@@ -21,7 +21,7 @@ import triton
 import triton.language as tl
 
 from syncopate.runtime.gpu.device import write_value as _write_value
-from syncopate.runtime.gpu_world import GpuWorld
+from syncopate.runtime.gpu import GpuWorld
 
 
 @triton.jit

@@ -31,7 +31,7 @@ def main() -> None:
     from syncopate.bench.configs import GemmConfig
     from syncopate.bench.fused import _PROGRAMS, program_for
     from syncopate.bench.gemm import gemm_kernel, launch_gemm
-    from syncopate.runtime import gpu_world
+    from syncopate.runtime import gpu as gpu_world
     from syncopate.runtime.fused import FusedKernel
     from syncopate.runtime.gpu import ce, gather_tokens
     from syncopate.runtime.gpu import rank as gpu_rank

@@ -18,7 +18,7 @@ from syncopate.bench.configs import GemmConfig
 from syncopate.bench.fused import program_for
 from syncopate.bench.gemm import gemm_kernel, launch_gemm
 from syncopate.runtime.fused import FusedKernel
-from syncopate.runtime.gpu_world import GpuWorld
+from syncopate.runtime.gpu import GpuWorld
 
 world = GpuWorld.from_torchrun()
 w, r = world.world, world.rank

@@ -19,7 +19,7 @@ from syncopate.bench.configs import GemmConfig
 from syncopate.bench.fused import program_for
 from syncopate.bench.gemm import gemm_kernel, grid, kernel_constexprs, launch_gemm
 from syncopate.runtime.fused import FusedKernel, arguments_key
-from syncopate.runtime.gpu_world import GpuWorld
+from syncopate.runtime.gpu import GpuWorld
 
 M = K = N = 1024
 

@@ -22,9 +22,9 @@ import pytest
 
 from syncopate.ir.analysis import deps
 from syncopate.ir.analysis.deps import HostOverflow, eval_host, tdiv, tmod
-from syncopate.runtime.check import compile_workload
+from syncopate.runtime.harness.check import compile_workload
 from syncopate.runtime.errors import AbiError
-from syncopate.runtime.workload import load_workload
+from syncopate.runtime.harness.workload import load_workload
 from syncopate.tools import overlap_run
 
 WORKLOAD = Path(__file__).resolve().parents[1] / "workloads" / "negative_mod_rs.py"

@@ -6,7 +6,7 @@ the simulator delivers chunk by chunk."""
 
 import torch
 
-from syncopate.runtime.sim_world import SimWorld
+from syncopate.runtime.sim.world import SimWorld
 
 
 class SimulatedGpu:

@@ -4,7 +4,7 @@ the simulated-rank check, or says why no plan applies.
 A corpus file states its fusion in one of three ways:
 
 * a workload (``KERNEL``, ``PLANS``, ``COLLECTIVES``, ``make_inputs``,
-  ``launch``; see ``syncopate.runtime.workload``);
+  ``launch``; see ``syncopate.runtime.harness.workload``);
 * ``FUSE = (plan spec, index of the gathered argument in make_case's args,
   dim)``: the workload is derived from ``make_case``: each rank holds its
   shard of that argument (``shard_bounds``), ``launch`` runs the case with
@@ -50,7 +50,7 @@ def _load(path: Path):
 
 def _derived_workload(path: Path, corpus) -> "types.ModuleType":
     """A workload built from ``FUSE`` and ``make_case`` (see the module docstring)."""
-    from syncopate.runtime.workload import shard_bounds
+    from syncopate.runtime.harness.workload import shard_bounds
 
     spec, index, dim = corpus.FUSE
     case = corpus.make_case(SEED)
@@ -77,7 +77,7 @@ def _derived_workload(path: Path, corpus) -> "types.ModuleType":
 
 
 def _workload(path: Path):
-    from syncopate.runtime.workload import Workload
+    from syncopate.runtime.harness.workload import Workload
 
     corpus = _load(path)
     if hasattr(corpus, "PLANS"):
@@ -102,8 +102,8 @@ FUSED = [p for p in CORPUS_FILES if any(f"\n{n} = " in p.read_text() for n in ("
 @pytest.mark.parametrize("world", WORLDS)
 @pytest.mark.parametrize("path", FUSED, ids=lambda p: p.stem)
 def test_fuses_and_matches(path: Path, world: int):
-    from syncopate.runtime.check import compile_workload, run_simulated
-    from syncopate.runtime.sim import DELIVERY_ORDERS
+    from syncopate.runtime.harness.check import compile_workload, run_simulated
+    from syncopate.runtime.sim.delivery import DELIVERY_ORDERS
 
     workload = _workload(path)
     program = compile_workload(workload, world)

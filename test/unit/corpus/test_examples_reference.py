@@ -1,5 +1,5 @@
 """The workload files in examples/: their single-GPU launch, fed the tensors
-the collective would produce (formed here with torch, as runtime/workload.py's
+the collective would produce (formed here with torch, as runtime/harness/workload.py's
 semantics say), matches a pure-torch computation of the same math."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import os
 import pytest
 import torch
 
-from syncopate.runtime.workload import load_workload, shard_bounds
+from syncopate.runtime.harness.workload import load_workload, shard_bounds
 
 EXAMPLES = os.path.join(os.path.dirname(__file__), "..", "..", "..", "examples")
 NAMES = ["ag_gemm", "gemm_rs", "ag_gemm_k", "a2a_grouped_gemm", "attention_ag_kv", "ag_gemm_persistent",

@@ -23,7 +23,7 @@ from syncopate.lowering.compile import compile_module
 from syncopate.passes.lower_chunk_to_tile import LowerChunkToTilePass
 from syncopate.passes.overlap_pipeline import OverlapPipelinePass
 from syncopate.passes.verify_sync import VerifySyncPass, verify
-from syncopate.runtime.workload import load_workload
+from syncopate.runtime.harness.workload import load_workload
 
 ROOT = Path(__file__).resolve().parents[3]
 EXAMPLES = sorted((ROOT / "examples").glob("*.py"))

@@ -22,7 +22,7 @@ from syncopate.dialects import tile
 from syncopate.ir.frontend.triton_import import import_file
 from syncopate.lowering.compile import compile_module
 from syncopate.lowering.triton_emitter import emit_module
-from syncopate.runtime.workload import load_workload, with_world
+from syncopate.runtime.harness.workload import load_workload, with_world
 
 ROOT = Path(__file__).resolve().parents[3]
 KERNEL_FILES = sorted(

@@ -102,7 +102,7 @@ def test_a_ranks_pieces_cover_exactly_its_workload_shard(collective: str, world:
     from syncopate.ir.analysis import deps
     from syncopate.ir.context import make_context
     from syncopate.ir.plans.cli import load_plans
-    from syncopate.runtime.workload import shard_bounds
+    from syncopate.runtime.harness.workload import shard_bounds
 
     plan = load_plans([f"{collective}{{tensor=a_ptr dim=0 world={world} chunks_per_rank={per_rank}}}"],
                       make_context())[0]

@@ -11,8 +11,8 @@ from xdsl.dialects.builtin import DictionaryAttr, StringAttr
 from syncopate.ir import contract
 from syncopate.ir.contract import ABI_ATTR, AbiKey, ChunkTable
 from syncopate.runtime.abi import LaunchPlan, SyncState, chunk_tables
-from syncopate.runtime.check import compile_workload
-from syncopate.runtime.workload import load_workload
+from syncopate.runtime.harness.check import compile_workload
+from syncopate.runtime.harness.workload import load_workload
 
 ROOT = Path(__file__).resolve().parents[3]
 

@@ -30,7 +30,11 @@ LAYERS = [
     ("syncopate.ir.analysis", 5),
     ("syncopate.passes", 6),
     ("syncopate.lowering", 7),
-    ("syncopate.runtime", 8),
+    ("syncopate.runtime", 8),  # what every world needs: the launch ABI, the fused-kernel facade, rows, staging
+    ("syncopate.runtime.sim", 8.5),  # simulated ranks
+    ("syncopate.runtime.gpu", 8.5),  # the GPU World (neither imports the other: test below)
+    ("syncopate.runtime.harness", 8.7),  # workload files and the checks, which drive either world
+    ("syncopate.runtime.workload", 8.8),  # the public path of the workload contract (re-exports the harness's)
     ("syncopate.pytorch", 9),
     ("syncopate.ops", 10),
     ("syncopate.tp", 10),
@@ -99,6 +103,16 @@ def test_imports_flow_one_way():
 def test_the_runtime_imports_nothing_from_passes():
     offenders = [f"{p.relative_to(ROOT)}:{line}: {name}" for p in sorted((ROOT / "runtime").rglob("*.py"))
                  for line, name in imports(p) if name.startswith("syncopate.passes")]
+    assert offenders == []
+
+
+def test_the_worlds_import_nothing_of_each_other():
+    """Simulated ranks and the GPU World share only what lives below both (runtime/)."""
+    offenders = []
+    for mine, theirs in (("sim", "gpu"), ("gpu", "sim")):
+        offenders += [f"{p.relative_to(ROOT)}:{line}: {name}" for p in sorted((ROOT / "runtime" / mine).rglob("*.py"))
+                      for line, name in imports(p) if name.startswith(f"syncopate.runtime.{theirs}.")
+                      or name == f"syncopate.runtime.{theirs}"]
     assert offenders == []
 
 

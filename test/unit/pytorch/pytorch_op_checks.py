@@ -343,7 +343,7 @@ def compile_autotuned(rank, world):
 
 
 def _example(name):
-    from syncopate.runtime.workload import load_workload
+    from syncopate.runtime.harness.workload import load_workload
 
     # The package root is the repository root, so the workload examples sit next to syncopate/__init__.py.
     return load_workload(os.path.join(os.path.dirname(os.path.abspath(syncopate.__file__)), "examples",

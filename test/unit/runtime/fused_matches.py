@@ -4,8 +4,8 @@ delivery order (sanitizer on), and waits at least once."""
 
 from __future__ import annotations
 
-from syncopate.runtime.check import compile_workload, run_simulated
-from syncopate.runtime.sim import DELIVERY_ORDERS
+from syncopate.runtime.harness.check import compile_workload, run_simulated
+from syncopate.runtime.sim.delivery import DELIVERY_ORDERS
 
 
 def assert_fuses_and_matches(workload, world: int) -> None:

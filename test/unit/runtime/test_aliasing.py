@@ -13,8 +13,8 @@ import torch
 
 from syncopate.runtime.abi import AbiError, LaunchPlan
 from syncopate.runtime.aliasing import may_overlap
-from syncopate.runtime.check import compile_workload
-from syncopate.runtime.workload import load_workload
+from syncopate.runtime.harness.check import compile_workload
+from syncopate.runtime.harness.workload import load_workload
 
 WORKLOAD = load_workload(str(Path(__file__).resolve().parents[1] / "workloads" / "rowwise_rows.py"))
 COLS = WORKLOAD.module.COLS

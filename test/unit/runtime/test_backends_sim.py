@@ -15,9 +15,9 @@ from syncopate.dialects.chunk import PlanOp
 from syncopate.ir.analysis import deps
 from syncopate.ir.context import make_context
 from syncopate.ir.plans.cli import load_plans
-from syncopate.runtime.check import compile_workload, run_simulated
-from syncopate.runtime.sim import SimulationError
-from syncopate.runtime.workload import load_workload
+from syncopate.runtime.harness.check import compile_workload, run_simulated
+from syncopate.runtime.sim.delivery import SimulationError
+from syncopate.runtime.harness.workload import load_workload
 
 EXAMPLES = Path(__file__).resolve().parents[3] / "examples"
 

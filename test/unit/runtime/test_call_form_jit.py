@@ -14,7 +14,7 @@ from syncopate.dialects import tile
 from syncopate.ir.frontend.triton_import import import_source
 from fused_matches import assert_fuses_and_matches
 
-from syncopate.runtime.workload import load_workload
+from syncopate.runtime.harness.workload import load_workload
 
 PATH = Path(__file__).resolve().parents[1] / "workloads" / "call_form_jit.py"
 

@@ -11,7 +11,7 @@ import pytest
 
 from fused_matches import assert_fuses_and_matches
 
-from syncopate.runtime.workload import load_workload
+from syncopate.runtime.harness.workload import load_workload
 
 PATH = Path(__file__).resolve().parents[1] / "workloads" / "constexpr_branch_rows.py"
 

@@ -12,8 +12,8 @@ from xdsl.utils.exceptions import PassFailedException
 
 from fused_matches import assert_fuses_and_matches
 
-from syncopate.runtime.check import compile_workload
-from syncopate.runtime.workload import load_workload
+from syncopate.runtime.harness.check import compile_workload
+from syncopate.runtime.harness.workload import load_workload
 
 PATH = Path(__file__).resolve().parents[1] / "workloads" / "constexpr_stride_rows.py"
 

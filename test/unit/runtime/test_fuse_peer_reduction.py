@@ -8,13 +8,13 @@ import pytest
 import torch
 
 from syncopate.runtime.abi import LaunchPlan, epilogue_order_error, fused_reductions
-from syncopate.runtime.check import run_simulated
+from syncopate.runtime.harness.check import run_simulated
 from syncopate.runtime.fused import FusedKernel, FusedProgram, compile_fused
 from syncopate.runtime.local import LocalRank
-from syncopate.runtime.sim import SimulationError
-from syncopate.runtime.sim_world import SimWorld
+from syncopate.runtime.sim.delivery import SimulationError
+from syncopate.runtime.sim.world import SimWorld
 from syncopate.runtime.staging import StagingError, StagingLayout, owner_regions, reduce_table
-from syncopate.runtime.workload import load_workload
+from syncopate.runtime.harness.workload import load_workload
 
 EXAMPLE = "examples/gemm_rs_tma.py"
 EPILOGUE = "overlap{backend=ce reduce=epilogue}"
@@ -56,7 +56,7 @@ def test_a_tile_that_adds_without_waiting_reads_nan(tmp_path):
 
 
 def test_a_table_missing_a_peer_leaves_its_partial_out(monkeypatch):
-    import syncopate.runtime.sim_epilogue as sim_epilogue
+    import syncopate.runtime.sim.epilogue as sim_epilogue
 
     original = sim_epilogue.reduce_table
     monkeypatch.setattr(sim_epilogue, "reduce_table", lambda *a: [r for r in original(*a) if r[0] != 0] or original(*a)[:0])
@@ -150,7 +150,7 @@ def test_reduce_table_refuses_a_staging_buffer_of_another_shape():
 def test_a_persistent_grid_must_leave_an_sm_per_spinning_stream_on_gpus():
     """The communication stream and each ce lane may each hold an SM while
     they spin (a launch with one SM free hung on nvidia-h200-x2)."""
-    from syncopate.runtime.gpu_world import epilogue_comm_sms, epilogue_reduction_refusal
+    from syncopate.runtime.gpu import epilogue_comm_sms, epilogue_reduction_refusal
 
     prog = program(2)
     launch = _launch_plan(prog, 2)

@@ -20,8 +20,8 @@ from xdsl.utils.exceptions import DiagnosticException
 from syncopate.ir.frontend.errors import FrontendError
 from syncopate.ir.plans.errors import PlanError
 from syncopate.runtime.abi import AbiError
-from syncopate.runtime.check import RunError, compile_workload, run_simulated
-from syncopate.runtime.workload import WorkloadError, load_workload
+from syncopate.runtime.harness.check import RunError, compile_workload, run_simulated
+from syncopate.runtime.harness.workload import WorkloadError, load_workload
 
 CLEAN_REFUSALS = (PlanError, FrontendError, DiagnosticException, AbiError, RunError, WorkloadError)
 
@@ -30,7 +30,7 @@ import torch
 import triton
 import triton.language as tl
 
-from syncopate.runtime.workload import shard_bounds
+from syncopate.runtime.harness.workload import shard_bounds
 
 
 @triton.jit

@@ -12,11 +12,11 @@ import torch
 from triton.tools.tensor_descriptor import TensorDescriptor
 
 from syncopate.runtime.abi import AbiError, launch_env
-from syncopate.runtime.check import compile_workload, run_simulated
+from syncopate.runtime.harness.check import compile_workload, run_simulated
 from syncopate.runtime.descriptors import runtime_params
 from syncopate.runtime.gpu.rank import launch_keys
-from syncopate.runtime.sim import DELIVERY_ORDERS
-from syncopate.runtime.workload import load_workload
+from syncopate.runtime.sim.delivery import DELIVERY_ORDERS
+from syncopate.runtime.harness.workload import load_workload
 from syncopate.tools import overlap_run
 
 WORKLOADS = Path(__file__).resolve().parents[1] / "workloads"

@@ -1,5 +1,5 @@
 """Isolated delivery and second-poll arrival on simulated ranks
-(runtime/sim.py): each program runs against a fresh world holding only the
+(runtime/sim/delivery.py): each program runs against a fresh world holding only the
 chunks it waited for itself, a produced chunk counts only what its tiles
 wrote before signalling it, and a chunk lands only when a wait polls its flag
 a second time. Each test sabotages the synchronisation one way and shows
@@ -24,12 +24,12 @@ from syncopate.ir.analysis.deps import ConcreteChunk
 from syncopate.ir.context import make_context
 from syncopate.ir.frontend.triton_import import import_file
 from syncopate.ir.plans.cli import load_plans
-from syncopate.runtime.check import compile_workload, run_simulated
+from syncopate.runtime.harness.check import compile_workload, run_simulated
 from syncopate.lowering.compile import run_pipeline
 from syncopate.runtime.fused import FusedProgram, load_program
-from syncopate.runtime.sim import DeliveryHook, Incoming, IsolatedOutput, Outgoing, SimulationError
-from syncopate.runtime.sim_world import output_reads
-from syncopate.runtime.workload import load_workload
+from syncopate.runtime.sim.delivery import DeliveryHook, Incoming, IsolatedOutput, Outgoing, SimulationError
+from syncopate.runtime.sim.world import output_reads
+from syncopate.runtime.harness.workload import load_workload
 
 ROOT = Path(__file__).resolve().parents[3]
 WORKLOADS = Path(__file__).resolve().parents[1] / "workloads"

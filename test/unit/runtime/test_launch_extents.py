@@ -10,11 +10,11 @@ import pytest
 import torch
 
 from syncopate.runtime.abi import AbiError, LaunchPlan, launch_env
-from syncopate.runtime.check import compile_workload, run_simulated
+from syncopate.runtime.harness.check import compile_workload, run_simulated
 from syncopate.runtime.fused import LaunchFacts
 from syncopate.runtime.gpu.rank import launch_keys
-from syncopate.runtime.sim import DELIVERY_ORDERS
-from syncopate.runtime.workload import load_workload
+from syncopate.runtime.sim.delivery import DELIVERY_ORDERS
+from syncopate.runtime.harness.workload import load_workload
 
 WORKLOAD = load_workload(str(Path(__file__).resolve().parents[1] / "workloads" / "rowwise_rows.py"))
 COLS = WORKLOAD.module.COLS

@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 import torch
 
-from syncopate.runtime.check import compile_workload, run_simulated
-from syncopate.runtime.sim import DELIVERY_ORDERS
-from syncopate.runtime.workload import load_workload
+from syncopate.runtime.harness.check import compile_workload, run_simulated
+from syncopate.runtime.sim.delivery import DELIVERY_ORDERS
+from syncopate.runtime.harness.workload import load_workload
 
 WORKLOAD = load_workload(str(Path(__file__).resolve().parents[1] / "workloads" / "moe_topk_gather.py"))
 

@@ -6,7 +6,7 @@ masks), not only floats."""
 import pytest
 import torch
 
-from syncopate.runtime.check_gpu import _poison_allocator
+from syncopate.runtime.harness.check_gpu import _poison_allocator
 
 
 @pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16, torch.float16, torch.int8, torch.uint8,

@@ -12,8 +12,8 @@ from xdsl.parser import Parser
 
 from syncopate.ir.context import make_context
 from syncopate.runtime.abi import AbiError
-from syncopate.runtime.check import compile_workload, run_simulated
-from syncopate.runtime.workload import load_workload
+from syncopate.runtime.harness.check import compile_workload, run_simulated
+from syncopate.runtime.harness.workload import load_workload
 
 EXAMPLES = Path(__file__).resolve().parents[3] / "examples"
 

@@ -1,4 +1,4 @@
-"""The address sanitizer of simulated ranks (runtime/sim_sanitizer.py) on
+"""The address sanitizer of simulated ranks (runtime/sim/sanitizer.py) on
 addresses given directly: which reads and writes it reports, and what a
 report names."""
 
@@ -10,7 +10,7 @@ import numpy as np
 import torch
 
 from syncopate.ir.analysis.deps import ConcreteChunk
-from syncopate.runtime.sim_sanitizer import AddressSanitizer
+from syncopate.runtime.sim.sanitizer import AddressSanitizer
 
 EPOCH = 3
 

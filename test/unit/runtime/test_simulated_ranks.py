@@ -26,13 +26,13 @@ from syncopate.ir.analysis import deps
 from syncopate.ir.context import make_context
 from syncopate.ir.frontend.triton_import import import_file
 from syncopate.ir.plans.cli import load_plans
-from syncopate.runtime import check
-from syncopate.runtime.check import compile_workload, run_simulated
+from syncopate.runtime.harness import check
+from syncopate.runtime.harness.check import compile_workload, run_simulated
 from syncopate.lowering.compile import run_pipeline
 from syncopate.runtime.fused import FusedKernel, load_program
-from syncopate.runtime.sim import DELIVERY_ORDERS, SimulationError
-from syncopate.runtime.sim_world import SimWorld
-from syncopate.runtime.workload import load_workload
+from syncopate.runtime.sim.delivery import DELIVERY_ORDERS, SimulationError
+from syncopate.runtime.sim.world import SimWorld
+from syncopate.runtime.harness.workload import load_workload
 
 EXAMPLES = Path(__file__).resolve().parents[3] / "examples"
 WORKLOADS = ["ag_gemm", "gemm_rs", "ag_gemm_k", "a2a_grouped_gemm", "attention_ag_kv", "ag_gemm_persistent",
@@ -177,7 +177,7 @@ def test_check_reports_mismatch_shapes():
 
 TALL_PERSISTENT = """
 import torch
-from syncopate.runtime.workload import load_workload
+from syncopate.runtime.harness.workload import load_workload
 _P = load_workload({path!r}).module
 KERNEL, PLANS, COLLECTIVES = _P.KERNEL, _P.PLANS, _P.COLLECTIVES
 

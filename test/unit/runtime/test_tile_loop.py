@@ -10,8 +10,8 @@ import torch
 
 from syncopate.ir.analysis import deps
 from syncopate.runtime.abi import AbiError, LaunchPlan, tile_grid
-from syncopate.runtime.check import compile_workload
-from syncopate.runtime.workload import load_workload
+from syncopate.runtime.harness.check import compile_workload
+from syncopate.runtime.harness.workload import load_workload
 
 PARAMS = {"M": 50, "N": 36, "K": 40, "BLOCK_M": 16, "BLOCK_N": 16, "BLOCK_K": 16, "PROGRAMS": 3, "stride_am": 40,
           "stride_ak": 1, "stride_bk": 36, "stride_bn": 1, "stride_cm": 36, "stride_cn": 1}

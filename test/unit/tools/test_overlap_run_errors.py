@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from syncopate.runtime.check import compile_workload, run_simulated
-from syncopate.runtime.sim import SimulationError
-from syncopate.runtime.workload import load_workload
+from syncopate.runtime.harness.check import compile_workload, run_simulated
+from syncopate.runtime.sim.delivery import SimulationError
+from syncopate.runtime.harness.workload import load_workload
 from syncopate.tools import overlap_run
 
 BASE = Path(__file__).resolve().parents[1] / "workloads" / "ifelse_gather.py"
@@ -167,8 +167,8 @@ def test_a_pipeline_without_waits_is_refused(capsys):
 def test_a_simulation_failure_prints_a_short_summary(monkeypatch, capsys):
     """A failure listing thousands of chunks shows the first few lines and a
     one-line summary per delivery order."""
-    from syncopate.runtime import check
-    from syncopate.runtime.sim import SimulationError
+    from syncopate.runtime.harness import check
+    from syncopate.runtime.sim.delivery import SimulationError
 
     def fail(*_args, **_kwargs):
         raise SimulationError("produced chunks never announced complete:\n" + "\n".join(f"  chunk {i}" for i in range(5000)))

@@ -48,15 +48,15 @@ import pytest
 import torch
 
 from syncopate.ir.analysis import deps
-from syncopate.runtime import gpu_world
+from syncopate.runtime import gpu as gpu_world
 from syncopate.runtime.abi import SyncState
-from syncopate.runtime.check import compile_workload
+from syncopate.runtime.harness.check import compile_workload
 from syncopate.runtime.fused import FusedKernel
 from syncopate.runtime.gpu import device, policies
 from syncopate.runtime.gpu import rank as gpu_rank
 from syncopate.runtime.gpu.gather_tokens import GatherTokens, peer_reads
-from syncopate.runtime.sim_world import rows
-from syncopate.runtime.workload import load_workload
+from syncopate.runtime.rows import rows
+from syncopate.runtime.harness.workload import load_workload
 
 EXAMPLES = Path(__file__).resolve().parents[4] / "examples"
 LAUNCHES = 3

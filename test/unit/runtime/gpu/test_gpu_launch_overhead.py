@@ -29,11 +29,11 @@ import pytest
 import torch
 
 import syncopate
-from syncopate.runtime.check import compile_workload
+from syncopate.runtime.harness.check import compile_workload
 from syncopate.runtime.fused import FusedKernel
 from syncopate.runtime.gpu import device, policies
 from syncopate.runtime.gpu.world import GpuWorld
-from syncopate.runtime.workload import load_workload
+from syncopate.runtime.harness.workload import load_workload
 
 EXAMPLES = Path(__file__).resolve().parents[4] / "examples"
 PACKAGE = os.path.dirname(os.path.abspath(syncopate.__file__))

@@ -36,11 +36,11 @@ import pytest
 import torch
 
 from syncopate.ir.analysis import deps
-from syncopate.runtime.check import compile_workload
+from syncopate.runtime.harness.check import compile_workload
 from syncopate.runtime.fused import FusedKernel
 from syncopate.runtime.gpu import device, memory, policies
 from syncopate.runtime.gpu.world import GpuWorld
-from syncopate.runtime.workload import load_workload, shard_bounds
+from syncopate.runtime.harness.workload import load_workload, shard_bounds
 
 EXAMPLES = Path(__file__).resolve().parents[4] / "examples"
 WORLD = 2

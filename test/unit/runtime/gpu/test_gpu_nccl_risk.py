@@ -6,9 +6,9 @@ SM while NCCL's kernel needs one."""
 import pytest
 
 from syncopate.runtime.abi import LaunchPlan
-from syncopate.runtime.check import compile_workload
-from syncopate.runtime.gpu_world import first_tile, nccl_starvation_risk, persistent_nccl_refusal
-from syncopate.runtime.workload import load_workload
+from syncopate.runtime.harness.check import compile_workload
+from syncopate.runtime.gpu import first_tile, nccl_starvation_risk, persistent_nccl_refusal
+from syncopate.runtime.harness.workload import load_workload
 
 AG_PARAMS = {"M": 50, "N": 36, "K": 40, "BLOCK_M": 16, "BLOCK_N": 16, "BLOCK_K": 16}
 

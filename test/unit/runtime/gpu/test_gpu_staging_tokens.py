@@ -14,11 +14,11 @@ import pytest
 import torch
 from test_gpu_reduce_order import plan_and_chunks
 
-from syncopate.runtime import gpu_world
+from syncopate.runtime import gpu as gpu_world
 from syncopate.runtime.abi import LaunchPlan, SyncState
 from syncopate.runtime.gpu import device, reduce_scatter
 from syncopate.runtime.gpu import rank as gpu_rank
-from syncopate.runtime.gpu_world import FLAG_CAPACITY
+from syncopate.runtime.gpu import FLAG_CAPACITY
 from syncopate.runtime.staging import StagingError, StagingLayout, owner_regions
 
 N = 8  # columns of the reduce-scattered output

@@ -12,7 +12,7 @@ import pytest
 import torch
 from test_gpu_reduce_order import chunks as rs_chunks
 
-from syncopate.runtime import gpu_world
+from syncopate.runtime import gpu as gpu_world
 from syncopate.runtime.abi import SyncState
 from syncopate.runtime.gpu import device
 from syncopate.runtime.staging import StagingLayout, owner_regions

@@ -12,7 +12,7 @@ each rank's kernel runs twice:
 1. every arrival flag of the rank raised beforehand (the waits pass
    vacuously, the staged slots hold NaN), to collect each rank's partials
    of its peers' rows as its tiles announce them (a signal raised before
-   the data is written collects NaN, as in runtime/sim.py);
+   the data is written collects NaN, as in runtime/sim/delivery.py);
 2. with the pad back as it was, the staged slots NaN, and each peer's
    partial of an own piece copied into its slot (and its arrival flag
    raised) only when a tile polls that flag, in the world's delivery order;
@@ -35,11 +35,11 @@ import torch
 from syncopate.ir.analysis.deps import ConcreteChunk
 from syncopate.runtime.abi import LaunchPlan, SyncState, epilogue_order_error, fused_reductions
 from syncopate.runtime.fused import FusedProgram
-from syncopate.runtime.sim import Incoming, SimulationError
+from syncopate.runtime.sim.delivery import Incoming, SimulationError
 from syncopate.runtime.staging import StagingLayout, owner_regions, reduce_table
 
 if TYPE_CHECKING:
-    from syncopate.runtime.sim_world import SimRank
+    from syncopate.runtime.sim.world import SimRank
 
 
 @dataclass
@@ -130,7 +130,7 @@ def _run(state: _RankState, partials: dict[tuple[str, int, int, int], torch.Tens
                     incoming.append(_arrival(launch.chunks[name], region, src, layout, state.staging[name], partials))
     state.polls += d.rank.execute(launch, d.program, sync, epoch, incoming, outgoing, state.extra, d.run)
     if not first:
-        from syncopate.runtime.sim_world import LaunchInfo
+        from syncopate.runtime.sim.world import LaunchInfo
 
         sim.launches.setdefault(rank, []).append(LaunchInfo(launch.chunks, launch.graph, state.polls, state.extra))
 

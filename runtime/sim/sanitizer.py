@@ -1,6 +1,6 @@
 """An address-level sanitizer for fused kernels on simulated ranks.
 
-Poison (runtime/sim.py) shows a missing wait only when the unwaited data
+Poison (runtime/sim/delivery.py) shows a missing wait only when the unwaited data
 reaches the output. This check does not depend on that, nor on any model of
 the kernel: while the Triton interpreter runs a fused kernel, it sees the
 actual addresses of every load and store and compares them with what the
@@ -78,7 +78,7 @@ class GuardedTensor:
 @dataclass
 class AddressSanitizer:
     """The check for one rank's launch; install it with a DeliveryHook
-    (runtime/sim.py), which reports the program starts, polls and signals."""
+    (runtime/sim/delivery.py), which reports the program starts, polls and signals."""
 
     rank: int
     epoch: int

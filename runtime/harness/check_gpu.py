@@ -18,7 +18,7 @@ import torch
 
 from syncopate.ir.analysis import deps
 from syncopate.runtime.abi import check_shards
-from syncopate.runtime.check import (
+from syncopate.runtime.harness.check import (
     RUNTIME_ERRORS,
     RankResult,
     RunError,
@@ -31,8 +31,8 @@ from syncopate.runtime.check import (
     outputs_of,
 )
 from syncopate.runtime.fused import FusedKernel, FusedProgram
-from syncopate.runtime.gpu_world import GpuWorld
-from syncopate.runtime.sim_world import rows
+from syncopate.runtime.gpu import GpuWorld
+from syncopate.runtime.rows import rows
 
 ATOL = RTOL = 2e-2  # fp32 tl.dot runs in TF32 on tensor cores; the reference uses the same kernel
 

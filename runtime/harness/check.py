@@ -3,7 +3,7 @@
 Reference: the collective done with torch on every rank's inputs, then the
 original kernel through the workload's own ``launch``. Fused: the same
 ``launch`` with the fused kernel, on buffers the simulated world fills chunk
-by chunk while the kernel runs (runtime/sim_world.py).
+by chunk while the kernel runs (runtime/sim/world.py).
 """
 
 from __future__ import annotations
@@ -20,9 +20,10 @@ from syncopate.ir.analysis import deps
 from syncopate.ir.contract import CONSUMED
 from syncopate.runtime.abi import AbiError
 from syncopate.runtime.fused import FusedKernel, FusedProgram, compile_fused
-from syncopate.runtime.sim import SimulationError
-from syncopate.runtime.sim_world import SimWorld, rows
-from syncopate.runtime.workload import Workload, WorkloadError, with_world
+from syncopate.runtime.sim.delivery import SimulationError
+from syncopate.runtime.rows import rows
+from syncopate.runtime.sim.world import SimWorld
+from syncopate.runtime.harness.workload import Workload, WorkloadError, with_world
 
 ATOL = RTOL = 1e-4
 RUNTIME_ERRORS = (SimulationError, AbiError, WorkloadError)  # raised by the runtime through the user's launch

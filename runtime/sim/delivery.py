@@ -50,7 +50,7 @@ from dataclasses import dataclass, field
 import torch
 
 from syncopate.ir.analysis.deps import ConcreteChunk
-from syncopate.runtime.sim_sanitizer import AddressSanitizer
+from syncopate.runtime.sim.sanitizer import AddressSanitizer
 
 DELIVERY_ORDERS = ("plan", "reversed", "random", "late", "isolated")
 IMMEDIATE = ("plan", "late", "isolated")  # orders that hand a produced chunk over at its last signal

@@ -1,4 +1,4 @@
-"""The simulated World: W ranks in one process (see runtime/sim.py for delivery).
+"""The simulated World: W ranks in one process (see runtime/sim/delivery.py for delivery).
 
 ``SimWorld(world, order, seed).rank(r, sources)`` is the :class:`RankContext`
 a :class:`~syncopate.runtime.fused.FusedKernel` launches through on rank r.
@@ -8,7 +8,7 @@ kernel actually gets is poisoned with NaN outside this rank's local chunks
 before the launch, so only delivered chunks hold data. Reduce-scatter
 partials are collected into ``reduced[(plan, dst)]`` as they are announced;
 kernels that sum them in their epilogue (fuse-peer-reduction) run once
-every rank has launched (runtime/sim_epilogue.py).
+every rank has launched (runtime/sim/epilogue.py).
 """
 
 from __future__ import annotations
@@ -26,17 +26,14 @@ from syncopate.ir.contract import CONSUMED
 from syncopate.ir.contract import AbiKey as K
 from syncopate.runtime.abi import LaunchPlan, SyncState, check_shards, fused_reductions
 from syncopate.runtime.fused import FusedProgram
-from syncopate.runtime.sim import DeliveryHook, Incoming, IsolatedOutput, Outgoing, SimulationError
-from syncopate.runtime.sim_sanitizer import AddressSanitizer
-from syncopate.runtime.sim_epilogue import DeferredLaunch, run_deferred
+from syncopate.runtime.rows import rows
+from syncopate.runtime.sim.delivery import DeliveryHook, Incoming, IsolatedOutput, Outgoing, SimulationError
+from syncopate.runtime.sim.sanitizer import AddressSanitizer
+from syncopate.runtime.sim.epilogue import DeferredLaunch, run_deferred
 
 
 def _nothing() -> None:
     pass
-
-
-def rows(t: torch.Tensor, dim: int, lo: int, hi: int) -> torch.Tensor:
-    return t.narrow(dim, lo, hi - lo)
 
 
 def output_reads(program: FusedProgram, param: str) -> tuple[bool, bool]:
@@ -75,7 +72,7 @@ class SimWorld:
     chunks ``(plan, id)`` that are never delivered (to exercise it);
     ``sanitize`` checks the address of every load and store of a planned
     tensor against the chunks the running tile waited for or announces
-    (runtime/sim_sanitizer.py)."""
+    (runtime/sim/sanitizer.py)."""
 
     world: int
     order: str = "plan"
@@ -93,7 +90,7 @@ class SimWorld:
 
     def defer(self, launch: DeferredLaunch) -> None:
         """Hold a launch of a kernel that reduces in its epilogue until every
-        rank has launched it, then run them all (runtime/sim_epilogue.py)."""
+        rank has launched it, then run them all (runtime/sim/epilogue.py)."""
         if any(d.rank.rank == launch.rank.rank for d in self.deferred):
             raise SimulationError(
                 f"rank {launch.rank.rank} launched a kernel that reduces in its epilogue again before every rank "
@@ -174,8 +171,8 @@ class SimRank:
                 incoming: list[Incoming], outgoing: dict[int, Outgoing], extra: dict[str, Any],
                 run: Callable[..., None], isolated: list[IsolatedOutput] | None = None,
                 params: Mapping[str, Any] | None = None) -> int:
-        """Run the kernel with chunks delivered as it polls (runtime/sim.py); its poll count.
-        ``params``: the launch's arguments, for the address sanitizer (runtime/sim_sanitizer.py;
+        """Run the kernel with chunks delivered as it polls (runtime/sim/delivery.py); its poll count.
+        ``params``: the launch's arguments, for the address sanitizer (runtime/sim/sanitizer.py;
         off where ``SimWorld.sanitize`` is False or without them)."""
         sanitizer = None
         if params is not None and self.sim.sanitize:
