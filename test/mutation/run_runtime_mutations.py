@@ -23,6 +23,9 @@ RECORDS = f"{GPU}/test_gpu_launch_records.py"
 OVERHEAD = f"{GPU}/test_gpu_launch_overhead.py"
 REPLAY = f"{GPU}/test_gpu_replay.py"
 OPS = "test/unit/pytorch/test_fused_ops_cpu.py"
+REPLAYED = "test/unit/pytorch/test_replayed_ops.py"
+OP_PATH = "test/unit/pytorch/test_op_path.py"
+DIRECT = "test/unit/pytorch/test_direct_collectives.py"
 
 MEMOPS = f"{GPU}/test_gpu_stream_memops.py"
 NODE_ARGS = f"{GPU}/test_gpu_kernel_node_args.py"
@@ -166,6 +169,25 @@ MUTATIONS = [
     Mutation("matmul_reduce_scatter returns rank 0's rows", "pytorch/fused_ops.py",
              "    out = c[rank * rows:(rank + 1) * rows]", "    out = c[0:rows]",
              pytest=(OPS,)),
+    # the replayed path and the collectives' options (pytorch/replayed_ops.py, op_path.py, direct_collectives.py)
+    Mutation("a replay returns its static output", "pytorch/replayed_ops.py",
+             "    outs = [out.view(*shape[:-1], -1).clone() for out in replay.static_out]",
+             "    outs = [out.view(*shape[:-1], -1) for out in replay.static_out]", pytest=(REPLAYED,)),
+    Mutation("a replay skips the copy of its input", "pytorch/replayed_ops.py",
+             "    replay.static_in.copy_(A)\n    replay.graph.replay()\n    shape = [*A.shape[:-1], B.shape[1]]",
+             "    replay.graph.replay()\n    shape = [*A.shape[:-1], B.shape[1]]", pytest=(REPLAYED,)),
+    Mutation("the replay key without the weights' addresses", "pytorch/replayed_ops.py",
+             "t.data_ptr() if address else None", "None", pytest=(REPLAYED,)),
+    Mutation("a graph replayed inside the caller's capture", "pytorch/replayed_ops.py",
+             "    if torch.cuda.is_current_stream_capturing():\n        return None\n    replay = _GRAPHS.get(key)",
+             "    replay = _GRAPHS.get(key)", pytest=(REPLAYED,)),
+    Mutation("graphs kept through destroy_process_group", "pytorch/replayed_ops.py",
+             "        clear()\n        return original(*args, **kwargs)", "        return original(*args, **kwargs)",
+             pytest=(REPLAYED,)),
+    Mutation("the replay never measured", "pytorch/op_path.py",
+             '**({"replayed": replayed} if replayed else {})', "", pytest=(OP_PATH,)),
+    Mutation("collectives issued as asynchronous ops", "pytorch/direct_collectives.py",
+             "        opts.asyncOp = False", "        pass", pytest=(DIRECT,)),
 ]
 
 
