@@ -232,11 +232,11 @@ class FunctionImporter:
             body = body[1:]  # docstring
         returned: list[SSAValue] = []
         if body and isinstance(body[-1], ast.Return):
-            self.statements(body[:-1])
+            self.statements(_structured(body[:-1]))
             if body[-1].value is not None:
                 returned = self.return_values(body[-1].value)
         else:
-            self.statements(body)
+            self.statements(_structured(body))
         self.insert(tile.ReturnOp(*returned))
         func_type = FunctionType.from_lists(arg_types, [v.type for v in returned])
         decorators = [ast.unparse(d) for d in node.decorator_list]
@@ -250,13 +250,7 @@ class FunctionImporter:
     # -- statements ----------------------------------------------------------
 
     def statements(self, statements: list[ast.stmt]) -> None:
-        for index, statement in enumerate(statements):
-            if self.loop_depth == 0 and isinstance(statement, ast.If) and _exits(statement.body) and not statement.orelse:
-                # `if c: ...; return` then the rest: the rest is the else branch (Triton's early exit)
-                rest = statements[index + 1 :]
-                guarded = ast.If(test=statement.test, body=statement.body[:-1] or [ast.Pass()], orelse=rest)
-                self.statement(ast.copy_location(guarded, statement))
-                return
+        for statement in statements:
             self.statement(statement)
 
     def statement(self, node: ast.stmt) -> None:
@@ -1353,9 +1347,33 @@ def _called_names(node: ast.AST) -> list[str]:
     return [n for n in names if n is not None]
 
 
-def _exits(body: list[ast.stmt]) -> bool:
-    """A branch that ends with a bare ``return`` (a kernel's early exit)."""
-    return bool(body) and isinstance(body[-1], ast.Return) and body[-1].value is None
+def _structured(body: list[ast.stmt], rest: list[ast.stmt] | None = None) -> list[ast.stmt]:
+    """``body`` and then ``rest``, without early exits: every bare ``return``
+    outside a loop, however deeply nested in ``if``s, is removed, and what
+    would have run after it (the rest of its block, of every block around
+    it, and ``rest``) moves into the arms that fall through instead (Triton's
+    early exit). A statement list that may run on is copied into each such
+    arm; the arms of an ``if`` with no exit stay as they are. A ``return``
+    inside a loop, or followed by statements of its own block (which never
+    run), is left for the importer to refuse."""
+    rest = rest or []
+    for index, statement in enumerate(body):
+        if isinstance(statement, ast.Return) and statement.value is None:
+            # statements after it never run: left in place for the importer's error at the return
+            return body[:index] if index == len(body) - 1 else body
+        if isinstance(statement, ast.If) and (_may_exit(statement.body) or _may_exit(statement.orelse)):
+            after = body[index + 1:] + rest
+            arms = (_structured(statement.body, after) or [ast.Pass()],
+                    _structured(statement.orelse, after) or [ast.Pass()])
+            return body[:index] + [ast.copy_location(ast.If(test=statement.test, body=arms[0], orelse=arms[1]),
+                                                     statement)]
+    return body + (_structured(rest) if rest else [])  # the rest may hold exits of its own
+
+
+def _may_exit(body: list[ast.stmt]) -> bool:
+    """Whether a bare ``return`` outside loops ends some path through ``body``."""
+    return any((isinstance(s, ast.Return) and s.value is None)
+               or (isinstance(s, ast.If) and (_may_exit(s.body) or _may_exit(s.orelse))) for s in body)
 
 
 def _is_none(node: ast.expr) -> bool:
