@@ -4,9 +4,11 @@ Triton parameters carry no types, so a parameter is typed `!tile.ptr` when it
 reaches the pointer operand of a memory op (tl.load/store/atomic_*, the base
 of tl.make_tensor_descriptor and tl.make_block_ptr) as the leftmost term of `+`/`-` chains, through
 assignments (`p += offset` keeps p a pointer and makes offset none). The left operand of `+` is taken as
-the pointer, as Triton code conventionally writes it: in `offs + ptr` the
-parameter `offs` would be typed `!tile.ptr` (the emitted code is unchanged;
-only the IR types are off), so write pointers on the left.
+the pointer, as Triton code conventionally writes it; a parameter on the
+right of a memory op's pointer operand (`tl.store(row + out_ptr, v)`) is
+the pointer when no parameter heads the left. Otherwise the right-hand
+parameter stays untyped, and the importer refuses the memory op whose
+operand is then no pointer, naming its line.
 """
 
 from __future__ import annotations
@@ -80,7 +82,27 @@ def pointer_parameters(func: ast.FunctionDef, aliases: dict[str, str] | None = N
                     pointer_names |= new
                     changed = True
     params = {a.arg for a in (*func.args.args, *func.args.kwonlyargs)}
+    for node in ast.walk(func):  # `tl.store(row + out_ptr, v)` (attorch's `feat_pid + mean_pointer`)
+        name = _pointer_call(node.func, aliases or {}) if isinstance(node, ast.Call) else None
+        position = POINTER_CALLS.get(name) if name is not None else None
+        if position is not None and len(node.args) > position:
+            pointer_names |= _right_pointer(node.args[position], params)
     return pointer_names & params
+
+
+def _right_pointer(node: ast.AST, params: set[str]) -> set[str]:
+    """The parameter among the terms of an ``a + b + ...`` chain written
+    straight into a memory op's pointer operand, when no parameter heads the
+    first term and exactly one term is a parameter (``row * N + x_ptr +
+    cols``): the offsets are plainly not the pointer, and that parameter is."""
+    terms: list[ast.AST] = []
+    while isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        terms.append(node.right)
+        node = node.left
+    if not terms or _leftmost_names(node) & params:
+        return set()
+    named = {t.id for t in terms if isinstance(t, ast.Name) and t.id in params}
+    return named if len(named) == 1 else set()
 
 
 def descriptor_parameters(func: ast.FunctionDef) -> dict[str, int]:

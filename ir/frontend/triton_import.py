@@ -431,7 +431,7 @@ class FunctionImporter:
             args.append(self.constant(1, call))
         options: dict[str, Attribute] = {}
         for keyword in call.keywords:
-            literal = self.static_literal(keyword.value) or self.constexpr_reference(keyword.value)
+            literal = self.option_literal(keyword.value)
             if literal is None:
                 raise self.unsupported(keyword.value, f"`{keyword.arg}=` option of {kind} (a literal or constexpr parameter)")
             options[keyword.arg or ""] = literal
@@ -669,6 +669,12 @@ class FunctionImporter:
                 return self.dtype_of(path)
         return None
 
+    def option_literal(self, node: ast.expr) -> Attribute | None:
+        """A call option given as a literal or a constexpr parameter; None otherwise. (Tested
+        against None: an attribute of ``False`` or ``0`` is falsy, and it is a literal too.)"""
+        literal = self.static_literal(node)
+        return literal if literal is not None else self.constexpr_reference(node)
+
     def callee_path(self, node: ast.expr, required: bool = True) -> str | None:
         """Dotted path of a module-level object (`tl.math.exp2` -> triton.language.math.exp2)."""
         if isinstance(node, ast.Name):
@@ -795,8 +801,8 @@ class FunctionImporter:
         lhs, rhs = self.ssa(lhs_v, node), self.ssa(rhs_v, node)  # type: ignore[arg-type]
         if op_class is tile.AddOp and tile.is_pointer_like(lhs.type):
             return self.insert(tile.AddPtrOp(lhs, rhs, T.broadcast(lhs.type, rhs.type))).results[0]
-        if op_class is tile.AddOp and tile.is_pointer_like(rhs.type):
-            raise self.error(node, "unsupported `offset + pointer`: write the pointer on the left (`pointer + offset`)")
+        if op_class is tile.AddOp and tile.is_pointer_like(rhs.type):  # `row + out_ptr`: the same address
+            return self.insert(tile.AddPtrOp(rhs, lhs, T.broadcast(rhs.type, lhs.type))).results[0]
         result_type = T.broadcast(lhs.type, rhs.type)
         if op_class is tile.TrueDivOp and not isinstance(result_type, tile.AnyValueType):
             element = T.element_of(result_type)
@@ -945,7 +951,7 @@ class FunctionImporter:
                 raise self.unsupported(node, "**kwargs in a call")
             if keyword.arg in skip:
                 continue
-            literal = self.static_literal(keyword.value) or self.constexpr_reference(keyword.value)
+            literal = self.option_literal(keyword.value)
             if literal is not None:
                 static[keyword.arg] = literal
             else:
@@ -1199,7 +1205,7 @@ class FunctionImporter:
         pointer = self.expr(ptr_node)
         if isinstance(pointer, BlockPointer):
             return block_pointers.load(self, pointer, node)
-        ptr = self.ssa(pointer, ptr_node)
+        ptr = self.pointer_operand(self.ssa(pointer, ptr_node), ptr_node, "tl.load")
         mask_node, other_node = self.keyword(node, "mask", 1), self.keyword(node, "other", 2)
         mask = [self.ssa(self.expr(mask_node), mask_node)] if mask_node is not None and not _is_none(mask_node) else []
         other = [self.ssa(self.expr(other_node), other_node)] if other_node is not None and not _is_none(other_node) else []
@@ -1220,7 +1226,8 @@ class FunctionImporter:
         if isinstance(pointer, BlockPointer):
             block_pointers.store(self, pointer, node)
             return []
-        ptr, value = self.ssa(pointer, ptr_node), self.ssa(self.expr(value_node), value_node)
+        ptr = self.pointer_operand(self.ssa(pointer, ptr_node), ptr_node, "tl.store")
+        value = self.ssa(self.expr(value_node), value_node)
         mask_node = self.keyword(node, "mask", 2)
         mask = [self.ssa(self.expr(mask_node), mask_node)] if mask_node is not None and not _is_none(mask_node) else []
         kwargs, static = self.split_kwargs(node, {"pointer", "value", "mask"})
@@ -1228,6 +1235,14 @@ class FunctionImporter:
             raise self.unsupported(node, "tl.store arguments (options must be literals)")
         self.insert(tile.StoreOp(operands=[ptr, value, mask], properties=_static_kwargs(static)))
         return []
+
+    def pointer_operand(self, ptr: SSAValue, node: ast.expr, what: str) -> SSAValue:
+        """``ptr``, refused where it is no pointer: the parameter it comes
+        from was not recognised as one (frontend/pointer_scan.py)."""
+        if tile.is_pointer_like(ptr.type) or isinstance(ptr.type, tile.AnyValueType):
+            return ptr
+        raise self.error(node, f"the pointer operand of {what} is not a pointer (`{ast.unparse(node)}` has type "
+                               f"{ptr.type}): write the pointer parameter first, `x_ptr + offsets`, as Triton code does")
 
     def tl_dot(self, node: ast.Call) -> SSAValue:
         a_node, b_node, acc_node = self.keyword(node, "a", 0), self.keyword(node, "b", 1), self.keyword(node, "acc", 2)

@@ -1,0 +1,24 @@
+# RUN: overlap-opt %s | filecheck %s
+# RUN: overlap-opt %s -t triton | filecheck %s --check-prefix=EMIT
+# `offset + pointer` is the same address as `pointer + offset` (attorch:
+# `tl.store(feat_pid + mean_pointer, mean)`): a tile.addptr with the pointer
+# first. A parameter written on the right of a memory op's pointer operand
+# is the pointer when no parameter heads the left.
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def row_sums(x_ptr, out_ptr, N, BLOCK: tl.constexpr):
+    row = tl.program_id(0)
+    cols = tl.arange(0, BLOCK)
+    x = tl.load(row * N + x_ptr + cols, mask=cols < N, other=0.0)
+    tl.store(row + out_ptr, tl.sum(x, axis=0))
+
+# CHECK:      tile.func @row_sums(%x_ptr: !tile.ptr, %out_ptr: !tile.ptr, %N: !tile.scalar
+# CHECK:      %[[R:.*]] = tile.mul %row, %N
+# CHECK-NEXT: tile.addptr %x_ptr, %[[R]] : !tile.ptr, !tile.scalar -> !tile.ptr
+# CHECK:      %[[P:.*]] = tile.addptr %out_ptr, %row : !tile.ptr, i32 -> !tile.ptr
+# CHECK:      tile.store %{{.*}}, %[[P]]
+# EMIT:       tl.load(x_ptr + row * N + cols, mask=cols < N, other=0.0)
+# EMIT:       tl.store(out_ptr + row, tl.sum(x, axis=0))
