@@ -27,25 +27,24 @@ import torch
 from syncopate.pytorch.op_stats import LOG
 
 
-def is_autotuned(kernel: Any) -> bool:
-    from triton.runtime.autotuner import Autotuner
-
-    return isinstance(kernel, Autotuner)
-
-
 class BenchmarkedConfig:
     """A ``runtime.autotune.ConfigChoice``: the original's autotuner
-    benchmarks on rank 0's arguments' key, and every rank of ``group`` uses
-    rank 0's choice."""
+    (``autotuner``: the ``@triton.autotune`` object among the original's
+    decorators, ``runtime.autotune.autotuner_of``) benchmarks on rank 0's
+    arguments' key, and every rank of ``group`` uses rank 0's choice."""
 
     def __init__(self, autotuner: Any, group: Any):
+        from syncopate.runtime.fused import python_function
+
         self.autotuner = autotuner
         self.group = group
-        self.signature = inspect.signature(autotuner.fn.fn)
+        self.function = python_function(autotuner)
+        self.names = tuple(inspect.signature(self.function).parameters)
         self.chosen: dict[tuple, Any] = {}  # autotuning key -> triton.Config
 
     def __call__(self, grid: Any, args: tuple, kwargs: dict[str, Any]) -> Any:
-        bound = self.signature.bind_partial(*args, **kwargs).arguments
+        # the arguments Triton's autotuner keys by: the parameters among those given
+        bound = {**dict(zip(self.names, args)), **{k: v for k, v in kwargs.items() if k in self.names}}
         key = tuple(bound.get(k) for k in self.autotuner.keys) + tuple(
             str(v.dtype) for v in bound.values() if isinstance(v, torch.Tensor))
         config = self.chosen.get(key)
@@ -53,7 +52,7 @@ class BenchmarkedConfig:
             start = time.perf_counter()
             config = self.chosen[key] = self._choose(grid, args, kwargs, bound)
             LOG.info("syncopate.compile %s: configuration %s for autotuning key %s, chosen in %.2f s",
-                     getattr(self.autotuner.fn, "__name__", "kernel"), config, key, time.perf_counter() - start)
+                     self.function.__name__, config, key, time.perf_counter() - start)
         return config
 
     def _choose(self, grid: Any, args: tuple, kwargs: dict[str, Any], bound: dict[str, Any]) -> Any:

@@ -56,7 +56,8 @@ def compile(kernel: Any, plans: Sequence[str], pipeline: str = "overlap", kernel
 
     Returns a kernel launched exactly like the original, ``fused[grid](...)``;
     for an ``@triton.autotune`` kernel the original's autotuner picks the
-    configuration (pytorch/autotuned.py).
+    configuration (pytorch/autotuned.py), and ``@triton.heuristics`` values
+    are computed from each launch's arguments (runtime/autotune.py).
     Every rank of ``group`` must call ``compile`` and launch the same
     configurations in the same order. Compile results are cached on disk
     (``$SYNCOPATE_CACHE_DIR``, default ``~/.cache/syncopate``).
@@ -89,9 +90,13 @@ def compile(kernel: Any, plans: Sequence[str], pipeline: str = "overlap", kernel
              "loaded from the cache" if hit else "compiled", time.perf_counter() - start)
     program = load_program(module, name, cache.cache_dir())
     context = GroupContext(group, rank, _gathered_params(program))
-    from syncopate.pytorch.autotuned import BenchmarkedConfig, is_autotuned
+    from syncopate.pytorch.autotuned import BenchmarkedConfig
+    from syncopate.runtime.autotune import autotuner_of
 
-    choose = BenchmarkedConfig(kernel, group) if is_autotuned(kernel) else None
+    # the decorators of ``kernel`` (autotune, heuristics) apply to each launch as
+    # FusedKernel applies them for a workload; only the config choice differs
+    autotuner = autotuner_of(kernel)
+    choose = None if autotuner is None else BenchmarkedConfig(autotuner, group)
     return FusedKernel(program, kernel, context, choose)
 
 

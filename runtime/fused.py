@@ -28,7 +28,7 @@ from syncopate.dialects import tile
 from syncopate.dialects.chunk import PlanOp
 from syncopate.ir.contract import ABI_ATTR
 from syncopate.runtime import module_constants
-from syncopate.runtime.autotune import ConfigChoice, OnlyConfig, launch_arguments
+from syncopate.runtime.autotune import LAUNCH_OPTIONS, ConfigChoice, LaunchHelpers, plain_jit
 from syncopate.runtime.descriptors import runtime_params
 
 
@@ -131,7 +131,6 @@ class RankContext(Protocol):
         False (issuing nothing) once it no longer can."""
 
 
-LAUNCH_OPTIONS = frozenset(("num_warps", "num_stages", "num_ctas"))  # Triton launch options, not parameters
 REPEATS = 16  # repeats a FusedKernel keeps, by the arguments they were made for (oldest dropped first)
 TYPED = frozenset((float, bool, str, type(None)))  # plain argument types a repeat's key holds with their type
 
@@ -185,12 +184,13 @@ class FusedKernel:
         self.program = program
         self.original = original
         self.context = context
-        configs = getattr(original, "configs", None)  # an @triton.autotune original
-        # The emitted source keeps the original's @triton.autotune; an
-        # autotuned kernel launches its plain jit function with the chosen
-        # config (runtime/autotune.py says why it cannot autotune itself).
-        self.choose = None if configs is None else choose or OnlyConfig(program.kernel_name, configs)
-        self._arguments: dict[int, tuple[dict[str, Any], dict[str, Any]]] = {}  # id(config) -> launch_arguments
+        # The emitted source keeps the original's decorators, but the launch
+        # runs the fused plain jit function and applies the decorators of
+        # ``original`` itself, as Triton's launch of it would (runtime/autotune.py).
+        helpers = LaunchHelpers(original, program.kernel_name, choose)
+        self.helpers = helpers if helpers else None
+        self.choose = helpers.choose
+        self._jit = plain_jit(program.jit)
         self._repeats: dict[tuple, Callable[[], bool]] = {}  # arguments_key -> the context's repeat of that launch
         fn = python_function(original)
         self.signature = inspect.signature(fn)
@@ -230,20 +230,12 @@ class FusedKernel:
         the original is autotuned)."""
         return {} if self.choose is None else self.choose.chosen
 
-    def _config(self, grid: Any, args: tuple, kwargs: dict[str, Any]) -> tuple[Any, dict[str, Any], dict[str, Any]]:
-        """(the configuration this launch runs, its constexprs, its launch options)."""
-        assert self.choose is not None
-        config = self.choose(grid, args, kwargs)
-        arguments = self._arguments.get(id(config))
-        if arguments is None:
-            arguments = self._arguments[id(config)] = launch_arguments(config)
-        return (config, *arguments)
-
     def __getitem__(self, grid: Any) -> Callable[..., None]:
         def call(*args: Any, **kwargs: Any) -> None:
             if self._constants:
                 module_constants.check(self._function, self._constants)
             # a launch repeated with the same arguments replays what its first launches built
+            # (heuristics are functions of the arguments; a config choice may not be)
             key = arguments_key(grid, args, kwargs) if self.choose is None else None
             if key is not None:
                 repeat = self._repeats.get(key)
@@ -251,14 +243,11 @@ class FusedKernel:
                     if repeat():
                         return
                     del self._repeats[key]
-            jit, tuned_options, config = self.program.jit, None, None
-            if self.choose is not None:
-                jit = getattr(jit, "fn", jit)
-                config, meta, tuned_options = self._config(grid, args, kwargs)
-                kwargs = {**meta, **kwargs}
-            options = {k: kwargs.pop(k) for k in LAUNCH_OPTIONS & kwargs.keys()} if kwargs else {}
-            if tuned_options:
-                options = {**tuned_options, **options}
+            jit, config = self._jit, None
+            if self.helpers is not None:
+                kwargs, options, config = self.helpers.resolve(grid, args, kwargs)
+            else:
+                options = {k: kwargs.pop(k) for k in LAUNCH_OPTIONS & kwargs.keys()} if kwargs else {}
             params = self.bind(args, kwargs)
             g = grid(params) if callable(grid) else grid
             g = tuple(int(x) for x in (g if isinstance(g, (tuple, list)) else (g,)))

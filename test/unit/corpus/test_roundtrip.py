@@ -222,6 +222,8 @@ def _ttir_check_files(paths) -> dict:
 def _ttir_main(corpus_paths) -> None:
     """Subprocess side of _ttir_check_files. A path may be an emitted file; its
     case comes from the corpus file of the same stem (minus "_emitted")."""
+    from syncopate.runtime.autotune import LaunchHelpers, plain_jit
+
     results = {}
     for n, path in enumerate(map(Path, corpus_paths)):
         stem = path.stem.removesuffix("_emitted")
@@ -229,12 +231,11 @@ def _ttir_main(corpus_paths) -> None:
             case = _load_corpus(CORPUS_DIR / f"{stem}.py").make_case(SEED)
             mod = _load_module(path, f"_syncopate_ttir_{n}_{stem}")
             kernel = getattr(mod, case["kernel"])
-            configs = getattr(kernel, "configs", None)
-            if configs:  # autotuned: compile the jit function inside with the first config's constexprs
-                case = dict(case, kwargs={**configs[0].kwargs, **case["kwargs"]})
-            while not isinstance(kernel, JITFunction) and hasattr(kernel, "fn"):
-                kernel = kernel.fn
-            _make_ttir(kernel, case)
+            # the constexprs of the jit function inside the decorators (autotune: its first
+            # config; heuristics: their values), as a launch computes them
+            helpers = LaunchHelpers(kernel, case["kernel"], lambda grid, args, kwargs: helpers.autotuner.configs[0])
+            kwargs, _, _ = helpers.resolve(case["grid"], tuple(case["args"]), case["kwargs"])
+            _make_ttir(plain_jit(kernel), dict(case, kwargs=kwargs))
             results[str(path)] = None
         except _TritonApiMismatch as e:
             results[str(path)] = f"SKIP: {e}"
@@ -309,6 +310,7 @@ def test_roundtrip(path: Path, tmp_path: Path):
     from syncopate.ir.context import make_context
     from syncopate.ir.frontend.triton_import import import_file
     from syncopate.lowering.triton_emitter import emit_module
+    from syncopate.runtime.fused import python_function
 
     mod = _load_corpus(path)
     case = mod.make_case(SEED)
@@ -335,7 +337,7 @@ def test_roundtrip(path: Path, tmp_path: Path):
         # Same name, same parameters in the same order, same constexprs.
         orig_sig, orig_jit = _signature(original)
         emit_sig, emit_jit = _signature(emitted)
-        assert emitted.fn.__name__ == case["kernel"]
+        assert python_function(emitted).__name__ == case["kernel"]
         assert emit_jit.arg_names == orig_jit.arg_names
         assert [emit_jit.arg_names[i] for i in emit_jit.constexprs] == [
             orig_jit.arg_names[i] for i in orig_jit.constexprs

@@ -342,6 +342,26 @@ def compile_autotuned(rank, world):
     assert len(tuned) == 1 and tuned[0].startswith("syncopate.compile autotuned_gemm: configuration "), lines
 
 
+def compile_heuristics(rank, world):
+    """@triton.heuristics, alone and under a one-config @triton.autotune, and
+    the plain jit function under both given every constexpr: syncopate.compile
+    computes the values as Triton's launch does (runtime/autotune.py), on
+    the launch path workloads use."""
+    from syncopate.runtime.harness.workload import load_workload
+
+    workloads = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "workloads")
+    alone, autotuned = (load_workload(os.path.join(workloads, f"{name}.py")).module
+                        for name in ("heuristics_copy", "heuristics_autotuned"))
+    n = 125 * world  # uneven: the masked arm
+    shards = _shards((125,), world, dtype=torch.float32, seed=7)
+    for kernel, launch in ((alone.KERNEL, alone.launch), (autotuned.KERNEL, autotuned.launch),
+                           (autotuned.KERNEL.fn.fn, autotuned.launch_plain)):  # the jit under autotune, heuristics
+        fused = syncopate.compile(kernel, ["all-gather{tensor=x_ptr dim=0 size=n}"])
+        x = syncopate.empty(n, dtype=torch.float32)
+        x[rank * 125:(rank + 1) * 125] = shards[rank]
+        torch.testing.assert_close(launch(fused, x), torch.cat(shards) * 2.0)
+
+
 def _example(name):
     from syncopate.runtime.harness.workload import load_workload
 

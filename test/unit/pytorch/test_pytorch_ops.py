@@ -6,8 +6,8 @@ Covered: values against references built from every rank's inputs and
 against PyTorch's own symm_mem fallback, gradcheck in fp64 through the
 unfused path, fake-tensor shapes, torch.compile(fullgraph=True) forward and
 backward, the one-time notice, argument errors, and syncopate.compile of
-an all-gather and a reduce-scatter kernel with the compile cache, and of
-an autotuned kernel.
+an all-gather and a reduce-scatter kernel with the compile cache, of
+an autotuned kernel, and of kernels with @triton.heuristics.
 """
 
 import pytest
@@ -15,7 +15,7 @@ from gloo_ranks import run_checks
 
 CHECKS = ["ag_values", "rs_values", "same_as_torch_fallback", "ag_gradcheck", "rs_gradcheck", "fake_tracing",
           "compile_fullgraph", "warns_once", "bad_arguments", "compile_kernel", "compile_reduce_scatter",
-          "compile_autotuned", "opcheck_passes", "unfused_moves_each_byte_once",
+          "compile_autotuned", "compile_heuristics", "opcheck_passes", "unfused_moves_each_byte_once",
           "decisions_are_visible", "ar_values", "ar_gradcheck", "ar_op_contract"]
 
 
