@@ -528,7 +528,7 @@ class FunctionImporter:
 
     def if_statement(self, node: ast.If) -> None:
         test = self.ssa(self.expr(node.test), node.test)
-        compile_time = isinstance(test.type, tile.ConstexprType)
+        compile_time = _compile_time(test)
         condition = self.as_condition(test)
         before = dict(self.env)
         then_block, else_block = Block(), Block()
@@ -1360,6 +1360,20 @@ def _called_names(node: ast.AST) -> list[str]:
     """The dotted names (``f``, ``tiles.f``) called in ``node``, in order."""
     names = (helper_modules.dotted_name(c.func) for c in ast.walk(node) if isinstance(c, ast.Call))
     return [n for n in names if n is not None]
+
+
+def _compile_time(value: SSAValue) -> bool:
+    """Whether Triton decides ``value`` when it compiles the kernel: a
+    constexpr, a literal, or a comparison, ``not``, ``and`` or ``or`` of
+    such (``NAME == "relu"``, ``not HAS_BIAS and A > 1``)."""
+    if isinstance(value.type, tile.ConstexprType):
+        return True
+    op = value.owner
+    if isinstance(op, (arith.ConstantOp, tile.LiteralOp)):
+        return True
+    if isinstance(op, (tile.CmpOp, tile.NotOp, tile.LogicalAndOp, tile.LogicalOrOp)):
+        return all(_compile_time(operand) for operand in op.operands)
+    return False
 
 
 def _structured(body: list[ast.stmt], rest: list[ast.stmt] | None = None) -> list[ast.stmt]:

@@ -39,3 +39,25 @@ def weighted(x_ptr, w_ptr, y_ptr, N, HAS_WEIGHT: tl.constexpr, NO_BIAS: tl.const
 # EMIT-NEXT:   else:
 # EMIT-NEXT:       b_1 = tl.load(
 # EMIT-NEXT:       b = b_1
+
+
+# An `if`/`elif` chain on constexpr comparisons without `else` (attorch's
+# activation helpers): each arm binds the name; Triton decides the chain
+# when it compiles, so a comparison of constexprs counts as a constexpr test.
+@triton.jit
+def activation(x, NAME: tl.constexpr):
+    if NAME == 'relu':
+        y = tl.maximum(x, 0.0)
+    elif NAME == 'sigmoid':
+        y = tl.sigmoid(x)
+    return y
+
+# CHECK-LABEL: tile.func @activation
+# CHECK:       tile.cmp "eq", %NAME
+# CHECK:       %y = scf.if
+# CHECK:       tile.undef
+# EMIT-LABEL:  def activation(
+# EMIT:        if NAME == 'relu':
+# EMIT:        else:
+# EMIT-NEXT:       if NAME == 'sigmoid':
+# EMIT:        return y
