@@ -190,7 +190,6 @@ class FusedKernel:
         helpers = LaunchHelpers(original, program.kernel_name, choose)
         self.helpers = helpers if helpers else None
         self.choose = helpers.choose
-        self._jit = plain_jit(program.jit)
         self._repeats: dict[tuple, Callable[[], bool]] = {}  # arguments_key -> the context's repeat of that launch
         fn = python_function(original)
         self.signature = inspect.signature(fn)
@@ -243,7 +242,7 @@ class FusedKernel:
                     if repeat():
                         return
                     del self._repeats[key]
-            jit, config = self._jit, None
+            jit, config = plain_jit(self.program.jit), None  # read per launch: the program's jit may be replaced
             if self.helpers is not None:
                 kwargs, options, config = self.helpers.resolve(grid, args, kwargs)
             else:
