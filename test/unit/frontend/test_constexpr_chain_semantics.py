@@ -4,15 +4,12 @@ Triton interpreter, for every name the chain knows."""
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 import textwrap
 
 import pytest
 import torch
 
-from syncopate.ir.frontend.triton_import import import_file
-from syncopate.lowering.triton_emitter import emit_module
+from emitted_pair import original_and_emitted
 
 SOURCE = textwrap.dedent('''
     import triton
@@ -37,26 +34,14 @@ SOURCE = textwrap.dedent('''
 ''')
 
 
-def _load(path, name):
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
 @pytest.mark.parametrize("name", ["relu", "sigmoid", "square"])
 def test_each_arm_runs_as_the_original(tmp_path, monkeypatch, name):
     monkeypatch.setenv("TRITON_INTERPRET", "1")
-    original = tmp_path / "chain_original.py"
-    original.write_text(SOURCE)
-    emitted = tmp_path / "chain_emitted.py"
-    emitted.write_text(emit_module(import_file(str(original))))
     x = torch.linspace(-2, 2, 30)
     outs = []
-    for path in (original, emitted):
+    for module in original_and_emitted(tmp_path, SOURCE, f"chain_{name}"):
         y = torch.zeros(30)
-        _load(path, path.stem).act_kernel[(2,)](x, y, 30, NAME=name, BLOCK=16)
+        module.act_kernel[(2,)](x, y, 30, NAME=name, BLOCK=16)
         outs.append(y)
     torch.testing.assert_close(outs[1], outs[0], rtol=0, atol=0)
     want = {"relu": x.clamp(min=0), "sigmoid": torch.sigmoid(x), "square": x * x}[name]

@@ -6,15 +6,12 @@ outer ``if`` ran on the path that had returned)."""
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 import textwrap
 
 import pytest
 import torch
 
-from syncopate.ir.frontend.triton_import import import_file
-from syncopate.lowering.triton_emitter import emit_module
+from emitted_pair import original_and_emitted
 
 SOURCE = textwrap.dedent('''
     import triton
@@ -36,22 +33,10 @@ SOURCE = textwrap.dedent('''
 ''')
 
 
-def _load(path, name):
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
 @pytest.mark.parametrize("has_flag", [False, True])
 def test_nested_exits_run_as_the_original(tmp_path, monkeypatch, has_flag):
     monkeypatch.setenv("TRITON_INTERPRET", "1")
-    original = tmp_path / "nested_original.py"
-    original.write_text(SOURCE)
-    emitted = tmp_path / "nested_emitted.py"
-    emitted.write_text(emit_module(import_file(str(original))))
-    kernels = [_load(path, path.stem).nested for path in (original, emitted)]
+    kernels = [module.nested for module in original_and_emitted(tmp_path, SOURCE, f"nested_{has_flag}")]
     rows, n = 4, 8
     x = torch.arange(rows * n, dtype=torch.float32).reshape(rows, n)
     flags = torch.tensor([0, 1, 2, 1], dtype=torch.int32)  # one row per path
