@@ -82,24 +82,37 @@ def pointer_parameters(func: ast.FunctionDef, aliases: dict[str, str] | None = N
                     pointer_names |= new
                     changed = True
     params = {a.arg for a in (*func.args.args, *func.args.kwonlyargs)}
+    pointers = pointer_names & params
+    # locals computed from a pointer parameter (`input_ptrs = input + offs`): pointers too, so the
+    # parameter in `input_ptrs + d` stays an offset
+    derived: set[str] = set()
+    changed = True
+    while changed:
+        changed = False
+        for name, values in sources.items():
+            if name not in derived and any(_leftmost_names(v) & (pointers | derived) for v in values):
+                derived.add(name)
+                changed = True
+    heads = params | derived
     for node in ast.walk(func):  # `tl.store(row + out_ptr, v)` (attorch's `feat_pid + mean_pointer`)
         name = _pointer_call(node.func, aliases or {}) if isinstance(node, ast.Call) else None
         position = POINTER_CALLS.get(name) if name is not None else None
         if position is not None and len(node.args) > position:
-            pointer_names |= _right_pointer(node.args[position], params)
-    return pointer_names & params
+            pointers |= _right_pointer(node.args[position], params, heads)
+    return pointers
 
 
-def _right_pointer(node: ast.AST, params: set[str]) -> set[str]:
+def _right_pointer(node: ast.AST, params: set[str], heads: set[str]) -> set[str]:
     """The parameter among the terms of an ``a + b + ...`` chain written
-    straight into a memory op's pointer operand, when no parameter heads the
-    first term and exactly one term is a parameter (``row * N + x_ptr +
-    cols``): the offsets are plainly not the pointer, and that parameter is."""
+    straight into a memory op's pointer operand, when neither a parameter
+    nor a local computed from a pointer (``heads``) heads the first term and
+    exactly one term is a parameter (``row * N + x_ptr + cols``): the
+    offsets are plainly not the pointer, and that parameter is."""
     terms: list[ast.AST] = []
     while isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
         terms.append(node.right)
         node = node.left
-    if not terms or _leftmost_names(node) & params:
+    if not terms or _leftmost_names(node) & heads:
         return set()
     named = {t.id for t in terms if isinstance(t, ast.Name) and t.id in params}
     return named if len(named) == 1 else set()

@@ -22,3 +22,14 @@ def row_sums(x_ptr, out_ptr, N, BLOCK: tl.constexpr):
 # CHECK:      tile.store %{{.*}}, %[[P]]
 # EMIT:       tl.load(x_ptr + row * N + cols, mask=cols < N, other=0.0)
 # EMIT:       tl.store(out_ptr + row, tl.sum(x, axis=0))
+
+
+# A local computed from a pointer parameter heads the sum: the parameter
+# added to it is an offset (vLLM's `input_ptrs + d`), not a pointer.
+@triton.jit
+def up_half(input, output, d, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    input_ptrs = input + tl.program_id(0) * 2 * d + offs
+    tl.store(output + offs, tl.load(input_ptrs + d))
+
+# CHECK-LABEL: tile.func @up_half(%input: !tile.ptr, %output: !tile.ptr, %d: !tile.scalar
