@@ -803,6 +803,9 @@ class FunctionImporter:
             return self.insert(tile.AddPtrOp(lhs, rhs, T.broadcast(lhs.type, rhs.type))).results[0]
         if op_class is tile.AddOp and tile.is_pointer_like(rhs.type):  # `row + out_ptr`: the same address
             return self.insert(tile.AddPtrOp(rhs, lhs, T.broadcast(rhs.type, lhs.type))).results[0]
+        hoisted = self.expanded_offset(op_class, lhs, rhs, node)
+        if hoisted is not None:
+            return hoisted
         result_type = T.broadcast(lhs.type, rhs.type)
         if op_class is tile.TrueDivOp and not isinstance(result_type, tile.AnyValueType):
             element = T.element_of(result_type)
@@ -811,6 +814,31 @@ class FunctionImporter:
             ):  # fmt: skip
                 result_type = T.with_element(result_type, f32)
         return self.insert(op_class(lhs, rhs, result_type)).results[0]
+
+    def expanded_offset(self, op_class: type, lhs: SSAValue, rhs: SSAValue, node: ast.AST) -> SSAValue | None:
+        """``start + block[:, None]`` as ``(start + block)[:, None]`` (FlagGems'
+        ``pid * BLOCK_M + tl.arange(0, BLOCK_M)[:, None]``): the same values,
+        in the form the analysis reads as one index expanded; None where the
+        operands are not a scalar and an expanded 1-D block."""
+        if op_class not in (tile.AddOp, tile.SubOp):
+            return None
+        for scalar, expanded, first in ((lhs, rhs, True), (rhs, lhs, False)):
+            owner = expanded.owner
+            if (isinstance(owner, tile.ExpandDimsOp) and tile.rank_of(owner.src.type) == 1
+                    and tile.rank_of(scalar.type) == 0 and not tile.is_pointer_like(scalar.type)
+                    and not isinstance(scalar.type, (tile.AnyValueType, tile.ConstexprType))
+                    and not isinstance(T.element_of(owner.src.type), tile.AnyValueType)):
+                a, b = (scalar, owner.src) if first else (owner.src, scalar)
+                inner = self.insert(op_class(a, b, T.broadcast(a.type, b.type))).results[0]
+                shape = list(T.shape_of(inner.type))
+                shape.insert(owner.axis.value.data if owner.axis.value.data >= 0 else len(shape) + 1 + owner.axis.value.data, 1)
+                result = T.make_type(tuple(shape), T.element_of(inner.type))
+                hoisted = self.insert(tile.ExpandDimsOp(inner, owner.axis.value.data, result)).results[0]
+                if not owner.results[0].uses:  # the expansion written in the source: nothing else reads it
+                    owner.detach()
+                    owner.erase()
+                return hoisted
+        return None
 
     def unary(self, node: ast.UnaryOp) -> SSAValue:
         if isinstance(node.op, ast.USub) and isinstance(node.operand, ast.Constant):
