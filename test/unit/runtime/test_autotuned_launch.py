@@ -11,6 +11,7 @@ import triton.language as tl
 
 from syncopate.runtime.autotune import OnlyConfig, launch_arguments
 from syncopate.runtime.fused import FusedKernel
+from launch_standins import Context, Recorder
 
 ONE = [triton.Config({"BLOCK": 16}, num_warps=2)]
 TWO = [triton.Config({"BLOCK": 16}, num_warps=2), triton.Config({"BLOCK": 32}, num_warps=4, num_stages=2)]
@@ -21,22 +22,6 @@ def kernel_body(x_ptr, n, BLOCK: tl.constexpr):
     tl.store(x_ptr + tl.arange(0, BLOCK), 0.0, mask=tl.arange(0, BLOCK) < n)
 
 
-class Recorder:
-    """Stands in for the fused program's jit function: records each launch."""
-
-    def __init__(self):
-        self.launches = []
-
-    def __getitem__(self, grid):
-        return lambda *args, **kwargs: self.launches.append((grid, args, kwargs))
-
-
-class Context:
-    """A rank context that adds one extra argument and launches on the original grid."""
-
-    def launch(self, program, grid, bound, run, options=None):
-        self.bound = bound
-        run({"syn_flags": "flags"})
 
 
 def fused_over(configs, choose=None):

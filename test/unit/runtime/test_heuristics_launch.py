@@ -23,6 +23,7 @@ from syncopate.runtime.fused import FusedKernel
 from syncopate.runtime.harness.check import compile_workload, run_simulated
 from syncopate.runtime.harness.workload import load_workload
 from syncopate.runtime.sim.delivery import DELIVERY_ORDERS
+from launch_standins import Context, Recorder
 
 WORKLOADS = Path(__file__).resolve().parents[1] / "workloads"
 NO_PLANS = SimpleNamespace(moved=frozenset())  # the launch facts of a program that moves no tensor
@@ -101,23 +102,10 @@ def test_the_launch_passes_what_tritons_launch_of_the_original_passes(stack, cal
     assert triton_args == args and {**kw, **options} == triton_kwargs
 
 
-class Launches:
-    """Stands in for the fused program's jit function: records each launch."""
-
-    def __init__(self):
-        self.launches = []
-
-    def __getitem__(self, grid):
-        return lambda *args, **kwargs: self.launches.append((grid, args, kwargs))
-
-
-class Context:
-    def launch(self, program, grid, bound, run, options=None):
-        run({"syn_flags": "flags"})
 
 
 def _fused(original, name="scaled"):
-    plain = Launches()
+    plain = Recorder()
     # the emitted kernel keeps the decorators over its plain jit function
     program = SimpleNamespace(kernel_name=name, jit=SimpleNamespace(fn=SimpleNamespace(fn=plain)),
                               launch_facts=NO_PLANS)
