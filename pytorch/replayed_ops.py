@@ -32,9 +32,9 @@ so a server whose token count varies captures nothing for a one-off shape
 used dropped first, after a device synchronisation (a replay still in
 flight reads the dropped graph's memory).
 
-Capture runs on a side stream with thread-local capture mode and without
-``torch.cuda.graph``'s device synchronisation, garbage collection and cache
-emptying. Assumed: the group's NCCL communicator is set up (the call's
+Capture is the GPU World's (``runtime/gpu/device.capture``): a side
+stream, thread-local capture mode, and none of ``torch.cuda.graph``'s
+device synchronisation, garbage collection and cache emptying. Assumed: the group's NCCL communicator is set up (the call's
 eager sightings ran collectives on it), and every rank of the group makes
 the same calls in the same order, as the collectives already require; a
 rank that replays where a peer runs eagerly still issues the same
@@ -199,17 +199,11 @@ def _replay(key: tuple, capture: Callable[[], Replay]) -> Replay | None:
 
 
 def _captured(static_in: torch.Tensor, body: Callable[[], list[torch.Tensor]]) -> Replay:
-    """``body`` captured into a graph on a side stream (see the module docstring)."""
-    graph = torch.cuda.CUDAGraph()
-    side = torch.cuda.Stream()
-    side.wait_stream(torch.cuda.current_stream())
-    with torch.cuda.stream(side):
-        graph.capture_begin(capture_error_mode="thread_local")
-        try:
-            static_out = body()
-        finally:
-            graph.capture_end()
-    torch.cuda.current_stream().wait_stream(side)
+    """``body`` captured into a graph on the GPU World's capture stream (runtime/gpu/device.py)."""
+    from syncopate.runtime.gpu import device
+
+    static_out: list[torch.Tensor] = []
+    graph = device.capture(lambda: static_out.extend(body()))
     return Replay(graph, static_in, static_out)
 
 
