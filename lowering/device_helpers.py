@@ -8,9 +8,9 @@ tensor that this rank receives (waits) or produces (signals), as half-open
 ranges along the plan's dim; wait tables are sorted by ``lo`` without
 overlaps, so a wait finds its chunks by binary search (log n loads, not a
 scan of the table: SM slices make tables long, and waits inside loops run
-every iteration). Flags only grow: a delivered chunk's flag is
-set to the launch's epoch; a produced chunk's flag gets one increment per
-tile, so it is complete at ``epoch * tiles``.
+every iteration). A delivered chunk's flag is set to the launch's epoch
+(so it only grows); a produced chunk's flag gets one increment per tile,
+which the runtime counts (the GPU World zeroes it after each launch).
 
 The epoch is read from device memory (``epoch_ptr``, one int32 the runtime
 increments on the stream before each launch), never passed by value, so a

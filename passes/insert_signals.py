@@ -211,8 +211,10 @@ class InsertSignalsPass(ModulePass):
     counts, per chunk, the tiles whose range overlaps it, and announces the
     chunk when that many signals arrived. Flags are epoch-numbered
     (lower-chunk-to-tile): a wait is satisfied by ``flag >= epoch`` of the
-    current launch, a chunk is complete at ``flag == epoch * tiles``, so
-    back-to-back launches need no reset and never read a stale flag.
+    current launch, so back-to-back launches never read a stale delivery;
+    a produced chunk is complete once its tile signals reach the count (the
+    simulator waits for ``epoch * tiles``; the GPU World zeroes produced
+    flags after each launch's waits and waits for ``tiles``).
     ``waits=false`` / ``signals=false`` skip one side (for experiments and the
     negative tests that prove a missing wait is caught).
 

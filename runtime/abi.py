@@ -25,6 +25,7 @@ from syncopate.ir.contract import CONSUMED, TILE_LOOP_ATTR, ChunkTable
 from syncopate.ir.contract import AbiKey as K
 from syncopate.ir.plans.expr import Extent
 from syncopate.ir.plans.launch_extents import LaunchExtent, launch_extents
+from syncopate.runtime.uploads import upload
 from syncopate.runtime.aliasing import check_aliases, planned
 from syncopate.runtime.errors import AbiError
 from syncopate.runtime.fused import FusedProgram
@@ -170,7 +171,7 @@ class LaunchPlan:
                 _put_table(extra, e, [[c.lo, c.hi, c.flag] for c in mine], 3, torch.int32, device)
         if K.TILE_ORDER in abi:
             order = deps.tile_order(self.graph, self.tiles, abi[K.GROUP].value.data)
-            extra[abi[K.TILE_ORDER].data] = torch.tensor(order, dtype=torch.int32, device=device)
+            extra[abi[K.TILE_ORDER].data] = upload(order, torch.int32, device)
         if K.ROTATE in abi:
             extra[abi[K.ROTATE].data] = deps.rotation(self.graph, abi[K.AXIS].value.data)
         return extra
@@ -209,7 +210,7 @@ class LaunchPlan:
 def _put_table(extra: dict[str, Any], entry: ChunkTable, rows: list[list[int]], width: int,
                dtype: torch.dtype, device: Any) -> None:
     """A table argument and its row count (an empty table still passes one row of zeros: no 0-size tensors)."""
-    extra[entry.param] = torch.tensor(rows or [[0] * width], dtype=dtype, device=device)
+    extra[entry.param] = upload(rows or [[0] * width], dtype, device)
     extra[entry.count] = len(rows)
 
 

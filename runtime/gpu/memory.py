@@ -94,10 +94,9 @@ class SymmetricMemory:
         return view
 
     def new_sync_state(self, size: int) -> SyncState:
-        """A fresh signal pad (symmetric, zeroed) and epoch word. Each launch
-        configuration (program, grid, sizes) gets its own, so its epoch counts
-        exactly its launches: a produced chunk is complete at ``epoch * tiles``
-        only if every launch on that pad had the same tiles."""
+        """A fresh signal pad (symmetric, zeroed) and epoch word, for the
+        launch configurations that share it (rank.pad_key): the epoch counts
+        all of their launches."""
         if size > FLAG_CAPACITY // 2:
             raise GpuWorldError(f"the plans need {size} flags; the signal pad holds {FLAG_CAPACITY // 2}")
         pad = self.symmetric(torch.empty(FLAG_CAPACITY, dtype=torch.int32))

@@ -24,6 +24,7 @@ from syncopate.ir.analysis import deps
 from syncopate.runtime import aliasing
 from syncopate.runtime.abi import LaunchPlan, SyncState
 from syncopate.runtime.fused import FusedProgram, LaunchFacts
+from syncopate.runtime.uploads import upload
 from syncopate.runtime.gpu import ce, device, flags, gather_tokens, nccl, policies, reduce_scatter
 from syncopate.runtime.gpu.replay import LaunchGraphs
 from syncopate.runtime.gpu.errors import GpuWorldError
@@ -292,8 +293,7 @@ class GpuRank:
                          for name in facts.produced)
         raised = tuple(sorted({c.flag for s in consumed for lane in s.copies for c in lane} |
                               {f for s in consumed for f in s.nccl_flags}))
-        words = torch.tensor(raised, dtype=torch.int64, device=w.device) \
-            if raised and not torch.cuda.is_current_stream_capturing() else None
+        words = upload(raised, torch.int64, w.device) if raised and not torch.cuda.is_current_stream_capturing() else None
         if len(w.launches) >= LAUNCH_CACHE:
             w.launches.pop(next(iter(w.launches)))  # oldest first
         cached = w.launches[key] = CachedLaunch(
@@ -329,19 +329,25 @@ class GpuRank:
 def pad_key(facts: LaunchFacts, config: tuple, launch: LaunchPlan, rank: int) -> tuple:
     """The key a launch configuration's signal pad (and epoch) is kept by.
 
-    Configurations of one program whose plans are all consumed share a pad
-    when their chunks' flags and this rank's local chunks are the same: a
-    launch raises each remote chunk's flag to its own epoch, which no
+    Configurations of one program share a pad when their chunks' flags,
+    this rank's local chunks and who sends partials to whom are the same:
+    a launch raises each consumed chunk's flag to its own epoch, which no
     earlier launch of any of them reached, and a local chunk's flag, raised
-    for good, belongs to a local chunk in each of them. So a new row count
-    (serving) reuses the pad: no collective allocation, no barrier. A
-    produced plan's flags count tile signals (``epoch * tiles``), which only
-    launches of the same tiles may add up: its configuration keeps its own."""
-    if facts.produced:
-        return config
-    chunks = [c for name in facts.consumed for c in launch.chunks[name]]
-    local = tuple(sorted(c.flag for c in chunks if c.dst == rank and c.is_local))
-    return ("consumed", config[0], launch.flag_count, tuple(sorted(c.flag for c in chunks)), local)
+    for good, belongs to a local chunk in each of them; a produced chunk's
+    flag counts only the running launch's tile signals (the stream zeroes
+    it after its waits, runtime/gpu/reduce_scatter.py), and the staging
+    tokens in the pad are handed between the same ranks. So a new row
+    count (serving) reuses the pad: no collective allocation, no barrier.
+    Which sources stage at which owner is part of the key, since an owner
+    returns the tokens of the sources its last launch read: a
+    configuration with fewer senders would leave a token of the other
+    untaken forever."""
+    chunks = [c for name in (*facts.consumed, *facts.produced) for c in launch.chunks[name]]
+    local = tuple(sorted(c.flag for name in facts.consumed for c in launch.chunks[name]
+                         if c.dst == rank and c.is_local))
+    senders = tuple(sorted({(c.src, c.dst) for name in facts.produced for c in launch.chunks[name]
+                            if c.src != c.dst and c.hi > c.lo}))
+    return ("shared", config[0], launch.flag_count, tuple(sorted(c.flag for c in chunks)), local, senders)
 
 
 def ready_before_kernel(reads: PeerReads, grid: tuple[int, ...], sms: int) -> tuple[int, ...]:

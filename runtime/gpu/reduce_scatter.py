@@ -2,7 +2,7 @@
 staging at the owners, staging tokens, and the stream-side reduction.
 
 The kernel raises a produced chunk's flag once per tile; the communication
-stream waits for ``epoch * tiles`` with a one-program kernel
+stream waits for the chunk's tile count with a one-program kernel
 (runtime/gpu/stream_wait.py), then hands the rows on: ``nccl`` reduces them
 to their owner (runtime/gpu/nccl.py); ``ce`` copies the partial rows into
 the owner's symmetric staging slot and raises an arrival flag in the
@@ -10,6 +10,14 @@ owner's pad, and the owner sums the staged partials as they arrive (or its
 tiles do, in their epilogue, after fuse-peer-reduction). Staging tokens keep
 a source from overwriting a slot its owner has not read. The layout is in
 runtime/staging.py; the protocol in docs/runtime-protocol.md.
+
+Produced flags count this launch's tile signals only: once the stream has
+waited for every one of them, it zeroes them again (one kernel, after the
+last wait), and the compute stream joins it before the next launch's
+kernel adds to them. So a produced flag's target is its tile count, not
+``epoch * tiles``, and launches of other tiles (another row count) may
+share the signal pad (rank.pad_key): nothing they leave behind adds to
+another configuration's counts.
 """
 
 from __future__ import annotations
@@ -32,6 +40,7 @@ from syncopate.runtime.gpu.flags import FLAG_CAPACITY
 from syncopate.runtime.gpu.gather_tokens import GatherTokens
 from syncopate.runtime.gpu.memory import staging_key
 from syncopate.runtime.rows import rows
+from syncopate.runtime.uploads import upload
 from syncopate.runtime.staging import StagingLayout, owner_regions, reduce_table
 
 if TYPE_CHECKING:
@@ -116,7 +125,7 @@ def reduce_staging(w: GpuWorld, launch: LaunchPlan, params: Mapping[str, Any], s
     return staging
 
 
-Waits = tuple[tuple[int, int], ...]  # (pad word, tiles) pairs: hold the stream until each word >= epoch * tiles
+Waits = tuple[tuple[int, int], ...]  # (pad word, tiles) pairs: hold the stream until each word >= tiles
 
 
 @dataclass(frozen=True)
@@ -152,6 +161,8 @@ class ReduceSteps:
     arrivals: tuple[Arrival, ...] = ()
     fused: bool = False
     staging: tuple = ()  # the staging key used (see memory.staging_key)
+    counted: tuple[int, ...] = ()  # the produced flags its waits read, zeroed after the last of them
+    counted_words: torch.Tensor | None = None  # ``counted`` on the device (int64), made outside any capture
 
 
 def plan_reduce(w: GpuWorld, lanes: int, plan: PlanOp, chunks: list[ConcreteChunk], params: Mapping[str, Any],
@@ -165,7 +176,8 @@ def plan_reduce(w: GpuWorld, lanes: int, plan: PlanOp, chunks: list[ConcreteChun
 
     regions = owner_regions(chunks)
     if any(c.backend == "nccl" for c in chunks):
-        return ReduceSteps(collectives=tuple(zip((tiles(r) for r in regions), nccl.plan_reduce(w, regions, params))))
+        collectives = tuple(zip((tiles(r) for r in regions), nccl.plan_reduce(w, regions, params)))
+        return ReduceSteps(collectives=collectives, **_counted(w, [wait for waits, _ in collectives for wait in waits]))
     if any(r.dim != 0 for r in regions):
         raise GpuWorldError(
             f"plan @{plan.sym_name.data} scatters along dim {regions[0].dim}; the ce backend reduces row chunks "
@@ -188,51 +200,79 @@ def plan_reduce(w: GpuWorld, lanes: int, plan: PlanOp, chunks: list[ConcreteChun
         at, n = layout.slot(piece), piece.hi - piece.lo
         own.append(Arrival(tiles(piece), tuple((layout.flag(piece, src), rows(staging[src], 0, at, at + n))
                                                for src in sources), rows(out, 0, piece.lo, piece.hi)))
+    waited = [wait for lane in per_lane for send in lane for wait in send.tiles] + \
+        [wait for arrival in own for wait in arrival.tiles]
     return ReduceSteps(
         returns=tuple((w.peer_view(sync.flags, src, "signal pad"), layout.token(w.rank))
                       for src in token_holders(arrivals)),
         takes=tuple(layout.token(owner) for owner in dict.fromkeys(r.dst for r in sends)),
         sends=tuple(tuple(lane) for lane in per_lane) if sends else (),
-        arrivals=tuple(own), fused=fused, staging=staging_key(layout, out))
+        arrivals=tuple(own), fused=fused, staging=staging_key(layout, out), **_counted(w, waited))
+
+
+def _counted(w: GpuWorld, waits: list[tuple[int, int]]) -> dict[str, Any]:
+    """``ReduceSteps.counted`` (and its device copy) for ``waits``: the
+    produced flags the stream waits for, each once."""
+    counted = tuple(sorted({flag for flag, _ in waits}))
+    words = None
+    if counted and not torch.cuda.is_current_stream_capturing():
+        words = upload(counted, torch.int64, w.device)
+    return {"counted": counted, "counted_words": words}
 
 
 def issue_reduce(w: GpuWorld, steps: ReduceSteps, sync: SyncState) -> None:
     """On the communication stream: one produced plan's steps (see
-    :func:`reduce`). The tile waits are written out inline: a launch issues
-    them per region, and a helper call each would be host work per chunk."""
+    :func:`reduce`), then the reset of the produced flags they waited for.
+    The tile waits are written out inline: a launch issues them per region,
+    and a helper call each would be host work per chunk."""
     flags_, epoch, limit, report = sync.flags, sync.epoch, sync.spin_limit, sync.report
     for waits, collective in steps.collectives:
         for flag, count in waits:
-            device.wait_flag(flags_, flag, count, epoch, limit, report)
+            device.wait_flag(flags_, flag, 0, epoch, limit, report, least=count)
         collective()
     # hand back the tokens of the sources whose last partials this stream read (the previous launch),
     # then take each owner's token before sending to it: one batch each
     device.token_ops(sync, tuple(("write", pad, word, 1) for pad, word in steps.returns))
     device.token_ops(sync, tuple(("wait", flags_, word, 1) for word in steps.takes) +
                      tuple(("write", flags_, word, 0) for word in steps.takes))
-    if not steps.sends and not steps.arrivals:
+    if steps.sends or steps.arrivals:
+        with w.lanes(len(steps.sends)) as streams:
+            for stream, sends in zip(streams, steps.sends):
+                with torch.cuda.stream(stream):
+                    for send in sends:
+                        for flag, count in send.tiles:
+                            device.wait_flag(flags_, flag, 0, epoch, limit, report, least=count)
+                        device.copy(send.dst, send.src)
+                        device.write_epoch(send.owner_flags, send.flag, sync.epoch)
+            # meanwhile, on the communication stream: sum the peers' partials of each own region as they arrive
+            for arrival in steps.arrivals:
+                total = None
+                for flag, partial in () if steps.fused else arrival.partials:
+                    device.wait_flag(flags_, flag, 1, epoch, limit, report)
+                    if total is None:
+                        total = partial  # summed in place: the slot is read once per launch
+                    else:
+                        device.accumulate(total, partial)
+                for flag, count in arrival.tiles:
+                    device.wait_flag(flags_, flag, 0, epoch, limit, report, least=count)
+                if total is not None:
+                    device.accumulate(arrival.out, total)
+    # every wait above has passed once the lanes joined: this launch's tile signals are all in
+    reset_counts(sync.flags, steps)
+
+
+def reset_counts(flags: torch.Tensor, steps: ReduceSteps) -> None:
+    """Zero the produced flags ``steps`` waited for, on the current stream,
+    after those waits: one kernel (it finds an SM, since the tiles that
+    signal them have signalled); without the device copy of the words
+    (a first launch inside capture), one write each."""
+    if not steps.counted:
         return
-    with w.lanes(len(steps.sends)) as streams:
-        for stream, sends in zip(streams, steps.sends):
-            with torch.cuda.stream(stream):
-                for send in sends:
-                    for flag, count in send.tiles:
-                        device.wait_flag(flags_, flag, count, epoch, limit, report)
-                    device.copy(send.dst, send.src)
-                    device.write_epoch(send.owner_flags, send.flag, sync.epoch)
-        # meanwhile, on the communication stream: sum the peers' partials of each own region as they arrive
-        for arrival in steps.arrivals:
-            total = None
-            for flag, partial in () if steps.fused else arrival.partials:
-                device.wait_flag(flags_, flag, 1, epoch, limit, report)
-                if total is None:
-                    total = partial  # summed in place: the slot is read once per launch
-                else:
-                    device.accumulate(total, partial)
-            for flag, count in arrival.tiles:
-                device.wait_flag(flags_, flag, count, epoch, limit, report)
-            if total is not None:
-                device.accumulate(arrival.out, total)
+    if steps.counted_words is not None:
+        device.zero_words(flags, steps.counted_words)
+        return
+    for flag in steps.counted:
+        device.write_value(flags, flag, 0)
 
 
 def reduce(w: GpuWorld, lanes: int, plan: PlanOp, chunks: list[ConcreteChunk], params: Mapping[str, Any],

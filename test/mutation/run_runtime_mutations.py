@@ -28,9 +28,23 @@ OP_PATH = "test/unit/pytorch/test_op_path.py"
 DIRECT = "test/unit/pytorch/test_direct_collectives.py"
 
 MEMOPS = f"{GPU}/test_gpu_stream_memops.py"
+STAGING = f"{GPU}/test_gpu_staging_tokens.py"
+MEMORY = f"{GPU}/test_gpu_memory_bound.py"
 NODE_ARGS = f"{GPU}/test_gpu_kernel_node_args.py"
 
 MUTATIONS = [
+    # produced flags count one launch's tile signals, so configurations of other tiles share a pad
+    Mutation("produced flags never zeroed", "runtime/gpu/reduce_scatter.py",
+             "    reset_counts(sync.flags, steps)\n", "", pytest=(STAGING, MEMORY)),
+    Mutation("produced flags zeroed before the waits", "runtime/gpu/reduce_scatter.py",
+             "    if steps.sends or steps.arrivals:\n",
+             "    reset_counts(sync.flags, steps)\n    if steps.sends or steps.arrivals:\n", pytest=(STAGING,)),
+    Mutation("pad key without who sends partials", "runtime/gpu/rank.py",
+             "launch.flag_count, tuple(sorted(c.flag for c in chunks)), local, senders)",
+             "launch.flag_count, tuple(sorted(c.flag for c in chunks)), local, ())", pytest=(OVERHEAD,)),
+    Mutation("launch tables uploaded with a stream synchronisation", "runtime/uploads.py",
+             "    return torch.tensor(values, dtype=dtype).to(device, non_blocking=True)",
+             "    return torch.tensor(values, dtype=dtype, device=device)", pytest=(OVERHEAD,)),
     # driver stream waits and the communication graph (runtime/gpu/stream_memops.py, rank.py)
     Mutation("driver wait compares for equality", "runtime/gpu/stream_memops.py",
              "CU_STREAM_WAIT_VALUE_GEQ))", "CU_STREAM_WAIT_VALUE_EQ))", pytest=(MEMOPS,)),

@@ -307,3 +307,50 @@ def replayed_back_to_back(rank, world):
             os.environ.pop(op_path.ENV, None)
         else:
             os.environ[op_path.ENV] = saved
+
+
+def serving_row_counts(rank, world):
+    """Serving: the fused ops called back to back with 12 row counts of one
+    power-of-two bucket (after one call of the bucket's largest), fresh
+    inputs, no synchronisation, rank 0 slowed before every other call.
+    Every result is checked afterwards, and the calls after the first make
+    no new signal pad and no symmetric allocation: a reduce-scatter's pad
+    is shared by its row counts (its flags are zeroed after each launch)."""
+    import os
+
+    from syncopate.pytorch import op_path, worlds
+
+    saved = os.environ.get(op_path.ENV)
+    os.environ[op_path.ENV] = "fused"
+    try:
+        w_ag, w_rs = _randn(256, 128, seed=80).bfloat16(), _randn(128, 192, seed=81 + rank).bfloat16()
+        rows = [64] + list(range(33, 45))  # per rank: W x 33 .. W x 44 rows, the bucket of W x 64
+        gpu = worlds.gpu_world(dist.group.WORLD)
+        results, allocated = [], None
+        for i, m in enumerate(rows):
+            if i == 1:
+                torch.cuda.synchronize()
+                allocated = (len(gpu.pads), len(gpu.handles))
+            if rank == 0 and i % 2:
+                torch.cuda._sleep(2_000_000)
+            a = _randn(m, 256, seed=3000 * i + rank, scale=1).bfloat16()
+            x = _randn(world * m, 128, seed=4000 * i + rank, scale=1).bfloat16()
+            _, (h,) = syncopate.ops.all_gather_matmul(a, [w_ag], 0, _group(), return_A=False)
+            y = syncopate.ops.matmul_reduce_scatter(x, w_rs, "sum", 0, _group())
+            results.append((m, h, y))
+        after = (len(gpu.pads), len(gpu.handles))
+        torch.cuda.synchronize()
+        w_all = [_randn(128, 192, seed=81 + r).bfloat16().float() for r in range(world)]
+        for i, (m, h, y) in enumerate(results):
+            full = torch.cat([_randn(m, 256, seed=3000 * i + r, scale=1).bfloat16().float() for r in range(world)])
+            torch.testing.assert_close(h.float(), full @ w_ag.float(), **BF16_TOL)
+            total = sum(_randn(world * m, 128, seed=4000 * i + r, scale=1).bfloat16().float() @ w_all[r]
+                        for r in range(world))
+            torch.testing.assert_close(y.float(), total.chunk(world)[rank], **BF16_TOL)
+        assert after == allocated, f"row counts of a seen bucket allocated: pads, symmetric buffers {allocated} -> {after}"
+        assert after[0] <= 2, f"{after[0]} signal pads for two ops"
+    finally:
+        if saved is None:
+            os.environ.pop(op_path.ENV, None)
+        else:
+            os.environ[op_path.ENV] = saved

@@ -389,29 +389,43 @@ def test_arguments_keys_tell_apart_what_a_launch_depends_on():
     assert arguments_key((2,), (a, [1, 2]), {}) is None  # an argument a key cannot hold by value
 
 
-@pytest.mark.parametrize("backend", ["ce", "sm"])
-def test_new_row_counts_reuse_the_signal_pad_without_collectives_or_syncs(monkeypatch, backend):
-    """Serving: after the first call, calls with 100 other row counts (the
-    gathered rows of one symmetric buffer, as syncopate.ops keeps per row
-    bucket) allocate no symmetric memory, reach no barrier and never
-    synchronise the device; they share one signal pad."""
+SERVED = [("ag_gemm.py", "ce"), ("ag_gemm.py", "sm"), ("gemm_rs.py", "ce")]
+
+
+@pytest.mark.parametrize("example, backend", SERVED, ids=[f"{e[:-3]}-{b}" for e, b in SERVED])
+def test_new_row_counts_reuse_the_signal_pad_without_collectives_or_syncs(monkeypatch, example, backend):
+    """Serving: after the first call, calls with 100 other row counts (rows
+    of one buffer, as syncopate.ops keeps per row bucket: the gathered A,
+    or the reduce-scattered C) allocate no symmetric memory, reach no
+    barrier, never synchronise the device and copy no table to it
+    synchronously; they share one signal pad. A reduce-scatter's tile
+    counts differ from one row count to the next: its flags are zeroed
+    after each launch's waits, so the pad is shared all the same."""
     world = 2
-    workload, program = _program("ag_gemm.py", backend, None, world)
+    workload, program = _program(example, backend, None, world)
     log: list = []
     w = _context(monkeypatch, log, world, graphs=True)
     m = workload.module
     k_dim, n_dim = 32, 48
     gathered = w.symmetric(torch.zeros(4096, k_dim))
+    scattered = torch.zeros(4096, n_dim)
     b = torch.zeros(k_dim, n_dim)
     counts: dict[str, int] = {}
 
     def count(what):
         return lambda *a, **k: counts.__setitem__(what, counts.get(what, 0) + 1)
 
-    allocate = w.symmetric
+    allocate, tensor = w.symmetric, torch.tensor
+
+    def uploaded(*args, **kwargs):
+        if kwargs.get("device") is not None:  # copied from pageable memory, then the stream synchronised
+            count("synchronous upload")()
+        return tensor(*args, **kwargs)
+
     monkeypatch.setattr(w, "symmetric", lambda source: (count("symmetric")(), allocate(source))[1])
     monkeypatch.setattr(w, "barrier", count("barrier"))
     monkeypatch.setattr(torch.cuda, "synchronize", count("synchronize"))
+    monkeypatch.setattr(torch, "tensor", uploaded)
 
     class Jit:
         def __getitem__(self, grid):
@@ -419,28 +433,48 @@ def test_new_row_counts_reuse_the_signal_pad_without_collectives_or_syncs(monkey
 
     monkeypatch.setattr(program, "jit", Jit())
     fused = FusedKernel(program, workload.kernel, w.context())
-    rows = [2048] + [2050 + 2 * i for i in range(100)]
+    rows = [4096] + [2050 + 2 * i for i in range(100)]  # one power-of-two bucket, its largest first
     for n, rows_now in enumerate(rows):
         if n == 1:
-            assert counts.get("symmetric", 0) == 1  # the first call's pad
+            assert counts.get("symmetric", 0) <= 2  # the first call's pad, and a reduce-scatter's staging
             counts.clear()
-        a, c = gathered[:rows_now], torch.empty(rows_now, n_dim)
+        if example == "ag_gemm.py":
+            a, c = gathered[:rows_now], torch.empty(rows_now, n_dim)
+        else:
+            a, c = torch.empty(rows_now, k_dim), scattered[:rows_now]
         grid = (-(-rows_now // m.BLOCK_M), -(-n_dim // m.BLOCK_N))
         fused[grid](a, b, c, rows_now, n_dim, k_dim, a.stride(0), a.stride(1), b.stride(0), b.stride(1),
                     c.stride(0), c.stride(1), BLOCK_M=m.BLOCK_M, BLOCK_N=m.BLOCK_N, BLOCK_K=m.BLOCK_K)
     assert counts == {}, f"new row counts made collective or synchronising calls: {counts}"
     assert len(w.pads) == 1 and len({id(c.sync) for c in w.launches.values()}) == 1
+    assert len(w.staging) <= 1
 
 
-def test_a_reduce_scatter_keeps_a_pad_per_configuration(monkeypatch):
-    """A produced plan's flags count tile signals: configurations of other
-    tiles must not add to each other's counts."""
+def _pad_key_of(rows: list[tuple[int, int, int, int]]) -> tuple:
+    """The pad key of a reduce-scatter configuration whose chunks are ``rows``: (src, dst, lo, hi)."""
+    from syncopate.ir.analysis.deps import ConcreteChunk
     from syncopate.runtime.gpu import rank as gpu_rank
 
-    workload, program = _program("gemm_rs.py", "ce", None, 2)
-    launch = types.SimpleNamespace(chunks={})
-    config = ("program", (4, 4), (("M", 64),))
-    assert gpu_rank.pad_key(program.launch_facts, config, launch, 0) == config
+    chunks = [ConcreteChunk("rs", i, i, "c", "c_ptr", 0, lo, hi, src, dst, 0, "ce")
+              for i, (src, dst, lo, hi) in enumerate(rows)]
+    facts = types.SimpleNamespace(consumed=(), produced=("rs",))
+    launch = types.SimpleNamespace(chunks={"rs": chunks}, flag_count=len(chunks))
+    return gpu_rank.pad_key(facts, ("program", (4, 4), (("M", rows[-1][3]),)), launch, 0)
+
+
+def test_reduce_scatters_of_other_row_counts_share_a_pad_unless_other_ranks_send():
+    """A produced plan's configurations share a pad across row counts; not
+    when another set of ranks sends partials (an empty chunk sends none):
+    an owner returns the staging tokens of the sources its last launch
+    read, so a configuration with fewer senders would leave a token of the
+    other untaken."""
+    def plan(m: int) -> list[tuple[int, int, int, int]]:
+        half = m // 2
+        return [(0, 0, 0, half), (1, 0, 0, half), (0, 1, half, m), (1, 1, half, m)]
+
+    assert _pad_key_of(plan(64)) == _pad_key_of(plan(96))
+    emptied = [(s, d, lo, lo if (s, d) == (1, 0) else hi) for s, d, lo, hi in plan(64)]
+    assert _pad_key_of(emptied) != _pad_key_of(plan(64))
 
 
 def test_launches_with_nccl_collectives_are_not_replayed(monkeypatch):

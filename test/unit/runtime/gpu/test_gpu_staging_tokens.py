@@ -36,6 +36,8 @@ def _record(monkeypatch, world: int, rank: int):
         ("write", owner_of[flags.data_ptr()], index, value)))
     monkeypatch.setattr(device, "write_epoch", lambda flags, index, epoch: log.append(
         ("arrival", owner_of[flags.data_ptr()], index, None)))
+    monkeypatch.setattr(device, "zero_words", lambda flags, words: log.append(
+        ("zero", owner_of[flags.data_ptr()], tuple(words.tolist()), 0)))
     monkeypatch.setattr(torch.cuda, "stream", lambda stream: contextlib.nullcontext())
     monkeypatch.setattr(torch.cuda, "is_current_stream_capturing", lambda: False)
     monkeypatch.setattr(w, "symmetric", lambda source: source)
@@ -45,14 +47,15 @@ def _record(monkeypatch, world: int, rank: int):
     return w, sync, log
 
 
-def _run(monkeypatch, order: str, world: int, per_rank: int, rank: int, fused: bool):
+def _run(monkeypatch, order: str, world: int, per_rank: int, rank: int, fused: bool, tiles: int = 0):
     plan, chunks = plan_and_chunks(order, world, per_rank)
     w, sync, log = _record(monkeypatch, world, rank)
     out = torch.zeros(16 * world * per_rank, N)
     layout = reduce_scatter.ce_reduce_schedule(tuple(chunks), rank, world)[0]
     w.staging_for(sync, layout, out)
     assert log == []  # no token is set up front: the first launch returns them
-    reduce_scatter.reduce(w, 1, plan, chunks, {plan.tensors[0].param.data: out}, sync, {}, fused)
+    counts = {(c.plan, c.id): tiles for c in chunks}
+    reduce_scatter.reduce(w, 1, plan, chunks, {plan.tensors[0].param.data: out}, sync, counts, fused)
     return layout, log
 
 
@@ -91,6 +94,22 @@ def test_an_owner_returns_every_sources_token_as_its_launch_begins(monkeypatch, 
         assert not [e for e in log[first_send:] if e[2] in tokens]  # nothing after the reads: off the critical path
     for rank in range(world):  # every token a source waits for comes back, once per launch
         assert sorted(returned[rank]) == [s for s in range(world) if s != rank]
+
+
+@pytest.mark.parametrize("fused", [False, True], ids=["stream", "epilogue"])
+@pytest.mark.parametrize("order, world, per_rank", CASES)
+def test_produced_flags_wait_for_this_launchs_tiles_then_are_zeroed(monkeypatch, order, world, per_rank, fused):
+    """A produced flag counts one launch's tile signals: the stream waits
+    for the tile count itself (no epoch: configurations of other tiles
+    share the pad), and zeroes every flag it waited for once, after the
+    last of those waits, before the next launch's tiles add to them."""
+    for rank in range(world):
+        _, log = _run(monkeypatch, order, world, per_rank, rank, fused, tiles=3)
+        produced = [i for i, e in enumerate(log) if e[0] == "wait" and e[2] < FLAG_CAPACITY // 2]
+        assert produced and all(log[i][1:] == (rank, log[i][2], 3) for i in produced)
+        zeroes = [i for i, e in enumerate(log) if e[0] == "zero"]
+        assert zeroes == [len(log) - 1]  # once, the stream's last operation: after every wait
+        assert log[-1][1] == rank and set(log[-1][2]) == {log[i][2] for i in produced}
 
 
 def _send_owners(log: list, layout: StagingLayout, rank: int) -> list[int]:
