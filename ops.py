@@ -44,7 +44,7 @@ from typing import Any
 import torch
 from torch.utils._python_dispatch import _get_current_dispatch_mode
 
-from syncopate.pytorch import op_autograd, op_path, op_stats, settled_calls, unfused_ops
+from syncopate.pytorch import fused_ops, op_autograd, op_path, op_stats, replayed_ops, settled_calls, unfused_ops
 from syncopate.pytorch.unfused_ops import group_size
 
 __all__ = ["all_gather_matmul", "matmul_all_reduce", "matmul_reduce_scatter"]
@@ -85,8 +85,6 @@ def _run(op: str, sig: tuple, refusal: Callable[[], str | None], key: Callable[[
 
 def _settled_call(op: str, path: str, *args: Any) -> Any:
     """A call whose path is settled: counted, then that path's implementation of ``op``."""
-    from syncopate.pytorch import fused_ops, replayed_ops
-
     op_stats.count(op, path)
     module = fused_ops if path == "fused" else replayed_ops if path == "replayed" else unfused_ops
     return getattr(module, op)(*args)
@@ -94,8 +92,6 @@ def _settled_call(op: str, path: str, *args: Any) -> Any:
 
 def _all_gather_matmul_impl(A: torch.Tensor, Bs: list[torch.Tensor], gather_dim: int, group_name: str,
                             return_A: bool) -> tuple[torch.Tensor | None, list[torch.Tensor]]:
-    from syncopate.pytorch import fused_ops, replayed_ops
-
     sig = settled_calls.signature("all_gather_matmul", group_name, (A, *Bs), gather_dim, return_A)
     settled = settled_calls.path(sig)
     if settled is not None:  # never for an empty Bs (below: not settled)
@@ -130,8 +126,6 @@ def _all_gather_matmul_fake(A: torch.Tensor, Bs: list[torch.Tensor], gather_dim:
 
 def _matmul_reduce_scatter_impl(A: torch.Tensor, B: torch.Tensor, reduce_op: str, scatter_dim: int,
                                 group_name: str) -> torch.Tensor:
-    from syncopate.pytorch import fused_ops, replayed_ops
-
     sig = settled_calls.signature("matmul_reduce_scatter", group_name, (A, B), reduce_op, scatter_dim)
     settled = settled_calls.path(sig)
     if settled is not None:
@@ -163,8 +157,6 @@ def _matmul_reduce_scatter_fake(A: torch.Tensor, B: torch.Tensor, reduce_op: str
 
 
 def _matmul_all_reduce_impl(A: torch.Tensor, B: torch.Tensor, reduce_op: str, group_name: str) -> torch.Tensor:
-    from syncopate.pytorch import fused_ops, replayed_ops
-
     sig = settled_calls.signature("matmul_all_reduce", group_name, (A, B), reduce_op)
     settled = settled_calls.path(sig)
     if settled is not None:
@@ -195,8 +187,6 @@ op_autograd.register()
 def _replayed(A: torch.Tensor, Bs: list[torch.Tensor], dim: int, group_name: str,
               call: Callable[[], Any]) -> Callable[[], Any] | None:
     """``call`` where the replayed path applies to the call (pytorch/replayed_ops.py), else None."""
-    from syncopate.pytorch import replayed_ops
-
     return call if replayed_ops.applies(A, Bs, dim, group_name) else None
 
 

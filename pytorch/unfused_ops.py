@@ -25,6 +25,8 @@ import warnings
 
 import torch
 
+from syncopate.pytorch import direct_collectives
+
 REDUCE_OPS = ("sum", "avg")
 _WARNED: set[tuple[str, str]] = set()
 
@@ -120,8 +122,6 @@ def _gathered_rows(A_shard: torch.Tensor, gather_dim: int, group_name: str) -> t
     in-place collective into one fresh tensor: what NCCL + cuBLAS code does,
     without the functional collective's wrapper and copy (this runs inside
     the custom op, which tracing never enters)."""
-    from syncopate.pytorch import direct_collectives
-
     group = process_group(group_name)
     shape = list(A_shard.shape)
     shape[gather_dim] *= group.size()
@@ -132,8 +132,6 @@ def _gathered_rows(A_shard: torch.Tensor, gather_dim: int, group_name: str) -> t
 
 def _scattered_rows(t: torch.Tensor, dim: int, group_name: str) -> torch.Tensor:
     """:func:`reduce_scatter` of a contiguous tensor along a rows dim, by the in-place collective."""
-    from syncopate.pytorch import direct_collectives
-
     group = process_group(group_name)
     shape = list(t.shape)
     shape[dim] //= group.size()
