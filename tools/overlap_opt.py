@@ -233,6 +233,15 @@ def _message(error: BaseException) -> str:
     return str(error)
 
 
+def _default(field: dataclasses.Field) -> str:
+    """An option's default as it would be written in a pass spec."""
+    if field.default is dataclasses.MISSING:
+        return "(required)"
+    if isinstance(field.default, bool):
+        return str(field.default).lower()
+    return str(field.default) if field.default != "" else '""'
+
+
 def main(args: Sequence[str] | None = None) -> int:
     """Run overlap-opt; user errors print ``overlap-opt: error: ...`` and
     return 1; usage errors return 2 (argparse's exit 2 on their own)."""
@@ -265,12 +274,3 @@ def entry_point() -> None:
 
 if __name__ == "__main__":
     entry_point()
-
-
-def _default(field: dataclasses.Field) -> str:
-    """An option's default as it would be written in a pass spec."""
-    if field.default is dataclasses.MISSING:
-        return "(required)"
-    if isinstance(field.default, bool):
-        return str(field.default).lower()
-    return str(field.default) if field.default != "" else '""'
