@@ -114,7 +114,7 @@ class OverlapOptMain(xDSLOptMain):
             pass_class = factory()
             lines.append(f"  {name:28} {summary(pass_class)}")
             if name in PASSES:  # this project's passes: their options, one line each (xDSL's have none here)
-                lines += [f"      {spelling(field.name) or f'{field.name}={_default(field)}'}: {help_of(field.name)}"
+                lines += [f"      {spelling(field.name) or f'{field.name}={_default(field)}'}: {help_of(field)}"
                           for field in options_of(pass_class)]
         lines += ["", "targets:"]
         lines += [f"  {name:28} {TARGET_SUMMARIES[name]}" for name in self.available_targets]
