@@ -30,7 +30,8 @@ PASSES: dict[str, tuple[str, str]] = {
 }
 
 # xDSL passes that make sense on tile IR too, with the summary --help shows
-# (xDSL's own docstrings are missing or describe other dialects).
+# (xDSL's own docstrings are missing or describe other dialects). Each has a
+# lit folder test/<name>/ too: it pins what the pass does to tile ops.
 XDSL_PASSES: dict[str, str] = {
     "canonicalize": "Fold constants and apply the dialects' canonicalization patterns (xDSL).",
     "cse": "Merge identical side-effect-free ops (common subexpression elimination, xDSL).",

@@ -2,9 +2,12 @@
 
 An option name means the same in every pass that has it (the ``overlap``
 pipeline hands each option to the stage of the same name), so the help is
-one table keyed by name. docs/passes.md (tools/gen_pass_docs.py) and
-``overlap-opt --help`` show it; a test requires a line for every option of
-every pass in the registry.
+one table keyed by name. A pass whose option of that name does something
+else there (verify-sync only checks the waits that insert-signals places)
+says so on the field itself, as xDSL reads a dataclass field's metadata:
+``waits: bool = field(default=True, metadata={"help": "..."})``.
+docs/passes.md (tools/gen_pass_docs.py) and ``overlap-opt --help`` show the
+line; a test requires one for every option of every pass in the registry.
 """
 
 from __future__ import annotations
@@ -44,6 +47,8 @@ def options_of(pass_class: type) -> list[dataclasses.Field]:
     return [f for f in dataclasses.fields(pass_class) if f.init and f.name != "name"]
 
 
-def help_of(option: str) -> str:
-    """The option's help line ("" where the table has none; a test keeps it complete)."""
-    return OPTION_HELP.get(option, "")
+def help_of(option: dataclasses.Field) -> str:
+    """The option's help line: the field's own ``help`` metadata, else the
+    table's line for its name ("" where neither has one; a test keeps every
+    option covered)."""
+    return option.metadata.get("help") or OPTION_HELP.get(option.name, "")

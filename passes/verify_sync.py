@@ -355,8 +355,10 @@ class VerifySyncPass(ModulePass):
     name: ClassVar[str] = "verify-sync"
     preserved_analyses: ClassVar[object] = ALL  # a verifier: it rewrites nothing
 
-    waits: bool = True
-    signals: bool = True
+    waits: bool = field(default=True, metadata={
+        "help": "check that every read of a consumed tensor is covered by waits; false: skip the reads"})
+    signals: bool = field(default=True, metadata={
+        "help": "check that every write of a produced tensor signals its rows once per tile; false: skip the writes"})
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         verify(op, reads=self.waits, writes=self.signals)

@@ -48,7 +48,7 @@ def _options(pass_class: type) -> list[str]:
             continue
         default = "required" if field.default is dataclasses.MISSING else repr(field.default)
         rows.append(f"| `{field.name}` | `{_type_name(hints.get(field.name, field.type))}` | `{default}` | "
-                    f"{help_of(field.name)} |")
+                    f"{help_of(field)} |")
     return rows
 
 

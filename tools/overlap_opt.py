@@ -114,7 +114,7 @@ class OverlapOptMain(xDSLOptMain):
             pass_class = factory()
             lines.append(f"  {name:28} {summary(pass_class)}")
             if name in PASSES:  # this project's passes: their options, one line each (xDSL's have none here)
-                lines += [f"      {spelling(field.name) or f'{field.name}={_default(field)}'}: {help_of(field.name)}"
+                lines += [f"      {spelling(field.name) or f'{field.name}={_default(field)}'}: {help_of(field)}"
                           for field in options_of(pass_class)]
         lines += ["", "targets:"]
         lines += [f"  {name:28} {TARGET_SUMMARIES[name]}" for name in self.available_targets]
@@ -233,6 +233,15 @@ def _message(error: BaseException) -> str:
     return str(error)
 
 
+def _default(field: dataclasses.Field) -> str:
+    """An option's default as it would be written in a pass spec."""
+    if field.default is dataclasses.MISSING:
+        return "(required)"
+    if isinstance(field.default, bool):
+        return str(field.default).lower()
+    return str(field.default) if field.default != "" else '""'
+
+
 def main(args: Sequence[str] | None = None) -> int:
     """Run overlap-opt; user errors print ``overlap-opt: error: ...`` and
     return 1; usage errors return 2 (argparse's exit 2 on their own)."""
@@ -265,12 +274,3 @@ def entry_point() -> None:
 
 if __name__ == "__main__":
     entry_point()
-
-
-def _default(field: dataclasses.Field) -> str:
-    """An option's default as it would be written in a pass spec."""
-    if field.default is dataclasses.MISSING:
-        return "(required)"
-    if isinstance(field.default, bool):
-        return str(field.default).lower()
-    return str(field.default) if field.default != "" else '""'

@@ -1,5 +1,7 @@
 // overlap-opt --help lists this project's passes and targets, each with a one-line summary.
 // RUN: overlap-opt --help | filecheck %s
+// The same help when run as a module (the catalogue must not need names defined after the __main__ guard):
+// RUN: %python -m syncopate.tools.overlap_opt --help | filecheck %s
 // RUN: overlap-opt --help | filecheck %s --check-prefix=ONLY-OURS
 // RUN: not overlap-opt %S/missing-file.py 2>&1 | filecheck %s --check-prefix=MISSING
 // RUN: overlap-opt --version | filecheck %s --check-prefix=VERSION

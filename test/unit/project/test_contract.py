@@ -61,10 +61,10 @@ def test_the_lowering_writes_what_the_runtime_reads(program):
     assert set(extra) == {n for n in names if n.startswith("syn_")}
 
 
-# Contract names no module may spell itself (the device helpers' own Triton
-# parameter names are not contract names: the runtime never sees them).
-# every name the contract defines (its upper-case string constants), read from the module: a name added
-# there is guarded here without editing this test
+# Contract names no module may spell itself: every upper-case string constant
+# ir/contract.py defines, read from the module, so a name added there is
+# guarded without editing this test (the device helpers' own Triton parameter
+# names are not contract names: the runtime never sees them).
 CONTRACT_STRINGS = {value for name, value in vars(contract).items() if name.isupper() and isinstance(value, str)}
 SOURCE_DIRS = ("ir", "dialects", "passes", "lowering", "runtime", "tools", "pytorch")
 
