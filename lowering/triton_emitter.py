@@ -231,7 +231,6 @@ class FunctionEmitter:
     end: dict[Operation, int] = field(default_factory=dict)
     inlined: set[Operation] = field(default_factory=set)
     last_use: dict[SSAValue, int] = field(default_factory=dict)
-    fresh_counter: int = 0
 
     # -- analysis ------------------------------------------------------------
 

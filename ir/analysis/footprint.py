@@ -790,7 +790,6 @@ def _const(value: SSAValue) -> int | None:
 
 # calls a host expression may make (``min(num_m - first_m, GROUP_M)``, ``cdiv(M, BLOCK_M)``, ``int64(pid0)``, a
 # widening cast); deps.eval_host evaluates them, and ``//`` / ``%``, as the device does
-HOST_CALLS = ("min", "max", "cdiv", "int64")
 _HOST_CALLEES = {"min": "min", "max": "max", "tl.minimum": "min", "tl.maximum": "max"}
 _HOST_OPS = {tile.AddOp: "+", tile.SubOp: "-", tile.MulOp: "*", tile.FloorDivOp: "//", tile.ModOp: "%"}
 

@@ -56,9 +56,6 @@ class AnalysisManager:
             self._results[analysis] = analysis(self.module)
         return self._results[analysis]
 
-    def is_cached(self, analysis: Analysis) -> bool:
-        return analysis in self._results
-
     def after_pass(self, pass_: object) -> None:
         """Drop the results ``pass_`` (which just ran) does not preserve."""
         preserved = preserved_analyses(pass_)

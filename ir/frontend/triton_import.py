@@ -161,8 +161,6 @@ class FunctionImporter:
         self.helper = helper  # called by another jit function: its parameters may be blocks
         self.env: dict[str, Value] = {}
         self.builder: Builder
-        self.is_kernel = True
-        self.loop_depth = 0  # an early `return` inside a loop exits the function, not an iteration: refused
         self.where: ast.AST = node  # the statement being imported: its line becomes the ops' location
 
     # -- diagnostics -------------------------------------------------------
@@ -285,11 +283,7 @@ class FunctionImporter:
                 return  # a string used as a comment
             self.expr(node.value, statement=True)
         elif isinstance(node, (ast.For, ast.While)):
-            self.loop_depth += 1
-            try:
-                self.for_loop(node) if isinstance(node, ast.For) else self.while_loop(node)
-            finally:
-                self.loop_depth -= 1
+            self.for_loop(node) if isinstance(node, ast.For) else self.while_loop(node)
         elif isinstance(node, ast.If):
             self.if_statement(node)
         elif isinstance(node, ast.Pass):

@@ -174,10 +174,6 @@ class SymmetricMemory:
         """Bytes of staging held now."""
         return sum(_nbytes(tuple(b.shape), b.dtype) for b in self.staging.values())
 
-    def symmetric_held(self) -> int:
-        """Bytes of symmetric memory held for launch configurations (pads and staging)."""
-        return len(self.pads) * PAD_BYTES + self.staging_held()
-
     def _pinned(self, key: tuple) -> bool:
         """A staging buffer a CUDA-graph-captured configuration uses."""
         captured = {s.flags.data_ptr() for s in self.pads.values() if s.captured}
