@@ -1,0 +1,83 @@
+"""Device probe (not a test): where an op's time goes against NCCL + cuBLAS.
+
+    torchrun --standalone --nproc-per-node=W test/e2e/probes/ops_time_split.py M K N
+
+For each ``SYNCOPATE_OPS_PATH`` (auto, unfused, fused) rank 0 prints, per
+call of all-gather + matmul and matmul + reduce-scatter, in ms: the wall
+time of 10 back-to-back calls, their device time when queued behind a
+sleep (the host's cost hidden), and the host time to enqueue them; under
+auto also the kernels of 3 calls (torch.profiler). Results are checked
+against NCCL + cuBLAS first. Equal device times with a longer wall time
+mean the call is bound by the host.
+"""
+import os
+import sys
+import time
+import collections
+import torch
+import torch.distributed as dist
+import syncopate
+M, K, N = (int(x) for x in sys.argv[1:4])
+torch.cuda.set_device(int(os.environ["LOCAL_RANK"]))
+dist.init_process_group("nccl")
+r, W = dist.get_rank(), dist.get_world_size()
+g = dist.group.WORLD.group_name
+dev, dt = torch.device("cuda"), torch.bfloat16
+a = torch.randn(M // W, K, device=dev, dtype=dt)
+B = torch.randn(K, N // W, device=dev, dtype=dt) * K ** -0.5
+x = torch.randn(M, K // W, device=dev, dtype=dt)
+Br = torch.randn(K // W, N, device=dev, dtype=dt) * K ** -0.5
+def seq_ag():
+    full = torch.empty(M, K, device=dev, dtype=dt)
+    dist.all_gather_into_tensor(full, a)
+    return full @ B
+def seq_rs():
+    p = x @ Br
+    out = torch.empty(M // W, N, device=dev, dtype=dt)
+    dist.reduce_scatter_tensor(out, p)
+    return out
+def ops_ag(): return syncopate.ops.all_gather_matmul(a, [B], 0, g, return_A=False)[1][0]
+def ops_rs(): return syncopate.ops.matmul_reduce_scatter(x, Br, "sum", 0, g)
+rows = {"AG seq": seq_ag, "AG ops": ops_ag, "RS seq": seq_rs, "RS ops": ops_rs}
+for path in ("auto", "unfused", "fused"):
+    os.environ["SYNCOPATE_OPS_PATH"] = path
+    for k in ("AG ops", "RS ops"):
+        for _ in range(3): rows[k]()
+    torch.cuda.synchronize(); dist.barrier()
+    assert torch.allclose(ops_ag().float(), seq_ag().float(), rtol=2e-2, atol=2e-2)
+    assert torch.allclose(ops_rs().float(), seq_rs().float(), rtol=2e-2, atol=5e-2)
+    res = collections.defaultdict(list)
+    for _ in range(7):
+        for k, f in rows.items():
+            if k.endswith("seq") and path != "auto": continue
+            dist.barrier(); torch.cuda.synchronize()
+            t0 = time.perf_counter()
+            for _ in range(10): f()
+            t1 = time.perf_counter(); torch.cuda.synchronize(); t2 = time.perf_counter()
+            res[k + " wall"].append((t2 - t0) / 10e-3); res[k + " host"].append((t1 - t0) / 10e-3)
+            dist.barrier(); torch.cuda.synchronize()
+            torch.cuda._sleep(50_000_000)  # ~25 ms: the calls queue behind it
+            e0, e1 = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            e0.record()
+            for _ in range(10): f()
+            e1.record(); torch.cuda.synchronize()
+            res[k + " device"].append(e0.elapsed_time(e1) / 10)
+    if r == 0:
+        print(f"== path={path} W={W} M={M} K={K} N={N} ms/call (median of 7 x 10)")
+        for k in rows:
+            if k + " wall" in res:
+                print(f"  {k:8s} wall {sorted(res[k+' wall'])[3]:.3f}  device {sorted(res[k+' device'])[3]:.3f}  host {sorted(res[k+' host'])[3]:.3f}")
+    from torch.profiler import profile, ProfilerActivity
+    if path == "auto":
+        for k in rows:
+            dist.barrier(); torch.cuda.synchronize()
+            with profile(activities=[ProfilerActivity.CUDA]) as p:
+                for _ in range(3): rows[k]()
+                torch.cuda.synchronize()
+            if r == 0:
+                print("  kernels of 3 calls:", k)
+                for e in p.key_averages():
+                    if e.device_type.name == "CUDA" or getattr(e, "device_time_total", 0):
+                        print(f"     {e.count:3d} x {e.device_time_total/max(e.count,1):8.1f} us  {e.key[:90]}")
+print(f"rank {r}", syncopate.stats() if hasattr(syncopate, "stats") else "")
+dist.barrier(); dist.destroy_process_group()
