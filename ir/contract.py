@@ -56,6 +56,11 @@ class AccessKey:
     # present when `tl.where(cond, rows, row)` redirects lanes: the range of those lanes' row
     ELSE_LO: Final = "else_lo"
     ELSE_EXTENT: Final = "else_extent"
+    # present when a scalar row's address adds a length the analysis takes for a column
+    # (`input_ptrs + d`): a host expression of the column end, which a launch checks is at most
+    # the row stride named by ROW_STRIDE (else the access reads the next row)
+    IN_ROW: Final = "in_row"
+    ROW_STRIDE: Final = "row_stride"
 
 
 # --- plan roles --------------------------------------------------------------

@@ -31,6 +31,9 @@ def _access_attr(b: BoundAccess) -> DictionaryAttr:
         AccessKey.LOOPS: IntegerAttr(len(b.loops), i64),
         AccessKey.INVARIANT: IntegerAttr(b.invariant, i64),
     }
+    if b.span.in_row is not None:
+        fields[AccessKey.IN_ROW] = StringAttr(b.span.in_row[0])
+        fields[AccessKey.ROW_STRIDE] = StringAttr(b.span.in_row[1])
     if b.span.wrap is not None:
         wrap = footprint.host_expr(b.span.wrap)
         fields[AccessKey.WRAP] = StringAttr(wrap if wrap is not None else "?")

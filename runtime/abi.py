@@ -99,6 +99,7 @@ class LaunchPlan:
         if bases:  # a kernel without flag_bases polls and raises no flags (e.g. overlap{waits=false})
             _check_flags(chunks)
         _check_extents(plans, chunks, params, rank)
+        _check_in_row(program, env, rank)
         check_aliases(planned(plans), params)
         tiles = tile_grid(program, env, grid)
         graph = deps.tile_chunk_graph(program.module, program.kernel, env, tiles, rank, bases)
@@ -296,6 +297,29 @@ def _check_flags(chunks: Mapping[str, list[ConcreteChunk]]) -> None:
         if other is not c:
             raise AbiError(f"chunk {other.id} of @{other.plan} and chunk {c.id} of @{c.plan} share signal-pad flag "
                            f"{c.flag}; each chunk needs its own (chunk.abi flag_bases)")
+
+
+def _check_in_row(program: FusedProgram, env: Mapping[str, int], rank: int) -> None:
+    """An access whose scalar row adds a length the analysis took for a
+    column (``input_ptrs + d``, ``AccessKey.IN_ROW``) must stay in the row
+    at this launch: the columns it reaches end at most at the row stride.
+    Otherwise it reads the next row, which its wait does not cover (``X +
+    n_cols + cols`` over rows of ``n_cols`` columns)."""
+    from syncopate.ir.contract import ACCESS_ATTR
+    from syncopate.ir.contract import AccessKey as A
+    from syncopate.ir.locations import describe
+
+    for op in program.kernel.walk():
+        access = op.attributes.get(ACCESS_ATTR)
+        if access is None or A.IN_ROW not in access.data:
+            continue
+        end, stride = access.data[A.IN_ROW].data, access.data[A.ROW_STRIDE].data
+        reach, row = deps.eval_host(end, env, (0, 0, 0), (1, 1, 1)), env.get(stride)
+        if reach is None or row is None or reach > row:
+            raise AbiError(f"rank {rank}: {describe(op)} adds a length to a row's address that the analysis took "
+                           f"for a column offset, which holds only if {end} <= {stride}; this launch has {end} = "
+                           f"{reach} and {stride} = {row}, so the access reads past its row (the next row, "
+                           f"which no wait covers): write the offset as index * {stride}")
 
 
 def _check_extents(plans: Mapping[str, PlanOp], chunks: Mapping[str, list[ConcreteChunk]],

@@ -166,7 +166,8 @@ def _span_along(acc: Access, tensor: TensorOp, dim: int, kernel: tile.FuncOp) ->
         row = _constexpr_row(acc, strides[dim])
     if row is not None:
         stride = _named_factor(row, strides[dim]) or _row_stride(row)
-        return _row_span(acc, row, stride, where, dim, kernel), footprint.param_name(stride)
+        return _row_span(acc, row, stride, where, dim, kernel, _other_strides(acc, tensor, dim)), \
+            footprint.param_name(stride)
     outer = _outer_rows(acc) if not named else []
     if outer:
         ordered = _in_dim_order_with_rows(acc.terms, outer)
@@ -182,7 +183,8 @@ def _span_along(acc: Access, tensor: TensorOp, dim: int, kernel: tile.FuncOp) ->
         picked = ordered[dim]
         if isinstance(picked, footprint.Offset):
             stride = _row_stride(picked)
-            return _row_span(acc, picked, stride, where, dim, kernel), footprint.param_name(stride)
+            return _row_span(acc, picked, stride, where, dim, kernel, _other_strides(acc, tensor, dim)), \
+                footprint.param_name(stride)
         named = [picked]
     if len(named) == 1:
         term = named[0]
@@ -337,7 +339,7 @@ def _scalar_row(acc: Access, stride: str | int, dim: int) -> footprint.Offset | 
     block index has unit stride (a row of a row-major matrix)."""
     rows = _row_offsets(acc)
     named = [o for o in rows if footprint.param_name(_row_stride(o)) == stride]
-    if len(named) == 1:
+    if named:  # several (`X += row * s; X + (-1) * s`): the others are shifts of it (_row_span adds them)
         return named[0]
     # `row_ptr + cols`: one unit-stride block index (the columns). With a
     # second block index the address already has rows of its own, and the
@@ -366,16 +368,94 @@ def _constexpr_row(acc: Access, stride: str | int) -> footprint.Offset | None:
     return rows[0] if len(rows) == 1 else None
 
 
+def _other_strides(acc: Access, tensor: TensorOp, dim: int) -> set[str | int]:
+    """The strides of the plan tensor's other dims and of the access's block indices."""
+    return {_stride_name(t) for t in acc.terms} | {s for i, s in enumerate(tensor.stride_values) if i != dim}
+
+
 def _row_span(acc: Access, row: footprint.Offset, stride: SSAValue, where: str, dim: int,
-              kernel: tile.FuncOp) -> Span:
-    """``[row, row + 1)``: one row per access (``row`` is ``index * stride``)."""
+              kernel: tile.FuncOp, others: set[str | int]) -> Span:
+    """``[row, row + 1)``: one row per access (``row`` is ``index * stride``),
+    moved by every other scalar offset that moves along ``dim``
+    (``X += row * stride_x; tl.load(X + stride_x + cols)`` reads ``row + 1``;
+    an offset whose dim cannot be told is refused by :func:`_shift_along`),
+    with the bounds the mask puts on that row. A lone parameter added as a
+    column (``input_ptrs + d``) is checked at launch (:func:`_in_row_check`)."""
     index = row.right if stride is row.left else row.left
     assert index is not None
-    walks = _walks_along(acc, footprint.param_name(stride) or "?", where, dim, kernel, set())
+    name = footprint.param_name(stride) or "?"
+    walks = _walks_along(acc, name, where, dim, kernel, set())
     if walks:
         raise fail(f"{where}: '{acc.param}' is indexed by a scalar row and also advanced along dim {dim} by a loop; "
                    f"index the row from the parameter in each iteration (`x_ptr + row * stride`)")
-    return Span((index,), _unit(kernel))
+    lengths = [o for o in acc.offsets if o is not row and _length_column(o, name)]
+    in_row = _in_row_check(acc, lengths, name, kernel, where) if lengths else None
+    shifts = [_shift_along(o, name, where, acc.param, dim, kernel, others) for o in acc.offsets
+              if o is not row and o not in lengths and not _column_of_row(o)]
+    terms = (index, *(v for v in shifts if v is not None))
+    below, above = _row_mask_limits(acc, terms, kernel)
+    return Span(terms, _unit(kernel), masked_below=below, masked_from=above, in_row=in_row)
+
+
+def _column_of_row(offset: footprint.Offset) -> bool:
+    """A lone scalar that is no kernel parameter added to a scalar row's
+    address: a loaded or computed column (``X_ptr + y``, a class index),
+    taken to stay inside the row as the row's block columns are."""
+    return offset.right is None and footprint.param_name(offset.left) is None
+
+
+def _length_column(offset: footprint.Offset, stride: str) -> bool:
+    """A lone kernel parameter other than the row stride added to a scalar
+    row's address (``input_ptrs + d``: the second half of a row of ``2 *
+    d`` columns; ``X + n_cols + cols``: the next row of ``n_cols``). Only
+    the launch's values tell the two apart (:func:`_in_row_check`)."""
+    name = footprint.param_name(offset.left) if offset.right is None else None
+    return name is not None and name != stride
+
+
+def _in_row_check(acc: Access, lengths: list[footprint.Offset], stride: str, kernel: tile.FuncOp,
+                  where: str) -> tuple[str, str]:
+    """The launch-time condition under which ``lengths`` stay inside the
+    row: their sum plus the columns' mask bound is at most the row stride
+    (``AccessKey.IN_ROW``). Refused where the columns have no such bound."""
+    columns = [t for t in acc.terms if t.stride is None]
+    upper = mask_limits(acc, columns[0], "", kernel)[1] if len(columns) == 1 else None
+    parts = [footprint.host_expr(o.left) for o in lengths] + [footprint.host_expr(upper) if upper is not None else None]
+    if stride == "?" or any(p is None for p in parts):
+        names = ", ".join(footprint.param_name(o.left) or "?" for o in lengths)
+        raise fail(f"{where}: the access of '{acc.param}' adds {names} to a row's address, which stays in the row "
+                   f"only if the columns it reaches are below the row stride; its columns have no mask bound "
+                   f"(`cols < n`) to tell: mask them, or write the offset as index * <stride parameter>")
+    return " + ".join(f"({p})" for p in parts), stride
+
+
+def _row_mask_limits(acc: Access, terms: tuple[SSAValue, ...],
+                     kernel: tile.FuncOp) -> tuple[SSAValue | None, SSAValue | None]:
+    """The bounds ``acc``'s mask puts on its scalar row (the sum of
+    ``terms``): a comparison of a value whose expression is that row's for
+    every element (``row + 1 < n_rows``, also broadcast into a block), with
+    a kernel parameter or an integer constant (a wait above the access can
+    use it). A tile whose row is masked off reads nothing, so its wait may
+    stop at the bound (the last row's neighbour, past the extent)."""
+    from syncopate.ir.analysis.symbolic import Symbolic, provably_equal  # sympy: only for masked scalar rows
+
+    mask = _mask_of(acc.op)
+    if mask is None:
+        return None, None
+    values = Symbolic()
+    row = sum((values.of(t) for t in terms[1:]), start=values.of(terms[0]))
+
+    def bound(upper: bool) -> SSAValue | None:
+        for index, limit in mask_bounds.bound_values(mask, upper=upper):
+            limit = footprint.strip(limit)
+            usable = (isinstance(limit, BlockArgument) and limit.owner is kernel.body.block) or (
+                isinstance(limit, OpResult) and isinstance(limit.op, arith.ConstantOp)
+                and isinstance(limit.op.value, IntegerAttr))
+            if usable and provably_equal(values.of(index), row):
+                return limit
+        return None
+
+    return bound(upper=False), bound(upper=True)
 
 
 def _unit(kernel: tile.FuncOp) -> SSAValue:
@@ -422,13 +502,25 @@ def _inner_stride(name: str, stride: str, kernel: tile.FuncOp, others: set[str |
     """``name`` is the stride of a dim inside the rows of ``stride``'s dim:
     the stride of another dim the access or the plan models, or a runtime
     parameter declared after ``stride`` (Triton kernels take ``*x.stride()``,
-    outermost first). A parameter declared before it may be an outer dim's
-    stride, which moves the tile by whole rows (a head offset into an
-    ``(H, S, D)`` tensor): not this dim's footprint, and not knowable here."""
+    outermost first) that the kernel never compares an index with. A
+    parameter declared before it may be an outer dim's stride, which moves
+    the tile by whole rows (a head offset into an ``(H, S, D)`` tensor): not
+    this dim's footprint, and not knowable here. A compared one is a length
+    (``cols < n_cols``), and a length times a count moves whole rows of a
+    contiguous tensor (``2 * n_cols + cols`` reads two rows on)."""
     if name in others:
         return True
     names = kernel.arg_names
-    return stride in names and names.index(name) > names.index(stride)
+    return stride in names and names.index(name) > names.index(stride) and name not in _compared(kernel)
+
+
+def _compared(kernel: tile.FuncOp) -> set[str]:
+    """The kernel parameters some comparison takes as an operand (lengths and bounds, not strides)."""
+    found: set[str] = set()
+    for op in kernel.walk():
+        if isinstance(op, tile.CmpOp):
+            found.update(n for n in (footprint.param_name(v) for v in op.operands) if n is not None)
+    return found
 
 
 def _shift_along(offset: footprint.Offset, stride: str | int, where: str, param: str, dim: int,
@@ -446,10 +538,14 @@ def _shift_along(offset: footprint.Offset, stride: str | int, where: str, param:
     dim's); a bare scalar or a constant product shifts a unit-stride dim.
     Anything else is an error, not a guess."""
     if offset.right is None:
-        if stride == 1:
+        if footprint.param_name(offset.left) == stride:
+            return _unit(kernel)  # the dim's stride itself: one row (`X + stride_x + cols`)
+        if stride == 1 and not _runtime_parameter(offset.left):
             return offset.left
-        raise fail(f"{where}: the access of '{param}' adds a scalar offset with no stride; cannot tell whether it "
-                   f"moves along dim {dim}")
+        raise fail(f"{where}: the access of '{param}' adds a scalar offset with no stride"
+                   + (f" ('{footprint.param_name(offset.left)}', a runtime parameter, which may be a row length or "
+                      "another dim's stride)" if _runtime_parameter(offset.left) else "")
+                   + f"; cannot tell whether it moves along dim {dim} (write it as index * <stride parameter>)")
     factors = (offset.left, offset.right)
     names = [footprint.param_name(f) for f in factors]
     for i, name in enumerate(names):
@@ -475,12 +571,18 @@ def _shift_along(offset: footprint.Offset, stride: str | int, where: str, param:
             # along that dim leaves this dim's footprint alone
             return None
         raise fail(f"{where}: the access of '{param}' adds a scalar times {', '.join(outer)}, which is not the stride "
-                   f"of dim {dim} ({stride}) nor of a dim inside it (declared after {stride}, or one the plan "
-                   f"models); it may move the tile by whole rows, so its footprint along dim {dim} is unknown")
+                   f"of dim {dim} ({stride}) nor of another dim the plan or the access models; it may move the tile "
+                   f"by whole rows (a row length times a row count does), so its footprint along dim {dim} is "
+                   f"unknown: write the offset as index * <the stride of its dim>")
     if stride == 1 and offset.product is not None:
         return offset.product  # `2 * BLOCK` elements along the unit-stride dim
     raise fail(f"{where}: the access of '{param}' adds a scalar product with no stride parameter of its own; "
                f"cannot tell which dim it moves along (write it as index * <stride parameter>)")
+
+
+def _runtime_parameter(value: SSAValue) -> bool:
+    """A runtime (not constexpr) scalar kernel parameter, seen through retypes."""
+    return footprint.param_name(value) is not None and isinstance(footprint.strip(value).type, tile.ScalarType)
 
 
 def _explicit_stride(tensor: TensorOp, dim: int) -> bool:

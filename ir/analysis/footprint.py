@@ -149,6 +149,9 @@ class Span:
     # wait anywhere in the kernel can use, so not among :meth:`values` (what the rows depend on)
     masked_below: SSAValue | None = None
     masked_from: SSAValue | None = None
+    # a scalar row's address plus lengths taken for columns (``input_ptrs + d``): the host
+    # expression of the columns' end and the row stride it must not pass (checked at launch)
+    in_row: tuple[str, str] | None = None
 
     @property
     def reshaped(self) -> bool:
