@@ -48,6 +48,21 @@ RUN_CHECKS = "test/unit/runtime/test_run_checks.py"
 ERRORS = "test/unit/tools/test_overlap_run_errors.py"
 
 MUTATIONS = [
+    # scalar rows (ir/analysis/chunk_access.py) and the launch's in-row check (runtime/abi.py)
+    Mutation("a scalar row drops the offsets that move it", "ir/analysis/chunk_access.py",
+             "    terms = (index, *(v for v in shifts if v is not None))\n", "    terms = (index,)\n",
+             pytest=("test/unit/runtime/test_row_mutants.py::test_the_neighbours_row_is_waited_for",),
+             lit=("test/chunk-dependency-analysis/next-row.py",)),
+    Mutation("a compared length declared after the stride is taken for an inner stride",
+             "ir/analysis/chunk_access.py", " and name not in _compared(kernel)", "",
+             lit=("test/chunk-dependency-analysis/next-row.py",)),
+    Mutation("the launch skips the in-row check", "runtime/abi.py",
+             "        _check_in_row(program, env, rank)\n", "",
+             pytest=("test/unit/runtime/test_row_mutants.py::test_the_column_count_added_as_a_row_is_refused_at_launch",)),
+    Mutation("a masked-off scalar row still waits past the extent", "ir/analysis/chunk_access.py",
+             "    return Span(terms, _unit(kernel), masked_below=below, masked_from=above, in_row=in_row)",
+             "    return Span(terms, _unit(kernel), in_row=in_row)",
+             pytest=("test/unit/runtime/test_row_mutants.py::test_the_neighbours_row_is_waited_for",)),
     # sync helpers (lowering/device_helpers.py)
     Mutation("spin accepts the previous launch's flag", "lowering/device_helpers.py",
              "    flag = flags + index\n", "    flag = flags + index\n    target = target - 1\n",
