@@ -63,7 +63,7 @@ from xdsl.ir import Block, BlockArgument, Operation, SSAValue
 
 from syncopate.dialects import tile
 from syncopate.dialects.chunk import PlanOp, SignalSpanOp, WaitSpanLoopOp, WaitSpanOp
-from syncopate.ir.contract import CONSUMED
+from syncopate.ir.contract import CONSUMED, KERNEL_ATTR
 from syncopate.ir.crosscheck.prove import equal, le, lt
 from syncopate.ir.locations import describe
 
@@ -196,8 +196,10 @@ class Evaluator:
         """``init + iteration * inc`` when the body yields ``arg + inc`` with
         ``inc`` the same in every iteration."""
         init = self.of(loop.iter_args[arg.index - 1])
-        if isinstance(init, (Unknown, Mask)):
-            return Unknown(f"{describe(loop)}: a loop-carried value whose start is not bounded")
+        if isinstance(init, Unknown):
+            return Unknown(f"{describe(loop)}: the start of a loop-carried value: {init.why}")
+        if isinstance(init, Mask):
+            return Unknown(f"{describe(loop)}: a loop-carried mask")
         c = _int(f"carry{id(arg)}")
         self.cache[arg] = Ptr(init.base, c) if isinstance(init, Ptr) else c
         yielded = self.of(loop.body.block.last_op.operands[arg.index - 1])
@@ -839,10 +841,16 @@ def _touches_at_sample(ev: Evaluator, lo: sympy.Expr, hi: sympy.Expr) -> bool:
 
 
 def check(module: ModuleOp) -> Report:
-    """Every access of a planned tensor in every kernel of ``module``."""
+    """Every access of a planned tensor in the kernel ``module`` fuses
+    (``chunk.kernel``; every kernel taking a planned parameter when absent)."""
     tensors = planned_tensors(module)
     report = Report()
+    # the plans belong to the kernel the module names (a file may hold
+    # others that take a parameter of the same name but are not fused)
+    named = module.attributes.get(KERNEL_ATTR)
     for func in (op for op in module.ops if isinstance(op, tile.FuncOp)):
+        if named is not None and func.sym_name.data != named.data:
+            continue
         if any(p in func.arg_names for p in tensors) and not func.sym_name.data.startswith("syn_"):
             report.accesses += Checker(module, func, tensors).run().accesses
     return report
