@@ -76,3 +76,27 @@ def test_proved_accesses_do_not_drop(reports, capsys):
                 if a.status != "proved":
                     print(f"  {stem}: {a.status}: {a.where()}: {a.detail[:200]}")
     assert totals[0] >= PROVED_AT_LEAST
+
+
+def test_deleting_a_wait_or_signal_unproves_what_it_covered(modules, reports):
+    """With one span op deleted, some access the full module proved is no
+    longer proved: the proofs lean on the waits and signals, not on nothing.
+    (Deleting one may leave another that still covers; then nothing changes
+    and the deletion is listed, not failed, if no access needed it.)"""
+    silent, uncovered = [], 0
+    for stem, module in modules.items():
+        before = [a.status for a in reports[stem].accesses]
+        for index in range(sum(isinstance(o, SPAN_OPS) for o in module.walk())):
+            broken = module.clone()
+            sync = [o for o in broken.walk() if isinstance(o, SPAN_OPS)][index]
+            sync.detach()
+            sync.erase()
+            after = [a.status for a in check(broken).accesses]
+            assert len(after) == len(before)
+            assert all(a == "proved" or b != "proved" for a, b in zip(before, after)), f"{stem}: proved more"
+            lost = [b for a, b in zip(before, after) if a == "proved" and b != "proved"]
+            uncovered += "uncovered" in lost
+            if not lost and "proved" in before:
+                silent.append(f"{stem} #{index}")
+    print(f"\ndeletions that left an access uncovered: {uncovered}; that changed nothing: {silent}")
+    assert silent == [] and uncovered >= 25  # a ratchet, like PROVED_AT_LEAST
