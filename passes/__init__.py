@@ -26,6 +26,7 @@ PASSES: dict[str, tuple[str, str]] = {
     "select-backend": ("select_backend", "SelectBackendPass"),
     "fuse-peer-reduction": ("fuse_peer_reduction", "FusePeerReductionPass"),
     "verify-sync": ("verify_sync", "VerifySyncPass"),
+    "verify-addresses": ("verify_addresses", "VerifyAddressesPass"),
     "overlap": ("overlap_pipeline", "OverlapPipelinePass"),
 }
 

@@ -28,6 +28,8 @@ LAYERS = [
     ("syncopate.ir", 3),  # the package itself
     ("syncopate.ir.frontend", 4),
     ("syncopate.ir.analysis", 5),
+    # independent cross-checks of the analysis (test below: they import none of it)
+    ("syncopate.ir.crosscheck", 5),
     ("syncopate.passes", 6),
     ("syncopate.lowering", 7),
     ("syncopate.runtime", 8),  # what every world needs: the launch ABI, the fused-kernel facade, rows, staging
@@ -130,3 +132,30 @@ def test_every_folder_and_root_module_has_a_layer():
     roots = sorted(p.name for p in ROOT.glob("*.py") if p.name != "setup.py")
     assert [r for r in roots if r not in ROOT_MODULES] == []
     assert layer("syncopate.pytorch.fused_ops") < layer("syncopate.ops") < layer("syncopate.bench.tp_layer")
+
+
+# What the independent address verifier must not import: the footprint model
+# it cross-checks and the passes that place or verify waits with that model.
+CROSSCHECK_FORBIDDEN = ("syncopate.ir.analysis", "syncopate.passes.verify_sync", "syncopate.passes.insert_signals",
+                        "syncopate.passes.chunk_dependency_analysis")
+CROSSCHECK_FILES = ("ir/crosscheck", "passes/verify_addresses.py")
+
+
+def crosscheck_offenders(paths: list[Path]) -> list[str]:
+    return [f"{p.name}:{line}: {name}" for p in paths for line, name in imports(p)
+            if any(name == f or name.startswith(f + ".") for f in CROSSCHECK_FORBIDDEN)]
+
+
+def test_the_address_verifier_shares_no_code_with_the_footprint_model():
+    paths = [p for entry in CROSSCHECK_FILES for p in ([ROOT / entry] if entry.endswith(".py")
+                                                       else sorted((ROOT / entry).rglob("*.py")))]
+    assert len(paths) >= 3
+    assert crosscheck_offenders(paths) == []
+
+
+def test_the_crosscheck_rule_sees_a_forbidden_import(tmp_path):
+    for line in ("from syncopate.ir.analysis import footprint", "import syncopate.ir.analysis.deps",
+                 "from syncopate.passes.verify_sync import verify", "from syncopate.ir.analysis.symbolic import text"):
+        fake = tmp_path / "m.py"
+        fake.write_text(f"def f():\n    {line}\n")
+        assert crosscheck_offenders([fake]) != [], line

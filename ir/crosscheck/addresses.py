@@ -1,0 +1,856 @@
+"""An address verifier independent of the footprint analysis: the element
+offsets each access of a planned tensor touches, from the tile IR alone, and
+whether the waits / signals around it cover their rows.
+
+Model (every assumption is listed; nothing else is assumed):
+
+* symbols: ``pid<a>`` (``tl.program_id``, >= 0, grid unknown), ``npid<a>``
+  (``tl.num_programs``, >= 1), one per kernel scalar parameter (an integer
+  of unknown sign; the plan dim's stride parameter >= 1, since the runtime
+  refuses a launch whose tensor has another stride there, runtime/abi.py),
+  one per loop induction variable (range ``[lb, ub - 1]`` when its step is
+  provably >= 1), one per ``tl.arange`` element and axis (range ``[start,
+  end - 1]``, clamped by mask terms ``x < b``, ``x <= b``, ``x > b``, ``x >= b``
+  that are ``+-lane + rest`` in exactly one lane), and one opaque symbol per
+  scalar result of a ``tile.call_jit`` (any value, the same at a wait and at
+  an access that both use that SSA value). Integer arithmetic is assumed not
+  to overflow.
+* values: ``arith.constant``, ``tile.add/sub/mul/neg``, ``tile.addptr``,
+  ``tile.expand_dims`` (the lane symbol moves to its new axis, so
+  ``x[:, None]`` and ``x[None, :]`` are independent), ``tile.broadcast``,
+  ``tile.splat``, ``tile.retype``, integer ``tile.cast``, ``tile.zeros`` and
+  ``tl.zeros_like`` (0), ``tl.minimum`` / ``tl.maximum`` / ``min`` / ``max``,
+  ``tl.multiple_of`` / ``tl.max_contiguous`` (their first argument);
+  ``tile.floordiv`` / ``tile.mod`` / ``tile.cdiv`` of lane-free values are
+  uninterpreted functions (equal only to themselves). Loop-carried pointers
+  and offsets advanced by a loop-invariant increment are ``init +
+  iteration * inc``. Anything else (a loaded value, ``tl.where``, a helper
+  returning a block, ...) makes an access *unbounded*.
+* rows: the plan tensor's stride ``S`` along its dim (``chunk.tensor ...
+  strides``, a kernel parameter or the integer 1) splits an element offset
+  into ``R * S + Q``. ``R`` is the row coordinate. ``Q`` is grouped by the
+  other runtime scalar parameters it is multiplied by (each taken to be the
+  stride of another dim), plus a unit-stride rest; every group's coordinate
+  must be provably >= 0 and below the bound of a mask term ``x < b`` with
+  ``coordinate <= x``: under the strided-tensor layout (an element is
+  ``sum(coord_j * stride_j)`` with ``0 <= coord_j < extent_j``, and the
+  kernel's masks bound each inner coordinate by at most its extent), it then
+  stays in row ``R``. An offset term bound to no masked coordinate (``X +
+  N_COLS + cols``) may reach another row, so the access is unbounded.
+
+An access is *proved* when its rows lie inside waits that dominate it (reads
+of consumed tensors) or signals that follow it on every path (writes of
+produced tensors), for every value of the symbols; *uncovered* when a row it
+touches (its smallest or largest, with every mask term turned into a clamp)
+lies outside every such wait or signal for every value of the symbols, and
+the access touches rows at a sample launch (program 0, sizes 64, blocks 16);
+*unproved* when bounded but neither; *unbounded* when its rows could not be
+bounded. A ``chunk.wait_span_loop`` covers its range only where its ``lo``
+is provably ``first + iteration * step`` directly in its ``for`` body (the
+condition under which skipping the previous iteration's chunks is sound); a
+wait from row <= 0 to at least the plan's extent (or 2**31-1) covers every
+row of the tensor.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import sympy
+from xdsl.dialects import arith, scf
+from xdsl.dialects.builtin import IntegerAttr, IntegerType, ModuleOp, StringAttr
+from xdsl.ir import Block, BlockArgument, Operation, SSAValue
+
+from syncopate.dialects import tile
+from syncopate.dialects.chunk import PlanOp, SignalSpanOp, WaitSpanLoopOp, WaitSpanOp
+from syncopate.ir.contract import CONSUMED, KERNEL_ATTR
+from syncopate.ir.crosscheck.prove import equal, le, lt
+from syncopate.ir.locations import describe
+
+ALL_ROWS = 2**31 - 1
+TILE_PID_HELPER = "syn_tile_pid"  # passes/tile_reorder.py's helpers: syn_tile_pid0, syn_tile_pid1
+
+
+@dataclass(frozen=True)
+class Unknown:
+    """A value the model cannot express, and why."""
+
+    why: str
+
+
+@dataclass(frozen=True)
+class Ptr:
+    """A pointer: kernel parameter ``base`` plus ``offset`` elements."""
+
+    base: str
+    offset: sympy.Expr
+
+
+@dataclass(frozen=True)
+class Mask:
+    """A conjunction of comparisons ``(lhs, predicate, rhs)``; ``exact``
+    False when some conjunct was not understood (then ignored: the mask
+    keeps at most the lanes the known conjuncts keep)."""
+
+    atoms: tuple[tuple[sympy.Expr, str, sympy.Expr], ...]
+    exact: bool = True
+
+
+Value = sympy.Expr | Ptr | Mask | Unknown
+
+
+@dataclass
+class Access:
+    """One load/store/atomic of a planned tensor and what was found."""
+
+    op: Operation
+    plan: str
+    tensor: str
+    writes: bool
+    status: str = "unbounded"  # proved | unproved | uncovered | unbounded
+    detail: str = ""
+    rows: tuple[sympy.Expr, sympy.Expr] | None = None  # [lo, hi) with the lanes eliminated
+
+    def where(self) -> str:
+        return describe(self.op)
+
+
+@dataclass
+class Report:
+    accesses: list[Access] = field(default_factory=list)
+
+    def count(self, status: str) -> int:
+        return sum(a.status == status for a in self.accesses)
+
+
+# --- evaluation of SSA values ------------------------------------------------
+
+
+def _int(name: str, **assumptions) -> sympy.Symbol:
+    return sympy.Symbol(name, integer=True, **assumptions)
+
+
+class Evaluator:
+    """The symbolic value of each SSA value of one kernel."""
+
+    def __init__(self, func: tile.FuncOp, positive: set[str]):
+        self.func = func
+        self.cache: dict[SSAValue, Value] = {}
+        # lane symbol -> (lo, hi) inclusive; loop iv symbol -> (loop, lo, hi)
+        self.lanes: dict[sympy.Symbol, tuple[sympy.Expr, sympy.Expr]] = {}
+        self.ivs: dict[sympy.Symbol, tuple[scf.ForOp, sympy.Expr, sympy.Expr]] = {}
+        self.aranges = 0
+        self.opaque = 0
+        self.constexpr = set()
+        positive = positive | _block_sizes(func)
+        for name, arg in zip(func.arg_names, func.body.block.args):
+            if isinstance(arg.type, tile.PointerType):
+                self.cache[arg] = Ptr(name, sympy.Integer(0))
+            else:
+                if isinstance(arg.type, tile.ConstexprType):
+                    self.constexpr.add(name)
+                self.cache[arg] = _int(name, positive=True) if name in positive else _int(name)
+
+    def of(self, ssa: SSAValue) -> Value:
+        if ssa not in self.cache:
+            self.cache[ssa] = self._compute(ssa)
+        return self.cache[ssa]
+
+    def expr(self, ssa: SSAValue) -> sympy.Expr | Unknown:
+        v = self.of(ssa)
+        if isinstance(v, (Ptr, Mask)):
+            return Unknown(f"{_where(ssa)} is a pointer or mask where an integer was expected")
+        return v
+
+    def _compute(self, ssa: SSAValue) -> Value:
+        if isinstance(ssa, BlockArgument):
+            return self._block_arg(ssa)
+        op = ssa.owner
+        assert isinstance(op, Operation)
+        try:
+            return self._op(op, ssa)
+        except (TypeError, ValueError, ZeroDivisionError) as err:  # sympy refusing a shape we did not foresee
+            return Unknown(f"{describe(op)}: {err}")
+
+    # block arguments: loop variables and loop-carried values
+
+    def _block_arg(self, arg: BlockArgument) -> Value:
+        loop = arg.block.parent_op()
+        if not isinstance(loop, scf.ForOp):
+            return Unknown(f"a block argument of {describe(loop) if loop else 'an unknown block'}")
+        if arg.index == 0:
+            return self._iv(loop, arg)
+        return self._carried(loop, arg)
+
+    def _iv(self, loop: scf.ForOp, arg: BlockArgument) -> Value:
+        lb, ub, step = (self.expr(v) for v in (loop.lb, loop.ub, loop.step))
+        sym = _int(f"iv{len(self.ivs)}")
+        if any(isinstance(v, Unknown) for v in (lb, ub, step)) or not le(sympy.Integer(1), step):
+            # still a symbol (a wait in the same body may use it), but with no range
+            self.ivs[sym] = (loop, None, None)
+        else:
+            self.ivs[sym] = (loop, lb, ub - 1)
+        return sym
+
+    def _carried(self, loop: scf.ForOp, arg: BlockArgument) -> Value:
+        """``init + iteration * inc`` when the body yields ``arg + inc`` with
+        ``inc`` the same in every iteration."""
+        init = self.of(loop.iter_args[arg.index - 1])
+        if isinstance(init, Unknown):
+            return Unknown(f"{describe(loop)}: the start of a loop-carried value: {init.why}")
+        if isinstance(init, Mask):
+            return Unknown(f"{describe(loop)}: a loop-carried mask")
+        c = _int(f"carry{id(arg)}")
+        self.cache[arg] = Ptr(init.base, c) if isinstance(init, Ptr) else c
+        yielded = self.of(loop.body.block.last_op.operands[arg.index - 1])
+        iv = self.of(loop.body.block.args[0])
+        del self.cache[arg]
+        # values computed from the placeholder are recomputed from the result
+        for key in [k for k, v in self.cache.items() if _mentions(v, c)]:
+            del self.cache[key]
+        inc = _increment(init, yielded, c)
+        if inc is None or iv in inc.free_symbols:
+            return Unknown(f"{describe(loop)}: a loop-carried value that is not advanced by a fixed increment")
+        lb, step = self.expr(loop.lb), self.expr(loop.step)
+        if isinstance(lb, Unknown) or isinstance(step, Unknown):
+            return Unknown(f"{describe(loop)}: a loop with unbounded bounds carries a value")
+        # iteration * inc, with iteration = (iv - lb) / step
+        moved = sympy.expand((iv - lb) * inc / step)
+        return Ptr(init.base, init.offset + moved) if isinstance(init, Ptr) else init + moved
+
+    # operations
+
+    def _op(self, op: Operation, ssa: SSAValue) -> Value:
+        if isinstance(op, arith.ConstantOp):
+            value = op.value
+            if isinstance(value, IntegerAttr) and isinstance(value.type, IntegerType):
+                return sympy.Integer(value.value.data)
+            return Unknown(f"{describe(op)}: a non-integer constant")
+        if isinstance(op, tile.ProgramIdOp):
+            return _int(f"pid{op.axis.value.data}", nonnegative=True)
+        if isinstance(op, tile.NumProgramsOp):
+            return _int(f"npid{op.axis.value.data}", positive=True)
+        if isinstance(op, (tile.RetypeOp, tile.BroadcastOp)):
+            return self.of(op.operands[0])
+        if isinstance(op, tile.SplatOp):
+            return self.of(op.value)
+        if isinstance(op, tile.CastOp):
+            return self._cast(op)
+        if isinstance(op, tile.ZerosOp):
+            return sympy.Integer(0)
+        if isinstance(op, tile.ArangeOp):
+            return self._arange(op)
+        if isinstance(op, tile.ExpandDimsOp):
+            return self._expand_dims(op)
+        if isinstance(op, tile.AddPtrOp):
+            return self._addptr(op)
+        if isinstance(op, tile.CmpOp):
+            return self._cmp(op)
+        if isinstance(op, tile.AndOp):
+            return self._and(op)
+        if isinstance(op, tile.NegOp):
+            v = self.expr(op.operands[0])
+            return v if isinstance(v, Unknown) else -v
+        if isinstance(op, (tile.AddOp, tile.SubOp, tile.MulOp)):
+            return self._arith(op)
+        if isinstance(op, (tile.FloorDivOp, tile.ModOp, tile.CdivOp)):
+            return self._uninterpreted(op)
+        if isinstance(op, tile.CallOp):
+            return self._call(op)
+        if isinstance(op, tile.CallJitOp):
+            return self._opaque(op, ssa)
+        if isinstance(op, (tile.LoadOp, tile.DescriptorLoadOp)):
+            return Unknown(f"{describe(op)}: a loaded value")
+        return Unknown(f"{describe(op)}: an op the address model does not know")
+
+    def _cast(self, op: Operation) -> Value:
+        ty = op.results[0].type
+        element = ty.element_type if isinstance(ty, tile.BlockType) else ty
+        if isinstance(element, IntegerType):
+            return self.of(op.operands[0])
+        return Unknown(f"{describe(op)}: a cast to a non-integer type")
+
+    def _arange(self, op: tile.ArangeOp) -> Value:
+        start, end = self.expr(op.start), self.expr(op.end)
+        if isinstance(start, Unknown) or isinstance(end, Unknown):
+            return Unknown(f"{describe(op)}: a tl.arange with unbounded ends")
+        k = self.aranges
+        self.aranges += 1
+        sym = _lane(k, 0)
+        self._lane_range(k, (start, end - 1))
+        return sym
+
+    def _lane_range(self, k: int, rng: tuple[sympy.Expr, sympy.Expr]) -> None:
+        self.lanes[_lane(k, -1)] = rng  # the arange's range, looked up by index k
+
+    def lane_range(self, sym: sympy.Symbol) -> tuple[sympy.Expr, sympy.Expr]:
+        return self.lanes[_lane(_lane_index(sym), -1)]
+
+    def _expand_dims(self, op: tile.ExpandDimsOp) -> Value:
+        src = self.of(op.src)
+        if isinstance(src, Unknown):
+            return src
+        rank = _rank(op.src)
+        if rank is None:
+            return Unknown(f"{describe(op)}: expand_dims of a value of unknown rank")
+        axis = op.axis.value.data
+        axis = axis + rank + 1 if axis < 0 else axis
+        return _map(src, lambda e: e.xreplace({s: _moved(s, rank, axis) for s in _lanes_of(e)}))
+
+    def _addptr(self, op: tile.AddPtrOp) -> Value:
+        ptr, off = self.of(op.operands[0]), self.expr(op.operands[1])
+        if isinstance(ptr, Unknown):
+            return ptr
+        if isinstance(off, Unknown):
+            return off
+        if not isinstance(ptr, Ptr):
+            return Unknown(f"{describe(op)}: addptr on a value that is not a pointer")
+        return Ptr(ptr.base, sympy.expand(ptr.offset + off))
+
+    def _cmp(self, op: tile.CmpOp) -> Value:
+        lhs, rhs = self.expr(op.lhs), self.expr(op.rhs)
+        pred = op.predicate.data
+        if isinstance(lhs, Unknown) or isinstance(rhs, Unknown) or pred not in ("lt", "le", "gt", "ge"):
+            return Mask((), exact=False)
+        return Mask(((lhs, pred, rhs),))
+
+    def _and(self, op: Operation) -> Value:
+        a, b = self.of(op.operands[0]), self.of(op.operands[1])
+        if not isinstance(a, Mask) or not isinstance(b, Mask):
+            return Unknown(f"{describe(op)}: '&' of values that are not masks")
+        return Mask(a.atoms + b.atoms, a.exact and b.exact)
+
+    def _arith(self, op: Operation) -> Value:
+        a, b = self.of(op.operands[0]), self.of(op.operands[1])
+        for v in (a, b):
+            if isinstance(v, Unknown):
+                return v
+            if isinstance(v, Mask):
+                return Unknown(f"{describe(op)}: arithmetic on a mask")
+        if isinstance(op, tile.AddOp) and isinstance(a, Ptr) != isinstance(b, Ptr):
+            ptr, off = (a, b) if isinstance(a, Ptr) else (b, a)
+            return Ptr(ptr.base, sympy.expand(ptr.offset + off))
+        if isinstance(a, Ptr) or isinstance(b, Ptr):
+            return Unknown(f"{describe(op)}: pointer arithmetic other than pointer + integer")
+        if isinstance(op, tile.AddOp):
+            return sympy.expand(a + b)
+        if isinstance(op, tile.SubOp):
+            return sympy.expand(a - b)
+        return sympy.expand(a * b)
+
+    def _uninterpreted(self, op: Operation) -> Value:
+        a, b = self.expr(op.operands[0]), self.expr(op.operands[1])
+        if isinstance(a, Unknown):
+            return a
+        if isinstance(b, Unknown):
+            return b
+        if _lanes_of(a) or _lanes_of(b):
+            return Unknown(f"{describe(op)}: '{op.name}' of a block index")
+        return sympy.Function(op.name.replace(".", "_"))(a, b)
+
+    def _call(self, op: tile.CallOp) -> Value:
+        callee = op.callee.data if isinstance(op.callee, StringAttr) else str(op.callee)
+        if callee in ("tl.zeros_like",):
+            return sympy.Integer(0)
+        if callee in ("tl.multiple_of", "tl.max_contiguous") and op.operands:
+            return self.of(op.operands[0])
+        if callee in ("tl.minimum", "tl.maximum", "min", "max") and len(op.operands) == 2:
+            a, b = self.expr(op.operands[0]), self.expr(op.operands[1])
+            if isinstance(a, Unknown):
+                return a
+            if isinstance(b, Unknown):
+                return b
+            return (sympy.Min if callee in ("tl.minimum", "min") else sympy.Max)(a, b)
+        return Unknown(f"{describe(op)}: a call of '{callee}'")
+
+    def _opaque(self, op: tile.CallJitOp, ssa: SSAValue) -> Value:
+        if isinstance(ssa.type, tile.BlockType):
+            return Unknown(f"{describe(op)}: a jit helper's block result")
+        self.opaque += 1
+        callee = op.callee.string_value()
+        # tile-reorder's helpers return a program id of their axis (the
+        # launch ABI), as tl.program_id does: >= 0
+        sign = {"nonnegative": True} if callee.startswith(TILE_PID_HELPER) else {}
+        return _int(f"v{self.opaque}_{callee}", **sign)
+
+
+def _block_sizes(func: tile.FuncOp) -> set[str]:
+    """Constexpr parameters used as the end of a ``tl.arange`` or as a loop
+    step: block sizes, >= 1 (Triton needs a positive power of two there; a
+    zero step never ends). Other constexprs (flags) get no sign."""
+    args = dict(zip(func.body.block.args, func.arg_names))
+    used = [op.end for op in func.walk() if isinstance(op, tile.ArangeOp)]
+    used += [op.step for op in func.walk() if isinstance(op, scf.ForOp)]
+    found = set()
+    for v in used:
+        while isinstance(v.owner, tile.RetypeOp):
+            v = v.owner.operands[0]
+        if v in args and isinstance(v.type, tile.ConstexprType):
+            found.add(args[v])
+    return found
+
+
+def _where(ssa: SSAValue) -> str:
+    return describe(ssa.owner) if isinstance(ssa.owner, Operation) else "a block argument"
+
+
+def _mentions(v: Value, sym: sympy.Symbol) -> bool:
+    if isinstance(v, Ptr):
+        return sym in v.offset.free_symbols
+    if isinstance(v, Mask):
+        return any(sym in (a - b).free_symbols for a, _, b in v.atoms)
+    return not isinstance(v, Unknown) and sym in v.free_symbols
+
+
+def _increment(init: Value, yielded: Value, c: sympy.Symbol) -> sympy.Expr | None:
+    if isinstance(init, Ptr):
+        if not isinstance(yielded, Ptr) or yielded.base != init.base:
+            return None
+        inc = sympy.expand(yielded.offset - c)
+    elif isinstance(yielded, sympy.Expr):
+        inc = sympy.expand(yielded - c)
+    else:
+        return None
+    return None if c in inc.free_symbols else inc
+
+
+def _map(v: Value, f) -> Value:
+    if isinstance(v, Ptr):
+        return Ptr(v.base, f(v.offset))
+    if isinstance(v, Mask):
+        return Mask(tuple((f(a), p, f(b)) for a, p, b in v.atoms), v.exact)
+    return f(v)
+
+
+# lane symbols: "l<k>@<q>" is the element of arange k along axis q counted
+# from the right, so broadcasting (right-aligned) needs no renaming and
+# expand_dims renames only the lanes whose axis moves
+
+def _lane(k: int, q: int) -> sympy.Symbol:
+    return _int(f"l{k}@{q}")
+
+
+def _lane_index(sym: sympy.Symbol) -> int:
+    return int(sym.name[1:].split("@")[0])
+
+
+def _is_lane(sym: sympy.Basic) -> bool:
+    return isinstance(sym, sympy.Symbol) and sym.name.startswith("l") and "@" in sym.name
+
+
+def _lanes_of(e: sympy.Expr) -> set[sympy.Symbol]:
+    return {s for s in e.free_symbols if _is_lane(s)}
+
+
+def _moved(sym: sympy.Symbol, rank: int, axis: int) -> sympy.Symbol:
+    k, q = _lane_index(sym), int(sym.name.split("@")[1])
+    pos = rank - 1 - q
+    pos = pos if pos < axis else pos + 1
+    return _lane(k, rank - pos)
+
+
+def _rank(ssa: SSAValue) -> int | None:
+    if isinstance(ssa.type, tile.BlockType):
+        return ssa.type.rank
+    if isinstance(ssa.type, (IntegerType, tile.ScalarType, tile.ConstexprType)):
+        return 0
+    return None
+
+
+# --- bounds ------------------------------------------------------------------
+
+
+def bound(expr: sympy.Expr, sym: sympy.Symbol, lo: sympy.Expr, hi: sympy.Expr, upper: bool) -> sympy.Expr | None:
+    """An upper (or lower) bound of ``expr`` over ``sym`` in ``[lo, hi]``,
+    free of ``sym``; None when the sign of its coefficient is not provable."""
+    if sym not in expr.free_symbols:
+        return expr
+    if expr == sym:
+        return hi if upper else lo
+    if isinstance(expr, sympy.Add):
+        parts = [bound(t, sym, lo, hi, upper) for t in expr.args]
+        return None if any(p is None for p in parts) else sympy.Add(*parts)
+    if isinstance(expr, sympy.Mul):
+        inner = [f for f in expr.args if sym in f.free_symbols]
+        if len(inner) != 1:
+            return None
+        coeff = sympy.Mul(*(f for f in expr.args if sym not in f.free_symbols))
+        if coeff.is_nonnegative:
+            part = bound(inner[0], sym, lo, hi, upper)
+        elif coeff.is_nonpositive:
+            part = bound(inner[0], sym, lo, hi, not upper)
+        else:
+            return None
+        return None if part is None else coeff * part
+    if isinstance(expr, (sympy.Min, sympy.Max)):
+        parts = [bound(a, sym, lo, hi, upper) for a in expr.args]
+        return None if any(p is None for p in parts) else type(expr)(*parts)
+    return None
+
+
+def clamp(ev: Evaluator, mask: Mask | None) -> tuple[dict[sympy.Symbol, tuple[sympy.Expr, sympy.Expr]], bool]:
+    """The range of every lane symbol the mask mentions or that exists,
+    narrowed by the mask's single-lane terms; and whether every term became
+    a clamp (the lanes kept are then exactly the box)."""
+    ranges: dict[sympy.Symbol, tuple[sympy.Expr, sympy.Expr]] = {}
+    exact = mask is None or mask.exact
+    for lhs, pred, rhs in mask.atoms if mask else ():
+        # normalise to d <= 0
+        d = {"lt": lhs - rhs + 1, "le": lhs - rhs, "gt": rhs - lhs + 1, "ge": rhs - lhs}[pred]
+        d = sympy.expand(d)
+        lanes = _lanes_of(d)
+        if len(lanes) != 1:
+            exact = False
+            continue
+        (lane,) = lanes
+        coeff = d.coeff(lane)
+        rest = sympy.expand(d - coeff * lane)
+        lo, hi = ranges.get(lane, ev.lane_range(lane))
+        if coeff == 1 and lane not in rest.free_symbols:
+            ranges[lane] = (lo, sympy.Min(hi, -rest))
+        elif coeff == -1 and lane not in rest.free_symbols:
+            ranges[lane] = (sympy.Max(lo, rest), hi)
+        else:
+            exact = False
+    return ranges, exact
+
+
+def eliminate(expr: sympy.Expr, ranges: dict, upper: bool) -> sympy.Expr | None:
+    """Bound ``expr`` over every symbol of ``ranges`` (symbol -> (lo, hi))."""
+    for sym, (lo, hi) in ranges.items():
+        if sym in expr.free_symbols:
+            if lo is None:
+                return None
+            expr = bound(expr, sym, lo, hi, upper)
+            if expr is None:
+                return None
+    return expr
+
+
+# --- rows of an access ---------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class PlanTensor:
+    plan: str
+    tensor: str
+    param: str
+    dim: int
+    stride: str | int
+    size: str | int
+    rank: int
+    consumed: bool
+
+
+def planned_tensors(module: ModuleOp) -> dict[str, PlanTensor]:
+    """Kernel pointer parameter -> the plan tensor bound to it."""
+    found = {}
+    for plan in (op for op in module.ops if isinstance(op, PlanOp)):
+        dims = {c.properties["tensor"].data: c.properties["dim"].value.data
+                for c in plan.body.ops if c.name == "chunk.chunk"}
+        for t in plan.tensors:
+            name = t.tensor.data
+            dim = dims.get(name, 0)
+            found[t.param.data] = PlanTensor(plan.sym_name.data, name, t.param.data, dim, t.stride_values[dim],
+                                             t.shape_values[dim], len(t.shape_values), plan.collective in CONSUMED)
+    return found
+
+
+def rows_of(ev: Evaluator, t: PlanTensor, offset: sympy.Expr, mask: Mask | None) -> tuple[sympy.Expr, str] | Unknown:
+    """The row coordinate ``R`` of element offset ``offset`` along ``t``'s
+    dim, after checking that the rest stays inside the row (module docstring)."""
+    runtime = [s for s in offset.free_symbols if not _is_lane(s) and s.name in ev.func.arg_names
+               and s.name not in ev.constexpr]
+    if isinstance(t.stride, str):
+        if t.stride not in ev.func.arg_names:
+            return Unknown(f"the plan names '{t.stride}' as the stride of dim {t.dim}, not a kernel parameter")
+        stride = _int(t.stride, positive=True)
+        row = sympy.expand(offset.coeff(stride))
+        rest = sympy.expand(offset - row * stride)
+        if stride in row.free_symbols or stride in rest.free_symbols:
+            return Unknown(f"the element offset {offset} is not linear in the stride {t.stride}")
+    elif t.stride == 1:
+        if t.rank == 1:
+            return offset, ""
+        terms = sympy.Add.make_args(offset)
+        row = sympy.Add(*(a for a in terms if not (a.free_symbols & set(runtime))))
+        rest = sympy.expand(offset - row)
+    else:
+        return Unknown(f"the plan's stride {t.stride} along dim {t.dim} is not a parameter or 1")
+    problem = _inner_problem(ev, rest, [s for s in runtime if s.name != t.stride], mask)
+    return Unknown(problem) if problem else (row, "")
+
+
+def _inner_problem(ev: Evaluator, rest: sympy.Expr, strides: list[sympy.Symbol], mask: Mask | None) -> str | None:
+    """Why ``rest`` (the offset within a row) is not proved to stay there:
+    each coordinate (its terms per other stride, and the unit rest) must be
+    >= 0 and no larger than an ``x`` of a mask term ``x < b``."""
+    groups: dict[sympy.Expr, sympy.Expr] = {}
+    for term in sympy.Add.make_args(sympy.expand(rest)):
+        if term == 0:
+            continue
+        mine = [s for s in strides if s in term.free_symbols]
+        if len(mine) > 1:
+            return f"the offset term {term} is multiplied by several parameters ({', '.join(map(str, mine))})"
+        key = mine[0] if mine else sympy.Integer(1)
+        coord = sympy.expand(term / key)
+        if key in coord.free_symbols:
+            return f"the offset term {term} is not linear in {key}"
+        groups[key] = groups.get(key, sympy.Integer(0)) + coord
+    ranges, _ = clamp(ev, mask)
+    every = {**{s: ev.lane_range(s) for c in groups.values() for s in _lanes_of(c)}, **ranges}
+    loops = {s: (lo, hi) for s, (_, lo, hi) in ev.ivs.items()}
+    for key, coord in groups.items():
+        low = eliminate(coord, every, upper=False)
+        low = None if low is None else eliminate(low, loops, upper=False)
+        if low is None or not le(sympy.Integer(0), low):
+            return (f"the coordinate {coord} (stride {key}) of the element offset is not provably >= 0, "
+                    f"so it may reach another row")
+        bounds = [lhs for lhs, pred, _ in (mask.atoms if mask else ()) if pred == "lt"]
+        if not any(le(coord, x) for x in bounds):
+            return (f"the coordinate {coord} (stride {key}) of the element offset is not bounded by a mask "
+                    f"term 'x < bound' with {coord} <= x, so it may reach another row")
+    return None
+
+
+# --- structure: which waits and signals reach an access ---------------------
+
+
+def _holder(block: Block | None, op: Operation) -> Operation | None:
+    """The op of ``block`` that is or contains ``op``."""
+    return block.find_ancestor_op_in_block(op) if block is not None else None
+
+
+def dominates(first: Operation, then: Operation) -> bool:
+    """``first`` runs before ``then`` on every path: it sits in a block
+    around ``then``, before the op of that block that holds ``then``."""
+    holder = _holder(first.parent_block(), then)
+    return holder is not None and holder is not first and first.is_before_in_block(holder)
+
+
+def follows(then: Operation, first: Operation) -> bool:
+    """``then`` runs after ``first`` on every path to the end of the kernel
+    (structured control flow, one exit): the mirror of :func:`dominates`."""
+    holder = _holder(then.parent_block(), first)
+    return holder is not None and holder is not then and holder.is_before_in_block(then)
+
+
+def _loops(op: Operation) -> list[scf.ForOp]:
+    found, parent = [], op.parent_op()
+    while parent is not None:
+        if isinstance(parent, scf.ForOp):
+            found.append(parent)
+        parent = parent.parent_op()
+    return found
+
+
+# --- the check -----------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Sync:
+    op: Operation
+    lo: sympy.Expr
+    hi: sympy.Expr
+
+
+_ACCESS_OPS = (tile.LoadOp, tile.StoreOp, tile.AtomicRMWOp, tile.AtomicCASOp)
+_DESCRIPTOR_OPS = (tile.DescriptorLoadOp, tile.DescriptorStoreOp)
+
+
+class Checker:
+    def __init__(self, module: ModuleOp, func: tile.FuncOp, tensors: dict[str, PlanTensor]):
+        self.func = func
+        self.tensors = {p: t for p, t in tensors.items() if p in func.arg_names}
+        positive = {t.stride for t in self.tensors.values() if isinstance(t.stride, str)}
+        self.ev = Evaluator(func, positive)
+        self.report = Report()
+
+    def run(self) -> Report:
+        for op in self.func.walk():
+            if isinstance(op, _ACCESS_OPS):
+                self._access(op)
+            elif isinstance(op, (*_DESCRIPTOR_OPS, tile.CallJitOp)):
+                self._opaque_use(op)
+        return self.report
+
+    def _reaches(self, ssa: SSAValue) -> set[str]:
+        """The planned pointer parameters ``ssa`` is computed from."""
+        seen, todo, found = set(), [ssa], set()
+        args = dict(zip(self.func.body.block.args, self.func.arg_names))
+        while todo:
+            v = todo.pop()
+            if v in seen:
+                continue
+            seen.add(v)
+            if v in args:
+                found.add(args[v])
+            elif isinstance(v, BlockArgument):
+                loop = v.block.parent_op()
+                if isinstance(loop, scf.ForOp) and v.index > 0:
+                    todo.append(loop.iter_args[v.index - 1])
+            elif isinstance(v.owner, Operation) and not isinstance(v.owner, (tile.LoadOp, tile.DescriptorLoadOp)):
+                todo += list(v.owner.operands)
+        return found & set(self.tensors)
+
+    def _opaque_use(self, op: Operation) -> None:
+        """A descriptor access or a helper call that takes a planned pointer:
+        the model does not follow it, so its rows are unbounded."""
+        operands = op.operands[:1] if isinstance(op, _DESCRIPTOR_OPS) else op.operands
+        for param in sorted({p for v in operands for p in self._reaches(v)}):
+            t = self.tensors[param]
+            kind = "a tensor-descriptor access" if isinstance(op, _DESCRIPTOR_OPS) else "a jit helper call"
+            self.report.accesses.append(Access(op, t.plan, t.tensor, not t.consumed, "unbounded",
+                                               f"{kind} of '{param}' (not modelled)"))
+
+    def _access(self, op: Operation) -> None:
+        params = self._reaches(op.ptr)
+        if not params:
+            return
+        writes = not isinstance(op, tile.LoadOp)
+        ptr = self.ev.of(op.ptr)
+        t = self.tensors[sorted(params)[0]]
+        access = Access(op, t.plan, t.tensor, writes)
+        self.report.accesses.append(access)
+        if isinstance(ptr, Unknown) or not isinstance(ptr, Ptr):
+            access.detail = ptr.why if isinstance(ptr, Unknown) else "the pointer is not a parameter plus an offset"
+            return
+        if len(params) > 1 or ptr.base != t.param:
+            access.detail = f"the pointer mixes parameters {sorted(params)}"
+            return
+        mask = self.ev.of(op.mask) if getattr(op, "mask", None) is not None else None
+        if mask is not None and not isinstance(mask, Mask):
+            mask = Mask((), exact=False)
+        rows = rows_of(self.ev, t, ptr.offset, mask)
+        if isinstance(rows, Unknown):
+            access.detail = rows.why
+            return
+        self._rows(access, t, rows[0], mask)
+
+    def _rows(self, access: Access, t: PlanTensor, row: sympy.Expr, mask: Mask | None) -> None:
+        ranges, exact = clamp(self.ev, mask)
+        lanes = {s: ranges.get(s, self.ev.lane_range(s)) for s in _lanes_of(row)}
+        lo, hi = eliminate(row, lanes, upper=False), eliminate(row, lanes, upper=True)
+        if lo is None or hi is None:
+            access.detail = f"the row {row} is not affine with signed coefficients in its block indices"
+            return
+        access.rows = (lo, hi + 1)
+        if t.consumed and not access.writes or isinstance(access.op, tile.AtomicRMWOp) and t.consumed:
+            syncs = [s for s in self._syncs(t, (WaitSpanOp, WaitSpanLoopOp)) if dominates(s.op, access.op)]
+            what, verb = "waits that dominate it", "reads"
+        elif not t.consumed and access.writes:
+            syncs = [s for s in self._syncs(t, (SignalSpanOp,)) if follows(s.op, access.op)]
+            what, verb = "signals that follow it", "writes"
+        else:
+            access.status, access.detail = "proved", "no synchronisation needed (a read of a produced tensor)"
+            return
+        self._judge(access, t, syncs, exact, what, verb)
+
+    def _syncs(self, t: PlanTensor, kinds) -> list[Sync]:
+        found = []
+        for op in self.func.walk():
+            if not isinstance(op, kinds) or op.plan.string_value() != t.plan or op.tensor.data != t.tensor:
+                continue
+            lo, extent = self.ev.expr(op.lo), self.ev.expr(op.extent)
+            if isinstance(lo, Unknown) or isinstance(extent, Unknown):
+                continue
+            if isinstance(op, WaitSpanLoopOp) and not self._loop_wait_sound(op, lo):
+                continue
+            found.append(Sync(op, lo, sympy.expand(lo + extent)))
+        return found
+
+    def _loop_wait_sound(self, op: WaitSpanLoopOp, lo: sympy.Expr) -> bool:
+        """``lo == first + iteration * step`` directly in a for body."""
+        loop = op.parent_op()
+        if not isinstance(loop, scf.ForOp):
+            return False
+        first, step = self.ev.expr(op.first), self.ev.expr(op.step)
+        iv, lb, loop_step = (self.ev.expr(v) for v in (loop.body.block.args[0], loop.lb, loop.step))
+        if any(isinstance(v, Unknown) for v in (first, step, iv, lb, loop_step)):
+            return False
+        return equal(lo * loop_step, first * loop_step + (iv - lb) * step)
+
+    def _outside(self, syncs: list[Sync], access: Access) -> dict:
+        """Ranges of the loop variables of loops around the access but not
+        around every sync: those the rows must be bounded over."""
+        shared = set.intersection(*(set(_loops(s.op)) for s in syncs)) if syncs else set()
+        return {s: (lo, hi) for s, (loop, lo, hi) in self.ev.ivs.items()
+                if loop not in shared and loop in _loops(access.op)}
+
+    def _judge(self, access: Access, t: PlanTensor, syncs: list[Sync], exact: bool, what: str, verb: str) -> None:
+        lo, hi = access.rows
+        seen = ", ".join(f"[{s.lo}, {s.hi})" for s in syncs) or "none"
+        size = _int(t.size) if isinstance(t.size, str) else sympy.Integer(t.size)
+        whole = [s for s in syncs if le(s.lo, sympy.Integer(0))
+                 and (le(sympy.Integer(ALL_ROWS), s.hi) or le(size, s.hi))]
+        if whole and not access.writes:
+            access.status, access.detail = "proved", f"by a wait of the whole tensor ({describe(whole[0].op)})"
+            return
+        outside = self._outside(syncs, access)
+        plo, phi = eliminate(lo, outside, upper=False), eliminate(hi - 1, outside, upper=True)
+        if plo is not None and phi is not None and _covered(plo, phi + 1, syncs):
+            access.status, access.detail = "proved", f"{verb} [{lo}, {hi}), {what}: {seen}"
+            return
+        message = f"{verb} rows [{lo}, {hi}) of '{t.tensor}' (plan @{t.plan}); {what}: {seen}"
+        witness = self._witness(lo, hi, syncs, exact)
+        if witness is not None:
+            access.status, access.detail = "uncovered", f"{message}; row {witness} is outside all of them"
+        else:
+            access.status, access.detail = "unproved", message
+
+    def _witness(self, lo: sympy.Expr, hi: sympy.Expr, syncs: list[Sync], exact: bool) -> sympy.Expr | None:
+        """A row the access touches that no sync covers, for every value of
+        the symbols; only when every mask term clamped the lanes (so the
+        extreme rows are really touched) and the access touches rows at a
+        sample launch."""
+        if not exact or not _touches_at_sample(self.ev, lo, hi):
+            return None
+        for row in (lo, hi - 1):
+            if isinstance(row, (sympy.Min, sympy.Max)):
+                continue
+            if all(lt(row, s.lo) or le(s.hi, row) for s in syncs):
+                return row
+        return None
+
+
+def _covered(lo: sympy.Expr, hi: sympy.Expr, syncs: list[Sync]) -> bool:
+    """``[lo, hi)`` lies in the union of the syncs' ranges, chained end to start."""
+    reached, used = lo, set()
+    for _ in range(len(syncs) + 1):
+        if le(hi, reached):
+            return bool(used) or le(hi, lo)
+        step = next((s for s in syncs if s.op not in used and le(s.lo, reached) and not le(s.hi, reached)), None)
+        if step is None:
+            return False
+        used.add(step.op)
+        reached = step.hi
+    return le(hi, reached)
+
+
+def _touches_at_sample(ev: Evaluator, lo: sympy.Expr, hi: sympy.Expr) -> bool:
+    """``lo < hi`` at program 0 of a launch with every constexpr 16, every
+    other parameter 64 and every loop variable or helper result 0: the
+    access is not empty in at least that launch."""
+    values = {}
+    for s in (lo - hi).free_symbols:
+        values[s] = (16 if s.name in ev.constexpr else 64) if s.name in ev.func.arg_names else 0
+    try:
+        return bool(sympy.simplify((hi - lo).subs(values)) > 0)
+    except TypeError:
+        return False
+
+
+def check(module: ModuleOp) -> Report:
+    """Every access of a planned tensor in the kernel ``module`` fuses
+    (``chunk.kernel``; every kernel taking a planned parameter when absent)."""
+    tensors = planned_tensors(module)
+    report = Report()
+    # the plans belong to the kernel the module names (a file may hold
+    # others that take a parameter of the same name but are not fused)
+    named = module.attributes.get(KERNEL_ATTR)
+    for func in (op for op in module.ops if isinstance(op, tile.FuncOp)):
+        if named is not None and func.sym_name.data != named.data:
+            continue
+        if any(p in func.arg_names for p in tensors) and not func.sym_name.data.startswith("syn_"):
+            report.accesses += Checker(module, func, tensors).run().accesses
+    return report

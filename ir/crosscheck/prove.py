@@ -1,0 +1,58 @@
+"""Inequalities over sympy expressions with ``Min`` / ``Max``, proved for
+every value of their symbols (a proof, never a sample).
+
+Written for ir/crosscheck/addresses.py, independently of
+ir/analysis/symbolic.py: ``le(a, b)`` is True only when ``a <= b`` holds for
+every integer value of the symbols that meets their sympy assumptions.
+"""
+
+from __future__ import annotations
+
+import sympy
+
+
+def _lift(expr: sympy.Expr) -> sympy.Expr:
+    """``expr`` with ``Min`` / ``Max`` moved above sums and above products
+    by a provably non-negative factor (``c + Min(a, b) = Min(c + a, c + b)``),
+    so the case split of :func:`le` sees them at the top."""
+    expr = sympy.expand(expr)
+    if isinstance(expr, sympy.Add):
+        for i, term in enumerate(expr.args):
+            if isinstance(term, (sympy.Min, sympy.Max)):
+                rest = sympy.Add(*(a for j, a in enumerate(expr.args) if j != i))
+                return type(term)(*(_lift(rest + a) for a in term.args), evaluate=False)
+    if isinstance(expr, sympy.Mul):
+        for i, factor in enumerate(expr.args):
+            if isinstance(factor, (sympy.Min, sympy.Max)):
+                rest = sympy.Mul(*(a for j, a in enumerate(expr.args) if j != i))
+                if rest.is_nonnegative:
+                    return type(factor)(*(_lift(rest * a) for a in factor.args), evaluate=False)
+    return expr
+
+
+def le(a: sympy.Expr, b: sympy.Expr, depth: int = 0) -> bool:
+    """``a <= b`` for every value of the symbols (False: not proved)."""
+    if depth > 12:  # the case split is exponential in nested Min/Max; give up
+        return False
+    a, b = _lift(a), _lift(b)
+    if isinstance(b, sympy.Min):
+        return all(le(a, x, depth + 1) for x in b.args)
+    if isinstance(a, sympy.Max):
+        return all(le(x, b, depth + 1) for x in a.args)
+    if isinstance(b, sympy.Max) and any(le(a, x, depth + 1) for x in b.args):
+        return True
+    if isinstance(a, sympy.Min) and any(le(x, b, depth + 1) for x in a.args):
+        return True
+    diff = sympy.expand(b - a)
+    if diff.has(sympy.Min, sympy.Max):
+        return False
+    return bool(diff.is_nonnegative)
+
+
+def lt(a: sympy.Expr, b: sympy.Expr) -> bool:
+    """``a < b`` for every (integer) value of the symbols."""
+    return le(a + 1, b)
+
+
+def equal(a: sympy.Expr, b: sympy.Expr) -> bool:
+    return sympy.expand(a - b) == 0

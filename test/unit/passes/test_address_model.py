@@ -1,0 +1,54 @@
+"""Units of the independent address verifier (ir/crosscheck): its prover and
+the lane model it rests on."""
+
+from __future__ import annotations
+
+import sympy
+from xdsl.parser import Parser
+
+from syncopate.ir.context import make_context
+from syncopate.ir.crosscheck.addresses import Evaluator, Ptr, check
+from syncopate.ir.crosscheck.prove import le
+
+B, M, P = sympy.symbols("B M P", integer=True, positive=True)
+
+
+def test_le_proves_through_min_and_max_and_refuses_what_does_not_hold():
+    assert le(P * B + sympy.Min(B - 1, M - P * B - 1) + 1, sympy.Min(M, P * B + B))
+    assert le(sympy.Max(0, P - 1), P)
+    assert not le(P * B + B, P * B + B - 1)
+    assert not le(M, B)  # unrelated sizes: not provable either way
+
+
+HEADER = ('tile.func @k(%x_ptr: !tile.ptr, %s: !tile.scalar, %BLOCK: !tile.constexpr) attributes '
+          '{param_names = ["x_ptr", "s", "BLOCK"], decorators = ["triton.jit"]} {')
+IR = """builtin.module {
+  """ + HEADER + """
+    %zero = arith.constant 0 : i32
+    %offs = tile.arange %zero, %BLOCK : i32, !tile.constexpr -> !tile.block<?xi32>
+    %r = tile.expand_dims %offs, 1 : i64 : !tile.block<?xi32> -> !tile.block<?x1xi32>
+    %c = tile.expand_dims %offs, 0 : i64 : !tile.block<?xi32> -> !tile.block<1x?xi32>
+    %rs = tile.mul %r, %s : !tile.block<?x1xi32>, !tile.scalar -> !tile.block<?x1xi32>
+    %o = tile.add %rs, %c : !tile.block<?x1xi32>, !tile.block<1x?xi32> -> !tile.block<?x?xi32>
+    %p = tile.addptr %x_ptr, %o : !tile.ptr, !tile.block<?x?xi32> -> !tile.block<?x?x!tile.ptr>
+    %x = tile.load %p : !tile.block<?x?x!tile.ptr> -> !tile.any
+    tile.return
+  }
+}"""
+
+
+def test_one_arange_on_two_axes_gives_two_independent_lanes():
+    """``offs[:, None] * s + offs[None, :]`` is a grid, not a diagonal: the
+    two uses of one arange must not share a symbol (that would cancel them)."""
+    module = Parser(make_context(), IR).parse_module()
+    func = next(iter(module.ops))
+    ev = Evaluator(func, set())
+    load = next(op for op in func.walk() if op.name == "tile.load")
+    ptr = ev.of(load.ptr)
+    assert isinstance(ptr, Ptr) and ptr.base == "x_ptr"
+    lanes = {s.name for s in ptr.offset.free_symbols if "@" in s.name}
+    assert lanes == {"l0@0", "l0@1"}
+
+
+def test_no_plan_no_accesses():
+    assert check(Parser(make_context(), IR).parse_module()).accesses == []
