@@ -24,18 +24,18 @@ def count_launch(sync: SyncState, dev: torch.device) -> None:
     stream) and the host's count. Eagerly the host knows the new count and
     writes it with a stream memory operation (cheaper to issue than an add
     kernel); a captured launch adds 1 on the device instead, so each replay
-    counts itself. Inside capture the pad is marked captured; an eager launch
-    of a captured pad first reads the device epoch back, since replays moved
-    it on without the host."""
+    counts itself. Inside capture the pad is marked captured; from then on
+    its replays move the epoch without the host, so its eager launches count
+    on the device too and raise their flags as a captured launch does
+    (:func:`raise_flag`), instead of reading the epoch back: that read would
+    synchronise the device at every eager launch of a pad a graph shares (a
+    server's eager prefill beside its captured decode)."""
     if torch.cuda.is_current_stream_capturing():
         sync.captured = True
-        sync.host_epoch += 1
+    sync.host_epoch += 1
+    if sync.captured:
         device.add_epoch(sync.epoch)
         return
-    if sync.captured:
-        torch.cuda.synchronize(dev)
-        sync.host_epoch = int(sync.epoch.item())
-    sync.host_epoch += 1
     device.set_epoch(sync.epoch, sync.host_epoch)
 
 
@@ -44,14 +44,15 @@ def raise_flag(flags: torch.Tensor, index: int, sync: SyncState, captured: list[
     no SM, so tiles that fill every SM while spinning cannot starve it.
     Eagerly it writes the host's launch count, which equals the epoch the
     kernel reads. A captured write replays a constant, so inside CUDA-graph
-    capture it writes GRAPH_FLAG and records ``index`` in ``captured``; the
-    launch clears those flags again once the kernel and the transfers are
-    done, so every replay waits for its own. Not a 4-byte copy from a
+    capture (and in an eager launch of a pad a graph captured, whose epoch
+    the host no longer knows) it writes GRAPH_FLAG and records ``index`` in
+    ``captured``; the launch clears those flags again once the kernel and
+    the transfers are done, so every replay waits for its own. Not a 4-byte copy from a
     constant word, although a graph replays a copy node at almost no host
     cost where each memory-operation node costs about a kernel launch: a
     same-device copy runs as a kernel and waits for an SM
     (test/e2e/probes/copy_needs_sm.py)."""
-    capturing = torch.cuda.is_current_stream_capturing()
+    capturing = torch.cuda.is_current_stream_capturing() or sync.captured
     device.write_value(flags, index, GRAPH_FLAG if capturing else sync.host_epoch)
     if capturing:
         captured.append(index)

@@ -41,24 +41,33 @@ def test_captured_flags_exceed_every_epoch_and_are_listed_for_clearing(writes, m
     assert gpu_flags.GRAPH_FLAG == torch.iinfo(torch.int32).max  # the kernels compare int32 flags
 
 
-def test_an_eager_launch_after_replays_catches_up_with_the_device_epoch(monkeypatch):
+def test_an_eager_launch_after_replays_counts_on_the_device_without_a_sync(monkeypatch):
     """Replays of a captured launch advance the device epoch without the
-    host; the next eager launch of the same pad must raise flags to the
-    device's count, or its tiles would wait for an epoch nobody writes."""
-    capturing = [False]
+    host. A later eager launch of the same pad must not wait for the device
+    to learn the count (a server's eager prefill beside its captured decode
+    would synchronise at every launch): it adds 1 on the device, as a
+    captured launch does, and raises its flags to GRAPH_FLAG (cleared after
+    the launch), which every epoch's wait accepts."""
+    capturing, syncs, written = [False], [], []
     monkeypatch.setattr(torch.cuda, "is_current_stream_capturing", lambda: capturing[0])
     monkeypatch.setattr(device, "set_epoch", lambda epoch, value: epoch.fill_(value))
-    monkeypatch.setattr(torch.cuda, "synchronize", lambda device=None: None)
+    monkeypatch.setattr(device, "add_epoch", lambda epoch: epoch.add_(1))
+    monkeypatch.setattr(device, "write_value", lambda flags, index, value: written.append((index, value)))
+    monkeypatch.setattr(torch.cuda, "synchronize", lambda device=None: syncs.append(device))
     sync = state(0)
     gpu_flags.count_launch(sync, torch.device("cpu"))  # eager
-    assert (sync.host_epoch, int(sync.epoch)) == (1, 1) and not sync.captured
+    assert int(sync.epoch) == 1 and not sync.captured
+    gpu_flags.raise_flag(sync.flags, 3, sync, raised := [])
+    assert written == [(3, 1)] and raised == []  # an eager flag: the host's count
     capturing[0] = True
     gpu_flags.count_launch(sync, torch.device("cpu"))  # the captured launch
     capturing[0] = False
-    assert sync.captured
-    sync.epoch.add_(5)  # five more replays on the device
+    assert sync.captured and int(sync.epoch) == 2
+    sync.epoch.add_(5)  # five replays on the device
     gpu_flags.count_launch(sync, torch.device("cpu"))  # eager again
-    assert sync.host_epoch == int(sync.epoch) == 8
+    assert int(sync.epoch) == 8 and syncs == []
+    gpu_flags.raise_flag(sync.flags, 4, sync, raised := [])
+    assert written[-1] == (4, gpu_flags.GRAPH_FLAG) and raised == [4]  # cleared after the launch
 
 
 def test_the_clear_after_a_captured_launch_takes_one_fill_per_run_of_flags(writes):

@@ -196,10 +196,11 @@ def _simulate(monkeypatch, dev: Device) -> None:
     monkeypatch.setattr(device, "write_value", write_value)
     monkeypatch.setattr(device, "write_epoch", write_epoch)
     monkeypatch.setattr(device, "set_epoch", lambda epoch, value: dev.record(("do", lambda: epoch.fill_(value))))
+    monkeypatch.setattr(device, "add_epoch", lambda epoch: dev.record(("do", lambda: epoch.add_(1))))
+    monkeypatch.setattr(device, "zero_words", lambda flags, words: dev.record(("do", lambda: flags.index_fill_(0, words, 0))))
     monkeypatch.setattr(device, "wait_flag", wait_flag)
     monkeypatch.setattr(device, "copy", lambda dst, src: dev.record(("do", lambda: dst.copy_(src))))
     monkeypatch.setattr(device, "accumulate", lambda dst, src: dev.record(("do", lambda: dst.add_(src))))
-    monkeypatch.setattr(device, "zero_words", lambda flags, words: dev.record(("do", lambda: flags.index_fill_(0, words, 0))))
 
 
 def _world(monkeypatch, dev: Device, allocations: Allocations, barrier: threading.Barrier, rank: int,
