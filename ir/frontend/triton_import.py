@@ -42,7 +42,7 @@ from syncopate.dialects import tile
 from syncopate.ir.frontend import block_pointers, block_starts
 from syncopate.ir.frontend import type_rules as T
 from syncopate.ir.frontend.block_pointers import BlockPointer
-from syncopate.ir.frontend.errors import FrontendError
+from syncopate.ir.frontend.errors import FrontendError, UnknownKernel
 from syncopate.ir.frontend.index_blocks import literal_int
 from syncopate.ir.frontend import helper_modules
 from syncopate.ir.frontend.pointer_scan import descriptor_parameters, pointer_parameters
@@ -1624,12 +1624,14 @@ class ModuleImporter:
         """Local names of the jit functions ``node`` calls, in call order."""
         return list(dict.fromkeys(n for n in _called_names(node) if n in self.jit_functions))
 
-    def reachable(self) -> dict[str, tuple[ModuleImporter, ast.FunctionDef]]:
-        """Symbol -> (owner, def) of this file's jit functions and the
-        imported helpers they reach. One emitted module holds them all, so
-        two different functions may not share a name."""
+    def reachable(self, roots: list[str] | None = None) -> dict[str, tuple[ModuleImporter, ast.FunctionDef]]:
+        """Symbol -> (owner, def) of this file's jit functions (or of
+        ``roots`` among them) and the imported helpers they reach. One
+        emitted module holds them all, so two different functions may not
+        share a name."""
         functions: dict[str, tuple[ModuleImporter, ast.FunctionDef]] = {}
-        pending = [(self, node) for node in self.own_functions.values()]
+        names = list(self.own_functions) if roots is None else roots
+        pending = [(self, self.own_functions[name]) for name in names]
         while pending:
             owner, node = pending.pop(0)
             known = functions.get(node.name)
@@ -1644,12 +1646,36 @@ class ModuleImporter:
             pending += [(owner.owners[n], owner.jit_functions[n]) for n in owner.callees(node)]
         return functions
 
-    def build(self) -> ModuleOp:
+    def build(self, kernel: str | None = None, left_out: list[FrontendError] | None = None) -> ModuleOp:
+        """The tile module of this file's jit functions. With ``kernel``, only
+        that kernel and what it reaches must import: another kernel of the
+        file the frontend refuses (with what it alone reaches) is left out,
+        its error appended to ``left_out``, so one unsupported sibling does
+        not stop the fusion of the kernel asked for."""
         if not self.own_functions:
             raise FrontendError(self.filename, 1, "no @triton.jit function found")
-        functions = self.reachable()
-        called = {owner.jit_functions[n].name for owner, node in functions.values() for n in owner.callees(node)}
-        funcs = [owner.build_function(node, name in called) for name, (owner, node) in functions.items()]
+        if kernel is not None and kernel not in self.own_functions:
+            raise UnknownKernel(self.filename, f"no kernel named '{kernel}' (kernels: {', '.join(self.own_functions)})")
+        everything = self.reachable()
+        called = {owner.jit_functions[n].name for owner, node in everything.values() for n in owner.callees(node)}
+        if kernel is None:
+            functions = everything
+            funcs = [owner.build_function(node, name in called) for name, (owner, node) in functions.items()]
+        else:
+            built: dict[str, tile.FuncOp] = {}
+            for root in [kernel, *(n for n in self.own_functions if n != kernel)]:
+                new = {n: v for n, v in self.reachable([root]).items() if n not in built}
+                try:
+                    group = {name: owner.build_function(node, name in called) for name, (owner, node) in new.items()}
+                except FrontendError as error:
+                    if root == kernel:
+                        raise
+                    if left_out is not None:
+                        left_out.append(error)
+                    continue
+                built.update(group)
+            functions = {name: value for name, value in everything.items() if name in built}
+            funcs = [built[name] for name in functions]
         module = ModuleOp(funcs)
         module.attributes["tile.source"] = StringAttr(Path(self.filename).name)
         origins: dict[str, tuple[str, int]] = {}
@@ -1703,17 +1729,22 @@ def _first_line(node: ast.FunctionDef) -> int:
     return min([node.lineno, *(d.lineno for d in node.decorator_list)])
 
 
-def import_source(source: str, filename: str = "<string>") -> ModuleOp:
-    """Import every `@triton.jit` function of `source` into one tile module."""
-    return import_source_files(source, filename)[0]
+def import_source(
+    source: str, filename: str = "<string>", kernel: str | None = None, left_out: list[FrontendError] | None = None,
+) -> ModuleOp:
+    """Import every `@triton.jit` function of `source` into one tile module
+    (with ``kernel``: see :meth:`ModuleImporter.build`)."""
+    return import_source_files(source, filename, kernel, left_out)[0]
 
 
-def import_source_files(source: str, filename: str = "<string>") -> tuple[ModuleOp, tuple[str, ...]]:
+def import_source_files(
+    source: str, filename: str = "<string>", kernel: str | None = None, left_out: list[FrontendError] | None = None,
+) -> tuple[ModuleOp, tuple[str, ...]]:
     """:func:`import_source`, plus the files whose text the import read
     (``filename`` itself and every module of the user's package its jit
     helpers came from): what a cache of the result must check."""
     importer = ModuleImporter(source, filename)
-    module = importer.build()
+    module = importer.build(kernel, left_out)
     try:
         module.verify()
     except Exception as error:  # a frontend bug, not a user error: say so plainly
