@@ -35,7 +35,7 @@ def compile_module_files(source_path: str, kernel_name: str, plan_specs: Sequenc
                          pipeline: str = "overlap") -> tuple[ModuleOp, tuple[str, ...]]:
     """:func:`compile_module`, plus the source files the import read (a
     cached result is valid while their text is unchanged)."""
-    module, files = import_source_files(Path(source_path).read_text(), str(source_path))
+    module, files = import_source_files(Path(source_path).read_text(), str(source_path), kernel_name)
     module.attributes[KERNEL_ATTR] = StringAttr(kernel_name)
     for plan in load_plans(list(plan_specs), make_context()):
         module.body.block.add_op(plan)

@@ -24,6 +24,7 @@ from xdsl.utils.exceptions import DiagnosticException, ParseError
 from xdsl.xdsl_opt_main import xDSLOptMain
 
 from syncopate.dialects.chunk import PlanOp
+from syncopate.dialects.tile import FuncOp
 from syncopate.ir.xdsl_lexer import nesting_message  # also makes xDSL's string-literal regex linear
 from syncopate.ir.contract import KERNEL_ATTR
 from syncopate.ir.frontend.errors import FrontendError
@@ -62,7 +63,11 @@ class OverlapOptMain(xDSLOptMain):
         from syncopate.ir.frontend.triton_import import import_source
 
         def parse_python(io: IO[bytes]):
-            return import_source(self.decoded(io.read()), self.get_input_name())
+            left_out: list[FrontendError] = []
+            module = import_source(self.decoded(io.read()), self.get_input_name(), self.args.kernel, left_out)
+            for error in left_out:  # the output lacks these kernels: say so, and why
+                print(f"overlap-opt: note: left out (not --kernel {self.args.kernel}): {_message(error)}", file=sys.stderr)
+            return module
 
         self.available_frontends["py"] = parse_python
 
@@ -188,6 +193,11 @@ class OverlapOptMain(xDSLOptMain):
             for plan in self.plans():
                 module.body.block.add_op(plan.clone())
         if module is not None and self.args.kernel is not None:
+            # a .py input already refused an unknown name in the frontend; IR text is checked here
+            names = [op.sym_name.data for op in module.ops if isinstance(op, FuncOp)]
+            if self.args.kernel not in names:
+                raise InputError(f"{self.get_input_name()}: no kernel named '{self.args.kernel}' "
+                                 f"(kernels: {', '.join(names) or 'none'})")
             module.attributes[KERNEL_ATTR] = StringAttr(self.args.kernel)
         return module
 
@@ -225,7 +235,7 @@ def _looks_like_python(text: str) -> bool:
 def _message(error: BaseException) -> str:
     """One line (or xDSL's caret diagnostic) for a user error."""
     if isinstance(error, FrontendError):
-        return f"{error.filename}:{error.line}: {error.message}"
+        return f"{error.filename}:{error.line}: {error.message}" if error.line else f"{error.filename}: {error.message}"
     if isinstance(error, PlanError):
         return f"--plan: {error}"
     if isinstance(error, OSError):

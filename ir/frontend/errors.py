@@ -9,3 +9,12 @@ class FrontendError(Exception):
         self.filename = filename
         self.line = line
         self.message = message
+
+
+class UnknownKernel(FrontendError):
+    """A kernel name (``--kernel``) that no jit function of the file has: the
+    whole file is meant, so no line is named."""
+
+    def __init__(self, filename: str, message: str):
+        super().__init__(filename, 0, message)
+        self.args = (f"{filename}: error: {message}",)

@@ -42,7 +42,7 @@ from syncopate.dialects import tile
 from syncopate.ir.frontend import block_pointers, block_starts
 from syncopate.ir.frontend import type_rules as T
 from syncopate.ir.frontend.block_pointers import BlockPointer
-from syncopate.ir.frontend.errors import FrontendError
+from syncopate.ir.frontend.errors import FrontendError, UnknownKernel
 from syncopate.ir.frontend.index_blocks import literal_int
 from syncopate.ir.frontend import helper_modules
 from syncopate.ir.frontend.pointer_scan import descriptor_parameters, pointer_parameters
@@ -162,6 +162,9 @@ class FunctionImporter:
         self.env: dict[str, Value] = {}
         self.builder: Builder
         self.where: ast.AST = node  # the statement being imported: its line becomes the ops' location
+        # parameters of an inlined helper bound to the literal axes of its call (see `inline_call`)
+        self.literal_axes: dict[str, int] = {}
+        self.entry: Block | None = None  # the function's own block, whose arguments are its parameters
 
     # -- diagnostics -------------------------------------------------------
 
@@ -220,6 +223,7 @@ class FunctionImporter:
             if arg.annotation is not None and not self.is_constexpr_annotation(arg.annotation):
                 annotations[arg.arg] = StringAttr(ast.unparse(arg.annotation))
         block = Block(arg_types=arg_types)
+        self.entry = block
         for (arg, _), block_arg in zip(parameters, block.args):
             block_arg.name_hint = arg.arg
             self.env[arg.arg] = block_arg
@@ -1033,12 +1037,78 @@ class FunctionImporter:
         if len(arg_nodes) != len(params):
             raise self.error(node, f"`{name}` takes {len(params)} arguments, {len(arg_nodes)} given")
         values = [self.ssa(self.expr(a), a) for a in arg_nodes]
+        axes = self.m.axis_parameters(name)
+        if axes:
+            literal = {p: literal_int(v) for p, v in zip(params, values) if p in axes}
+            if all(v in (0, 1, 2) for v in literal.values()):
+                return self.inline_call(name, node, params, arg_nodes, values, literal)
+            if not self.passes_own_axes(params, values, axes):
+                param = next(p for p in params if p in axes and literal[p] not in (0, 1, 2))
+                given = ast.unparse(arg_nodes[params.index(param)])
+                raise self.error(
+                    node, f"unsupported program axis: jit helper `{name}` reads `tl.program_id({param})` or "
+                    f"`tl.num_programs({param})`, and `{param}` is `{given}` here; pass 0, 1 or 2 as a literal "
+                    "(or a constexpr global) so the import knows which program id the kernel reads",
+                )
         results = self.m.result_count(name)
         # the callee's own name: `from .utils import tile_id as tid` calls the carried `def tile_id`
         op = self.insert(tile.CallJitOp(callee.name, values, [T.ANY] * results))
         if results == 1:
             return op.results[0]
         return list(op.results)
+
+    def passes_own_axes(self, params: list[str], values: list[SSAValue], axes: set[str]) -> bool:
+        """A helper built on its own (not inlined) passes its own constexpr
+        parameters on as the axes of the helper it calls: that call is only
+        emitted, since every call the kernel makes is inlined."""
+        if not self.helper:
+            return False
+        for param, value in zip(params, values):
+            if param in axes and literal_int(value) is None and not (
+                isinstance(value, BlockArgument) and value.owner is self.entry
+                and isinstance(value.type, tile.ConstexprType)
+            ):
+                return False
+        return True
+
+    def inline_call(
+        self, name: str, node: ast.Call, params: list[str], arg_nodes: list[ast.expr], values: list[SSAValue],
+        axes: dict[str, int | None],
+    ) -> SSAValue | list[Value]:
+        """A helper whose program axis is a constexpr parameter
+        (``tl.program_id(axis)``), called with a literal axis, imported into
+        the caller: the kernel then holds the ``tile.program_id`` of that
+        axis itself, which the footprint analysis and tile reordering read
+        (they look at the kernel's program ids, not its helpers')."""
+        callee = self.m.jit_functions[name]
+        owner = self.m.owners[name]
+        body = list(callee.body)
+        if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
+            body = body[1:]  # docstring
+        returned = body[-1].value if body and isinstance(body[-1], ast.Return) else None
+        statements = body[:-1] if body and isinstance(body[-1], ast.Return) else body
+        early = next((r for s in statements for r in ast.walk(s) if isinstance(r, ast.Return)), None)
+        if early is not None:
+            raise FrontendError(
+                owner.filename, early.lineno, f"jit helper `{name}` takes its program axis from a parameter, so "
+                "it is inlined where it is called; end it in its only `return`",
+            )
+        inner = FunctionImporter(owner, callee, helper=True)
+        inner.builder = self.builder
+        inner.env = dict(zip(params, values))
+        inner.literal_axes = {p: a for p, a in axes.items() if a is not None}
+        inner.where = self.where
+        inner.statements(statements)
+        results = inner.return_values(returned) if returned is not None else []
+        for arg, value in zip(arg_nodes, values):
+            # a literal written at the call only for the inlined body: dead once its uses are gone
+            fresh = not (isinstance(arg, ast.Name) and arg.id in self.env)
+            if fresh and not value.uses and isinstance(value.owner, arith.ConstantOp):
+                value.owner.detach()
+                value.owner.erase()
+        if len(results) == 1:
+            return results[0]
+        return list(results)
 
     def method_call(self, base: SSAValue, method: str, node: ast.Call) -> Value | list[Value]:
         if method == "to":
@@ -1154,6 +1224,15 @@ class FunctionImporter:
     def axis_op(self, op_class: type[tile.ProgramIdOp] | type[tile.NumProgramsOp], node: ast.Call) -> SSAValue:
         axis_node = self.keyword(node, "axis", 0)
         axis = self.static_literal(axis_node) if axis_node is not None else None
+        if isinstance(axis_node, ast.Name) and axis_node.id in self.literal_axes:
+            axis = IntegerAttr(self.literal_axes[axis_node.id], i64)
+        if not isinstance(axis, IntegerAttr) and self.helper and isinstance(axis_node, ast.Name):
+            param = self.env.get(axis_node.id)
+            if isinstance(param, BlockArgument) and isinstance(param.type, tile.ConstexprType):
+                # a helper built on its own: every call the kernel makes is inlined with its axis
+                # (`inline_call`), so this body is only emitted, as written
+                callee = "tl.program_id" if op_class is tile.ProgramIdOp else "tl.num_programs"
+                return self.generic_call(callee, node, [param], {}, i32)
         if not isinstance(axis, IntegerAttr):
             raise self.unsupported(node, "program axis (expected 0, 1 or 2)")
         return self.insert(op_class(axis.value.data)).results[0]
@@ -1464,6 +1543,7 @@ class ModuleImporter:
         self.jit_functions: dict[str, ast.FunctionDef] = dict(self.own_functions)
         self.owners: dict[str, ModuleImporter] = {name: self for name in self.own_functions}
         self.unresolved: dict[str, str] = {}  # imported names called as functions, with why they are no helper
+        self.axis_cache: dict[str, set[str]] = {}  # jit function -> its program-axis parameters
         self.session = {} if session is None else session  # source file -> its importer, each file parsed once
         self.session[Path(filename).resolve()] = self
         self.import_helpers()
@@ -1508,16 +1588,50 @@ class ModuleImporter:
             return len(last.value.elts) if isinstance(last.value, ast.Tuple) else 1
         return 0
 
+    def axis_parameters(self, name: str, visiting: frozenset[str] = frozenset()) -> set[str]:
+        """The constexpr parameters of jit function ``name`` that are
+        program axes: passed to ``tl.program_id`` / ``tl.num_programs`` as
+        the axis, or to a parameter of that kind of a jit helper it calls
+        (FlagGems' ``tle.program_id(axis)``)."""
+        node = self.jit_functions[name]
+        owner = self.owners[name]
+        if node.name in owner.axis_cache:
+            return owner.axis_cache[node.name]
+        constexprs = {a.arg for a in (*node.args.args, *node.args.kwonlyargs) if _is_constexpr_annotation(a.annotation)}
+        found: set[str] = set()
+        for call in ast.walk(node):
+            if not isinstance(call, ast.Call):
+                continue
+            dotted = helper_modules.dotted_name(call.func)
+            if dotted is None:
+                continue
+            head, _, rest = dotted.partition(".")
+            path = canonical_path(owner.aliases[head] + (f".{rest}" if rest else "")) if head in owner.aliases else None
+            if path in (f"{TL}.program_id", f"{TL}.num_programs"):
+                axis = next((k.value for k in call.keywords if k.arg == "axis"), call.args[0] if call.args else None)
+                if isinstance(axis, ast.Name) and axis.id in constexprs:
+                    found.add(axis.id)
+            elif dotted in owner.jit_functions and owner.jit_functions[dotted].name not in visiting:
+                callee = owner.jit_functions[dotted]
+                inner = owner.axis_parameters(dotted, visiting | {node.name})
+                params = [a.arg for a in (*callee.args.args, *callee.args.kwonlyargs)]
+                passed = dict(zip(params, call.args)) | {k.arg: k.value for k in call.keywords if k.arg}
+                found |= {v.id for p, v in passed.items() if p in inner and isinstance(v, ast.Name) and v.id in constexprs}
+        owner.axis_cache[node.name] = found
+        return found
+
     def callees(self, node: ast.FunctionDef) -> list[str]:
         """Local names of the jit functions ``node`` calls, in call order."""
         return list(dict.fromkeys(n for n in _called_names(node) if n in self.jit_functions))
 
-    def reachable(self) -> dict[str, tuple[ModuleImporter, ast.FunctionDef]]:
-        """Symbol -> (owner, def) of this file's jit functions and the
-        imported helpers they reach. One emitted module holds them all, so
-        two different functions may not share a name."""
+    def reachable(self, roots: list[str] | None = None) -> dict[str, tuple[ModuleImporter, ast.FunctionDef]]:
+        """Symbol -> (owner, def) of this file's jit functions (or of
+        ``roots`` among them) and the imported helpers they reach. One
+        emitted module holds them all, so two different functions may not
+        share a name."""
         functions: dict[str, tuple[ModuleImporter, ast.FunctionDef]] = {}
-        pending = [(self, node) for node in self.own_functions.values()]
+        names = list(self.own_functions) if roots is None else roots
+        pending = [(self, self.own_functions[name]) for name in names]
         while pending:
             owner, node = pending.pop(0)
             known = functions.get(node.name)
@@ -1532,12 +1646,36 @@ class ModuleImporter:
             pending += [(owner.owners[n], owner.jit_functions[n]) for n in owner.callees(node)]
         return functions
 
-    def build(self) -> ModuleOp:
+    def build(self, kernel: str | None = None, left_out: list[FrontendError] | None = None) -> ModuleOp:
+        """The tile module of this file's jit functions. With ``kernel``, only
+        that kernel and what it reaches must import: another kernel of the
+        file the frontend refuses (with what it alone reaches) is left out,
+        its error appended to ``left_out``, so one unsupported sibling does
+        not stop the fusion of the kernel asked for."""
         if not self.own_functions:
             raise FrontendError(self.filename, 1, "no @triton.jit function found")
-        functions = self.reachable()
-        called = {owner.jit_functions[n].name for owner, node in functions.values() for n in owner.callees(node)}
-        funcs = [owner.build_function(node, name in called) for name, (owner, node) in functions.items()]
+        if kernel is not None and kernel not in self.own_functions:
+            raise UnknownKernel(self.filename, f"no kernel named '{kernel}' (kernels: {', '.join(self.own_functions)})")
+        everything = self.reachable()
+        called = {owner.jit_functions[n].name for owner, node in everything.values() for n in owner.callees(node)}
+        if kernel is None:
+            functions = everything
+            funcs = [owner.build_function(node, name in called) for name, (owner, node) in functions.items()]
+        else:
+            built: dict[str, tile.FuncOp] = {}
+            for root in [kernel, *(n for n in self.own_functions if n != kernel)]:
+                new = {n: v for n, v in self.reachable([root]).items() if n not in built}
+                try:
+                    group = {name: owner.build_function(node, name in called) for name, (owner, node) in new.items()}
+                except FrontendError as error:
+                    if root == kernel:
+                        raise
+                    if left_out is not None:
+                        left_out.append(error)
+                    continue
+                built.update(group)
+            functions = {name: value for name, value in everything.items() if name in built}
+            funcs = [built[name] for name in functions]
         module = ModuleOp(funcs)
         module.attributes["tile.source"] = StringAttr(Path(self.filename).name)
         origins: dict[str, tuple[str, int]] = {}
@@ -1591,17 +1729,22 @@ def _first_line(node: ast.FunctionDef) -> int:
     return min([node.lineno, *(d.lineno for d in node.decorator_list)])
 
 
-def import_source(source: str, filename: str = "<string>") -> ModuleOp:
-    """Import every `@triton.jit` function of `source` into one tile module."""
-    return import_source_files(source, filename)[0]
+def import_source(
+    source: str, filename: str = "<string>", kernel: str | None = None, left_out: list[FrontendError] | None = None,
+) -> ModuleOp:
+    """Import every `@triton.jit` function of `source` into one tile module
+    (with ``kernel``: see :meth:`ModuleImporter.build`)."""
+    return import_source_files(source, filename, kernel, left_out)[0]
 
 
-def import_source_files(source: str, filename: str = "<string>") -> tuple[ModuleOp, tuple[str, ...]]:
+def import_source_files(
+    source: str, filename: str = "<string>", kernel: str | None = None, left_out: list[FrontendError] | None = None,
+) -> tuple[ModuleOp, tuple[str, ...]]:
     """:func:`import_source`, plus the files whose text the import read
     (``filename`` itself and every module of the user's package its jit
     helpers came from): what a cache of the result must check."""
     importer = ModuleImporter(source, filename)
-    module = importer.build()
+    module = importer.build(kernel, left_out)
     try:
         module.verify()
     except Exception as error:  # a frontend bug, not a user error: say so plainly

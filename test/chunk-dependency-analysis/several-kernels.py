@@ -24,7 +24,7 @@ def bwd(x_ptr, dy_ptr, dx_ptr, M, BLOCK: tl.constexpr):
 # BWD-NOT:   chunk.access
 # BWD:       tile.func @bwd
 # BWD:       chunk.access = {plan = @ag, tensor = "x_ptr", dim = 0 : i64, role = "read", lo = "(pid0 * BLOCK)", extent = "BLOCK"
-# UNKNOWN:   chunk-dependency-analysis: no kernel named 'nope' (kernels: fwd, bwd)
+# UNKNOWN:   no kernel named 'nope' (kernels: fwd, bwd)
 # EMIT:      def fwd(x_ptr, y_ptr, M, BLOCK: tl.constexpr):
 # EMIT-NOT:  syn_
 # EMIT:      tl.store(y_ptr + offs,
