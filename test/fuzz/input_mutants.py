@@ -35,6 +35,7 @@ violation, another exception, a hang) is a soundness bug.
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable
 import os
 import random
 import re
@@ -163,14 +164,16 @@ def outcome(case: Mutant, seconds: int = 120) -> str:
     return "correct" if not bad else f"WRONG: rank {bad[0].rank} max error {bad[0].max_error:.3g}"
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("count", type=int, nargs="?", default=200)
+def run_sample(description: str, make: Callable[[int, int], list[Mutant]], default: int) -> int:
+    """The command line of a mutant family: ``count`` mutants of ``--seed``,
+    each outcome printed, then the tally; exit status 1 if any ended badly."""
+    parser = argparse.ArgumentParser(description=description, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("count", type=int, nargs="?", default=default)
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
     tally: dict[str, int] = {}
     failed = 0
-    for case in mutants(args.seed, args.count):
+    for case in make(args.seed, args.count):
         result = outcome(case)
         kind = result.split(":")[0]
         tally[kind] = tally.get(kind, 0) + 1
@@ -178,6 +181,10 @@ def main() -> int:
         print(f"{case.name}: {result}", flush=True)
     print(f"{args.count} mutants, seed {args.seed}: {tally}")
     return 1 if failed else 0
+
+
+def main() -> int:
+    return run_sample(__doc__, mutants, 200)
 
 
 if __name__ == "__main__":

@@ -27,14 +27,13 @@ rank under the sanitizer, or be refused in one line
 
 from __future__ import annotations
 
-import argparse
 import random
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from input_mutants import GOOD, Mutant, outcome  # noqa: E402
+from input_mutants import Mutant, run_sample  # noqa: E402
 
 KINDS = ("advance", "ncols", "index", "helper", "tile")
 HELPER = '''
@@ -127,20 +126,7 @@ def mutants(seed: int, count: int) -> list[Mutant]:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("count", type=int, nargs="?", default=100)
-    parser.add_argument("--seed", type=int, default=0)
-    args = parser.parse_args()
-    tally: dict[str, int] = {}
-    failed = 0
-    for case in mutants(args.seed, args.count):
-        result = outcome(case)
-        kind = result.split(":")[0]
-        tally[kind] = tally.get(kind, 0) + 1
-        failed += not result.startswith(GOOD)
-        print(f"{case.name}: {result}", flush=True)
-    print(f"{args.count} mutants, seed {args.seed}: {tally}")
-    return 1 if failed else 0
+    return run_sample(__doc__, mutants, 100)
 
 
 if __name__ == "__main__":
