@@ -363,6 +363,10 @@ def _extent_hint(extent: Extent, param: str, params: Mapping[str, Any]) -> str:
     return ""
 
 
+ROW_RULE = ("plans cut N rows over W ranks as N // W rows per rank, the last rank the rest "
+            "(syncopate.runtime.workload.shard_bounds(N, W, rank) gives each rank's (start, size))")
+
+
 def check_shards(launch: LaunchPlan, shards: Mapping[str, tuple[str, list[tuple[int, int]]]]) -> None:
     """Each rank's all-gather input must be exactly the rows the plan gives
     it. ``shards``: gathered parameter -> (launch argument, per rank the
@@ -383,7 +387,7 @@ def check_shards(launch: LaunchPlan, shards: Mapping[str, tuple[str, list[tuple[
                     dim = chunks[0].dim
                     raise AbiError(f"rank {r}'s input '{arg}' has {size} rows along dim {dim} (rows [{start}, "
                                    f"{start + size}) of the gathered tensor), but plan @{name} gives rank {r} "
-                                   f"{hi - lo} rows [{lo}, {hi})")
+                                   f"{hi - lo} rows [{lo}, {hi}); {ROW_RULE}")
 
 
 def _check_disjoint(chunks: list[ConcreteChunk], rank: int) -> None:

@@ -33,8 +33,10 @@ Options (``-`` and ``_`` are interchangeable in keys):
 
 A size that does not divide by ``W*chunks_per_rank`` still tiles exactly
 (see :mod:`syncopate.ir.plans.tiling`): the size is cut into W shards, one
-per rank (as the workloads' ``shard_bounds`` cut it), and each shard into
-``chunks_per_rank`` pieces, so a rank's pieces cover exactly its shard.
+per rank, ``size // W`` rows each and the last rank the rest (the rule the
+workloads' ``shard_bounds`` follows, for literal and symbolic sizes alike),
+and each shard into ``chunks_per_rank`` pieces by the same rule, so a
+rank's pieces cover exactly its shard.
 Chunks of shard block ``b``, piece ``c`` forwarded at ring step ``k`` get
 logical step ``k*chunks_per_rank + c``.
 """

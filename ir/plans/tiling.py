@@ -1,9 +1,10 @@
 """Exact tiling of an extent into pieces (ints or symbolic expressions).
 
-* int extent ``S`` into ``n`` pieces: piece size ``ceil(S/n)``, the last
-  pieces smaller (possibly empty) so the pieces end exactly at ``S``;
-* symbolic extent ``S`` into ``n`` pieces: every piece ``S/n`` (floor) and the
-  last one ``S - (n-1)*(S/n)``, which tiles exactly for every value of ``S``.
+One rule for both (docs/plans.md, "Cutting rows"): ``n`` pieces of ``S // n``
+(floor) rows, the last piece ``S - (n-1)*(S // n)`` (the rest). A literal
+extent is cut as the symbolic one evaluated at that value, so a plan gives
+each rank the same rows whether its size is written as a number or bound at
+launch, and the rows the workloads' ``shard_bounds`` hands each rank.
 """
 
 from __future__ import annotations
@@ -16,12 +17,8 @@ def tile(extent: Extent, n: int) -> list[tuple[Extent, Extent]]:
     if n < 1:
         raise ValueError("need at least one piece")
     if isinstance(extent, int):
-        q = -(-extent // n)
-        pieces = []
-        for i in range(n):
-            off = min(i * q, extent)
-            pieces.append((off, min(q, extent - off)))
-        return pieces
+        q = extent // n
+        return [(i * q, q) for i in range(n - 1)] + [((n - 1) * q, extent - (n - 1) * q)]
     q = div(extent, n)
     pieces = [(mul(i, q), q) for i in range(n - 1)]
     pieces.append((mul(n - 1, q), sub(extent, mul(n - 1, q))))

@@ -56,8 +56,11 @@ class WorkloadError(Exception):
 
 
 def shard_bounds(total: int, world: int, rank: int) -> tuple[int, int]:
-    """(start, size) of rank's shard of ``total`` rows, as plan templates with
-    a symbolic size cut it: ``total // world`` each, the last rank the rest."""
+    """(start, size) of rank's shard of ``total`` rows by the one rule plans
+    cut rows with (docs/plans.md, "Cutting rows"; ``ir/plans/tiling.tile``):
+    ``total // world`` each, the last rank the rest. Workloads cut their
+    all-gather inputs with it, so each rank holds exactly the rows the plan
+    gives it, whether the plan's size is a literal or bound at launch."""
     q = total // world
     start = rank * q
     return start, (total - start if rank == world - 1 else q)

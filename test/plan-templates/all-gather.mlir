@@ -17,15 +17,16 @@
 // W2-NEXT: chunk.chunk id 3 "a" dim 0 offset "M/2" size "M - M/2" src 1 dst 0 step 0
 // W2-NOT:  chunk.chunk
 
-// 10 rows: shards of 4, 4, 2 (one per rank), each cut into 2 pieces, so a
+// 10 rows: shards of 3, 3, 4 (10 // 3 per rank, the last rank the rest:
+// the rule shard_bounds follows), each cut into 2 pieces by the same rule, so a
 // rank's pieces cover exactly its shard; ring: a piece received at step
 // k*2+c is forwarded at step (k+1)*2+c.
-// W3:      chunk.chunk id 4 "a" dim 0 offset 8 size 1 src 2 dst 2 step 0
-// W3:      chunk.chunk id 5 "a" dim 0 offset 9 size 1 src 2 dst 2 step 0
-// W3:      chunk.chunk id 6 "a" dim 0 offset 0 size 2 src 0 dst 1 step 0
-// W3:      chunk.chunk id 9 "a" dim 0 offset 2 size 2 src 0 dst 1 step 1
-// W3:      chunk.chunk id 12 "a" dim 0 offset 8 size 1 src 0 dst 1 step 2
-// W3:      chunk.chunk id 17 "a" dim 0 offset 6 size 2 src 2 dst 0 step 3
+// W3:      chunk.chunk id 4 "a" dim 0 offset 6 size 2 src 2 dst 2 step 0
+// W3:      chunk.chunk id 5 "a" dim 0 offset 8 size 2 src 2 dst 2 step 0
+// W3:      chunk.chunk id 6 "a" dim 0 offset 0 size 1 src 0 dst 1 step 0
+// W3:      chunk.chunk id 9 "a" dim 0 offset 1 size 2 src 0 dst 1 step 1
+// W3:      chunk.chunk id 12 "a" dim 0 offset 6 size 2 src 0 dst 1 step 2
+// W3:      chunk.chunk id 17 "a" dim 0 offset 4 size 2 src 2 dst 0 step 3
 // W3-NOT:  chunk.chunk
 
 // Direct: rank r sends its own shard to r+k+1 at step k.
@@ -36,12 +37,12 @@
 // W4D:     offset 12 size 4 src 3 dst 2 step 2
 // W4D-NOT: chunk.chunk
 
-// 100 over 8 shards of 13 (the last one 9), each cut into 2 pieces (7 + 6, the last 5 + 4).
+// 100 over 8 shards of 12 (the last one 16), each cut into 2 pieces (6 + 6, the last 8 + 8).
 // W8:      chunk.tensor "b" -> "b_ptr" shape ["D0", 100] strides ["stride_b_0", "stride_b_1"]
-// W8:      chunk.chunk id 0 "b" dim 1 offset 0 size 7 src 0 dst 0 step 0
-// W8:      chunk.chunk id 1 "b" dim 1 offset 7 size 6 src 0 dst 0 step 0
-// W8:      chunk.chunk id 15 "b" dim 1 offset 96 size 4 src 7 dst 7 step 0
+// W8:      chunk.chunk id 0 "b" dim 1 offset 0 size 6 src 0 dst 0 step 0
+// W8:      chunk.chunk id 1 "b" dim 1 offset 6 size 6 src 0 dst 0 step 0
+// W8:      chunk.chunk id 15 "b" dim 1 offset 92 size 8 src 7 dst 7 step 0
 // W8-NOT:  offset 100
-// W8:      chunk.chunk id 110 "b" dim 1 offset 20 size 6 src 6 dst 7 step 11
+// W8:      chunk.chunk id 110 "b" dim 1 offset 18 size 6 src 6 dst 7 step 11
 // W8:      chunk.chunk id 127 "b"
 // W8-NOT:  chunk.chunk

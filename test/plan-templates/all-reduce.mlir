@@ -9,10 +9,10 @@
 // W1:     id 0 "a" dim 0 offset 0 size 4 src 0 dst 0 step 0
 // W1-NOT: chunk.chunk
 
-// W2:      id 2 "a" dim 0 offset 3 size 2 src 0 dst 1 step 0
-// W2-NEXT: id 3 "a" dim 0 offset 0 size 3 src 1 dst 0 step 0
-// W2-NEXT: id 4 "a" dim 0 offset 0 size 3 src 0 dst 1 step 1
-// W2-NEXT: id 5 "a" dim 0 offset 3 size 2 src 1 dst 0 step 1
+// W2:      id 2 "a" dim 0 offset 2 size 3 src 0 dst 1 step 0
+// W2-NEXT: id 3 "a" dim 0 offset 0 size 2 src 1 dst 0 step 0
+// W2-NEXT: id 4 "a" dim 0 offset 0 size 2 src 0 dst 1 step 1
+// W2-NEXT: id 5 "a" dim 0 offset 2 size 3 src 1 dst 0 step 1
 // W2-NOT:  chunk.chunk
 
 // Gather phase starts after (W-1)*chunks_per_rank = 4 reduce steps.
@@ -22,7 +22,7 @@
 // W3:      id 29 "a" {{.*}} step 7
 // W3-NOT:  chunk.chunk
 
-// W4:     id 3 "a" dim 0 offset 9 size 1 src 3 dst 3 step 0
+// W4:     id 3 "a" dim 0 offset 6 size 4 src 3 dst 3 step 0
 // W4:     src 3 dst 0 step 5
 // W4-NOT: chunk.chunk
 

@@ -17,18 +17,18 @@
 // W2-NEXT: id 3 "a" dim 0 offset 3 size 2 src 1 dst 0 step 0
 // W2-NOT:  chunk.chunk
 
-// W splits: every rank sends splits[d] rows to rank d; the 3 rows for rank 2 go in 2 pieces.
+// W splits: every rank sends splits[d] rows to rank d; the 3 rows for rank 2 go in 2 pieces (3 // 2, then the rest).
 // W3:     splits [1, 2, 3, 1, 2, 3, 1, 2, 3]
-// W3:     offset 6 size 2 src 2 dst 2 step 0
-// W3:     offset 8 size 1 src 2 dst 2 step 0
+// W3:     offset 6 size 1 src 2 dst 2 step 0
+// W3:     offset 7 size 2 src 2 dst 2 step 0
 // W3-NOT: size 0
 
 // W4:     id 3 "a" dim 0 offset "3*M - 9*(M/4)" size "M - 3*(M/4)" src 3 dst 3 step 0
 // W4:     id 15 "a"
 // W4-NOT: chunk.chunk
 
-// 10 rows into 8 pieces of 2 (the last 3 empty): empty blocks have no chunks.
-// W8:     splits [2, 2, 2, 2, 2, 0, 0, 0,
+// 10 rows into 8 pieces: 10 // 8 = 1 each, the last piece the rest (3); no block is empty.
+// W8:     splits [1, 1, 1, 1, 1, 1, 1, 3,
 // W8-NOT: size 0
-// W8:     id 39 "a"
+// W8:     id 63 "a"
 // W8-NOT: chunk.chunk

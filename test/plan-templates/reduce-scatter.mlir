@@ -13,14 +13,14 @@
 // W2-NEXT: id 3 "a" dim 0 offset 0 size "M/2" src 1 dst 0 step 0
 // W2-NOT:  chunk.chunk
 
-// Ring, 7 rows over 3 ranks: 3, 3, 1. Rank r first sends block r-1.
-// W3:      id 2 "a" dim 0 offset 6 size 1 src 2 dst 2 step 0
-// W3-NEXT: id 3 "a" dim 0 offset 6 size 1 src 0 dst 1 step 0
-// W3-NEXT: id 4 "a" dim 0 offset 0 size 3 src 1 dst 2 step 0
-// W3-NEXT: id 5 "a" dim 0 offset 3 size 3 src 2 dst 0 step 0
-// W3-NEXT: id 6 "a" dim 0 offset 3 size 3 src 0 dst 1 step 1
-// W3-NEXT: id 7 "a" dim 0 offset 6 size 1 src 1 dst 2 step 1
-// W3-NEXT: id 8 "a" dim 0 offset 0 size 3 src 2 dst 0 step 1
+// Ring, 7 rows over 3 ranks: 2, 2, 3 (7 // 3 each, the last rank the rest). Rank r first sends block r-1.
+// W3:      id 2 "a" dim 0 offset 4 size 3 src 2 dst 2 step 0
+// W3-NEXT: id 3 "a" dim 0 offset 4 size 3 src 0 dst 1 step 0
+// W3-NEXT: id 4 "a" dim 0 offset 0 size 2 src 1 dst 2 step 0
+// W3-NEXT: id 5 "a" dim 0 offset 2 size 2 src 2 dst 0 step 0
+// W3-NEXT: id 6 "a" dim 0 offset 2 size 2 src 0 dst 1 step 1
+// W3-NEXT: id 7 "a" dim 0 offset 4 size 3 src 1 dst 2 step 1
+// W3-NEXT: id 8 "a" dim 0 offset 0 size 2 src 2 dst 0 step 1
 // W3-NOT:  chunk.chunk
 
 // W4:      id 7 "a" dim 0 offset 14 size 2 src 3 dst 3 step 0

@@ -14,7 +14,7 @@
 // W2-NOT: chunk.chunk
 
 // W3:     chunk.tensor "kv" -> "kv_ptr"
-// W3:     id 5 "kv" dim 0 offset 10 size 1 src 2 dst 2 step 0
+// W3:     id 5 "kv" dim 0 offset 8 size 3 src 2 dst 2 step 0
 // W3:     id 17 "kv"
 // W3-NOT: chunk.chunk
 

@@ -27,10 +27,10 @@ def test_tile_is_exact(extent, n) -> None:
         assert all(s >= 0 for _, s in pieces)
 
 
-def test_concrete_uneven_size_last_chunk_smaller() -> None:
+def test_concrete_uneven_size_last_rank_takes_the_rest() -> None:
     plan = plan_from_spec("all-gather{world=4 size=10}")
     local = sorted((c.offset, c.size) for c in plan.chunks if c.is_local)
-    assert local == [(0, 3), (3, 3), (6, 3), (9, 1)]
+    assert local == [(0, 2), (2, 2), (4, 2), (6, 4)]
 
 
 @pytest.mark.parametrize(
