@@ -74,8 +74,6 @@ class Mutant:
 
 def mutant(rng: random.Random, index: int) -> Mutant:
     """The ``index``-th mutant of ``rng``'s sequence."""
-    from syncopate.runtime.sim.delivery import DELIVERY_ORDERS
-
     kinds = sorted(rng.sample(KINDS, rng.randint(1, 3)))
     shift = rng.choice((1, 3, 8, 16, 17)) if "shift" in kinds else 0
     rows = "read[:, None]" if shift else "rows[:, None]"
@@ -108,16 +106,26 @@ def mutant(rng: random.Random, index: int) -> Mutant:
                                 "    M, K = a.shape\n    b = a[:b.shape[0], :b.shape[1]]\n    N = b.shape[1]\n")
     m = rng.choice((50, 64) if "alias" in kinds else (32, 37, 50, 64))  # alias: A has at least K rows
     source = source.replace("M_GLOBAL, K_DIM, N_DIM = 50, 40, 36", f"M_GLOBAL, K_DIM, N_DIM = {m}, 40, 36")
-    world = rng.choice((2, 3))
-    order = rng.choice(("arrival", "none", "rotate"))
-    delivery = rng.choice(DELIVERY_ORDERS)
+    world, order, delivery = launch_choices(rng)
     name = f"#{index} {'+'.join(kinds)} shift={shift} M={m} W={world} order={order} delivery={delivery}"
     return Mutant(name, source, world, f"overlap{{order={order}}}", delivery)
 
 
-def mutants(seed: int, count: int) -> list[Mutant]:
+def launch_choices(rng: random.Random) -> tuple[int, str, str]:
+    """A mutant's world size, tile order and delivery order, drawn in that order."""
+    from syncopate.runtime.sim.delivery import DELIVERY_ORDERS
+
+    return rng.choice((2, 3)), rng.choice(("arrival", "none", "rotate")), rng.choice(DELIVERY_ORDERS)
+
+
+def sample(make: Callable[[random.Random, int], Mutant], seed: int, count: int) -> list[Mutant]:
+    """The first ``count`` mutants ``make`` draws from a generator seeded with ``seed``."""
     rng = random.Random(seed)
-    return [mutant(rng, i) for i in range(count)]
+    return [make(rng, i) for i in range(count)]
+
+
+def mutants(seed: int, count: int) -> list[Mutant]:
+    return sample(mutant, seed, count)
 
 
 class _Timeout(Exception):

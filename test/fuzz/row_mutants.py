@@ -33,7 +33,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from input_mutants import Mutant, run_sample  # noqa: E402
+from input_mutants import Mutant, launch_choices, run_sample, sample  # noqa: E402
 
 KINDS = ("advance", "ncols", "index", "helper", "tile")
 HELPER = '''
@@ -106,23 +106,18 @@ def _body(kind: str, d: int) -> tuple[str, str]:
 
 def mutant(rng: random.Random, index: int) -> Mutant:
     """The ``index``-th mutant of ``rng``'s sequence."""
-    from syncopate.runtime.sim.delivery import DELIVERY_ORDERS
-
     kind = rng.choice(KINDS)
     d = rng.choice((-1, 1, 2))
     rows = rng.choice((7, 12, 16, 23))
     body, grid = _body(kind, d)
     source = TEMPLATE.format(helper=HELPER if kind == "helper" else "", body=body, rows=rows, grid=grid)
-    world = rng.choice((2, 3))
-    order = rng.choice(("arrival", "none", "rotate"))
-    delivery = rng.choice(DELIVERY_ORDERS)
+    world, order, delivery = launch_choices(rng)
     name = f"#{index} {kind} d={d} rows={rows} W={world} order={order} delivery={delivery}"
     return Mutant(name, source, world, f"overlap{{order={order}}}", delivery)
 
 
 def mutants(seed: int, count: int) -> list[Mutant]:
-    rng = random.Random(seed)
-    return [mutant(rng, i) for i in range(count)]
+    return sample(mutant, seed, count)
 
 
 def main() -> int:
