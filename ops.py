@@ -77,7 +77,7 @@ def _run(op: str, sig: tuple, refusal: Callable[[], str | None], key: Callable[[
         return unfused()
     op_key = key()
     result = op_path.run(op_key, shapes, fused, unfused, replayed)
-    taken = op_path.settled_path(op_key, replayed is not None)
+    taken = op_path.settled_path(op_key, replayed is not None, op_path.capturing())
     if taken is not None:
         settled_calls.settle(sig, taken)
     return result
@@ -92,7 +92,8 @@ def _settled_call(op: str, path: str, *args: Any) -> Any:
 
 def _all_gather_matmul_impl(A: torch.Tensor, Bs: list[torch.Tensor], gather_dim: int, group_name: str,
                             return_A: bool) -> tuple[torch.Tensor | None, list[torch.Tensor]]:
-    sig = settled_calls.signature("all_gather_matmul", group_name, (A, *Bs), gather_dim, return_A)
+    sig = settled_calls.signature("all_gather_matmul", group_name, (A, *Bs), gather_dim, return_A,
+                                  op_path.capturing())
     settled = settled_calls.path(sig)
     if settled is not None:  # never for an empty Bs (below: not settled)
         return _settled_call("all_gather_matmul", settled, A, Bs, gather_dim, group_name, return_A)
@@ -126,7 +127,8 @@ def _all_gather_matmul_fake(A: torch.Tensor, Bs: list[torch.Tensor], gather_dim:
 
 def _matmul_reduce_scatter_impl(A: torch.Tensor, B: torch.Tensor, reduce_op: str, scatter_dim: int,
                                 group_name: str) -> torch.Tensor:
-    sig = settled_calls.signature("matmul_reduce_scatter", group_name, (A, B), reduce_op, scatter_dim)
+    sig = settled_calls.signature("matmul_reduce_scatter", group_name, (A, B), reduce_op, scatter_dim,
+                                  op_path.capturing())
     settled = settled_calls.path(sig)
     if settled is not None:
         return _settled_call("matmul_reduce_scatter", settled, A, B, reduce_op, scatter_dim, group_name)
@@ -157,7 +159,7 @@ def _matmul_reduce_scatter_fake(A: torch.Tensor, B: torch.Tensor, reduce_op: str
 
 
 def _matmul_all_reduce_impl(A: torch.Tensor, B: torch.Tensor, reduce_op: str, group_name: str) -> torch.Tensor:
-    sig = settled_calls.signature("matmul_all_reduce", group_name, (A, B), reduce_op)
+    sig = settled_calls.signature("matmul_all_reduce", group_name, (A, B), reduce_op, op_path.capturing())
     settled = settled_calls.path(sig)
     if settled is not None:
         return _settled_call("matmul_all_reduce", settled, A, B, reduce_op, group_name)

@@ -146,7 +146,10 @@ def syncopate_ops(group_name: str) -> tuple[AgMm, MmRs]:
     from syncopate import ops
 
     def ag_mm(x: torch.Tensor, Bs: list[torch.Tensor]) -> list[torch.Tensor]:
-        return ops.all_gather_matmul(x, Bs, 0, group_name, return_A=False)[1]
+        # with a backward ahead, keep the gathered input for the weights' gradients, as torch TP's autograd
+        # keeps it (SyncopateColwiseParallel's keep_gathered): gathering it again there costs a collective
+        keep = torch.is_grad_enabled() and any(B.requires_grad for B in Bs)
+        return ops.all_gather_matmul(x, Bs, 0, group_name, return_A=keep)[1]
 
     def mm_rs(x: torch.Tensor, B: torch.Tensor) -> torch.Tensor:
         return ops.matmul_reduce_scatter(x, B, "sum", 0, group_name)

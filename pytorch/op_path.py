@@ -34,13 +34,25 @@ the fused path, then to the eager unfused one. The measuring call returns the re
 call: every call of a path computes the same values from the same inputs
 into fresh tensors.
 
+A CUDA graph replays no host work, so what is faster eagerly need not be
+faster in a graph (the fused kernel's host overhead is most of a small
+call's eager time, nothing of its replay). On CUDA the measuring call
+therefore also times each of the fused and the unfused path's device time:
+``ROUNDS`` blocks of ``CALLS`` calls queued behind a sleep kernel long
+enough for the host to queue them all, timed with CUDA events (a replay
+runs the unfused path's own kernels and collectives, so it has no device
+time of its own). The fastest block's mean, then the slowest rank's, gives
+the path taken under capture: the key's ``graph_path``, logged with its
+reason when a capture first takes it. Without device times (CPU groups)
+a capture takes the eager choice.
+
 Assumed: every rank of the group calls the op with the same keys in the
 same order (as the collectives already require), so all ranks measure
 together. Under CUDA-graph capture nothing can be timed: a key with a
-choice runs it; one without runs fused and stays unmeasured, so a graph
-user who wants the measured path warms up eagerly first (which a capture
-of the fused path needs anyway: its first call of a shape allocates and
-builds launch tables).
+choice runs its graph path; one without runs fused and stays unmeasured,
+so a graph user who wants the measured path warms up eagerly first (which
+a capture of the fused path needs anyway: its first call of a shape
+allocates and builds launch tables).
 
 Every call is counted in ``syncopate.stats()``; each key's choice is
 logged once at INFO on the ``syncopate`` logger with its reason, e.g.
@@ -52,6 +64,7 @@ unfused_ops.warn_unfused is for calls the fused kernel refuses.
 
 from __future__ import annotations
 
+import functools
 import math
 import os
 import time
@@ -66,6 +79,7 @@ from syncopate.pytorch import op_stats, unfused_ops
 ENV = "SYNCOPATE_OPS_PATH"
 MODES = ("auto", "fused", "unfused", "replayed")
 PATHS = ("fused", "unfused", "replayed")  # in the order ties are broken
+GRAPH_PATHS = ("fused", "unfused")  # what a capture can take: the replayed path records the unfused one there
 # A fused launch reaches its steady state (a replayed graph) on the second sighting of its output's address;
 # with the previous result kept alive two addresses alternate, so four warm calls reach it for both.
 WARMUPS, ROUNDS, CALLS = 4, 3, 5
@@ -90,12 +104,26 @@ class Choice:
     unfused_s: float
     ranks: int
     replayed_s: float | None = None  # None: the replay was not measured (it does not apply)
+    graph_path: str | None = None  # one of GRAPH_PATHS, the path under capture; None: no device times
+    fused_device_s: float | None = None  # device seconds per call, slowest rank
+    unfused_device_s: float | None = None
 
     @cached_property
     def reason(self) -> str:
         replayed = "" if self.replayed_s is None else f" vs {self.replayed_s * 1e3:.3f} ms replayed"
         return (f"measured {self.fused_s * 1e3:.3f} ms fused vs {self.unfused_s * 1e3:.3f} ms unfused{replayed} per "
                 f"call, slowest rank of {self.ranks}")
+
+    def taken(self, captured: bool) -> tuple[str, str]:
+        """The path of a call, and why: under capture (``captured``) the
+        path of the measured device times, else the eager choice."""
+        if not captured:
+            return self.path, self.reason
+        if self.graph_path is None:
+            return self.path, f"under CUDA-graph capture, no device times: the eager choice ({self.reason})"
+        return self.graph_path, (f"under CUDA-graph capture: measured {self.fused_device_s * 1e3:.3f} ms fused vs "
+                                 f"{self.unfused_device_s * 1e3:.3f} ms unfused of device time per call, slowest "
+                                 f"rank of {self.ranks}")
 
 
 _CHOICES: dict[Key, Choice] = {}  # key -> the measured choice
@@ -137,7 +165,7 @@ def run(op_key: Key, shapes: tuple, fused: Callable[[], Any], unfused: Callable[
         return _take(op_key, shapes, forced, why, paths)
     choice = _CHOICES.get(op_key)
     if choice is not None:
-        return _take(op_key, shapes, choice.path, choice.reason, paths)
+        return _take(op_key, shapes, *choice.taken(capturing()), paths)
     if capturing():
         return _take(op_key, shapes, "fused", "under CUDA-graph capture before any eager call of this bucket: "
                      "nothing can be timed, an eager call measures", paths)
@@ -148,14 +176,15 @@ def run(op_key: Key, shapes: tuple, fused: Callable[[], Any], unfused: Callable[
     return result
 
 
-def settled_path(op_key: Key, replay_applies: bool = False) -> str | None:
-    """The path every call of ``op_key`` takes from now on: the forced one,
-    or the measured choice; None while it is still to be measured."""
+def settled_path(op_key: Key, replay_applies: bool = False, captured: bool = False) -> str | None:
+    """The path every call of ``op_key`` takes from now on, eagerly or under
+    capture (``captured``): the forced one, or the measured choice; None
+    while it is still to be measured."""
     forced = mode()
     if forced != "auto":
         return "unfused" if forced == "replayed" and not replay_applies else forced
     choice = _CHOICES.get(op_key)
-    return None if choice is None else choice.path
+    return None if choice is None else choice.taken(captured)[0]
 
 
 def _take(op_key: Key, shapes: tuple, path: str, why: str, paths: dict[str, Callable[[], Any]]) -> Any:
@@ -188,13 +217,33 @@ def _measure(group_name: str, candidates: dict[str, Callable[[], Any]]) -> tuple
         for path, call in calls.items():
             align(group_name)
             best[path] = min(best[path], time_calls(call, CALLS))
-    times = dict(zip(calls, agree(list(best.values()), group_name)))
+    device = _device_times(group_name, calls, best)
+    agreed = agree([*best.values(), *device.values()], group_name)
+    times, device = dict(zip(calls, agreed)), dict(zip(device, agreed[len(calls):]))
     path = min(calls, key=lambda p: (times[p], PATHS.index(p)))
-    choice = Choice(path, times["fused"], times["unfused"], unfused_ops.group_size(group_name), times.get("replayed"))
+    graph_path = min(device, key=lambda p: (device[p], GRAPH_PATHS.index(p))) if device else None
+    choice = Choice(path, times["fused"], times["unfused"], unfused_ops.group_size(group_name), times.get("replayed"),
+                    graph_path, device.get("fused"), device.get("unfused"))
     return choice, last[path]
 
 
-# What touches the device and the group: capturing, time_calls, align and agree; CPU tests replace them.
+def _device_times(group_name: str, calls: dict[str, Callable[[], None]], eager: dict[str, float]) -> dict[str, float]:
+    """The fastest block's device seconds per call of each of GRAPH_PATHS on
+    this rank; empty where device time cannot be measured. ``eager``: each
+    path's eager seconds per call, which bound the time its calls take the
+    host to queue."""
+    if not device_timed(group_name):
+        return {}
+    best = dict.fromkeys(GRAPH_PATHS, math.inf)
+    for _ in range(ROUNDS):
+        for path in GRAPH_PATHS:
+            align(group_name)
+            best[path] = min(best[path], device_time_calls(calls[path], CALLS, eager[path] * CALLS))
+    return best
+
+
+# What touches the device and the group: capturing, time_calls, device_timed, device_time_calls, align and agree;
+# CPU tests replace them.
 
 def capturing() -> bool:
     """Whether this thread's CUDA stream is being captured into a graph."""
@@ -214,6 +263,40 @@ def time_calls(fn: Callable[[], Any], calls: int) -> float:
         fn()
     _synchronize()
     return (time.perf_counter() - start) / calls
+
+
+def device_timed(group_name: str) -> bool:
+    """Whether the group's calls run on CUDA, so their device time can be measured (and a capture happen)."""
+    return _group_device(unfused_ops.process_group(group_name)).type == "cuda"
+
+
+def device_time_calls(fn: Callable[[], Any], calls: int, host_s: float) -> float:
+    """Device seconds per call of ``calls`` calls of ``fn``, queued behind a
+    sleep kernel of twice ``host_s`` (what queuing them takes the host, at
+    most) so that the device runs them back to back, as a graph replay
+    does."""
+    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    _synchronize()
+    torch.cuda._sleep(int(2 * host_s * _sleep_cycles_per_second()) + 1)
+    start.record()
+    for _ in range(calls):
+        fn()
+    end.record()
+    _synchronize()
+    return start.elapsed_time(end) * 1e-3 / calls
+
+
+@functools.cache
+def _sleep_cycles_per_second() -> float:
+    """What ``torch.cuda._sleep`` spins per second on this device (its clock), timed once."""
+    cycles = 10_000_000
+    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    torch.cuda._sleep(1000)  # load the kernel outside the timed region
+    start.record()
+    torch.cuda._sleep(cycles)
+    end.record()
+    end.synchronize()
+    return cycles / (start.elapsed_time(end) * 1e-3)
 
 
 def _group_device(group: Any) -> torch.device:

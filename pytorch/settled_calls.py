@@ -3,8 +3,9 @@
 A call's argument checks, the fused kernel's refusal and the per-bucket
 choice (pytorch/op_path.py) depend only on what :func:`signature` holds:
 the op, the group, the tensors' shapes, strides, dtypes and devices, the
-op's plain arguments, and the environment variables the refusal and the
-choice read. Once a call with a signature has run a path that is fixed
+op's plain arguments (whether the stream is being captured among them: a
+capture may take another path, pytorch/op_path.py), and the environment
+variables the refusal and the choice read. Once a call with a signature has run a path that is fixed
 (refused: unfused; a measured or forced choice), a later call with the same
 signature takes that path straight away, with only the call count kept.
 On a GPU machine a small call is host-bound, so the checks' Python work is

@@ -20,7 +20,8 @@ stress checks of issue 5:
   (the staging tokens must prevent it; nothing else orders the ranks);
 * ``corpus``: every test/corpus kernel that fuses, through its workload
   (its own, or the one test/unit/corpus/test_corpus_fusion.py derives from
-  ``FUSE``), with ``overlap{backend=ce order=arrival}``;
+  ``FUSE``), with ``overlap{backend=ce order=arrival}``
+  (``SYNCOPATE_CORPUS_ONLY=stem,stem`` runs only those kernels);
 * ``back-to-back``: 200 ag_gemm launches per backend (ce, sm, nccl),
   eagerly and as CUDA-graph replays, with fresh inputs each launch, no host
   sync or barrier, and randomly slowed producers (the readiness and release
@@ -356,7 +357,10 @@ def corpus(world) -> None:
     from syncopate.runtime.harness.check_gpu import run_gpu
     from test_corpus_fusion import _workload
 
+    only = [s for s in os.environ.get("SYNCOPATE_CORPUS_ONLY", "").split(",") if s]
     for path in corpus_paths():
+        if only and path.stem not in only:
+            continue
         case = f"corpus {path.stem} {CORPUS_PIPELINE}"
         try:
             workload = _workload(path)

@@ -167,7 +167,8 @@ def measured_choice_agrees(rank, world):
     """SYNCOPATE_OPS_PATH=auto: the first call of a shape times both paths,
     every rank takes the same path, the measuring call's result is right,
     a second call times nothing, and a CUDA graph captured afterwards (the
-    chosen path, fused or NCCL) replays with fresh inputs."""
+    path chosen from the device times, the same on every rank) replays with
+    fresh inputs."""
     import os
 
     from syncopate.pytorch import op_path
@@ -181,9 +182,12 @@ def measured_choice_agrees(rank, world):
         full = torch.cat(shards)
         torch.testing.assert_close(A, full.bfloat16(), rtol=0, atol=0)
         torch.testing.assert_close(out.float(), full @ B, **BF16_TOL)
-        chosen = [(k.op, k.rows_bucket, c.path, c.fused_s, c.unfused_s, c.ranks) for k, c in op_path.choices().items()
+        chosen = [(k.op, k.rows_bucket, c.path, c.fused_s, c.unfused_s, c.ranks, c.graph_path, c.fused_device_s,
+                   c.unfused_device_s) for k, c in op_path.choices().items()
                   if k.op == "all_gather_matmul" and k.rows_bucket == 128 and k.b_shapes == ((512, 256),)]
-        assert len(chosen) == 1 and chosen[0][-1] == world, chosen
+        assert len(chosen) == 1 and chosen[0][5] == world, chosen
+        graph_path, device_s = chosen[0][6], chosen[0][7:]
+        assert graph_path in op_path.GRAPH_PATHS and all(0 < t < 1 for t in device_s), chosen
         everyone = [None] * world
         dist.all_gather_object(everyone, chosen)
         assert all(e == chosen for e in everyone), everyone  # the same path from the same (agreed) times
@@ -197,8 +201,10 @@ def measured_choice_agrees(rank, world):
         assert timed == [], timed
         static = shards[rank].bfloat16().clone()
         graph = torch.cuda.CUDAGraph()
+        before = syncopate.stats()["all_gather_matmul"].get(graph_path, 0)
         with torch.cuda.graph(graph):
             _, (captured,) = syncopate.ops.all_gather_matmul(static, [B.bfloat16()], 0, _group())
+        assert syncopate.stats()["all_gather_matmul"].get(graph_path, 0) == before + 1, syncopate.stats()
         static.copy_(_randn(96, 512, seed=rank + 30, scale=1).bfloat16())
         graph.replay()
         torch.cuda.synchronize()

@@ -41,6 +41,8 @@ class Fake:
         self.agreed: list[list[float]] = []
         self.aligned = 0
         self.capturing = False
+        self.device_seconds: dict[str, float] | None = None  # None: no device times (a CPU group)
+        self.device_runs: list[str] = []
 
     def ag(self, path):
         def run(A, Bs, gather_dim, group_name, return_A):
@@ -61,9 +63,18 @@ class Fake:
         self.timed.append(self.ran[-1])
         return self.seconds[self.ran[-1]]
 
+    def device_timed(self, group_name):
+        return self.device_seconds is not None
+
+    def device_time_calls(self, fn, calls, host_s):
+        fn()
+        self.device_runs.append(self.ran[-1])
+        return self.device_seconds[self.ran[-1]]
+
     def agree(self, times, group_name):
         self.agreed.append(list(times))
-        return [max(mine, theirs) for mine, theirs in zip(times, self.peer)]
+        peer = self.peer + [0.0] * (len(times) - len(self.peer))  # the peer's times in the same order
+        return [max(mine, theirs) for mine, theirs in zip(times, peer, strict=True)]
 
     def align(self, group_name):
         self.aligned += 1
@@ -75,6 +86,8 @@ def _stub_world(monkeypatch, f: Fake) -> None:
     monkeypatch.setattr(op_path, "_CHOICES", {})
     monkeypatch.setattr(op_path, "time_calls", f.time_calls)
     monkeypatch.setattr(op_path, "agree", f.agree)
+    monkeypatch.setattr(op_path, "device_time_calls", f.device_time_calls)
+    monkeypatch.setattr(op_path, "device_timed", f.device_timed)
     monkeypatch.setattr(op_path, "align", f.align)
     monkeypatch.setattr(op_path, "capturing", lambda: f.capturing)
     monkeypatch.setattr(unfused_ops, "process_group", lambda name: types.SimpleNamespace(size=lambda: WORLD))
@@ -375,6 +388,61 @@ def test_under_capture_without_a_choice_the_fused_path_runs_untimed(fake, caplog
     fake.timed.clear()
     _ag(64)
     assert fake.ran == ["unfused"] and fake.timed == []
+
+
+def test_under_capture_the_device_times_choose(fake, caplog):
+    """Eagerly the unfused path wins (the fused one pays host time), on the
+    device the fused one: a capture takes the fused path, an eager call the
+    unfused one, each settled for its own mode."""
+    caplog.set_level(logging.INFO, logger="syncopate")
+    fake.seconds = {"fused": 5 * MS, "unfused": 1 * MS}
+    fake.device_seconds = {"fused": 1 * MS, "unfused": 2 * MS}
+    _ag(64)
+    assert fake.device_runs == ["fused", "unfused"] * op_path.ROUNDS
+    assert fake.aligned == 4 * op_path.ROUNDS  # every device block aligned too
+    assert fake.agreed == [[5 * MS, 1 * MS, 1 * MS, 2 * MS]]  # one agreement for both modes
+    (choice,) = op_path.choices().values()
+    assert (choice.path, choice.graph_path) == ("unfused", "fused")
+    for captured, path in ((True, "fused"), (False, "unfused"), (True, "fused"), (False, "unfused")):
+        fake.capturing = captured
+        fake.ran.clear()
+        _ag(64)
+        assert fake.ran == [path], (captured, fake.ran)
+    assert fake.timed == ["fused", "unfused"] * op_path.ROUNDS  # nothing measured again
+    lines = _choice_lines(caplog)
+    assert any(line.endswith(": fused (under CUDA-graph capture: measured 1.000 ms fused vs 2.000 ms unfused of "
+                             "device time per call, slowest rank of 2)") for line in lines), lines
+
+
+def test_the_graph_path_takes_the_slowest_ranks_device_times(fake):
+    fake.seconds = {"fused": 1 * MS, "unfused": 2 * MS}
+    fake.device_seconds = {"fused": 1 * MS, "unfused": 2 * MS}
+    fake.peer = [0.0, 0.0, 3 * MS, 2 * MS]
+    _ag(64)
+    (choice,) = op_path.choices().values()
+    assert (choice.path, choice.graph_path) == ("fused", "unfused")
+    assert (choice.fused_device_s, choice.unfused_device_s) == (3 * MS, 2 * MS)
+
+
+def test_a_device_time_tie_goes_to_the_fused_path(fake):
+    fake.seconds = {"fused": 2 * MS, "unfused": 1 * MS}
+    fake.device_seconds = {"fused": 1 * MS, "unfused": 1 * MS}
+    _ag(64)
+    (choice,) = op_path.choices().values()
+    assert (choice.path, choice.graph_path) == ("unfused", "fused")
+
+
+def test_without_device_times_a_capture_takes_the_eager_choice(fake, caplog):
+    caplog.set_level(logging.INFO, logger="syncopate")
+    fake.seconds = {"fused": 5 * MS, "unfused": 1 * MS}
+    _ag(64)
+    assert fake.device_runs == []
+    fake.capturing = True
+    fake.ran.clear()
+    _ag(64)
+    assert fake.ran == ["unfused"]
+    assert any("unfused (under CUDA-graph capture, no device times: the eager choice (measured" in line
+               for line in _choice_lines(caplog))
 
 
 def test_time_calls_calls_and_times_on_the_host():
