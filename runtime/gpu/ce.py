@@ -12,6 +12,15 @@ waits for an owner's ready token before its first copy of that owner's rows
 (runtime/gpu/gather_tokens.py). The copies (views and flags) are planned
 once per launch key; a launch only issues them.
 
+Small chunks travel joined: consecutive chunks of one lane and one owner
+whose rows follow each other in both buffers go as one copy of at most
+``GpuWorld.ce_join_bytes``, followed by all their flags as one batch of
+stream writes. A copy and a flag write cost a CUDA-graph replay host time
+per node (docs/performance.md, graph-node costs) and the device a start-up
+latency, more than moving such a chunk takes, so a launch's host time stops
+growing with the chunk count where chunks are small; large chunks keep a
+copy each, so tiles start on the first rows while the rest still move.
+
 ``sm``: the fused kernel's own communication programs pull the chunk
 through peer pointers; the runtime only passes the chunk table, whose peer
 offsets :func:`peer_offset` computes.
@@ -74,13 +83,48 @@ def incoming(rank: int, lost: frozenset[tuple[str, int]], chunks: list[ConcreteC
 
 @dataclass(frozen=True)
 class Copy:
-    """One chunk's ce transfer: wait for the source's ready token (``ready``
-    word, None: already waited for on this lane), copy, raise ``flag``."""
+    """One transfer of one or more chunks: wait for the source's ready
+    token (``ready`` word, None: already waited for on this lane), copy,
+    raise ``flags`` (the chunks', in order)."""
 
     ready: int | None
     dst: torch.Tensor
     src: torch.Tensor
-    flag: int
+    flags: tuple[int, ...]
+
+
+def joined(a: Copy, b: Copy, limit: int) -> Copy | None:
+    """``a`` and then ``b`` as one copy, where ``b`` waits for no token, its
+    rows follow ``a``'s in both buffers and the two take at most ``limit``
+    bytes; else None."""
+    if b.ready is not None or a.dst.nbytes + b.dst.nbytes > limit:
+        return None
+    dst, src = _span(a.dst, b.dst), _span(a.src, b.src)
+    if dst is None or src is None:
+        return None
+    return Copy(a.ready, dst, src, a.flags + b.flags)
+
+
+def _span(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor | None:
+    """One flat view of ``a`` then ``b``, where both are dense and ``b``
+    starts where ``a`` ends in the same storage; else None."""
+    if (a.dtype != b.dtype or not a.is_contiguous() or not b.is_contiguous()
+            or a.untyped_storage().data_ptr() != b.untyped_storage().data_ptr()
+            or a.storage_offset() + a.numel() != b.storage_offset()):
+        return None
+    return a.as_strided((a.numel() + b.numel(),), (1,), a.storage_offset())
+
+
+def _joining(copies: list[Copy], limit: int) -> list[Copy]:
+    """``copies`` (one lane's, in order) with each run that :func:`joined` accepts made one copy."""
+    out: list[Copy] = []
+    for c in copies:
+        both = joined(out[-1], c, limit) if out else None
+        if both is None:
+            out.append(c)
+        else:
+            out[-1] = both
+    return out
 
 
 def plan_delivery(w: GpuWorld, sources: Mapping[str, torch.Tensor], lanes: int, plan: PlanOp,
@@ -98,10 +142,10 @@ def plan_delivery(w: GpuWorld, sources: Mapping[str, torch.Tensor], lanes: int, 
         src = source_rank(plan, chunks, c)
         target = params[c.param]
         per_lane[lane].append(Copy(None if src in ready[lane] else tokens.ready(src), rows(target, c.dim, c.lo, c.hi),
-                                   source_rows(w, sources, plan, chunks, c, target), c.flag))
+                                   source_rows(w, sources, plan, chunks, c, target), (c.flag,)))
         ready[lane].add(src)
     awaited.update(*ready)
-    return tuple(tuple(copies) for copies in per_lane) if todo else ()
+    return tuple(tuple(_joining(copies, w.ce_join_bytes)) for copies in per_lane) if todo else ()
 
 
 def issue(w: GpuWorld, per_lane: tuple[tuple[Copy, ...], ...], sync: SyncState, captured: list[int]) -> None:
@@ -115,4 +159,4 @@ def issue(w: GpuWorld, per_lane: tuple[tuple[Copy, ...], ...], sync: SyncState, 
                     if c.ready is not None:
                         device.await_token(sync, c.ready)
                     device.copy(c.dst, c.src)
-                    flags.raise_flag(sync.flags, c.flag, sync, captured)
+                    flags.raise_flags(sync.flags, c.flags, sync, captured)

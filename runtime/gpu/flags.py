@@ -58,6 +58,17 @@ def raise_flag(flags: torch.Tensor, index: int, sync: SyncState, captured: list[
         captured.append(index)
 
 
+def raise_flags(flags: torch.Tensor, indices: tuple[int, ...], sync: SyncState, captured: list[int]) -> None:
+    """:func:`raise_flag` for each of ``indices`` (the chunks of one ce copy),
+    as one batch of stream writes, as token operations go: one graph node
+    and one driver call for any number, and the same host work."""
+    capturing = torch.cuda.is_current_stream_capturing() or sync.captured
+    value = GRAPH_FLAG if capturing else sync.host_epoch
+    device.token_ops(sync, tuple([("write", flags, index, value) for index in indices]))
+    if capturing:
+        captured.extend(indices)
+
+
 def clear_flags(flags: torch.Tensor, indices: list[int], words: torch.Tensor | None = None) -> None:
     """Zero the flags a captured launch raised, after its kernel and
     transfers. ``words``: the same indices as a device tensor, made before

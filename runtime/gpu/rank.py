@@ -291,7 +291,7 @@ class GpuRank:
         produced = tuple(reduce_scatter.plan_reduce(w, self.ce_lanes, launch.plans[name], chunks[name], params, sync,
                                                     counts, name in facts.fused_reductions)
                          for name in facts.produced)
-        raised = tuple(sorted({c.flag for s in consumed for lane in s.copies for c in lane} |
+        raised = tuple(sorted({f for s in consumed for lane in s.copies for c in lane for f in c.flags} |
                               {f for s in consumed for f in s.nccl_flags}))
         words = upload(raised, torch.int64, w.device) if raised and not torch.cuda.is_current_stream_capturing() else None
         if len(w.launches) >= LAUNCH_CACHE:

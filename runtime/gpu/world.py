@@ -21,6 +21,10 @@ from syncopate.runtime.gpu.errors import GpuWorldError
 from syncopate.runtime.gpu.memory import SymmetricMemory
 from syncopate.runtime.gpu.rank import GpuRank
 
+# A copy moves 1 MiB over NVLink in a few microseconds, about what one more copy node and flag node cost a graph
+# replay's host (docs/performance.md): below that, joining chunks saves more than their separate arrival gains.
+CE_JOIN_BYTES = 1 << 20
+
 
 @dataclass
 class GpuWorld(SymmetricMemory):
@@ -32,7 +36,8 @@ class GpuWorld(SymmetricMemory):
     (the SMs the sm backend takes from compute). ``lost`` drops the transfers
     of chunks ``(plan, id)`` (fault injection, to see the debug mode work).
     ``ce_lanes``: the default number of side streams a launch deals its ce
-    copies over. ``comm_group``: the nccl backend's process group (NCCL on
+    copies over; ``ce_join_bytes``: the largest copy that consecutive small
+    ce chunks are joined into (0: a copy per chunk). ``comm_group``: the nccl backend's process group (NCCL on
     high-priority streams); None uses ``group``.
     """
 
@@ -45,6 +50,7 @@ class GpuWorld(SymmetricMemory):
     comm_programs: int = COMM_PROGRAMS
     lost: frozenset[tuple[str, int]] = frozenset()
     ce_lanes: int = 1
+    ce_join_bytes: int = CE_JOIN_BYTES  # consecutive small ce chunks go as one copy up to this size (runtime/gpu/ce.py)
     comm_group: Any = None
     handles: dict[int, Any] = field(default_factory=dict)  # buffer address -> (handle, allocated shape)
     staging: dict[tuple, torch.Tensor] = field(default_factory=dict)  # see memory.staging_key

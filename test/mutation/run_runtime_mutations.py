@@ -30,6 +30,7 @@ DIRECT = "test/unit/pytorch/test_direct_collectives.py"
 MEMOPS = f"{GPU}/test_gpu_stream_memops.py"
 STAGING = f"{GPU}/test_gpu_staging_tokens.py"
 MEMORY = f"{GPU}/test_gpu_memory_bound.py"
+CE_JOIN = f"{GPU}/test_gpu_ce_join.py"
 NODE_ARGS = f"{GPU}/test_gpu_kernel_node_args.py"
 
 MUTATIONS = [
@@ -112,13 +113,22 @@ MUTATIONS = [
              "    return\n    if words is not None and indices and words.numel() == len(indices):",
              pytest=(TOKENS, OVERHEAD)),
     Mutation("ce flag raised before its copy", "runtime/gpu/ce.py",
-             "                    device.copy(c.dst, c.src)\n                    flags.raise_flag(sync.flags, c.flag, sync, captured)",
-             "                    flags.raise_flag(sync.flags, c.flag, sync, captured)\n                    device.copy(c.dst, c.src)",
+             "                    device.copy(c.dst, c.src)\n                    flags.raise_flags(sync.flags, c.flags, sync, captured)",
+             "                    flags.raise_flags(sync.flags, c.flags, sync, captured)\n                    device.copy(c.dst, c.src)",
              pytest=(TOKENS,)),
+    Mutation("joined ce copy covers only its first chunk", "runtime/gpu/ce.py",
+             "    return a.as_strided((a.numel() + b.numel(),), (1,), a.storage_offset())",
+             "    return a.as_strided((a.numel(),), (1,), a.storage_offset())", pytest=(TOKENS, CE_JOIN)),
+    Mutation("joined ce copy raises only its first chunk's flag", "runtime/gpu/ce.py",
+             "    return Copy(a.ready, dst, src, a.flags + b.flags)", "    return Copy(a.ready, dst, src, a.flags)",
+             pytest=(TOKENS, CE_JOIN)),
+    Mutation("chunks joined across a ready-token wait", "runtime/gpu/ce.py",
+             "    if b.ready is not None or a.dst.nbytes + b.dst.nbytes > limit:",
+             "    if a.dst.nbytes + b.dst.nbytes > limit:", pytest=(TOKENS, CE_JOIN)),
     Mutation("ce flag raised on the communication stream, not the lane", "runtime/gpu/ce.py",
-             "                    flags.raise_flag(sync.flags, c.flag, sync, captured)",
+             "                    flags.raise_flags(sync.flags, c.flags, sync, captured)",
              "                    with torch.cuda.stream(w.comm_stream):\n"
-             "                        flags.raise_flag(sync.flags, c.flag, sync, captured)",
+             "                        flags.raise_flags(sync.flags, c.flags, sync, captured)",
              pytest=(TOKENS,)),
     Mutation("local flags never written", "runtime/gpu/rank.py",
              "                    device.write_value(sync.flags, c.flag, LOCAL_FLAG)", "                    pass",

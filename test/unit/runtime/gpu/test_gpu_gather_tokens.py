@@ -173,7 +173,8 @@ def _record(monkeypatch, example: str, world: int, backend: str, lanes: int = 1,
         "write", pad_owner[flags.data_ptr()], index, value))
     monkeypatch.setattr(device, "wait_flag", lambda flags, index, count, *a, least=0: op(
         "wait", pad_owner[flags.data_ptr()], index, least))
-    monkeypatch.setattr(device, "copy", lambda dst, src: op("read", owner_of(src), dst.data_ptr()))
+    monkeypatch.setattr(device, "copy", lambda dst, src: op("read", owner_of(src), (
+        dst.data_ptr(), dst.data_ptr() + dst.numel() * dst.element_size())))
     monkeypatch.setattr(device, "set_epoch", lambda epoch, value: op("epoch", value))
     monkeypatch.setattr(device, "add_epoch", lambda epoch: op("epoch+1",))
     monkeypatch.setattr(device, "zero_words", lambda flags, words: op(
@@ -220,7 +221,12 @@ def _execute(ranks: list[Rank], rng: random.Random, sms_full: bool = False) -> l
             s.pc = 0
     memory = {rank.rank: {} for rank in ranks}
     version = {rank.rank: -1 for rank in ranks}
-    copied: dict[tuple[int, int], int] = {}  # (rank, destination address) -> the launch whose rows a ce copy wrote
+    copied: list[tuple[int, int, int, int]] = []  # (rank, first byte, end, the launch whose rows a ce copy wrote)
+
+    def copy_of(rank: int, address: int) -> int | None:
+        """The launch whose rows the latest copy over ``address`` on ``rank`` wrote (None: never copied)."""
+        return next((v for r, lo, hi, v in reversed(copied) if r == rank and lo <= address < hi), None)
+
     problems: list[str] = []
     streams = [s for rank in ranks for s in rank.streams]
 
@@ -255,7 +261,7 @@ def _execute(ranks: list[Rank], rng: random.Random, sms_full: bool = False) -> l
             version[op[1]] = op[2]
         elif op[0] == "read":
             read(s, op[1], op[3])
-            copied[(s.rank, op[2])] = version[op[1]]
+            copied.append((s.rank, *op[2], version[op[1]]))
         elif op[0] == "epoch":
             memory[s.rank]["epoch"] = op[1]
         elif op[0] == "epoch+1":
@@ -264,9 +270,9 @@ def _execute(ranks: list[Rank], rng: random.Random, sms_full: bool = False) -> l
             for word in op[2]:
                 memory[op[1]][word] = 0
         elif op[0] == "consume":
-            if copied.get((s.rank, op[1])) != op[2]:
+            if copy_of(s.rank, op[1]) != op[2]:
                 problems.append(f"rank {s.rank} launch {op[2]}: a tile read a chunk's copy of launch "
-                                f"{copied.get((s.rank, op[1]))} (its flag was up before this launch's copy ended)")
+                                f"{copy_of(s.rank, op[1])} (its flag was up before this launch's copy ended)")
         elif op[0] == "kernel":
             for owner in op[1]:
                 read(s, owner, op[2])
@@ -296,6 +302,7 @@ CASES = [
     ("ag_gemm.py", 2, "ce", 1, None),
     ("ag_gemm.py", 3, "ce", 1, None),
     ("ag_gemm.py", 3, "ce", 3, ("all-gather{tensor=a_ptr dim=0 chunks_per_rank=2}",)),
+    ("ag_gemm.py", 3, "ce", 1, ("all-gather{tensor=a_ptr dim=0 chunks_per_rank=2}",)),  # a peer's 2 chunks joined
     ("ag_gemm.py", 2, "sm", 1, None),
     ("ag_gemm.py", 3, "sm", 1, None),
 ]

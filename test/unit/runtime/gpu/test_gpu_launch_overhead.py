@@ -165,15 +165,19 @@ class Profile:
 
 
 def _launches(monkeypatch, example: str, backend: str, plan: str | None, world: int = 2, graphs: bool = False,
-              fresh_outputs: bool = False, memops: bool = False, whole: bool = True, before=None):
+              fresh_outputs: bool = False, memops: bool = False, whole: bool = True, before=None,
+              join_bytes: int | None = None):
     """Rank 0's LAUNCHES launches with the same buffers: (device operations
     per launch, the profile of the last launch). ``fresh_outputs``: each
     launch writes a new output tensor (as an op returning a fresh result
     does), and the kernel's launch is logged too; ``memops``: token waits
-    are driver stream waits; ``before(n, world)`` runs before launch n."""
+    are driver stream waits; ``before(n, world)`` runs before launch n;
+    ``join_bytes``: the world's ``ce_join_bytes`` (None: the default)."""
     workload, program = _program(example, backend, plan, world)
     log: list = []
     w = _context(monkeypatch, log, world, graphs, whole=whole)
+    if join_bytes is not None:
+        w.ce_join_bytes = join_bytes
     monkeypatch.setattr(device, "memop_waits", lambda: memops)
     monkeypatch.setattr(device, "memory_ops", lambda ops: log.append(
         ("memops", torch.cuda.current_stream().name, tuple((kind, index, value) for kind, _w, index, value in ops))))
@@ -260,13 +264,29 @@ def test_steady_state_launches_touch_no_ir_and_allocate_no_tensor(monkeypatch, e
 def test_host_work_per_launch_does_not_grow_with_the_chunks(monkeypatch, example, backend, plan):
     counts = {}
     for n in (1, 4):
-        per_launch, profile = _launches(monkeypatch, example, backend, plan.format(n=n))
+        per_launch, profile = _launches(monkeypatch, example, backend, plan.format(n=n), memops=True)
         counts[n] = (sorted(profile.syncopate_host_calls()), len(per_launch[-1]))
     assert counts[1][0] == counts[4][0]
-    if backend == "sm":  # the kernel's programs move the chunks: not even device work grows
+    if example.startswith("ag_"):
+        # sm: the kernel's programs move the chunks; ce: a rank's small chunks go as one copy and one batch of
+        # flags: not even device work grows
         assert counts[1][1] == counts[4][1]
     else:
-        assert counts[4][1] > counts[1][1]  # one copy (and its flag or arrival) per chunk
+        assert counts[4][1] > counts[1][1]  # one copy (and its arrival) per chunk
+
+
+@pytest.mark.parametrize("join_bytes, copies", [(0, 4), (1 << 20, 1)], ids=["a copy per chunk", "joined"])
+def test_small_ce_chunks_of_a_rank_go_as_one_copy_and_one_batch_of_flags(monkeypatch, join_bytes, copies):
+    """4 chunks per rank at W = 2: rank 0 receives 4 chunks of rank 1, whose
+    rows follow each other in both buffers. Joined, they move as one copy
+    over all of them, then their 4 flags in one batch; with joining off, a
+    copy and a flag write each."""
+    per_launch, _ = _launches(monkeypatch, "ag_gemm.py", "ce", CASES[0][2].format(n=4), memops=True,
+                              join_bytes=join_bytes)
+    lane = [op for op in per_launch[-1] if op[1] == "lane0" and op[0] != "join"]
+    assert [op[0] for op in lane] == ["copy", "memops"] * copies
+    flags = [f for op in lane if op[0] == "memops" for kind, f, _ in op[2] if kind == "write"]
+    assert len(flags) == 4 and len(set(flags)) == 4
 
 
 @pytest.mark.parametrize("example, backend, plan", CASES, ids=IDS)
@@ -307,15 +327,25 @@ def test_a_replayed_launch_captures_what_an_eager_launch_issues(monkeypatch):
 
     graph = shape(graphs[-1][0][2])
     issued = shape(op for op in eager[-1] if op[0] != "epoch")
-    raised = [op[2] for op in issued if op[0] == "write" and op[1].startswith("lane")]
+    raised = _raised(issued)
     assert raised and graph[:len(issued)] == issued
     assert graph[len(issued):] == [("zero", "compute", tuple(sorted(raised)))]  # one node, whatever the chunks
 
 
 def _same_work(ops) -> list:
     """Operations as compared between an eager launch and a captured one
-    (two runs' buffers lie at other addresses)."""
-    return [op[:2] if op[0] in ("copy", "add") else op for op in ops]
+    (two runs' buffers lie at other addresses; a captured flag holds a
+    constant where an eager one holds the launch count)."""
+    return [op[:2] if op[0] in ("copy", "add") else
+            (*op[:2], tuple((kind, index) if kind == "write" else (kind, index, v) for kind, index, v in op[2]))
+            if op[0] == "memops" else op for op in ops]
+
+
+def _raised(ops) -> list[int]:
+    """The flags raised on ce lanes, single writes or batches."""
+    return [i for op in ops if op[1].startswith("lane")
+            for i in ([op[2]] if op[0] == "write" else [w[1] for w in op[2] if w[0] == "write"] if op[0] == "memops"
+                      else [])]
 
 
 @pytest.mark.parametrize("example, backend, plan", CASES, ids=IDS)
@@ -323,17 +353,25 @@ def test_a_captured_launch_batches_its_tokens_as_often_at_any_world_and_chunk_co
                                                                                    plan):
     """Every memory-operation node of a graph costs host time at each
     replay: a launch's token writes and waits go in batches, as many at any
-    W and chunk count; the only single writes left are the flags raised
-    after the ce copies, on their lanes."""
+    W and chunk count. The flags raised after the ce copies go as one batch
+    per copy, on its lane: one per peer, as small chunks of a peer go as
+    one copy (runtime/gpu/ce.py)."""
     batches = {}
     for world in (2, 4):
         for n in (1, 4):
             per_launch, _ = _launches(monkeypatch, example, backend, plan.format(n=n).replace("}", f" world={world}}}"),
                                       world, graphs=True, memops=True)
             graph = per_launch[-1][0][2]
-            assert not [op for op in graph if op[0] == "write" and not op[1].startswith("lane")]
-            batches[(world, n)] = [op[1] for op in graph if op[0] == "memops"]
-            tokens = [(kind, index) for op in graph if op[0] == "memops" for kind, index, _v in op[2]]
+            assert not [op for op in graph if op[0] == "write"]
+            after_copy = [i for i, op in enumerate(graph) if op[0] == "memops" and graph[i - 1][0] == "copy"
+                          and graph[i - 1][1] == op[1]]
+            copies = [op for op in graph if op[0] == "copy"]
+            if example.startswith("ag_"):
+                assert after_copy == [i + 1 for i, op in enumerate(graph) if op[0] == "copy"]  # a flag batch each
+                assert len(copies) == (world - 1 if backend == "ce" else 0)
+            batches[(world, n)] = [op[1] for i, op in enumerate(graph) if op[0] == "memops" and i not in after_copy]
+            tokens = [(kind, index) for i, op in enumerate(graph) if op[0] == "memops" and i not in after_copy
+                      for kind, index, _v in op[2]]
             assert len(tokens) >= 2 * (world - 1)  # the batches hold every peer's token
     assert len({tuple(b) for b in batches.values()}) == 1, f"token batches grow with W or chunks: {batches}"
 
@@ -560,7 +598,7 @@ def test_the_communication_graph_holds_the_eager_launchs_communication(monkeypat
     comm = shape(op for op in eager[-1] if op[0] not in ("epoch", "kernel") and op[1] != "compute")
     graph = [op for op in split[-1] if op[0] == "replay"][0][2]
     assert [op for op in shape(graph) if op[1] != "compute"] == comm
-    raised = tuple(sorted(op[2] for op in comm if op[0] == "write" and op[1].startswith("lane")))
+    raised = tuple(sorted(_raised(comm)))
     assert raised and split[-1][-1] == ("zero", "compute", raised)
     assert any(op[0] == "memops" and ("wait", 0) in [o[:1] + (0,) for o in op[2]] for op in comm)  # driver waits
 
