@@ -43,11 +43,14 @@ def add_epoch(epoch: torch.Tensor) -> None:
 
 
 def write_epoch(flags: torch.Tensor, index: int, epoch: torch.Tensor) -> None:
-    """``flags[index] = epoch`` on the current stream, copied from the epoch
-    word, so a graph replay writes its own epoch. A same-device copy may run
-    as a driver kernel, which needs a free SM: used only for reduce-scatter
-    arrivals, which no tile spins on."""
-    flags[index:index + 1].copy_(epoch, non_blocking=True)
+    """``flags[index] = epoch`` on the current stream, read from the epoch
+    word by an elementwise kernel, so a graph replay writes its own epoch.
+    A kernel, not a 4-byte copy: a CUDA graph replays a kernel node at no
+    measurable host cost and a copy node at about a kernel launch's
+    (docs/performance.md, graph-node costs). The kernel needs a free SM:
+    used only for reduce-scatter arrivals, which no tile spins on, so the
+    tiles that hold the SMs end without it."""
+    torch.add(epoch, 0, out=flags[index:index + 1])
 
 
 def zero_words(flags: torch.Tensor, words: torch.Tensor) -> None:

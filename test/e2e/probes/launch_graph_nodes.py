@@ -60,7 +60,8 @@ for workload, backend, chunks in [("ag-gemm", "ce", 1), ("ag-gemm", "sm", 1), ("
     row = f"{workload} {backend} x{chunks}"
     fl = host_us(lambda: launch_gemm(fused, a, b, c, cfg))
     tl = host_us(lambda: launch_gemm(plain, a, b, c2, cfg))
-    ok = torch.equal(c, c2)
+    # a reduce-scatter's c holds the group's sum in this rank's rows: only a gather's output equals the plain kernel's
+    ok = torch.equal(c, c2) if workload == "ag-gemm" else "n/a"
     if graphs:
         g = graphs[0]
         ns, kinds = nodes(g)
