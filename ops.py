@@ -25,7 +25,7 @@ call of ``torch.ops.syncopate.<name>``, goes through the op. Each op has
   and the unfused collective + ``torch.matmul`` (pytorch/unfused_ops.py),
   both giving PyTorch's results. A call the fused kernel refuses (its
   ``*_refusal`` names why: not CUDA, not an NCCL group of two or more
-  ranks, not fp16/bf16, the collective on another dim, ...) runs unfused,
+  ranks, not fp16/bf16, the collective on the features' dim, ...) runs unfused,
   announced by one ``RuntimeWarning`` per reason and process. A call it
   accepts runs whichever path is faster for its shape, measured on the
   first eager call of the shape's bucket and cached, the same on every

@@ -4,15 +4,22 @@ Both ops run the library's tiled GEMM (kernels/gemm_bf16.py, the
 same kernel ``overlap-bench`` fuses) compiled with ``syncopate.compile``
 once per process group:
 
-* all-gather + matmul: plan ``all-gather{tensor=a_ptr dim=0}``. A_shard
-  (leading dims flattened into rows) is copied into this rank's rows of a
-  symmetric M x K buffer (the documented copy: the op's caller passes an
-  ordinary tensor), and the fused kernel multiplies the rows as they
-  arrive by ``Bs[0]``. The other B's multiply the gathered buffer with
-  ``torch.matmul``. The gathered A is returned as a copy, since the buffer
-  is reused by the next call.
+* all-gather + matmul: plan ``all-gather{tensor=a_ptr dim=0}``. A_shard,
+  its gather dim moved to the front and the dims before the last
+  flattened into rows, is copied into this rank's rows of a symmetric
+  M x K buffer (the documented copy: the op's caller passes an ordinary
+  tensor; moving the dim makes it a transposing copy, no extra pass), and
+  the fused kernel multiplies the rows as they arrive by ``Bs[0]``. The
+  other B's multiply the gathered buffer with ``torch.matmul``. The
+  results are views that move the gather dim back, as
+  ``torch.ops.symm_mem.fused_all_gather_matmul``'s are: with a batch of two
+  or more and the sequence dim gathered (``[b, s, h]``, dim 1) they are not
+  contiguous. The gathered A is returned as a copy, since the buffer is
+  reused by the next call.
 * matmul + reduce-scatter: plan ``reduce-scatter{tensor=c_ptr dim=0}`` into
-  an M x N output buffer; this rank's rows are returned as a copy.
+  an M x N output buffer, A's rows taken with the scatter dim moved to the
+  front (a copy of A where dims before it are not all 1); this rank's rows
+  are returned as a contiguous copy in A's dim order.
 
 Buffers are kept per (group, row bucket, row width, dtype): a call uses
 the first rows of the buffer whose row count is the next power of two, so
@@ -25,10 +32,9 @@ and varying token counts hold at most twice the largest call's rows per
 width and dtype.
 
 The fused path applies to CUDA tensors of an NCCL group with two or more
-ranks that spans every rank (pytorch/worlds.py), fp16 or bf16, the collective on dim 0 (or on a dim whose leading dims are
-all 1), a contiguous A and moved rows (A's for the
-gather, the output's for the reduce-scatter) of a multiple of 16 bytes; the ``*_refusal`` functions name the first condition
-a call misses, and the op then runs unfused.
+ranks that spans every rank (pytorch/worlds.py), fp16 or bf16, the collective on any dim but the last (the features),
+a contiguous A and moved rows (A's for the gather, the output's for the reduce-scatter) of a multiple of 16 bytes; the
+``*_refusal`` functions name the first condition a call misses, and the op then runs unfused.
 """
 
 from __future__ import annotations
@@ -111,13 +117,18 @@ def _common_refusal(A: torch.Tensor, Bs: list[torch.Tensor], dim: int, group_nam
 
 def dim_refusal(shape: tuple[int, ...], dim: int) -> str | None:
     """Why the collective dim ``dim`` of an A of ``shape`` cannot run fused:
-    the kernel moves rows (A's leading dims flattened), so the dim must be
-    the first, or one whose leading dims are all 1 (the sequence dim of a
-    batch of one), and not the last (the features)."""
-    if any(shape[i] != 1 for i in range(dim)) or dim >= len(shape) - 1:
-        return (f"the collective on dim {dim} of shape {shape} (fused: dim 0, or a dim before the last whose "
-                "leading dims are all 1, such as the sequence dim of a batch of one)")
+    the kernel moves rows (the dims before the last flattened, the
+    collective's first), so the dim must not be the last (the features)."""
+    if not 0 <= dim < len(shape) - 1:
+        return f"the collective on dim {dim} of shape {shape} (fused: any dim but the last, the features)"
     return None
+
+
+def _rows_first(t: torch.Tensor, dim: int) -> torch.Tensor:
+    """``t`` with dim ``dim`` moved to the front: its rows, flattened, are
+    rank-major along ``dim`` (a view; the same memory order where the dims
+    before ``dim`` are all 1)."""
+    return t.movedim(dim, 0)
 
 
 def all_gather_matmul_refusal(A_shard: torch.Tensor, Bs: list[torch.Tensor], gather_dim: int,
@@ -181,16 +192,19 @@ def all_gather_matmul(A_shard: torch.Tensor, Bs: list[torch.Tensor], gather_dim:
     world, rank = group.size(), dist.get_rank(group)
     K = A_shard.shape[-1]
     m = A_shard.numel() // K
+    front = _rows_first(A_shard, gather_dim)
     gathered = _buffer("ag", group_name, (world * m, K), A_shard.dtype, A_shard.device)
-    gathered[rank * m:(rank + 1) * m].copy_(A_shard.reshape(m, K))
-    # rows are A's leading dims flattened: gathering rank-major rows is gathering along gather_dim, since
-    # every dim before it has size 1 (see dim_refusal)
-    out_shape = list(A_shard.shape[:-1])
-    out_shape[gather_dim] *= world
+    gathered[rank * m:(rank + 1) * m].view(front.shape).copy_(front)
+    # gathering rank-major rows gathers along the front dim; the results move it back to gather_dim
+    gathered_shape = (world * front.shape[0], *front.shape[1:-1])
+
+    def back(t: torch.Tensor) -> torch.Tensor:
+        return t.view(*gathered_shape, t.shape[-1]).movedim(0, gather_dim)
+
     first = torch.empty(world * m, Bs[0].shape[1], dtype=A_shard.dtype, device=A_shard.device)
     _gemm(_kernel("ag", group_name), gathered, Bs[0], first)
-    outs = [first.view(*out_shape, -1)] + [torch.matmul(gathered, B).view(*out_shape, -1) for B in Bs[1:]]
-    return (gathered.view(*out_shape, K).clone() if return_A else None), outs
+    outs = [back(first)] + [back(torch.matmul(gathered, B)) for B in Bs[1:]]
+    return (back(gathered).clone() if return_A else None), outs
 
 
 def matmul_reduce_scatter(A: torch.Tensor, B: torch.Tensor, reduce_op: str, scatter_dim: int,
@@ -201,13 +215,13 @@ def matmul_reduce_scatter(A: torch.Tensor, B: torch.Tensor, reduce_op: str, scat
     world, rank = group.size(), dist.get_rank(group)
     K = A.shape[-1]
     M = A.numel() // K
-    a = A.reshape(M, K)
+    front = _rows_first(A, scatter_dim)
+    a = front.reshape(M, K)  # a copy only where dims before scatter_dim are not all 1
     c = _buffer("rs", group_name, (M, B.shape[1]), A.dtype, A.device)
     _gemm(_kernel("rs", group_name), a, B, c)
     rows = M // world
-    out_shape = list(A.shape[:-1])
-    out_shape[scatter_dim] //= world
-    out = c[rank * rows:(rank + 1) * rows].view(*out_shape, -1).clone()
+    mine = c[rank * rows:(rank + 1) * rows].view(front.shape[0] // world, *front.shape[1:-1], -1)
+    out = mine.movedim(0, scatter_dim).clone(memory_format=torch.contiguous_format)
     return out.div_(world) if reduce_op == "avg" else out
 
 

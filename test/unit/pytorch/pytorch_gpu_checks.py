@@ -56,6 +56,28 @@ def fused_all_gather_matmul(rank, world):
     torch.testing.assert_close(y.float(), torch.cat(xs).float() @ Bs[0], **BF16_TOL)
 
 
+def fused_batch_sequence_dim(rank, world):
+    """[b, s, h] activations with a batch of 2, gathered and scattered along
+    the sequence dim (the tp styles' layout), fused (the module forces the
+    path): the same values as the collectives along dim 1."""
+    x = _randn(2, 96, 256, seed=rank + 40, scale=1).bfloat16()
+    w = _randn(256, 128, seed=41).bfloat16()
+    A, (y,) = _no_unfused_notice(lambda: syncopate.ops.all_gather_matmul(x, [w], 1, _group()))
+    xs = [torch.empty_like(x) for _ in range(world)]
+    dist.all_gather(xs, x)
+    full = torch.cat(xs, dim=1)
+    assert y.shape == (2, 96 * world, 128) and A.shape == full.shape
+    torch.testing.assert_close(A, full, rtol=0, atol=0)
+    torch.testing.assert_close(y.float(), full.float() @ w.float(), **BF16_TOL)
+    a = _randn(2, 32 * world, 256, seed=rank + 60, scale=1).bfloat16()
+    b = _randn(256, 128, seed=61 + rank).bfloat16()
+    out = _no_unfused_notice(lambda: syncopate.ops.matmul_reduce_scatter(a, b, "sum", 1, _group()))
+    total = (a.float() @ b.float())
+    dist.all_reduce(total)
+    assert out.shape == (2, 32, 128) and out.is_contiguous()
+    torch.testing.assert_close(out.float(), total.chunk(world, dim=1)[rank], **BF16_TOL)
+
+
 def fused_matmul_reduce_scatter(rank, world):
     As = [_randn(512, 256, seed=r, scale=1) for r in range(world)]
     Bs = [_randn(256, 384, seed=20 + r) for r in range(world)]

@@ -106,10 +106,45 @@ def test_a_batch_of_one_gathers_and_scatters_along_the_sequence_dim(monkeypatch,
     torch.testing.assert_close(out, (WORLD * (a @ b))[:, rank * M:(rank + 1) * M])
 
 
+@pytest.mark.parametrize("rank", range(WORLD))
+@pytest.mark.parametrize("shape, dim", [((2, M, K), 1), ((2, 3, M, K), 2), ((M, 2, K), 0), ((2, M, 3, K), 1)],
+                         ids=["[b,s,h] dim 1", "[b,h,s,d] dim 2", "[s,b,h] dim 0", "dim 1 of 4"])
+def test_a_batch_gathers_and_scatters_along_its_own_dim(monkeypatch, rank_of, rank, shape, dim):
+    """A batch of two or more with the collective on a later dim: the rows
+    move rank-major along that dim and the results come back in A's dim
+    order, the same values as gathering and scattering along ``dim``."""
+    rank_of[0] = rank
+    shards = [torch.randn(*shape, generator=torch.Generator().manual_seed(7 * r + 1)) for r in range(WORLD)]
+    full = torch.cat(shards, dim=dim)
+
+    class Gather(FakeAllGatherGemm):
+        def __getitem__(self, grid):
+            def run(a, b, c, *args, **kwargs):
+                for peer in range(WORLD):
+                    if peer != self.rank:
+                        rows = shards[peer].movedim(dim, 0).reshape(-1, K)
+                        a[peer * rows.shape[0]:(peer + 1) * rows.shape[0]] = rows
+                c.copy_(a @ b)
+            return run
+
+    monkeypatch.setattr(fused_ops, "_kernel", lambda kind, group: Gather(rank))
+    b = torch.randn(K, N)
+    gathered, outs = fused_ops.all_gather_matmul(shards[rank], [b, 2 * b], dim, "g", return_A=True)
+    torch.testing.assert_close(gathered, full)
+    torch.testing.assert_close(outs[0], full @ b)
+    torch.testing.assert_close(outs[1], full @ (2 * b))
+    monkeypatch.setattr(fused_ops, "_kernel", lambda kind, group: FakeReduceScatterGemm())
+    for op in ("sum", "avg"):
+        out = fused_ops.matmul_reduce_scatter(full, b, op, dim, "g")
+        want = (WORLD * (full @ b)).chunk(WORLD, dim=dim)[rank] / (WORLD if op == "avg" else 1)
+        assert out.is_contiguous()
+        torch.testing.assert_close(out, want)
+
+
 @pytest.mark.parametrize("shape, dim, fused", [
     ((8, 16), 0, True), ((2, 8, 16), 0, True), ((1, 8, 16), 1, True), ((1, 1, 8, 16), 2, True),
-    ((2, 8, 16), 1, False),  # a batch of two: the gathered dim's rows interleave with the batch's
-    ((8, 16), 1, False), ((1, 8, 16), 2, False),  # the features
+    ((2, 8, 16), 1, True), ((2, 3, 8, 16), 2, True),  # a batch: the collective's dim moves to the front
+    ((8, 16), 1, False), ((1, 8, 16), 2, False), ((8, 16), -1, False),  # the features
 ])
 def test_which_collective_dims_run_fused(shape, dim, fused):
     refusal = fused_ops.dim_refusal(shape, dim)

@@ -12,8 +12,8 @@ import pytest
 import torch
 from gloo_ranks import run_checks
 
-CHECKS = ["fused_all_gather_matmul", "fused_matmul_reduce_scatter", "compiled_matches_eager", "cuda_graph_replay",
-          "gradients_match_unfused", "compile_needs_symmetric", "compile_autotuned", "measured_choice_agrees",
+CHECKS = ["fused_all_gather_matmul", "fused_batch_sequence_dim", "fused_matmul_reduce_scatter", "compiled_matches_eager",
+          "cuda_graph_replay", "gradients_match_unfused", "compile_needs_symmetric", "compile_autotuned", "measured_choice_agrees",
           "torch_plan_compiles_to_syncopate_ops", "replayed_back_to_back", "serving_row_counts"]
 
 pytestmark = [
