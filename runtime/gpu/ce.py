@@ -21,6 +21,15 @@ latency, more than moving such a chunk takes, so a launch's host time stops
 growing with the chunk count where chunks are small; large chunks keep a
 copy each, so tiles start on the first rows while the rest still move.
 
+Where the fused kernel's grid leaves an SM free (fewer programs than
+SMs), a copy's flags are written by a kernel (``index_fill_`` of the
+copy's flag words) instead of stream memory operations: a graph replays a
+kernel node at no measurable host cost and a memory-operation node at
+about a kernel launch's. A kernel needs an SM, which a grid that fills
+every SM with spinning tiles would never free; such grids keep the
+memory operations, which need none (as ``rank.ready_before_kernel``
+reasons for wait kernels).
+
 ``sm``: the fused kernel's own communication programs pull the chunk
 through peer pointers; the runtime only passes the chunk table, whose peer
 offsets :func:`peer_offset` computes.
@@ -29,7 +38,7 @@ offsets :func:`peer_offset` computes.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 import torch
@@ -42,6 +51,7 @@ from syncopate.runtime.gpu import device, flags
 from syncopate.runtime.gpu.errors import GpuWorldError
 from syncopate.runtime.gpu.gather_tokens import GatherTokens, source_rank
 from syncopate.runtime.rows import rows
+from syncopate.runtime.uploads import upload
 
 if TYPE_CHECKING:
     from syncopate.runtime.gpu.world import GpuWorld
@@ -91,6 +101,7 @@ class Copy:
     dst: torch.Tensor
     src: torch.Tensor
     flags: tuple[int, ...]
+    words: torch.Tensor | None = None  # ``flags`` on the device: a kernel raises them (see the module docstring)
 
 
 def joined(a: Copy, b: Copy, limit: int) -> Copy | None:
@@ -129,11 +140,12 @@ def _joining(copies: list[Copy], limit: int) -> list[Copy]:
 
 def plan_delivery(w: GpuWorld, sources: Mapping[str, torch.Tensor], lanes: int, plan: PlanOp,
                   chunks: list[ConcreteChunk], params: Mapping[str, Any], tokens: GatherTokens,
-                  awaited: set[int]) -> tuple[tuple[Copy, ...], ...]:
+                  awaited: set[int], kernel_flags: bool = False) -> tuple[tuple[Copy, ...], ...]:
     """The ce copies of one plan, per lane (chunk i of the arrival order on
     lane ``i % lanes``), built once per launch key. ``awaited``: owners whose
     ready token the communication stream already waited for (in an earlier
-    plan's lanes); updated."""
+    plan's lanes); updated. ``kernel_flags``: the fused kernel's grid leaves
+    an SM free, so a kernel may raise the flags (the module docstring)."""
     todo = incoming(w.rank, w.lost, chunks, "ce")
     per_lane: list[list[Copy]] = [[] for _ in range(max(min(lanes, len(todo)), 1))]
     ready = [set(awaited) for _ in per_lane]
@@ -145,7 +157,13 @@ def plan_delivery(w: GpuWorld, sources: Mapping[str, torch.Tensor], lanes: int, 
                                    source_rows(w, sources, plan, chunks, c, target), (c.flag,)))
         ready[lane].add(src)
     awaited.update(*ready)
-    return tuple(tuple(_joining(copies, w.ce_join_bytes)) for copies in per_lane) if todo else ()
+    if not todo:
+        return ()
+    joined_lanes = [_joining(copies, w.ce_join_bytes) for copies in per_lane]
+    if kernel_flags:
+        joined_lanes = [[replace(c, words=upload(c.flags, torch.int64, w.device)) for c in copies]
+                        for copies in joined_lanes]
+    return tuple(tuple(copies) for copies in joined_lanes)
 
 
 def issue(w: GpuWorld, per_lane: tuple[tuple[Copy, ...], ...], sync: SyncState, captured: list[int]) -> None:
@@ -159,4 +177,4 @@ def issue(w: GpuWorld, per_lane: tuple[tuple[Copy, ...], ...], sync: SyncState, 
                     if c.ready is not None:
                         device.await_token(sync, c.ready)
                     device.copy(c.dst, c.src)
-                    flags.raise_flags(sync.flags, c.flags, sync, captured)
+                    flags.raise_flags(sync.flags, c.flags, sync, captured, c.words)

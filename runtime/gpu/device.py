@@ -17,7 +17,7 @@ from syncopate.runtime.abi import SyncState
 from syncopate.runtime.gpu import kernel_node_args, stream_memops
 from syncopate.runtime.gpu.stream_wait import wait_flag
 
-__all__ = ["accumulate", "add_epoch", "await_token", "await_tokens", "can_retarget", "capture", "copy",
+__all__ = ["accumulate", "add_epoch", "await_token", "await_tokens", "can_retarget", "capture", "copy", "fill_words",
            "kernel_sites", "memop_waits", "memory_ops", "replay", "retarget", "set_epoch",
            "token_ops", "wait_flag", "write_epoch", "write_value", "zero_words"]
 
@@ -51,6 +51,13 @@ def write_epoch(flags: torch.Tensor, index: int, epoch: torch.Tensor) -> None:
     used only for reduce-scatter arrivals, which no tile spins on, so the
     tiles that hold the SMs end without it."""
     torch.add(epoch, 0, out=flags[index:index + 1])
+
+
+def fill_words(flags: torch.Tensor, words: torch.Tensor, value: int) -> None:
+    """``flags[words] = value`` on the current stream, one kernel (``words``:
+    int64 indices on the device): it needs a free SM (ce flags of a grid
+    that leaves one, runtime/gpu/ce.py)."""
+    flags.index_fill_(0, words, value)
 
 
 def zero_words(flags: torch.Tensor, words: torch.Tensor) -> None:

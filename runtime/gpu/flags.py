@@ -58,13 +58,19 @@ def raise_flag(flags: torch.Tensor, index: int, sync: SyncState, captured: list[
         captured.append(index)
 
 
-def raise_flags(flags: torch.Tensor, indices: tuple[int, ...], sync: SyncState, captured: list[int]) -> None:
-    """:func:`raise_flag` for each of ``indices`` (the chunks of one ce copy),
-    as one batch of stream writes, as token operations go: one graph node
-    and one driver call for any number, and the same host work."""
+def raise_flags(flags: torch.Tensor, indices: tuple[int, ...], sync: SyncState, captured: list[int],
+                words: torch.Tensor | None = None) -> None:
+    """:func:`raise_flag` for each of ``indices`` (the chunks of one ce copy):
+    as one batch of stream writes, as token operations go (one graph node
+    and one driver call for any number, and the same host work); or, given
+    ``words`` (the same indices on the device, where the caller knows an SM
+    is free for it), one kernel, which a graph replays at no host cost."""
     capturing = torch.cuda.is_current_stream_capturing() or sync.captured
     value = GRAPH_FLAG if capturing else sync.host_epoch
-    device.token_ops(sync, tuple([("write", flags, index, value) for index in indices]))
+    if words is not None:
+        device.fill_words(flags, words, value)
+    else:
+        device.token_ops(sync, tuple([("write", flags, index, value) for index in indices]))
     if capturing:
         captured.extend(indices)
 

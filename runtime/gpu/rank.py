@@ -278,11 +278,15 @@ class GpuRank:
             extra[facts.spin_limit] = sync.spin_limit
         reads = peer_reads(launch.plans, chunks, w.rank, frozenset(facts.consumed))
         grid = launch.launch_grid(program, sync.comm_programs)
-        ready_first = ready_before_kernel(reads, grid, torch.cuda.get_device_properties(w.device).multi_processor_count)
+        sms = torch.cuda.get_device_properties(w.device).multi_processor_count
+        ready_first = ready_before_kernel(reads, grid, sms)
+        # a flag kernel finds an SM where the grid leaves one (ce.py); never built under capture (no upload there)
+        kernel_flags = math.prod(grid) < sms and not torch.cuda.is_current_stream_capturing()
         awaited = set(reads.released_after_copies)  # waited for before any copy: the lanes need not wait again
         consumed = []
         for name, plan in consumed_plans.items():
-            copies = ce.plan_delivery(w, self.sources, self.ce_lanes, plan, chunks[name], params, self.tokens, awaited)
+            copies = ce.plan_delivery(w, self.sources, self.ce_lanes, plan, chunks[name], params, self.tokens, awaited,
+                                      kernel_flags)
             nccl_chunks = any(c.backend == "nccl" for c in chunks[name])
             collectives = nccl.plan_delivery(w, plan, chunks[name], params, self.sources) if nccl_chunks else ()
             nccl_flags = tuple(c.flag for c in ce.incoming(w.rank, w.lost, chunks[name], "nccl")) if nccl_chunks else ()

@@ -179,6 +179,8 @@ def _record(monkeypatch, example: str, world: int, backend: str, lanes: int = 1,
     monkeypatch.setattr(device, "add_epoch", lambda epoch: op("epoch+1",))
     monkeypatch.setattr(device, "zero_words", lambda flags, words: op(
         "zero", pad_owner[flags.data_ptr()], tuple(words.tolist())))
+    monkeypatch.setattr(device, "fill_words", lambda flags, words, value: op(
+        "fill", pad_owner[flags.data_ptr()], tuple(words.tolist()), value))
 
     for r in range(world):
         rank = Rank(r, world, pads, bufs)
@@ -269,6 +271,9 @@ def _execute(ranks: list[Rank], rng: random.Random, sms_full: bool = False) -> l
         elif op[0] == "zero":
             for word in op[2]:
                 memory[op[1]][word] = 0
+        elif op[0] == "fill":
+            for word in op[2]:
+                memory[op[1]][word] = op[3]
         elif op[0] == "consume":
             if copy_of(s.rank, op[1]) != op[2]:
                 problems.append(f"rank {s.rank} launch {op[2]}: a tile read a chunk's copy of launch "

@@ -67,10 +67,11 @@ def _program(example: str, backend: str, plan: str | None, world: int = 2):
 
 
 def _context(monkeypatch, log: list, world: int = 2, graphs: bool = False, rank: int = 0,
-             whole: bool = True) -> GpuWorld:
+             whole: bool = True, sms: int = 132) -> GpuWorld:
     """Rank ``rank`` of a world of ``world`` whose device operations append to
     ``log``; ``graphs``: steady-state launches replay CUDA graphs, whose
-    capture records into a graph of its own and whose replay is one op."""
+    capture records into a graph of its own and whose replay is one op;
+    ``sms``: the GPU's SM count (1: every grid fills it)."""
     current = [Stream(log, "compute")]
     capturing = [False]
 
@@ -106,7 +107,7 @@ def _context(monkeypatch, log: list, world: int = 2, graphs: bool = False, rank:
     monkeypatch.setattr(torch.cuda, "current_stream", lambda device=None: current[0])
     monkeypatch.setattr(torch.cuda, "is_current_stream_capturing", lambda: capturing[0])
     monkeypatch.setattr(torch.cuda, "synchronize", lambda device=None: None)
-    monkeypatch.setattr(torch.cuda, "get_device_properties", lambda d: types.SimpleNamespace(multi_processor_count=132))
+    monkeypatch.setattr(torch.cuda, "get_device_properties", lambda d: types.SimpleNamespace(multi_processor_count=sms))
     monkeypatch.setattr(policies, "check_tensor", lambda t, name: None)
     monkeypatch.setattr(device, "write_value", lambda f, i, v: log.append(("write", current[0].name, i)))
     monkeypatch.setattr(device, "write_epoch", lambda f, i, e: log.append(("arrival", current[0].name, i)))
@@ -115,6 +116,7 @@ def _context(monkeypatch, log: list, world: int = 2, graphs: bool = False, rank:
     monkeypatch.setattr(device, "accumulate", lambda d, s: log.append(("add", current[0].name, d.data_ptr())))
     monkeypatch.setattr(device, "set_epoch", lambda e, v: log.append(("epoch", current[0].name)))
     monkeypatch.setattr(device, "zero_words", lambda f, words: log.append(("zero", current[0].name, tuple(words.tolist()))))
+    monkeypatch.setattr(device, "fill_words", lambda f, words, v: log.append(("fill", current[0].name, tuple(words.tolist()))))
     w = GpuWorld(rank=rank, world=world, device=torch.device("cpu"), group=None, comm_stream=Stream(log, "comm"),
                  eager_graphs=graphs, whole_graphs=whole)
     monkeypatch.setattr(w, "symmetric", lambda source: _registered(w, torch.zeros_like(source)))
@@ -166,16 +168,17 @@ class Profile:
 
 def _launches(monkeypatch, example: str, backend: str, plan: str | None, world: int = 2, graphs: bool = False,
               fresh_outputs: bool = False, memops: bool = False, whole: bool = True, before=None,
-              join_bytes: int | None = None):
+              join_bytes: int | None = None, sms: int = 132):
     """Rank 0's LAUNCHES launches with the same buffers: (device operations
     per launch, the profile of the last launch). ``fresh_outputs``: each
     launch writes a new output tensor (as an op returning a fresh result
     does), and the kernel's launch is logged too; ``memops``: token waits
     are driver stream waits; ``before(n, world)`` runs before launch n;
-    ``join_bytes``: the world's ``ce_join_bytes`` (None: the default)."""
+    ``join_bytes``: the world's ``ce_join_bytes`` (None: the default);
+    ``sms``: the GPU's SM count (the examples' grids are smaller than 132)."""
     workload, program = _program(example, backend, plan, world)
     log: list = []
-    w = _context(monkeypatch, log, world, graphs, whole=whole)
+    w = _context(monkeypatch, log, world, graphs, whole=whole, sms=sms)
     if join_bytes is not None:
         w.ce_join_bytes = join_bytes
     monkeypatch.setattr(device, "memop_waits", lambda: memops)
@@ -276,16 +279,21 @@ def test_host_work_per_launch_does_not_grow_with_the_chunks(monkeypatch, example
 
 
 @pytest.mark.parametrize("join_bytes, copies", [(0, 4), (1 << 20, 1)], ids=["a copy per chunk", "joined"])
-def test_small_ce_chunks_of_a_rank_go_as_one_copy_and_one_batch_of_flags(monkeypatch, join_bytes, copies):
+@pytest.mark.parametrize("sms, raise_op", [(132, "fill"), (1, "memops")], ids=["grid leaves SMs", "full grid"])
+def test_small_ce_chunks_of_a_rank_go_as_one_copy_and_one_batch_of_flags(monkeypatch, join_bytes, copies, sms,
+                                                                          raise_op):
     """4 chunks per rank at W = 2: rank 0 receives 4 chunks of rank 1, whose
     rows follow each other in both buffers. Joined, they move as one copy
-    over all of them, then their 4 flags in one batch; with joining off, a
-    copy and a flag write each."""
+    over all of them, then their 4 flags at once; with joining off, a copy
+    and a flag raise each. A grid that leaves an SM free raises them with a
+    kernel (which a graph replays for free), one that fills every SM with
+    a batch of stream writes (a kernel could wait for an SM forever)."""
     per_launch, _ = _launches(monkeypatch, "ag_gemm.py", "ce", CASES[0][2].format(n=4), memops=True,
-                              join_bytes=join_bytes)
+                              join_bytes=join_bytes, sms=sms)
     lane = [op for op in per_launch[-1] if op[1] == "lane0" and op[0] != "join"]
-    assert [op[0] for op in lane] == ["copy", "memops"] * copies
-    flags = [f for op in lane if op[0] == "memops" for kind, f, _ in op[2] if kind == "write"]
+    assert [op[0] for op in lane] == ["copy", raise_op] * copies
+    flags = [f for op in lane if op[0] == "memops" for kind, f, _ in op[2] if kind == "write"] + \
+            [f for op in lane if op[0] == "fill" for f in op[2]]
     assert len(flags) == 4 and len(set(flags)) == 4
 
 
@@ -345,7 +353,7 @@ def _raised(ops) -> list[int]:
     """The flags raised on ce lanes, single writes or batches."""
     return [i for op in ops if op[1].startswith("lane")
             for i in ([op[2]] if op[0] == "write" else [w[1] for w in op[2] if w[0] == "write"] if op[0] == "memops"
-                      else [])]
+                      else list(op[2]) if op[0] == "fill" else [])]
 
 
 @pytest.mark.parametrize("example, backend, plan", CASES, ids=IDS)
@@ -363,7 +371,7 @@ def test_a_captured_launch_batches_its_tokens_as_often_at_any_world_and_chunk_co
                                       world, graphs=True, memops=True)
             graph = per_launch[-1][0][2]
             assert not [op for op in graph if op[0] == "write"]
-            after_copy = [i for i, op in enumerate(graph) if op[0] == "memops" and graph[i - 1][0] == "copy"
+            after_copy = [i for i, op in enumerate(graph) if op[0] in ("memops", "fill") and graph[i - 1][0] == "copy"
                           and graph[i - 1][1] == op[1]]
             copies = [op for op in graph if op[0] == "copy"]
             if example.startswith("ag_"):
