@@ -67,7 +67,7 @@ class AccessKey:
 
 CONSUMED: Final = ("all-gather", "all-to-all", "ring-exchange")
 """Collectives whose tensor the kernel reads: chunks arrive while it runs."""
-PRODUCED: Final = ("reduce-scatter",)
+PRODUCED: Final = ("reduce-scatter", "all-reduce")
 """Collectives whose tensor the kernel writes: chunks leave as tiles finish."""
 
 

@@ -95,7 +95,7 @@ class LaunchPlan:
         env = launch_env(program, params)
         bases = {k: v.value.data for k, v in abi[K.FLAG_BASES].data.items()} if K.FLAG_BASES in abi else {}
         plans = {p.sym_name.data: p for p in program.plans}
-        chunks = {name: deps.concrete_chunks(p, env, bases.get(name, 0)) for name, p in plans.items()}
+        chunks = {name: deps.kernel_chunks(p, env, bases.get(name, 0)) for name, p in plans.items()}
         if bases:  # a kernel without flag_bases polls and raises no flags (e.g. overlap{waits=false})
             _check_flags(chunks)
         _check_extents(plans, chunks, params, rank)

@@ -98,6 +98,30 @@ def concrete_chunks(plan: PlanOp, env: Mapping[str, int], flag_base: int) -> lis
     return chunks
 
 
+def kernel_chunks(plan: PlanOp, env: Mapping[str, int], flag_base: int) -> list[ConcreteChunk]:
+    """The chunks of ``plan`` the fused kernel takes part in: every chunk,
+    but of an all-reduce only its reduction phase. An all-reduce is a
+    reduce-scatter to the rows' owners, then a gather of the owners' summed
+    rows; the kernel announces its partial rows for the first, and the
+    runtime runs the second once the owners have summed. The gather phase
+    starts at the first step in which an owner sends its own rows (the
+    rows are complete there); every chunk of a later step belongs to it."""
+    chunks = concrete_chunks(plan, env, flag_base)
+    if plan.collective != "all-reduce":
+        return chunks
+    gather = reduced_gather_step(chunks)
+    return [c for c in chunks if c.is_local or c.step < gather]
+
+
+def reduced_gather_step(chunks: list[ConcreteChunk]) -> int:
+    """The first step of an all-reduce plan's gather phase (see :func:`kernel_chunks`)."""
+    sends = [c.step for c in chunks if not c.is_local and c.src == owner(chunks, c)]
+    if not sends:
+        raise ValueError(f"all-reduce plan @{chunks[0].plan if chunks else '?'}: no chunk sends an owner's summed "
+                         "rows to another rank, so no rank but the owner would get them")
+    return min(sends)
+
+
 def footprints(kernel: tile.FuncOp) -> list[Footprint]:
     result = []
     for op in kernel.walk():
@@ -258,7 +282,7 @@ def tile_chunk_graph(
     """
     g3 = tuple(grid) + (1,) * (3 - len(grid))
     plans = {p.sym_name.data: p for p in module.ops if isinstance(p, PlanOp)}
-    chunks = {name: concrete_chunks(p, env, flag_bases.get(name, 0)) for name, p in plans.items()}
+    chunks = {name: kernel_chunks(p, env, flag_bases.get(name, 0)) for name, p in plans.items()}
     graph = nx.DiGraph()
     for plan_chunks in chunks.values():
         for c in plan_chunks:

@@ -82,7 +82,7 @@ class CachedLaunch:
         parallel branches that start in either order, and tiles spinning on
         NCCL chunks over a full grid would hold every SM the collective
         needs (the hang runtime/gpu/policies.py warns of)."""
-        return not (any(s.collectives for s in self.consumed) or any(p.collectives for p in self.produced))
+        return not (any(s.collectives for s in self.consumed) or any(p.collectives or p.gathers for p in self.produced))
 
     @functools.cached_property
     def splittable(self) -> bool:
@@ -100,7 +100,8 @@ class CachedLaunch:
         chunk local), it needs no communication stream at all."""
         return bool(self.reads.readers or self.reads.owners
                     or any(s.copies or s.collectives or s.nccl_flags for s in self.consumed)
-                    or any(p.collectives or p.returns or p.takes or p.sends or p.arrivals for p in self.produced))
+                    or any(p.collectives or p.returns or p.takes or p.sends or p.arrivals or p.gathers
+                           for p in self.produced))
 
 
 @dataclass

@@ -1,5 +1,9 @@
-"""Produced plans (reduce-scatter) on the GPU World: the ce schedule, its
-staging at the owners, staging tokens, and the stream-side reduction.
+"""Produced plans (reduce-scatter, all-reduce) on the GPU World: the ce
+schedule, its staging at the owners, staging tokens, and the stream-side
+reduction. An all-reduce runs as its reduce-scatter phase (the chunks the
+kernel announces, ``deps.kernel_chunks``), then one NCCL broadcast of each
+owner's summed rows, every rank in the owners' order, on the
+communication stream once the sums are in (``ReduceSteps.gathers``).
 
 The kernel raises a produced chunk's flag once per tile; the communication
 stream waits for the chunk's tile count with a one-program kernel
@@ -24,7 +28,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 import torch
@@ -163,12 +167,22 @@ class ReduceSteps:
     staging: tuple = ()  # the staging key used (see memory.staging_key)
     counted: tuple[int, ...] = ()  # the produced flags its waits read, zeroed after the last of them
     counted_words: torch.Tensor | None = None  # ``counted`` on the device (int64), made outside any capture
+    gathers: tuple[Callable[[], None], ...] = ()  # all-reduce: each owner's summed rows to every rank (NCCL)
 
 
 def plan_reduce(w: GpuWorld, lanes: int, plan: PlanOp, chunks: list[ConcreteChunk], params: Mapping[str, Any],
                 sync: SyncState, counts: Mapping[tuple[str, int], int], fused: bool = False) -> ReduceSteps:
     """The steps of :func:`reduce` (``lanes``: side streams the ce sends are
-    dealt over; ``fused``: the kernel's tiles add the staged partials)."""
+    dealt over; ``fused``: the kernel's tiles add the staged partials);
+    an all-reduce's with the gather of the summed rows after them."""
+    steps = _plan_scatter(w, lanes, plan, chunks, params, sync, counts, fused)
+    if plan.collective == "all-reduce":
+        steps = replace(steps, gathers=nccl.plan_delivery(w, plan, chunks, params, {}))
+    return steps
+
+
+def _plan_scatter(w: GpuWorld, lanes: int, plan: PlanOp, chunks: list[ConcreteChunk], params: Mapping[str, Any],
+                  sync: SyncState, counts: Mapping[tuple[str, int], int], fused: bool) -> ReduceSteps:
     mine = [c for c in chunks if c.src == w.rank]
 
     def tiles(region: ConcreteChunk) -> Waits:
@@ -259,6 +273,8 @@ def issue_reduce(w: GpuWorld, steps: ReduceSteps, sync: SyncState) -> None:
                     device.accumulate(arrival.out, total)
     # every wait above has passed once the lanes joined: this launch's tile signals are all in
     reset_counts(sync.flags, steps)
+    for gather in steps.gathers:  # an all-reduce: the owners' sums are in (their arrivals were summed above)
+        gather()
 
 
 def reset_counts(flags: torch.Tensor, steps: ReduceSteps) -> None:

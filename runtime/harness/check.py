@@ -268,10 +268,13 @@ def run_simulated(workload: Workload, world: int, order: str = "plan", seed: int
         errs, ok = [], True
         for plan, _param, dim in produced:
             name = plan.sym_name.data
-            chunks = [c for c in sim.launches[r][-1].chunks[name] if c.is_local and c.dst == r]
+            # a reduce-scatter leaves each rank its own rows summed; an all-reduce every owner's summed rows (its
+            # gather phase copies them; the simulation reads them where the owner summed them)
+            everyone = plan.collective == "all-reduce"
+            chunks = [c for c in sim.launches[r][-1].chunks[name] if c.is_local and (everyone or c.dst == r)]
             total = sum(ref[0] for ref in references)
-            got = sim.reduced.get((name, r))
             for c in chunks:
+                got = sim.reduced.get((name, c.dst))
                 want = rows(total, dim, c.lo, c.hi)
                 have = rows(got, dim, c.lo, c.hi) if got is not None else torch.full_like(want, math.nan)
                 errs.append(_error(have, want))

@@ -17,6 +17,7 @@ from typing import Any
 import torch
 
 from syncopate.ir.analysis import deps
+from syncopate.ir.contract import PRODUCED
 from syncopate.runtime.abi import check_shards
 from syncopate.runtime.harness.check import (
     RUNTIME_ERRORS,
@@ -143,7 +144,7 @@ def _check_once(workload, world: GpuWorld, program: FusedProgram, buffers: _Buff
     shards: dict[str, tuple[str, list[tuple[int, int]]]] = {}
     for plan in program.plans:
         param, arg, dim = _collective_arg(workload, plan)
-        if plan.collective == "reduce-scatter":  # the tensor is launch's output
+        if plan.collective in PRODUCED:  # the tensor is launch's output
             produced.append((plan, dim))
             continue
         parts = [i[arg] for i in inputs]
@@ -203,8 +204,8 @@ def _check_once(workload, world: GpuWorld, program: FusedProgram, buffers: _Buff
         got, want = [], []
         for plan, dim in produced:
             chunks = context.last.chunks[plan.sym_name.data]
-            for c in chunks:
-                if c.is_local and c.dst == r:
+            for c in chunks:  # a reduce-scatter leaves this rank its own rows summed, an all-reduce every row
+                if c.is_local and (c.dst == r or plan.collective == "all-reduce"):
                     got.append(rows(out, dim, c.lo, c.hi).flatten())
                     want.append(rows(reference, dim, c.lo, c.hi).flatten())
         out, reference = torch.cat(got), torch.cat(want)

@@ -22,6 +22,6 @@ def copy_rows(x_ptr, y_ptr, idx_ptr, M, N, stride_xm, stride_ym, BLOCK_M: tl.con
 # NOKERNEL: chunk-dependency-analysis: no kernel takes the plan tensor(s) z_ptr, z_ptr_ptr; name a pointer parameter with the template's tensor= option (pointer parameters: {{.*}}x_ptr, y_ptr)
 # WRITE: chunk-dependency-analysis: errors.py:19: 'tile.store': the kernel writes 'y_ptr', the tensor a 'all-gather' delivers; only loads of it can be fused
 # READ: chunk-dependency-analysis: errors.py:18: 'tile.load': the kernel reads 'x_ptr', the tensor a 'reduce-scatter' collects; only stores of it can be fused
-# AR: chunk-dependency-analysis: plan @ar: fusing a 'all-reduce' is not supported (supported: all-gather, all-to-all, ring-exchange, reduce-scatter)
+# AR: chunk-dependency-analysis: errors.py:18: 'tile.load': the kernel reads 'x_ptr', the tensor a 'all-reduce' collects; only stores of it can be fused
 # SIZE: chunk-dependency-analysis: plan @ag: chunk 0 uses symbol(s) R, which are neither scalar parameters of @copy_rows nor a plan tensor's extent; give the template size=<the kernel parameter holding the length of dim 0>, or size=<a name that is no parameter> to read the length from the launched tensor's shape (scalar parameters: BLOCK_M, BLOCK_N, M, N, {{.*}}stride_xm, stride_ym)
 # UNUSED: chunk-dependency-analysis: plan @agi: @copy_rows never accesses 'idx_ptr'

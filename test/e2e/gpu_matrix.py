@@ -50,6 +50,7 @@ CASES = (
     [(ex, f"overlap{{backend={b} order={o}}}") for ex in GATHERS for b in ("ce", "sm", "nccl") for o in ("arrival", "none")]
     + [("ag_gemm.py", f"overlap{{backend={b} order=rotate}}") for b in ("ce", "sm", "nccl")]
     + [("gemm_rs.py", f"overlap{{backend={b} order={o}}}") for b in ("ce", "nccl") for o in ("arrival", "none")]
+    + [("gemm_ar.py", f"overlap{{backend={b} order=arrival}}") for b in ("ce", "nccl")]
     + [(ex, "overlap{backend=ce order=arrival}") for ex in ("ag_gemm_persistent.py", "gemm_rs_persistent.py")]
     + [("gemm_rs_tma.py", f"overlap{{backend=ce order=arrival{r}}}") for r in ("", " reduce=epilogue")]
 )
@@ -61,6 +62,7 @@ LANES = 3
 LANE_CASES = [
     ("ag_gemm.py", "overlap{backend=ce order=arrival}", ["all-gather{tensor=a_ptr dim=0 chunks_per_rank=2}"]),
     ("gemm_rs.py", "overlap{backend=ce order=arrival}", ["reduce-scatter{tensor=c_ptr dim=0 chunks_per_rank=2}"]),
+    ("gemm_ar.py", "overlap{backend=ce order=arrival}", ["all-reduce{tensor=c_ptr dim=0 chunks_per_rank=2}"]),
     ("a2a_grouped_gemm.py", "overlap{backend=ce order=arrival}", None),
     ("gemm_rs_tma.py", "overlap{backend=ce order=arrival reduce=epilogue}",
      ["reduce-scatter{tensor=c_ptr dim=0 chunks_per_rank=2}"]),

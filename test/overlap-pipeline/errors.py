@@ -17,7 +17,7 @@ def acc_rows(x_ptr, y_ptr, M, R, stride_xm, stride_ym, BLOCK_M: tl.constexpr, BL
     for r in range(R):
         tl.store(y_ptr + rows[:, None] * stride_ym + cols[None, :], x * r)
 
-# AR: chunk-dependency-analysis: plan @ar: fusing a 'all-reduce' is not supported
+# AR: chunk-dependency-analysis: errors.py:16: 'tile.load': the kernel reads 'x_ptr', the tensor a 'all-reduce' collects; only stores of it can be fused
 # ORDER: overlap: unknown order 'bogus', expected one of none, arrival, rotate
 # BACKEND: overlap: unknown backend 'bogus', expected one of auto, ce, sm, nccl
 # SIZES: select-backend: sizes expects NAME=INT pairs separated by commas, got 'M'

@@ -9,6 +9,7 @@
 # RUN: overlap-opt %S/../../examples/gemm_rs.py --plan 'reduce-scatter{tensor=c_ptr dim=0 world=2}' -p 'chunk-dependency-analysis,tile-reorder{order=arrival group=8},insert-signals,select-backend' | overlap-opt -f mlir -p verify-sync | filecheck %s --check-prefix=RS
 # RUN: overlap-opt %S/../../examples/ag_gemm_persistent.py --plan 'reduce-scatter{tensor=c_ptr dim=0 world=2}' -p 'chunk-dependency-analysis,tile-reorder{order=arrival group=8},insert-signals,select-backend' | overlap-opt -f mlir -p verify-sync | filecheck %s --check-prefix=RSP
 # RUN: overlap-opt %S/../../examples/gemm_rs_tma.py --plan 'reduce-scatter{tensor=c_ptr dim=0 world=2}' -p 'chunk-dependency-analysis,tile-reorder{order=arrival group=8},insert-signals,select-backend,fuse-peer-reduction' | overlap-opt -f mlir -p verify-sync | filecheck %s --check-prefix=TMA
+# RUN: overlap-opt %S/../../examples/gemm_ar.py --plan 'all-reduce{tensor=c_ptr dim=0 world=3}' -p 'chunk-dependency-analysis,tile-reorder{order=arrival group=8},insert-signals,select-backend' | overlap-opt -f mlir -p verify-sync | filecheck %s --check-prefix=AR
 # The default pipeline runs verify-sync itself (a failure would exit 1).
 # RUN: overlap-opt %S/../../examples/ag_gemm.py --plan 'all-gather{tensor=a_ptr dim=0 world=2}' -p overlap | filecheck %s --check-prefix=FULL
 
@@ -23,6 +24,8 @@
 # ATT:     chunk.wait_span_loop {{.*}} plan @agv tensor "v_ptr"
 # RS:      tile.store {{.*}}chunk.access = {plan = @rs
 # RS-NEXT: chunk.signal_span {{.*}} plan @rs tensor "c_ptr"
+# AR:      tile.store {{.*}}chunk.access = {plan = @ar
+# AR-NEXT: chunk.signal_span {{.*}} plan @ar tensor "c_ptr"
 # RSP:     tile.store {{.*}}chunk.access = {plan = @rs
 # RSP:     chunk.signal_span {{.*}} plan @rs tensor "c_ptr"
 # TMA:     chunk.reduce_span

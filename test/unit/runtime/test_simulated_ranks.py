@@ -35,7 +35,7 @@ from syncopate.runtime.sim.world import SimWorld
 from syncopate.runtime.harness.workload import load_workload
 
 EXAMPLES = Path(__file__).resolve().parents[3] / "examples"
-WORKLOADS = ["ag_gemm", "gemm_rs", "ag_gemm_k", "a2a_grouped_gemm", "attention_ag_kv", "ag_gemm_persistent",
+WORKLOADS = ["ag_gemm", "gemm_rs", "gemm_ar", "ag_gemm_k", "a2a_grouped_gemm", "attention_ag_kv", "ag_gemm_persistent",
              "gemm_rs_persistent", "gemm_rs_tma"]
 GATHERS = ["ag_gemm", "ag_gemm_k", "a2a_grouped_gemm", "attention_ag_kv", "ag_gemm_persistent"]
 
@@ -45,7 +45,7 @@ def _workload(name: str):
 
 
 FULL_MATRIX = os.environ.get("SYNCOPATE_FULL_MATRIX") == "1"
-WIDE = WORKLOADS if FULL_MATRIX else ["ag_gemm", "gemm_rs", "attention_ag_kv"]  # the W = 4 cases
+WIDE = WORKLOADS if FULL_MATRIX else ["ag_gemm", "gemm_rs", "gemm_ar", "attention_ag_kv"]  # the W = 4 cases
 CASES = [(name, world) for name in WORKLOADS for world in (2, 3, 4) if world < 4 or name in WIDE]
 
 
@@ -81,8 +81,25 @@ def test_reordered_tiles_without_waits_fail(order: str):
         run_simulated(workload, 4, "late", program=program)
 
 
-def test_missing_signals_are_reported():
-    workload = _workload("gemm_rs")
+def test_an_all_reduce_leaves_every_rank_all_of_the_sum():
+    """Every rank's result covers every row (an owner's rows on each rank),
+    and a kernel that announces the rows summed rows too (the whole plan's
+    chunks, not its reduction phase) counts partials twice and is caught."""
+    workload = _workload("gemm_ar")
+    program = compile_workload(workload, 3)
+    results = run_simulated(workload, 3, "random", seed=1, program=program)
+    assert all(r.ok for r in results)
+    from syncopate.ir.analysis import deps
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(deps, "kernel_chunks", deps.concrete_chunks)
+        wrong = compile_workload(workload, 3)
+        assert not all(r.ok for r in run_simulated(workload, 3, "plan", seed=1, program=wrong, sanitize=False))
+
+
+@pytest.mark.parametrize("name", ["gemm_rs", "gemm_ar"])
+def test_missing_signals_are_reported(name):
+    workload = _workload(name)
     program = compile_workload(workload, 2, "overlap{signals=false}")
     with pytest.raises(SimulationError, match="never announced complete"):
         run_simulated(workload, 2, "plan", program=program)

@@ -114,6 +114,36 @@ def test_nccl_reduces_go_to_the_rank_that_owns_the_rows(monkeypatch, rank, sub_g
         assert dst == global_rank(owner(row)), f"rows from {row} reduced to rank {dst}, owned by {owner(row)}"
 
 
+@pytest.mark.parametrize("backend", ["ce", "nccl"])
+@pytest.mark.parametrize("sub_group", [False, True], ids=["world", "sub-group"])
+@pytest.mark.parametrize("rank", [0, 1])
+def test_an_all_reduce_broadcasts_each_owners_sum_after_the_reduction(monkeypatch, backend, rank, sub_group):
+    """After the reduce-scatter phase (the sends, the arrivals summed, or the
+    NCCL reduces), every rank broadcasts each owner's rows from that owner,
+    in the owners' order, on the communication stream; the launch is not
+    replayed from a graph (NCCL collectives)."""
+    workload, program, w, log, inputs, fused = _fused(monkeypatch, "gemm_ar.py", backend, rank=rank)
+    global_rank = _in_sub_group(monkeypatch, w, sub_group)
+    monkeypatch.setattr(dist, "broadcast", lambda t, src, group=None: log.append(
+        ("broadcast", src, t.data_ptr(), torch.cuda.current_stream().name)))
+    monkeypatch.setattr(dist, "reduce", lambda t, dst, group=None: log.append(("reduce", dst, t.data_ptr())))
+    a, b = inputs[rank]["a"], inputs[rank]["b"]
+    c = torch.empty(a.shape[0], b.shape[1])
+    for _ in range(2):
+        log.clear()
+        _gemm(workload, fused, a, b, c)
+        casts = [(i, op) for i, op in enumerate(log) if op[0] == "broadcast"]
+        launch = w.launches[next(iter(w.launches))].launch
+        owner = _row_owner(launch, "ar")
+        rows = [(op[2] - c.data_ptr()) // (c.stride(0) * c.element_size()) for _, op in casts]
+        assert sorted(rows) == rows and [op[1] for _, op in casts] == [global_rank(owner(r)) for r in rows]
+        assert {owner(r) for r in rows} == {0, 1}  # every owner's rows, to every rank
+        assert all(op[3] == "comm" for _, op in casts)
+        reduced = [i for i, op in enumerate(log) if op[0] in ("add", "reduce", "arrival")]
+        assert reduced and max(reduced) < casts[0][0], "a summed row was broadcast before the reduction ended"
+        assert not any(op[0] == "replay" for op in log)
+
+
 def test_a_sub_groups_barrier_waits_for_its_own_ranks(monkeypatch):
     from syncopate.runtime.gpu.world import GpuWorld
 
