@@ -49,6 +49,27 @@ def plan_delivery(w: GpuWorld, plan: PlanOp, chunks: list[ConcreteChunk], params
                  for r in owner_regions(chunks))
 
 
+def plan_gather_reduced(w: GpuWorld, plan: PlanOp, chunks: list[ConcreteChunk],
+                        params: Mapping[str, Any]) -> tuple[Collective, ...]:
+    """An all-reduce's second phase, built once per launch key: every
+    owner's summed rows to every rank. Where the owners' rows are equal,
+    dim-0 blocks of a contiguous tensor in rank order (the rows rule with
+    a row count the group size divides), one in-place
+    ``all_gather_into_tensor``; else one ``broadcast`` per owner region."""
+    import torch.distributed as dist
+
+    regions = owner_regions(chunks)
+    out = params[regions[0].param] if regions else None
+    sizes = {r.hi - r.lo for r in regions}
+    one_block_each = [r.dst for r in regions] == list(range(w.world))
+    if (out is not None and out.is_contiguous() and one_block_each and len(sizes) == 1
+            and all(r.dim == 0 and r.lo == i * (r.hi - r.lo) for i, r in enumerate(regions))
+            and regions[-1].hi == out.shape[0]):
+        mine = regions[w.rank]
+        return (lambda: dist.all_gather_into_tensor(out, rows(out, 0, mine.lo, mine.hi), group=w.nccl_group),)
+    return plan_delivery(w, plan, chunks, params, {})
+
+
 def plan_reduce(w: GpuWorld, regions: list[ConcreteChunk], params: Mapping[str, Any]) -> tuple[Collective, ...]:
     """A produced plan's collectives, one per owner's region: ``reduce`` of
     this rank's partial rows to the owner (each issued once this rank's

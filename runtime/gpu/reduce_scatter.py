@@ -1,8 +1,9 @@
 """Produced plans (reduce-scatter, all-reduce) on the GPU World: the ce
 schedule, its staging at the owners, staging tokens, and the stream-side
 reduction. An all-reduce runs as its reduce-scatter phase (the chunks the
-kernel announces, ``deps.kernel_chunks``), then one NCCL broadcast of each
-owner's summed rows, every rank in the owners' order, on the
+kernel announces, ``deps.kernel_chunks``), then an NCCL gather of the
+owners' summed rows (one all-gather where the owners' blocks are equal,
+else a broadcast per owner, every rank in the owners' order), on the
 communication stream once the sums are in (``ReduceSteps.gathers``).
 
 The kernel raises a produced chunk's flag once per tile; the communication
@@ -177,7 +178,7 @@ def plan_reduce(w: GpuWorld, lanes: int, plan: PlanOp, chunks: list[ConcreteChun
     an all-reduce's with the gather of the summed rows after them."""
     steps = _plan_scatter(w, lanes, plan, chunks, params, sync, counts, fused)
     if plan.collective == "all-reduce":
-        steps = replace(steps, gathers=nccl.plan_delivery(w, plan, chunks, params, {}))
+        steps = replace(steps, gathers=nccl.plan_gather_reduced(w, plan, chunks, params))
     return steps
 
 

@@ -116,31 +116,42 @@ def test_nccl_reduces_go_to_the_rank_that_owns_the_rows(monkeypatch, rank, sub_g
 
 @pytest.mark.parametrize("backend", ["ce", "nccl"])
 @pytest.mark.parametrize("sub_group", [False, True], ids=["world", "sub-group"])
-@pytest.mark.parametrize("rank", [0, 1])
-def test_an_all_reduce_broadcasts_each_owners_sum_after_the_reduction(monkeypatch, backend, rank, sub_group):
+@pytest.mark.parametrize("world, rank", [(2, 0), (2, 1), (3, 0), (3, 2)])
+def test_an_all_reduce_gathers_each_owners_sum_after_the_reduction(monkeypatch, backend, world, rank, sub_group):
     """After the reduce-scatter phase (the sends, the arrivals summed, or the
-    NCCL reduces), every rank broadcasts each owner's rows from that owner,
-    in the owners' order, on the communication stream; the launch is not
-    replayed from a graph (NCCL collectives)."""
-    workload, program, w, log, inputs, fused = _fused(monkeypatch, "gemm_ar.py", backend, rank=rank)
-    global_rank = _in_sub_group(monkeypatch, w, sub_group)
+    NCCL reduces), every rank gathers the owners' summed rows on the
+    communication stream: one in-place all-gather where the owners' blocks
+    are equal (50 rows at W = 2), else a broadcast of each owner's rows from
+    that owner, in the owners' order (W = 3: 16, 16 and 18 rows); the
+    launch is not replayed from a graph (NCCL collectives)."""
+    workload, program, w, log, inputs, fused = _fused(monkeypatch, "gemm_ar.py", backend, world, rank)
+    global_rank = _in_sub_group(monkeypatch, w, sub_group) if world == 2 else (lambda r: r)
     monkeypatch.setattr(dist, "broadcast", lambda t, src, group=None: log.append(
         ("broadcast", src, t.data_ptr(), torch.cuda.current_stream().name)))
+    monkeypatch.setattr(dist, "all_gather_into_tensor", lambda out, mine, group=None: log.append(
+        ("all_gather", out.data_ptr(), mine.data_ptr(), out.numel(), torch.cuda.current_stream().name)))
     monkeypatch.setattr(dist, "reduce", lambda t, dst, group=None: log.append(("reduce", dst, t.data_ptr())))
     a, b = inputs[rank]["a"], inputs[rank]["b"]
     c = torch.empty(a.shape[0], b.shape[1])
+    row_bytes = c.stride(0) * c.element_size()
     for _ in range(2):
         log.clear()
         _gemm(workload, fused, a, b, c)
-        casts = [(i, op) for i, op in enumerate(log) if op[0] == "broadcast"]
         launch = w.launches[next(iter(w.launches))].launch
         owner = _row_owner(launch, "ar")
-        rows = [(op[2] - c.data_ptr()) // (c.stride(0) * c.element_size()) for _, op in casts]
-        assert sorted(rows) == rows and [op[1] for _, op in casts] == [global_rank(owner(r)) for r in rows]
-        assert {owner(r) for r in rows} == {0, 1}  # every owner's rows, to every rank
-        assert all(op[3] == "comm" for _, op in casts)
+        gathers = [(i, op) for i, op in enumerate(log) if op[0] in ("broadcast", "all_gather")]
+        assert gathers and all(op[-1] == "comm" for _, op in gathers)
+        if world == 2:
+            ((_, op),) = gathers
+            assert op[0] == "all_gather" and op[1] == c.data_ptr() and op[3] == c.numel()
+            assert op[2] == c.data_ptr() + 25 * rank * row_bytes  # this rank's summed rows, in place
+        else:
+            rows = [(op[2] - c.data_ptr()) // row_bytes for _, op in gathers]
+            assert [op[0] for _, op in gathers] == ["broadcast"] * 3 and sorted(rows) == rows
+            assert [op[1] for _, op in gathers] == [global_rank(owner(r)) for r in rows]
+            assert {owner(r) for r in rows} == set(range(world))  # every owner's rows, to every rank
         reduced = [i for i, op in enumerate(log) if op[0] in ("add", "reduce", "arrival")]
-        assert reduced and max(reduced) < casts[0][0], "a summed row was broadcast before the reduction ended"
+        assert reduced and max(reduced) < gathers[0][0], "a summed row was gathered before the reduction ended"
         assert not any(op[0] == "replay" for op in log)
 
 
