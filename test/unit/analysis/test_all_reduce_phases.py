@@ -15,6 +15,10 @@ def _plan(spec: str):
     return load_plans([spec], make_context())[0]
 
 
+def _moves(chunks):
+    return sorted((c.src, c.dst, c.step, c.lo, c.hi) for c in chunks)
+
+
 @pytest.mark.parametrize("world", [2, 3, 4])
 @pytest.mark.parametrize("order", ["direct", "ring"])
 @pytest.mark.parametrize("per_rank", [1, 2])
@@ -27,8 +31,7 @@ def test_the_kernel_takes_the_reduce_scatters_chunks(world, order, per_rank):
     ar = _plan(f"all-reduce{{{options}}}")
     rs = _plan(f"reduce-scatter{{{options}}}")
     mine = deps.kernel_chunks(ar, env, 0)
-    moves = lambda chunks: sorted((c.src, c.dst, c.step, c.lo, c.hi) for c in chunks)
-    assert moves(mine) == moves(deps.concrete_chunks(rs, env, 0))
+    assert _moves(mine) == _moves(deps.concrete_chunks(rs, env, 0))
     everything = deps.concrete_chunks(ar, env, 0)
     assert len(everything) > len(mine)  # the gather phase is there, for the runtime
     assert deps.reduced_gather_step(everything) == (world - 1) * per_rank
