@@ -36,8 +36,13 @@ NODE_ARGS = f"{GPU}/test_gpu_kernel_node_args.py"
 MUTATIONS = [
     # an eager launch of a captured pad counts on the device and raises graph flags (no sync)
     Mutation("eager launch of a captured pad raises the host's count", "runtime/gpu/flags.py",
-             "    capturing = torch.cuda.is_current_stream_capturing() or sync.captured\n",
-             "    capturing = torch.cuda.is_current_stream_capturing()\n", pytest=(f"{GPU}/test_gpu_flags.py", MEMORY)),
+             "    capturing = torch.cuda.is_current_stream_capturing() or sync.captured\n    device.write_value(",
+             "    capturing = torch.cuda.is_current_stream_capturing()\n    device.write_value(",
+             pytest=(f"{GPU}/test_gpu_flags.py", MEMORY)),
+    Mutation("eager launch of a captured pad raises the host's count on ce flags", "runtime/gpu/flags.py",
+             "    capturing = torch.cuda.is_current_stream_capturing() or sync.captured\n    value = ",
+             "    capturing = torch.cuda.is_current_stream_capturing()\n    value = ",
+             pytest=(f"{GPU}/test_gpu_flags.py", MEMORY)),
     Mutation("eager launch of a captured pad writes the host's epoch", "runtime/gpu/flags.py",
              "    if sync.captured:\n        device.add_epoch(sync.epoch)\n        return\n", "",
              pytest=(f"{GPU}/test_gpu_flags.py", MEMORY)),
@@ -104,9 +109,8 @@ MUTATIONS = [
     Mutation("a repeat keyed without the type of a plain value", "runtime/fused.py",
              "            append((kind, value))", "            append(value)", pytest=(OVERHEAD,)),
     Mutation("every row count gets its own pad again", "runtime/gpu/rank.py",
-             "    if facts.produced:\n        return config", "    return config", pytest=(OVERHEAD,)),
-    Mutation("a reduce-scatter shares its pad", "runtime/gpu/rank.py",
-             "    if facts.produced:\n        return config", "    if False:\n        return config", pytest=(OVERHEAD,)),
+             "config[0], launch.flag_count, tuple(", "config[0], launch.flag_count, launch.tiles, tuple(",
+             pytest=(OVERHEAD,)),
     # flags (runtime/gpu/flags.py, ce.py, rank.py)
     Mutation("captured flags never cleared", "runtime/gpu/flags.py",
              "    if words is not None and indices and words.numel() == len(indices):",
@@ -198,10 +202,10 @@ MUTATIONS = [
              pytest=(f"{GPU}/test_gpu_warm.py",)),
     # the fused ops (pytorch/fused_ops.py)
     Mutation("all_gather_matmul skips the copy of A_shard", "pytorch/fused_ops.py",
-             "    gathered[rank * m:(rank + 1) * m].copy_(A_shard.reshape(m, K))", "    pass",
+             "    gathered[rank * m:(rank + 1) * m].view(front.shape).copy_(front)", "    pass",
              pytest=(OPS,)),
     Mutation("matmul_reduce_scatter returns rank 0's rows", "pytorch/fused_ops.py",
-             "    out = c[rank * rows:(rank + 1) * rows]", "    out = c[0:rows]",
+             "    mine = c[rank * rows:(rank + 1) * rows]", "    mine = c[0:rows]",
              pytest=(OPS,)),
     # the replayed path and the collectives' options (pytorch/replayed_ops.py, op_path.py, direct_collectives.py)
     Mutation("a replay returns its static output", "pytorch/replayed_ops.py",

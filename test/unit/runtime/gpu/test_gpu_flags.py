@@ -70,6 +70,32 @@ def test_an_eager_launch_after_replays_counts_on_the_device_without_a_sync(monke
     assert written[-1] == (4, gpu_flags.GRAPH_FLAG) and raised == [4]  # cleared after the launch
 
 
+@pytest.mark.parametrize("by_kernel", [False, True], ids=["stream writes", "fill kernel"])
+@pytest.mark.parametrize("capturing, captured_pad, value", [
+    (False, False, 41), (True, False, gpu_flags.GRAPH_FLAG), (False, True, gpu_flags.GRAPH_FLAG)],
+    ids=["eager", "under capture", "eager on a captured pad"])
+def test_a_ce_copys_flags_carry_the_count_or_the_graph_flag(monkeypatch, by_kernel, capturing, captured_pad, value):
+    """raise_flags (the flags after one ce copy), as one batch of stream
+    writes or one fill kernel: the host's count eagerly; GRAPH_FLAG, listed
+    for the clear, under capture and on a pad a graph captured (whose epoch
+    the host no longer knows)."""
+    monkeypatch.setattr(torch.cuda, "is_current_stream_capturing", lambda: capturing)
+    monkeypatch.setattr(device, "memop_waits", lambda: True)
+    batches, fills = [], []
+    monkeypatch.setattr(device, "memory_ops", lambda ops: batches.append([(k, i, v) for k, _w, i, v in ops]))
+    monkeypatch.setattr(device, "fill_words", lambda flags, words, v: fills.append((words.tolist(), v)))
+    sync = state(41)
+    sync.captured = captured_pad
+    raised: list[int] = []
+    words = torch.tensor([2, 6]) if by_kernel else None
+    gpu_flags.raise_flags(torch.zeros(8, dtype=torch.int32), (2, 6), sync, raised, words)
+    if by_kernel:
+        assert fills == [([2, 6], value)] and batches == []
+    else:
+        assert batches == [[("write", 2, value), ("write", 6, value)]] and fills == []
+    assert raised == ([] if value == 41 else [2, 6])
+
+
 def test_the_clear_after_a_captured_launch_takes_one_fill_per_run_of_flags(writes):
     flags = torch.full((12,), 7, dtype=torch.int32)
     gpu_flags.clear_flags(flags, [9, 3, 4, 5, 0, 10])
