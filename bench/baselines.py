@@ -23,8 +23,16 @@ and reduce_scatter_tensor after; async-TP is
 ``torch.ops.symm_mem.fused_matmul_reduce_scatter(a, b, "sum", scatter_dim=0, group_name=...)``
 (torch has no native reduce-scatter path: that row is n/a); ``NCCL alone``
 reduce-scatters a precomputed bf16 partial. The copy-engine rows are n/a: a
-copy engine moves bytes but does not add, so a reduce-scatter needs a
-kernel; the floor is NCCL alone there.
+copy engine moves bytes but does not add, so a reduction needs a kernel;
+the floor is NCCL alone there.
+
+For gemm-ar the same with ``all_reduce`` (in place on the partial) after
+the GEMM. torch has no fused matmul + all-reduce, so both async-TP rows are
+n/a and its symmetric-memory baseline is cuBLAS into a symmetric buffer,
+then ``torch.ops.symm_mem.one_shot_all_reduce`` (``cuBLAS+symm-mem
+1-shot``) or ``two_shot_all_reduce_`` (``2-shot``); the report takes the
+faster of them as its "async-TP" reference. ``NCCL alone`` all-reduces the
+precomputed partial (see :func:`_all_reduce_alone` for how without a copy).
 
 Every output we allocate is poisoned (NaN) before the check run; outputs a
 library allocates itself (torch.matmul without ``out=``, async-TP) are
@@ -46,7 +54,7 @@ from syncopate.bench.check import poison, poison_allocator
 from syncopate.bench.context import BenchWorld
 from syncopate.bench.gemm import gemm_kernel, launch_gemm
 from syncopate.bench.problem import GATHERED, OUT, PARTIAL, BenchSpec
-from syncopate.bench.shapes import A2A_GEMM, AG_ATTN, AG_GEMM, GEMM_RS
+from syncopate.bench.shapes import A2A_GEMM, AG_ATTN, AG_GEMM, GEMM_AR, REDUCED
 from syncopate.bench.variants import (
     ALONE,
     ASYNC_TP,
@@ -59,6 +67,8 @@ from syncopate.bench.variants import (
     SEQ_CE,
     SEQ_CUBLAS,
     SEQ_TRITON,
+    SYMM_ONE_SHOT,
+    SYMM_TWO_SHOT,
     TRITON,
     TRITON_ALONE,
     Variant,
@@ -79,8 +89,9 @@ ROWS: tuple[tuple[str, str, str | None], ...] = (
 )
 
 NATIVE_ENV = "TORCH_SYMM_MEM_ENABLE_NATIVE_ASYNC_TP"
-CE_REDUCE = "not run: a copy engine moves bytes but does not add; a reduce-scatter needs a kernel"
+CE_REDUCE = "not run: a copy engine moves bytes but does not add; a reduction needs a kernel"
 NATIVE_RS = "not run: torch has no native async-TP path for matmul + reduce-scatter"
+NO_FUSED_AR = f"not run: torch has no fused matmul + all-reduce (its symmetric-memory rows: {SYMM_ONE_SHOT}, {SYMM_TWO_SHOT})"
 
 
 def baseline_variants(spec: BenchSpec, ctx: BenchWorld) -> list[Variant]:
@@ -96,8 +107,8 @@ def baseline_variants(spec: BenchSpec, ctx: BenchWorld) -> list[Variant]:
 def _builder(workload: str) -> Callable[[BenchSpec, BenchWorld], list[Variant]] | None:
     if workload == AG_GEMM:
         return _ag_gemm
-    if workload == GEMM_RS:
-        return _gemm_rs
+    if workload in REDUCED:
+        return _gemm_reduced
     if workload == AG_ATTN:
         from syncopate.bench import attention
 
@@ -198,8 +209,8 @@ def _ag_gemm(spec: BenchSpec, ctx: BenchWorld) -> list[Variant]:
             BASELINE, CUBLAS),
         row(SEQ_CE, seq_ce, lambda: ce_setup("gathered", "c"),
             lambda: poison(st["gathered"], st["c"], st["ce"].buffer), BASELINE, CUBLAS),
-        _async_tp(row(ASYNC_TP, async_tp, async_tp_setup, poison_library_output, BASELINE, CUBLAS), ctx),
-        _async_tp(row(ASYNC_TP_NATIVE, native, native_setup, poison_library_output, BASELINE, CUBLAS), ctx),
+        _needs_cuda(row(ASYNC_TP, async_tp, async_tp_setup, poison_library_output, BASELINE, CUBLAS), ctx),
+        _needs_cuda(row(ASYNC_TP_NATIVE, native, native_setup, poison_library_output, BASELINE, CUBLAS), ctx),
         row(SEQ_TRITON, seq_triton, lambda: alloc("a", "gathered", "c"), lambda: poison(st["gathered"], st["c"]),
             BASELINE, TRITON),
         row(CUBLAS_ALONE, cublas_alone, lambda: alloc("a_full", "c"), lambda: poison(st["c"]), ALONE, None,
@@ -236,9 +247,13 @@ def native_applies(a_shard: torch.Tensor, b: torch.Tensor, group_name: str) -> b
     return bool(decide is not None and decide(a_shard, [b], 0, group_name))
 
 
-def _gemm_rs(spec: BenchSpec, ctx: BenchWorld) -> list[Variant]:
+def _gemm_reduced(spec: BenchSpec, ctx: BenchWorld) -> list[Variant]:
+    """gemm-rs and gemm-ar: the rank's M x N partial, then its reduction
+    (reduce-scatter or all-reduce); the rows the two share are built here,
+    the torch symmetric-memory rows and NCCL alone per collective."""
     p, d, cfg, group = spec.problem, spec.dims, spec.config, ctx.group
     assert p is not None and p.partial is not None
+    all_reduce = spec.workload == GEMM_AR
     st: dict[str, Any] = {}
     kernel = gemm_kernel(cfg)
 
@@ -246,15 +261,58 @@ def _gemm_rs(spec: BenchSpec, ctx: BenchWorld) -> list[Variant]:
         for name in names:
             st[name] = _empty(d.c if name == "partial" else d.out, ctx)
 
-    def seq_cublas() -> None:
-        torch.matmul(p.a, p.b, out=st["partial"])
-        comm.reduce_scatter_rows(st["out"], st["partial"], group)
+    def sequential(gemm: Callable[[torch.Tensor], None]) -> None:
+        if all_reduce:  # in place: the partial becomes the sum
+            gemm(st["out"])
+            comm.all_reduce(st["out"], group)
+        else:
+            gemm(st["partial"])
+            comm.reduce_scatter_rows(st["out"], st["partial"], group)
 
-    def seq_triton() -> None:
-        launch_gemm(kernel, p.a, p.b, st["partial"], cfg)
-        comm.reduce_scatter_rows(st["out"], st["partial"], group)
+    def cublas(c: torch.Tensor) -> None:
+        torch.matmul(p.a, p.b, out=c)
 
-    def async_tp_setup() -> None:
+    def triton(c: torch.Tensor) -> None:
+        launch_gemm(kernel, p.a, p.b, c, cfg)
+
+    seq_buffers = ("out",) if all_reduce else ("partial", "out")
+
+    def out() -> torch.Tensor | None:
+        return st.get("out")
+
+    def partial() -> torch.Tensor | None:
+        return st.get("partial")
+
+    def poison_all() -> None:
+        poison(*(st[name] for name in seq_buffers))
+
+    def row(name: str, run: Callable[[], None], setup: Callable[[], None], poisoned: Callable[[], None],
+            group_: str, compute: str | None, result: Callable[[], torch.Tensor | None] = out,
+            expect: str = OUT) -> Variant:
+        return Variant(name, run, result, setup, poisoned, st.clear, group_, compute, expect)
+
+    torch_rows = (_all_reduce_symm_rows if all_reduce else _reduce_scatter_async_tp)(spec, ctx, st, row)
+    return [
+        row(SEQ_CUBLAS, lambda: sequential(cublas), lambda: alloc(*seq_buffers), poison_all, BASELINE, CUBLAS),
+        unavailable(SEQ_CE, CE_REDUCE, BASELINE, CUBLAS),
+        *torch_rows,
+        row(SEQ_TRITON, lambda: sequential(triton), lambda: alloc(*seq_buffers), poison_all, BASELINE, TRITON),
+        row(CUBLAS_ALONE, lambda: cublas(st["partial"]), lambda: alloc("partial"), lambda: poison(st["partial"]),
+            ALONE, None, partial, PARTIAL),
+        row(TRITON_ALONE, lambda: triton(st["partial"]), lambda: alloc("partial"), lambda: poison(st["partial"]),
+            ALONE, None, partial, PARTIAL),
+        (_all_reduce_alone if all_reduce else _reduce_scatter_alone)(spec, ctx, st, row),
+        unavailable(CE_ALONE, CE_REDUCE, ALONE, None),
+    ]
+
+
+RowMaker = Callable[..., Variant]  # _gemm_reduced's ``row``: a Variant over the builder's state
+
+
+def _reduce_scatter_async_tp(spec: BenchSpec, ctx: BenchWorld, st: dict[str, Any], row: RowMaker) -> list[Variant]:
+    p = spec.problem
+
+    def setup() -> None:
         if ctx.cpu:
             raise RuntimeError("needs CUDA")
         comm.enable_symmetric_memory(ctx.group_name)
@@ -263,43 +321,81 @@ def _gemm_rs(spec: BenchSpec, ctx: BenchWorld) -> list[Variant]:
         st["out"] = torch.ops.symm_mem.fused_matmul_reduce_scatter(p.a, p.b, "sum", scatter_dim=0,
                                                                    group_name=ctx.group_name)
 
-    def cublas_alone() -> None:
-        torch.matmul(p.a, p.b, out=st["partial"])
+    def poisoned() -> None:
+        poison_allocator(spec.dims.out, ctx.dtype, ctx.device)
 
-    def triton_alone() -> None:
-        launch_gemm(kernel, p.a, p.b, st["partial"], cfg)
-
-    def comm_alone() -> None:
-        comm.reduce_scatter_rows(st["out"], p.partial, group)
-
-    def out() -> torch.Tensor | None:
-        return st.get("out")
-
-    def partial() -> torch.Tensor | None:
-        return st.get("partial")
-
-    return [
-        Variant(SEQ_CUBLAS, seq_cublas, out, lambda: alloc("partial", "out"), lambda: poison(st["partial"], st["out"]),
-                st.clear, BASELINE, CUBLAS, OUT),
-        unavailable(SEQ_CE, CE_REDUCE, BASELINE, CUBLAS),
-        _async_tp(Variant(ASYNC_TP, async_tp, out, async_tp_setup,
-                          lambda: poison_allocator(d.out, ctx.dtype, ctx.device), st.clear, BASELINE, CUBLAS, OUT),
-                  ctx),
-        unavailable(ASYNC_TP_NATIVE, NATIVE_RS, BASELINE, CUBLAS),
-        Variant(SEQ_TRITON, seq_triton, out, lambda: alloc("partial", "out"), lambda: poison(st["partial"], st["out"]),
-                st.clear, BASELINE, TRITON, OUT),
-        Variant(CUBLAS_ALONE, cublas_alone, partial, lambda: alloc("partial"), lambda: poison(st["partial"]),
-                st.clear, ALONE, None, PARTIAL),
-        Variant(TRITON_ALONE, triton_alone, partial, lambda: alloc("partial"), lambda: poison(st["partial"]),
-                st.clear, ALONE, None, PARTIAL),
-        Variant(COMM_ALONE, comm_alone, out, lambda: alloc("out"), lambda: poison(st["out"]), st.clear,
-                ALONE, None, OUT),
-        unavailable(CE_ALONE, CE_REDUCE, ALONE, None),
-    ]
+    return [_needs_cuda(row(ASYNC_TP, async_tp, setup, poisoned, BASELINE, CUBLAS), ctx),
+            unavailable(ASYNC_TP_NATIVE, NATIVE_RS, BASELINE, CUBLAS)]
 
 
-def _async_tp(variant: Variant, ctx: BenchWorld) -> Variant:
-    """async-TP needs CUDA symmetric memory: n/a on the CPU."""
+def _all_reduce_symm_rows(spec: BenchSpec, ctx: BenchWorld, st: dict[str, Any], row: RowMaker) -> list[Variant]:
+    """torch has no fused matmul + all-reduce: its symmetric-memory baseline
+    is cuBLAS into a symmetric buffer, then ``torch.ops.symm_mem``'s one-shot
+    (each rank reads every peer's buffer whole: the fewest steps) or two-shot
+    (reduce-scatter then all-gather through the buffers: the fewest bytes)
+    all-reduce; which is faster depends on the size, so both are timed."""
+    p = spec.problem
+
+    def setup() -> None:
+        if ctx.cpu:
+            raise RuntimeError("needs CUDA")
+        st["sym"] = comm.symmetric_empty(spec.dims.c, ctx.dtype, ctx.device, ctx.group_name)
+        st["out"] = st["sym"]
+
+    def one_shot() -> None:  # the sum lands in a tensor the op allocates
+        torch.matmul(p.a, p.b, out=st["sym"])
+        st["out"] = torch.ops.symm_mem.one_shot_all_reduce(st["sym"], "sum", ctx.group_name)
+
+    def two_shot() -> None:  # in place
+        torch.matmul(p.a, p.b, out=st["sym"])
+        torch.ops.symm_mem.two_shot_all_reduce_(st["sym"], "sum", ctx.group_name)
+
+    def poison_one_shot() -> None:
+        poison(st["sym"])
+        poison_allocator(spec.dims.out, ctx.dtype, ctx.device)
+
+    return [unavailable(ASYNC_TP, NO_FUSED_AR, BASELINE, CUBLAS),
+            unavailable(ASYNC_TP_NATIVE, NO_FUSED_AR, BASELINE, CUBLAS),
+            _needs_cuda(row(SYMM_ONE_SHOT, one_shot, setup, poison_one_shot, BASELINE, CUBLAS), ctx),
+            _needs_cuda(row(SYMM_TWO_SHOT, two_shot, setup, lambda: poison(st["sym"]), BASELINE, CUBLAS), ctx)]
+
+
+def _reduce_scatter_alone(spec: BenchSpec, ctx: BenchWorld, st: dict[str, Any], row: RowMaker) -> Variant:
+    """NCCL alone: reduce-scatter the precomputed partial (out of place, so every launch reads the same input)."""
+    p = spec.problem
+
+    def setup() -> None:
+        st["out"] = _empty(spec.dims.out, ctx)
+
+    return row(COMM_ALONE, lambda: comm.reduce_scatter_rows(st["out"], p.partial, ctx.group), setup,
+               lambda: poison(st["out"]), ALONE, None)
+
+
+def _all_reduce_alone(spec: BenchSpec, ctx: BenchWorld, st: dict[str, Any], row: RowMaker) -> Variant:
+    """NCCL alone: an all-reduce of the partial. torch's all-reduce is in
+    place, so a sum would grow by W at every launch and a copy of the
+    partial before each would be timed with it; it averages instead
+    (the same traffic: NCCL scales each input as it loads it), which leaves
+    a buffer of equal ranks unchanged. ``produce`` writes the partial before
+    every checked launch; the result, W times the mean, is formed untimed.
+    (Exact for a W that is a power of two; otherwise each timed launch may
+    round the mean by an ulp.)"""
+    p, world = spec.problem, spec.world
+
+    def setup() -> None:
+        st["out"] = _empty(spec.dims.out, ctx)
+
+    def result() -> torch.Tensor | None:
+        return st["out"].float() * world if "out" in st else None
+
+    variant = row(COMM_ALONE, lambda: comm.all_reduce(st["out"], ctx.group, average=True), setup,
+                  lambda: poison(st["out"]), ALONE, None, result)
+    variant.produce = lambda version: st["out"].copy_(p.partial)
+    return variant
+
+
+def _needs_cuda(variant: Variant, ctx: BenchWorld) -> Variant:
+    """torch's symmetric-memory rows need CUDA: n/a on the CPU."""
     if ctx.cpu:
         variant.na = "needs CUDA"
     return variant

@@ -28,6 +28,11 @@ def reduce_scatter_rows(out: torch.Tensor, full: torch.Tensor, group: Any) -> No
     dist.reduce_scatter_tensor(out, full, op=dist.ReduceOp.SUM, group=group)
 
 
+def all_reduce(t: torch.Tensor, group: Any, average: bool = False) -> None:
+    """``t`` = the sum (``average``: the mean) over ranks of ``t``, in place."""
+    dist.all_reduce(t, op=dist.ReduceOp.AVG if average else dist.ReduceOp.SUM, group=group)
+
+
 def all_to_all_rows(out: torch.Tensor, send: torch.Tensor, block: int, group: Any) -> None:
     """Every rank sends ``block`` rows of ``send`` to each rank, in rank order;
     ``out`` holds the blocks received, by source rank."""
@@ -42,3 +47,13 @@ def enable_symmetric_memory(group_name: str) -> None:
     enable = getattr(symm_mem, "enable_symm_mem_for_group", None)
     if enable is not None:
         enable(group_name)
+
+
+def symmetric_empty(shape: tuple[int, ...], dtype: torch.dtype, device: torch.device, group_name: str) -> torch.Tensor:
+    """A tensor in torch's symmetric memory, rendezvoused over the group (collective): what
+    ``torch.ops.symm_mem``'s all-reduces take as input."""
+    import torch.distributed._symmetric_memory as symm_mem
+
+    t = symm_mem.empty(shape, dtype=dtype, device=device)
+    symm_mem.rendezvous(t, group_name)
+    return t

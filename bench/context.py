@@ -92,6 +92,16 @@ class BenchWorld:
             dist.init_process_group("gloo", store=dist.HashStore(), rank=0, world_size=1)
         return cls(dist.get_rank(), dist.get_world_size(), torch.device("cpu"), dist.group.WORLD, torch.float32)
 
+    @classmethod
+    def cpu_ranks(cls) -> BenchWorld:
+        """``--cpu``: the gloo group of torchrun's ranks (RANK, WORLD_SIZE, MASTER_ADDR/PORT
+        in the environment), else :meth:`cpu_single`."""
+        if "RANK" not in os.environ:
+            return cls.cpu_single()
+        if not dist.is_initialized():
+            dist.init_process_group("gloo")
+        return cls(dist.get_rank(), dist.get_world_size(), torch.device("cpu"), dist.group.WORLD, torch.float32)
+
     def shared_symmetric(self, key: tuple, shape: tuple[int, ...], dtype: torch.dtype) -> torch.Tensor:
         """The symmetric buffer cached under ``key`` (allocated on first use,
         collectively): buffers peers read, shared by the fused rows of a shape."""

@@ -25,7 +25,12 @@ must be delivered by that launch.
 
 gemm-rs: ``reduce-scatter{tensor=c_ptr dim=0 world=W}``; the fused kernel is
 called with an ordinary M x N output c, and afterwards rank r's rows
-``[r*M/W, (r+1)*M/W)`` of c hold the reduced result. Before every checked
+``[r*M/W, (r+1)*M/W)`` of c hold the reduced result. gemm-ar:
+``all-reduce{tensor=c_ptr dim=0 world=W}``, the same rows, and afterwards
+all of c holds the sum on every rank (the runtime sends each owner's summed
+rows to every rank after the reduction). Neither runs on the sm backend,
+whose programs pull gathered chunks only, and gemm-ar has no epilogue rows
+(fuse-peer-reduction sums reduce-scatter partials). Before every checked
 launch the output and every ce reduce-scatter staging buffer of the GPU
 World are poisoned (the first poisoning launches once to allocate them),
 so a reduction that read a peer's partial before it arrived sums NaN.
@@ -53,7 +58,7 @@ from syncopate.bench.configs import PERSISTENT_KERNELS, GemmConfig, with_tile
 from syncopate.bench.context import BenchWorld
 from syncopate.bench.gemm import gemm_kernel, kernel_name, kernel_path, launch_gemm
 from syncopate.bench.problem import OUT, BenchSpec
-from syncopate.bench.shapes import A2A_GEMM, AG_ATTN, AG_GEMM, GEMM_RS
+from syncopate.bench.shapes import A2A_GEMM, AG_ATTN, AG_GEMM, GEMM_AR, GEMM_RS, REDUCED
 from syncopate.bench.variants import FUSED, TRITON, FusedOptions, Variant, fused_name, pipeline_spec, unavailable
 
 BACKENDS: tuple[str, ...] = ("ce", "sm", "nccl", "auto")
@@ -64,6 +69,7 @@ LANE_BACKENDS: tuple[str, ...] = ("ce", "auto")  # backends whose transfers the 
 PLANS: dict[str, str] = {
     AG_GEMM: "all-gather{{tensor=a_ptr dim=0 world={world}{chunks}}}",
     GEMM_RS: "reduce-scatter{{tensor=c_ptr dim=0 world={world}{chunks}}}",
+    GEMM_AR: "all-reduce{{tensor=c_ptr dim=0 world={world}{chunks}}}",
 }
 
 # Tiles that spin hold their SMs, and NCCL's kernels need SMs: only a
@@ -78,6 +84,10 @@ NCCL_PERSISTENT = ("not run: a persistent kernel's programs hold every SM until 
 
 NCCL_A2A = ("not run: tiles find their rows through a loaded table, so no tile order puts local rows first; "
             "on a full grid spinning tiles would starve NCCL's kernels of SMs")
+
+# select-backend refuses it; saying so here spares a compile per row
+SM_REDUCED = ("not run: the sm backend's programs pull gathered chunks; a reduction's partials go by ce or nccl "
+              "(reduce-scatter, all-reduce)")
 
 EPILOGUE_WORKLOAD = "not run: reduce=epilogue sums reduce-scatter partials (gemm-rs only)"
 
@@ -169,7 +179,8 @@ def variants_for(spec: BenchSpec, world_ctx: BenchWorld, rows: Sequence[FusedOpt
     out: list[Variant] = []
     for row in rows:
         kernel = getattr(spec.config, "kernel", "")  # attention's AttnConfig has none
-        why = (_nccl_refusal(spec.workload, row.backend, row.order, kernel)
+        why = (_sm_refusal(spec.workload, row.backend)
+               or _nccl_refusal(spec.workload, row.backend, row.order, kernel)
                or _tile_refusal(spec.workload, row.tile)
                or _epilogue_refusal(spec.workload, row.reduce, kernel)
                or _direct_refusal(spec.workload, row.direct))
@@ -189,7 +200,12 @@ def _build(spec: BenchSpec, ctx: BenchWorld, row: FusedOptions) -> Variant:
         from syncopate.bench import moe
 
         return moe.fused_row(spec, ctx, row)
-    return (_ag_variant if spec.workload == AG_GEMM else _rs_variant)(spec, ctx, row)
+    return (_ag_variant if spec.workload == AG_GEMM else _reduced_variant)(spec, ctx, row)
+
+
+def _sm_refusal(workload: str, backend: str) -> str | None:
+    """The sm backend moves gathered chunks only (select-backend)."""
+    return SM_REDUCED if backend == "sm" and workload in REDUCED else None
 
 
 def _nccl_refusal(workload: str, backend: str, order: str, kernel: str = "") -> str | None:
@@ -293,10 +309,10 @@ def _ag_variant(spec: BenchSpec, ctx: BenchWorld, row: FusedOptions) -> Variant:
                       p.versions, produce)
 
 
-def _rs_variant(spec: BenchSpec, ctx: BenchWorld, row: FusedOptions) -> Variant:
+def _reduced_variant(spec: BenchSpec, ctx: BenchWorld, row: FusedOptions) -> Variant:
     p, d, cfg = spec.problem, spec.dims, with_tile(spec.config, row.tile)
     assert p is not None
-    lo, hi = spec.own_rows
+    lo, hi = spec.kept_rows
     st: dict[str, Any] = {}
 
     from syncopate.runtime.gpu import epilogue_comm_sms
@@ -324,6 +340,6 @@ def _rs_variant(spec: BenchSpec, ctx: BenchWorld, row: FusedOptions) -> Variant:
 
 
 def staging_buffers(gpu: Any) -> list[torch.Tensor]:
-    """Every ce reduce-scatter staging buffer the GPU World holds (one per
-    launch configuration; what peers write their partials into)."""
+    """Every ce staging buffer of a reduction (reduce-scatter, all-reduce) the
+    GPU World holds (one per launch configuration; what peers write their partials into)."""
     return list(gpu.staging.values())

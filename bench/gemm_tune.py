@@ -3,7 +3,7 @@
 For one shape, every candidate :class:`GemmConfig` (pointer or TMA kernel,
 block sizes, warps, stages) runs the shape's local GEMM on every rank: the
 gathered ``M x K`` A times this rank's ``K x N/W`` B (ag-gemm), or
-``M x K/W`` times ``K/W x N`` (gemm-rs). A candidate is checked against the
+``M x K/W`` times ``K/W x N`` (gemm-rs, gemm-ar). A candidate is checked against the
 fp32 reference (output poisoned first) before it is timed; one that fails
 or does not compile on any rank is out. Time: the median of CUDA-event
 timed launches, maximum over ranks; cuBLAS (``torch.matmul``) is timed the
@@ -32,7 +32,7 @@ from syncopate.bench.configs import CPU_DEFAULT, GPU_DEFAULT, PERSISTENT_KERNELS
 from syncopate.bench.context import BenchWorld
 from syncopate.bench.gemm import gemm_kernel, launch_gemm
 from syncopate.bench.problem import OUT, PARTIAL, BenchSpec
-from syncopate.bench.shapes import A2A_GEMM, AG_GEMM, GEMM_RS, GEMM_WORKLOADS, Shape
+from syncopate.bench.shapes import A2A_GEMM, AG_GEMM, GEMM_WORKLOADS, REDUCED, Shape
 from syncopate.bench.timing import time_run
 
 
@@ -56,13 +56,14 @@ TUNED_WORKLOADS: tuple[str, ...] = (*GEMM_WORKLOADS, A2A_GEMM)
 
 def candidates_for(workload: str, cpu: bool = False) -> tuple[GemmConfig, ...]:
     """The configs ``--tune-gemm`` tries for ``workload``: pointer, TMA and
-    persistent kernels (a2a-gemm: its grouped GEMMs), and for gemm-rs the
-    persistent kernel with FLATTEN too (the only fused kernel that keeps it)."""
+    persistent kernels (a2a-gemm: its grouped GEMMs), and for gemm-rs and
+    gemm-ar the persistent kernel with FLATTEN too (their fused kernels wait
+    for nothing, the only ones that keep it)."""
     base = CPU_CANDIDATES if cpu else CANDIDATES
     if workload not in TUNED_WORKLOADS:
         return base
     persistent = tuple(dataclasses.replace(CPU_DEFAULT, kernel=k) for k in PERSISTENT_KERNELS) if cpu else PERSISTENT
-    if workload != GEMM_RS:  # fused kernels that wait in the tile loop, where lower-chunk-to-tile drops FLATTEN
+    if workload not in REDUCED:  # fused kernels that wait in the tile loop, where lower-chunk-to-tile drops FLATTEN
         persistent = tuple(c for c in persistent if c.kernel != "persistent-flat")
     return base + persistent
 
@@ -89,7 +90,7 @@ class TuneTarget:
 
 def target(spec: BenchSpec) -> TuneTarget:
     """The local GEMM of ``spec``: the gathered ``M x K`` A times this rank's
-    ``K x N/W`` B (ag-gemm), ``M x K/W`` times ``K/W x N`` (gemm-rs), or the
+    ``K x N/W`` B (ag-gemm), ``M x K/W`` times ``K/W x N`` (gemm-rs, gemm-ar), or the
     grouped GEMM over the received rows (a2a-gemm, ``bench/moe.py``)."""
     p = spec.problem
     if p is None:

@@ -20,11 +20,11 @@ from syncopate.bench.check import poison
 from syncopate.bench.context import BenchWorld
 from syncopate.bench.gemm import gemm_kernel, launch_gemm
 from syncopate.bench.problem import OUT, PARTIAL, BenchSpec
-from syncopate.bench.shapes import A2A_GEMM, AG_GEMM, GEMM_RS
+from syncopate.bench.shapes import A2A_GEMM, AG_GEMM, GEMM_AR, GEMM_RS, REDUCED
 from syncopate.bench.variants import ALONE, NO_COMM, Variant, unavailable
 
 BACKEND, ORDER = "ce", "arrival"  # the default pipeline's rows
-WORKLOADS = (AG_GEMM, GEMM_RS, A2A_GEMM)
+WORKLOADS = (AG_GEMM, GEMM_RS, GEMM_AR, A2A_GEMM)
 
 
 def no_comm_variant(spec: BenchSpec, ctx: BenchWorld) -> Variant:
@@ -41,7 +41,7 @@ def no_comm_variant(spec: BenchSpec, ctx: BenchWorld) -> Variant:
         st["run"], st["out"] = launch(spec, LocalRank(ctx.device if not ctx.cpu else None, spec.rank))
 
     return Variant(NO_COMM, lambda: st["run"](), lambda: st.get("out"), setup, lambda: poison(st["out"]), st.clear,
-                   ALONE, None, PARTIAL if spec.workload == GEMM_RS else OUT, meta=meta)
+                   ALONE, None, PARTIAL if spec.workload in REDUCED else OUT, meta=meta)
 
 
 def _gemm_launch(spec: BenchSpec, context: Any) -> tuple[Any, torch.Tensor]:

@@ -2,7 +2,7 @@
 
 Every rank draws every rank's inputs from the same seeds (``seed``, source
 rank, tensor), so references need no communication: the fp32 product of the
-gathered (AG) or K-concatenated (RS) bf16 inputs. Inputs are standard
+gathered (AG) or K-concatenated (RS, AR) bf16 inputs. Inputs are standard
 normal, never zeros.
 
 All-gather inputs come in :data:`AG_VERSIONS` versions (each with its own
@@ -22,7 +22,7 @@ import torch
 from syncopate.bench.check import staged_sum_rounding
 from syncopate.bench.configs import GemmConfig
 from syncopate.bench.context import BenchWorld
-from syncopate.bench.shapes import A2A_GEMM, AG_ATTN, AG_GEMM, GEMM_RS, GEMM_WORKLOADS, LocalDims, Shape
+from syncopate.bench.shapes import A2A_GEMM, AG_ATTN, AG_GEMM, GEMM_RS, GEMM_WORKLOADS, REDUCED, LocalDims, Shape
 
 # keys of Problem.references that a Variant's ``expect`` may name
 OUT, GATHERED, PARTIAL = "out", "gathered", "partial"
@@ -50,6 +50,9 @@ class Problem:
     ``rounding`` is what summing the W partials in the dtype may add to each
     element of ``out`` (bench/check.py, ``staged_sum_rounding``): the fused
     reductions and NCCL's ring both round every partial and running sum.
+
+    gemm-ar: as gemm-rs, but ``out`` (and ``rounding``) cover all M rows of
+    the sum: every rank ends with all of it.
     """
 
     a: torch.Tensor
@@ -59,7 +62,7 @@ class Problem:
     references: dict[str, torch.Tensor] = field(default_factory=dict)
     a_versions: tuple[torch.Tensor, ...] = ()  # ag-gemm: the shard of every input version (version 0 = a)
     a_full_versions: tuple[torch.Tensor, ...] = ()  # ag-gemm: the gathered A of every input version
-    rounding: torch.Tensor | None = None  # gemm-rs: the allowance of ``out`` for the partials' rounding
+    rounding: torch.Tensor | None = None  # gemm-rs, gemm-ar: the allowance of ``out`` for the partials' rounding
 
     @property
     def versions(self) -> int:
@@ -95,6 +98,20 @@ class BenchSpec:
         per = self.shape.M // self.world
         return self.rank * per, (self.rank + 1) * per
 
+    @property
+    def kept_rows(self) -> tuple[int, int]:
+        """The rows of the reduced sum this rank ends with (gemm-rs, gemm-ar; see :func:`kept_rows`)."""
+        return kept_rows(self.shape, self.world, self.rank)
+
+
+def kept_rows(shape: Shape, world: int, rank: int) -> tuple[int, int]:
+    """The rows of a reduced GEMM's sum that rank ``rank`` ends with: its own
+    ``[r*M/W, (r+1)*M/W)`` after a reduce-scatter, all M after an all-reduce."""
+    if shape.workload == GEMM_RS:
+        per = shape.M // world
+        return rank * per, (rank + 1) * per
+    return 0, shape.M
+
 
 def randn(shape: tuple[int, ...], seed: int, device: torch.device, dtype: torch.dtype) -> torch.Tensor:
     g = torch.Generator(device=device)
@@ -128,8 +145,6 @@ def make_problem(shape: Shape, world: int, rank: int, device: torch.device, dtyp
                  seed: int = 0) -> Problem:
     """Rank ``rank``'s inputs and references for a GEMM workload."""
     d = shape.local(world)
-    per = shape.M // world
-    lo, hi = rank * per, (rank + 1) * per
     if shape.workload == AG_GEMM:
         b = randn(d.b, seed_of(seed, rank, 1), device, dtype)
         mine, fulls, references = [], [], {}
@@ -143,7 +158,8 @@ def make_problem(shape: Shape, world: int, rank: int, device: torch.device, dtyp
             references[reference_key(GATHERED, version)] = a_full
         return Problem(a=mine[0], b=b, a_full=fulls[0], references=references,
                        a_versions=tuple(mine), a_full_versions=tuple(fulls))
-    if shape.workload == GEMM_RS:
+    if shape.workload in REDUCED:
+        lo, hi = kept_rows(shape, world, rank)
         reduced = torch.zeros(d.out, dtype=torch.float32, device=device)
         magnitude = torch.zeros(d.out, dtype=torch.float32, device=device)  # sum of |partial|
         a = b = None

@@ -7,7 +7,8 @@ Arithmetic (all on the max-over-ranks median times):
   copy-engine all-gather, then cuBLAS: a faster transport, not overlap),
   async-TP and ``Triton+NCCL``; async-TP is timed both ways (default and
   ``TORCH_SYMM_MEM_ENABLE_NATIVE_ASYNC_TP=1``) and the faster is the
-  reference;
+  reference (gemm-ar, which torch does not fuse: the faster of cuBLAS + the
+  symmetric-memory one-shot and two-shot all-reduce);
 * the communication floor ``floor min(NCCL, CE)`` = the faster of NCCL
   alone and the copy-engine copies alone (CE alone);
 * ``bound max(cuBLAS, floor)`` = max(cuBLAS alone, floor) and

@@ -15,9 +15,13 @@ Every shape is given by its *global* GEMM ``C[M, N] = A[M, K] @ B[K, N]``
     and scattered by rows, and rank r ends with rows ``[r*M/W, (r+1)*M/W)``
     of ``A @ B`` (``M/W x N``). Label: ``RS M x K/W x N`` (the per-rank GEMM).
 
-So the same global (M, K, N) appears in both workloads; at W = 2 the
-anchor (8192, 8192, 28672) is labelled ``AG 8192x8192x14336`` and
-``RS 8192x4096x28672``.
+``gemm-ar`` (GEMM + all-reduce, a row-parallel layer without sequence
+    parallelism) the same K-slices and partials as gemm-rs, summed so that
+    every rank ends with all of ``A @ B`` (``M x N``). Label: ``AR M x K/W x N``.
+
+So the same global (M, K, N) appears in every GEMM workload; at W = 2 the
+anchor (8192, 8192, 28672) is labelled ``AG 8192x8192x14336``,
+``RS 8192x4096x28672`` and ``AR 8192x4096x28672``.
 
 ``ag-attn`` (context-parallel attention with all-gathered K/V) and
 ``a2a-gemm`` (MoE all-to-all dispatch + grouped GEMM) have their own layouts
@@ -29,9 +33,12 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 
-AG_GEMM, GEMM_RS, A2A_GEMM, AG_ATTN = "ag-gemm", "gemm-rs", "a2a-gemm", "ag-attn"
-WORKLOADS: tuple[str, ...] = (AG_GEMM, GEMM_RS, A2A_GEMM, AG_ATTN)
-GEMM_WORKLOADS: tuple[str, ...] = (AG_GEMM, GEMM_RS)
+AG_GEMM, GEMM_RS, GEMM_AR, A2A_GEMM, AG_ATTN = "ag-gemm", "gemm-rs", "gemm-ar", "a2a-gemm", "ag-attn"
+WORKLOADS: tuple[str, ...] = (AG_GEMM, GEMM_RS, GEMM_AR, A2A_GEMM, AG_ATTN)
+GEMM_WORKLOADS: tuple[str, ...] = (AG_GEMM, GEMM_RS, GEMM_AR)
+# the GEMM workloads whose ranks split K and sum their M x N partials (the reduced GEMMs)
+REDUCED: tuple[str, ...] = (GEMM_RS, GEMM_AR)
+LABEL_PREFIX = {AG_GEMM: "AG", GEMM_RS: "RS", GEMM_AR: "AR", A2A_GEMM: "A2A+GG", AG_ATTN: "AG-KV attn"}
 
 # groups a shape can belong to; also accepted by --shapes
 ANCHOR, LLAMA, QUICK, CPU, PAPER = "anchor", "llama", "quick", "cpu", "paper"
@@ -53,11 +60,11 @@ class ShapeError(ValueError):
 class LocalDims:
     """The per-rank GEMM of one shape at world size W (see the module doc)."""
 
-    a: tuple[int, int]  # this rank's A: the shard (AG) or the K-slice (RS)
+    a: tuple[int, int]  # this rank's A: the shard (AG) or the K-slice (RS, AR)
     b: tuple[int, int]  # this rank's B
-    c: tuple[int, int]  # the kernel's output on this rank (AG: M x N/W; RS: the M x N partial)
-    out: tuple[int, int]  # the rank's final result (AG: = c; RS: M/W x N)
-    gathered: tuple[int, int] | None  # AG: the gathered A (M x K); RS: None
+    c: tuple[int, int]  # the kernel's output on this rank (AG: M x N/W; RS, AR: the M x N partial)
+    out: tuple[int, int]  # the rank's final result (AG: = c; RS: M/W x N; AR: M x N)
+    gathered: tuple[int, int] | None  # AG: the gathered A (M x K); RS, AR: None
 
     @property
     def gemm(self) -> tuple[int, int, int]:
@@ -87,7 +94,9 @@ class Shape:
         """Raise :class:`ShapeError` if W ranks cannot split this shape evenly."""
         if world < 1:
             raise ShapeError(f"world size must be >= 1, got {world}")
+        # an all-reduce's reduction phase gives each rank M/W rows, as a reduce-scatter does
         split = {AG_GEMM: ("M", self.M, "N", self.N), GEMM_RS: ("M", self.M, "K", self.K),
+                 GEMM_AR: ("M", self.M, "K", self.K),
                  AG_ATTN: ("seq", self.M, "seq", self.M),
                  A2A_GEMM: ("experts", dict(self.params).get("experts", 1), "experts",
                             dict(self.params).get("experts", 1))}.get(self.workload)
@@ -104,18 +113,19 @@ class Shape:
         M, K, N, W = self.M, self.K, self.N, world
         if self.workload == AG_GEMM:
             return LocalDims(a=(M // W, K), b=(K, N // W), c=(M, N // W), out=(M, N // W), gathered=(M, K))
-        if self.workload == GEMM_RS:
-            return LocalDims(a=(M, K // W), b=(K // W, N), c=(M, N), out=(M // W, N), gathered=None)
+        if self.workload in REDUCED:
+            out = (M // W, N) if self.workload == GEMM_RS else (M, N)
+            return LocalDims(a=(M, K // W), b=(K // W, N), c=(M, N), out=out, gathered=None)
         raise ShapeError(f"workload '{self.workload}' has no GEMM layout")
 
     def label(self, world: int) -> str:
         """The per-rank GEMM as the anchors name it: ``AG 8192x8192x14336``."""
+        prefix = LABEL_PREFIX.get(self.workload, self.workload)
         if self.workload == AG_GEMM:
-            return f"AG {self.M}x{self.K}x{self.N // world}"
-        if self.workload == GEMM_RS:
-            return f"RS {self.M}x{self.K // world}x{self.N}"
+            return f"{prefix} {self.M}x{self.K}x{self.N // world}"
+        if self.workload in REDUCED:
+            return f"{prefix} {self.M}x{self.K // world}x{self.N}"
         extra = " ".join(f"{k}={v}" for k, v in self.params)
-        prefix = {A2A_GEMM: "A2A+GG", AG_ATTN: "AG-KV attn"}.get(self.workload, self.workload)
         return f"{prefix} {extra}".strip()
 
 
@@ -183,7 +193,8 @@ def _attention_shapes() -> list[Shape]:
     ]
 
 
-SHAPES: tuple[Shape, ...] = tuple(_gemm_shapes(AG_GEMM) + _gemm_shapes(GEMM_RS) + _moe_shapes()
+# gemm-ar runs gemm-rs's shapes: the same row-parallel layers (the paper's GEMM-AR shapes are its GEMM-RS ones)
+SHAPES: tuple[Shape, ...] = tuple([s for w in GEMM_WORKLOADS for s in _gemm_shapes(w)] + _moe_shapes()
                                   + _attention_shapes())
 
 def parse_workloads(text: str | None) -> list[str]:

@@ -29,6 +29,9 @@ SEQ_CUBLAS = "cuBLAS+NCCL"
 SEQ_CE = "cuBLAS+CE"  # copy-engine all-gather, then cuBLAS (bench/ce.py)
 ASYNC_TP = "async-TP"
 ASYNC_TP_NATIVE = "async-TP native"  # TORCH_SYMM_MEM_ENABLE_NATIVE_ASYNC_TP=1, where torch has that path
+# gemm-ar's torch baselines (torch has no fused matmul + all-reduce): cuBLAS, then torch.ops.symm_mem's all-reduce
+SYMM_ONE_SHOT = "cuBLAS+symm-mem 1-shot"
+SYMM_TWO_SHOT = "cuBLAS+symm-mem 2-shot"
 SEQ_TRITON = "Triton+NCCL"
 CUBLAS_ALONE = "cuBLAS alone"
 TRITON_ALONE = "Triton alone"
@@ -42,7 +45,9 @@ NO_COMM = "syncopate no-comm"  # the fused kernel with every chunk in place (ben
 BOUND_OF = {CUBLAS: BOUND_CUBLAS, TRITON: BOUND_TRITON}  # compute engine -> its bound row
 ALONE_OF = {CUBLAS: CUBLAS_ALONE, TRITON: TRITON_ALONE}
 COMM_ROWS = (COMM_ALONE, CE_ALONE)  # the transports alone; the floor is the faster
-ASYNC_TP_ROWS = (ASYNC_TP, ASYNC_TP_NATIVE)  # async-TP both ways; the baseline is the faster
+# torch's symmetric-memory rows: async-TP both ways, and for gemm-ar the symm-mem all-reduces after cuBLAS;
+# the "vs async-TP" baseline is the fastest of them
+ASYNC_TP_ROWS = (ASYNC_TP, ASYNC_TP_NATIVE, SYMM_ONE_SHOT, SYMM_TWO_SHOT)
 
 
 def fused_name(backend: str, order: str, chunks: int = 1, lanes: int = 1, tile: str = "",

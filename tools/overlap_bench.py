@@ -1,10 +1,12 @@
-"""overlap-bench: syncopate's fused kernels against cuBLAS+NCCL, async-TP and Triton+NCCL.
+"""overlap-bench: syncopate's fused kernels against cuBLAS+NCCL, async-TP (or torch's symmetric-memory
+all-reduce) and Triton+NCCL.
 
     NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1 \\
         torchrun --nproc-per-node=2 -m syncopate.tools.overlap_bench --quick
     torchrun --nproc-per-node=2 $(which overlap-bench) --shapes anchor --phases explore --autotune
     torchrun --nproc-per-node=2 $(which overlap-bench) --shapes anchor --phases confirm
     overlap-bench --cpu            # no GPU: the whole pipeline on one gloo rank, Triton interpreter
+    overlap-bench --cpu --world 2 --workload gemm-ar   # two local gloo ranks
     overlap-bench --list-shapes --world 2
 
 One process per GPU, one process group, one run: for every workload and
@@ -103,7 +105,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
                         help="ce backend rows per number of ce lanes (concurrent copy streams of the runtime), "
                         "e.g. 1,2,3 (default: GpuWorld's default at this W)")
     parser.add_argument("--tiles", default=SHAPE_TILE, metavar="LIST",
-                        help="ag-gemm, gemm-rs and a2a-gemm syncopate rows per GEMM tile BMxBN or BMxBNxBK (rows .../t128x128), "
+                        help="ag-gemm, gemm-rs, gemm-ar and a2a-gemm syncopate rows per GEMM tile BMxBN or BMxBNxBK (rows .../t128x128), "
                         f"'{SHAPE_TILE}' for the shape's Triton configuration (the 'Triton alone' row's); smaller tiles "
                         f"shorten the wait after the last chunk; default {SHAPE_TILE}")
     parser.add_argument("--attn-waits", default="hoist", metavar="LIST",
@@ -131,14 +133,15 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--cache", default=None, metavar="PATH",
                         help="autotune cache file (default ~/.cache/syncopate/autotune.json)")
     parser.add_argument("--cpu", action="store_true",
-                        help="no GPU, no torchrun: one gloo rank, tiny fp32 shapes, Triton interpreter "
-                        "(exercises checking, timing and reporting; the times mean nothing)")
+                        help="no GPU, no torchrun: one gloo rank (--world W: W local ranks), tiny fp32 shapes, "
+                        "Triton interpreter (exercises checking, timing and reporting; the times mean nothing)")
     parser.add_argument("--list-shapes", action="store_true", help="print the shape table and exit")
     parser.add_argument("--dtype", default="bf16", choices=sorted(DTYPES),
                         help="element type of every row, baselines included (GPU runs; --cpu runs fp32); "
                              "tuned choices are kept per dtype (default bf16)")
     parser.add_argument("--world", type=int, default=None,
-                        help="world size for --list-shapes labels (a run uses torchrun's WORLD_SIZE)")
+                        help="world size for --list-shapes labels; with --cpu, the local gloo ranks to start "
+                        "(a GPU run uses torchrun's WORLD_SIZE)")
     args = parser.parse_args(argv)
     for name in ("iters", "warmup", "rounds"):
         value = getattr(args, name)
@@ -194,10 +197,10 @@ TP_LAYER = "tp-layer"  # the tensor-parallel decoder layer (not a fused-kernel w
 
 
 def _world_size(args: argparse.Namespace) -> int:
-    if args.cpu:
-        return 1
     if args.world is not None and args.list_shapes:
         return args.world
+    if args.cpu and "RANK" not in os.environ:  # --cpu outside torchrun: one rank in this process
+        return 1
     return int(os.environ.get("WORLD_SIZE", "2" if args.list_shapes else "1"))
 
 
@@ -223,6 +226,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         return tp_layer.main(args.cpu, args.quick, args.warmup, args.iters, args.seed, DTYPES[args.dtype])
     from syncopate.bench.shapes import ShapeError, describe, parse_workloads, select_shapes
 
+    if args.cpu and args.world is not None and not args.list_shapes:
+        if "RANK" not in os.environ:  # start the ranks; each runs this command under torchrun's environment
+            from syncopate.bench import cpu_ranks
+
+            return cpu_ranks.launch(sys.argv[1:] if argv is None else list(argv), args.world)
+        if int(os.environ.get("WORLD_SIZE", "1")) != args.world:
+            return _error(f"--world {args.world} differs from torchrun's WORLD_SIZE={os.environ.get('WORLD_SIZE')}")
     world = _world_size(args)
     try:
         workloads = parse_workloads(args.workload)
@@ -248,7 +258,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         import torch
 
-        ctx = BenchWorld.cpu_single() if args.cpu else BenchWorld.from_torchrun(args.spin_limit, args.sms,
+        ctx = BenchWorld.cpu_ranks() if args.cpu else BenchWorld.from_torchrun(args.spin_limit, args.sms,
                                                                                getattr(torch, DTYPES[args.dtype]))
     except BenchSetupError as err:
         return _error(str(err))

@@ -5,14 +5,14 @@ import math
 import pytest
 import torch
 
-from syncopate.bench.baselines import CE_REDUCE, NATIVE_RS, baseline_variants
+from syncopate.bench.baselines import CE_REDUCE, NATIVE_RS, NO_FUSED_AR, baseline_variants
 from syncopate.bench.check import check_result, poison
 from syncopate.bench.configs import CPU_DEFAULT
 from syncopate.bench.context import BenchWorld
 from syncopate.bench.problem import GATHERED, OUT, PARTIAL, make_problem, make_spec, reference_key
 from syncopate.bench.report import OK, WRONG
 from syncopate.bench.runner import RunOptions, _prepare, measure, merge_outcomes, round_order, run_case
-from syncopate.bench.shapes import AG_GEMM, GEMM_RS, SHAPES
+from syncopate.bench.shapes import AG_GEMM, GEMM_AR, GEMM_RS, SHAPES
 from syncopate.bench.timing import time_run
 from syncopate.bench.variants import (
     ASYNC_TP,
@@ -23,6 +23,8 @@ from syncopate.bench.variants import (
     FLOOR,
     SEQ_CE,
     SEQ_CUBLAS,
+    SYMM_ONE_SHOT,
+    SYMM_TWO_SHOT,
     Variant,
 )
 
@@ -117,6 +119,32 @@ def test_problem_references_are_consistent():
     assert torch.allclose(ag.references[OUT], ag.a_full @ ag.b)
 
 
+def test_ar_references_hold_the_whole_sum_on_every_rank():
+    s = shape(GEMM_AR)
+    p0, p1 = (make_problem(s, 2, r, torch.device("cpu"), torch.float32, 3) for r in range(2))
+    full = p0.a.float() @ p0.b.float() + p1.a.float() @ p1.b.float()
+    for p in (p0, p1):
+        assert torch.allclose(p.references[OUT], full, atol=1e-4) and p.rounding.shape == full.shape
+    assert torch.equal(p1.references[PARTIAL], p1.a.float() @ p1.b.float())
+    rs = make_problem(shape(GEMM_RS), 2, 1, torch.device("cpu"), torch.float32, 3)
+    assert torch.equal(rs.a, p1.a) and torch.equal(rs.references[OUT], p1.references[OUT][32:])
+
+
+def test_the_ar_check_catches_a_reduce_scatter_a_lost_partial_and_a_doubled_one():
+    """In bf16, as the GPU rows run: a rank left with only its own rows
+    summed, a sum that missed a rank or counted one twice is WRONG; the
+    sum rounded in bf16 passes."""
+    s = shape(GEMM_AR)
+    ps = [make_problem(s, 2, r, torch.device("cpu"), torch.bfloat16, 3) for r in range(2)]
+    ref, rounding = ps[0].references[OUT], ps[0].rounding
+    parts = [p.references[PARTIAL] for p in ps]
+    assert check_result(parts[0].bfloat16() + parts[1].bfloat16(), ref, rounding=rounding).ok
+    scattered = (parts[0] + parts[1]).bfloat16()
+    scattered[32:] = parts[0][32:].bfloat16()  # rank 0 after a reduce-scatter: the peer's rows are its partial
+    for wrong in (scattered, parts[0].bfloat16(), (2 * parts[0] + parts[1]).bfloat16()):
+        assert not check_result(wrong, ref, rounding=rounding).ok
+
+
 def _spec(ctx, workload=AG_GEMM):
     return make_spec(shape(workload), ctx, CPU_DEFAULT, seed=0)
 
@@ -168,7 +196,7 @@ def test_runner_reports_errors_and_unavailable_rows_as_na(ctx):
     assert measure(never, spec, ctx, RunOptions(0, 1)).status == "n/a: needs CUDA"
 
 
-@pytest.mark.parametrize("workload", [AG_GEMM, GEMM_RS])
+@pytest.mark.parametrize("workload", [AG_GEMM, GEMM_RS, GEMM_AR])
 def test_baselines_pass_their_check_on_one_cpu_rank(ctx, workload):
     spec = _spec(ctx, workload)
     table = run_case(spec, ctx, baseline_variants(spec, ctx), RunOptions(0, 1), "cpu")
@@ -185,8 +213,11 @@ def not_on_one_cpu_rank(workload):
     """The baseline rows that are n/a on one CPU rank, with their status."""
     if workload == AG_GEMM:
         return {ASYNC_TP: "n/a: needs CUDA", ASYNC_TP_NATIVE: "n/a: needs CUDA"}
-    return {ASYNC_TP: "n/a: needs CUDA", ASYNC_TP_NATIVE: f"n/a: {NATIVE_RS}", SEQ_CE: f"n/a: {CE_REDUCE}",
-            CE_ALONE: f"n/a: {CE_REDUCE}"}
+    copy_engine = {SEQ_CE: f"n/a: {CE_REDUCE}", CE_ALONE: f"n/a: {CE_REDUCE}"}
+    if workload == GEMM_AR:
+        return {ASYNC_TP: f"n/a: {NO_FUSED_AR}", ASYNC_TP_NATIVE: f"n/a: {NO_FUSED_AR}",
+                SYMM_ONE_SHOT: "n/a: needs CUDA", SYMM_TWO_SHOT: "n/a: needs CUDA", **copy_engine}
+    return {ASYNC_TP: "n/a: needs CUDA", ASYNC_TP_NATIVE: f"n/a: {NATIVE_RS}", **copy_engine}
 
 
 def test_runner_rechecks_after_the_timed_launches(ctx):
@@ -289,7 +320,7 @@ def test_rounds_must_be_positive():
         RunOptions(rounds=0)
 
 
-@pytest.mark.parametrize("workload", [AG_GEMM, GEMM_RS])
+@pytest.mark.parametrize("workload", [AG_GEMM, GEMM_RS, GEMM_AR])
 def test_baseline_rows_own_their_buffers(ctx, workload):
     """Timed round-robin, a row's buffers must outlive the next row's setup."""
     spec = _spec(ctx, workload)

@@ -8,15 +8,21 @@ import sys
 
 import pytest
 
+from syncopate.bench.baselines import CE_REDUCE, NO_FUSED_AR
 from syncopate.bench.variants import (
     ASYNC_TP,
+    ASYNC_TP_NATIVE,
     BOUND_TRITON,
     CE_ALONE,
     COMM_ALONE,
+    CUBLAS_ALONE,
     FLOOR,
     NO_COMM,
+    SEQ_CE,
     SEQ_CUBLAS,
     SEQ_TRITON,
+    SYMM_ONE_SHOT,
+    SYMM_TWO_SHOT,
     TRITON_ALONE,
 )
 
@@ -139,6 +145,30 @@ def test_list_shapes():
     proc = bench("--list-shapes", "--world", "4")
     assert proc.returncode == 0
     assert "AG 8192x8192x7168" in proc.stdout and "RS 8192x2048x28672" in proc.stdout
+    assert "AR 8192x2048x28672" in proc.stdout
+    paper = bench("--list-shapes", "--world", "4", "--workload", "gemm-ar", "--shapes", "paper")
+    assert paper.returncode == 0, paper.stderr
+    assert [line.split()[1] for line in paper.stdout.splitlines()[1:]] == [
+        "paper-llama-7b", "paper-llama-3.1-8b", "paper-llama-3.1-70b", "paper-llama-3.1-405b", "paper-qwen2-72b"]
+    assert "AR 8192x13312x16384" in paper.stdout
+
+
+def test_cpu_gemm_ar_at_w2_checks_every_row_on_both_ranks(tmp_path):
+    """--cpu --world 2 starts two gloo ranks: every row that can run on the
+    CPU is checked against the whole sum on each rank, the rest say why not."""
+    proc = bench("--cpu", "--world", "2", "--workload", "gemm-ar", "--out", str(tmp_path), "--backends", "ce,sm",
+                 "--orders", "arrival", "--iters", "1", "--warmup", "0")
+    assert proc.returncode == 0, proc.stderr
+    assert "== gemm-ar  AR 64x24x40  (M=64 K=48 N=40, W=2, float32, cpu) [explore] ==" in proc.stdout
+    rows = {r["variant"]: r for r in csv.DictReader(open(tmp_path / "results.csv"))}
+    for name in (SEQ_CUBLAS, SEQ_TRITON, CUBLAS_ALONE, TRITON_ALONE, COMM_ALONE, NO_COMM):
+        assert rows[name]["status"] == "ok" and len(rows[name]["ms_ranks"].split(";")) == 2, name
+    assert {name: rows[name]["status"] for name in (SEQ_CE, ASYNC_TP, ASYNC_TP_NATIVE, SYMM_ONE_SHOT, SYMM_TWO_SHOT,
+                                                      CE_ALONE)} == {
+        SEQ_CE: f"n/a: {CE_REDUCE}", ASYNC_TP: f"n/a: {NO_FUSED_AR}", ASYNC_TP_NATIVE: f"n/a: {NO_FUSED_AR}",
+        SYMM_ONE_SHOT: "n/a: needs CUDA", SYMM_TWO_SHOT: "n/a: needs CUDA", CE_ALONE: f"n/a: {CE_REDUCE}"}
+    assert rows["syncopate ce/arrival"]["status"] == rows["syncopate sm/arrival"]["status"] == "n/a: needs CUDA"
+    assert json.load(open(tmp_path / "results.json"))["meta"]["world"] == 2
 
 
 def test_tune_gemm_checks_times_caches_and_reuses_the_winner(tmp_path):

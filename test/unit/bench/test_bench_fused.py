@@ -18,7 +18,7 @@ from syncopate.bench.configs import CPU_DEFAULT, KERNELS, parse_tile, with_tile
 from syncopate.bench.context import BenchWorld
 from syncopate.bench.fused import fused_variants, pipeline_spec, plan_spec, program_for, row_options
 from syncopate.bench.problem import BenchSpec, make_problem, reference_key
-from syncopate.bench.shapes import A2A_GEMM, AG_GEMM, GEMM_RS, SHAPES
+from syncopate.bench.shapes import A2A_GEMM, AG_GEMM, GEMM_AR, GEMM_RS, SHAPES
 
 
 def shape(workload):
@@ -234,7 +234,7 @@ def test_tile_rows_of_other_workloads_say_why_they_do_not_run():
     cpu = BenchWorld(0, 2, torch.device("cpu"), None, torch.float32, SimulatedGpu(2, 0, {}))
     rows = fused_variants(BenchSpec(attn, 2, 0, torch.float32, CPU_ATTN, p), cpu, ["ce"], ["arrival"], tiles=["32x16"])
     assert [r.name for r in rows] == ["syncopate ce/arrival/t32x16"]
-    assert "own GEMM tile applies to ag-gemm, gemm-rs, a2a-gemm only" in rows[0].na
+    assert "own GEMM tile applies to ag-gemm, gemm-rs, gemm-ar, a2a-gemm only" in rows[0].na
 
 
 def test_a_persistent_gemm_leaves_the_sm_backends_communication_programs_their_sms():
@@ -300,3 +300,49 @@ def test_epilogue_rs_rows_sum_the_partials_on_simulated_ranks(monkeypatch):
     # the communication stream's and the one ce lane's waits; each rank launched
     # twice: in its first poisoning (the runtime allocates staging then) and in run()
     assert grids == [2, 2, 2, 2]
+
+
+@pytest.mark.parametrize("backend", ["ce", "nccl"])
+def test_ar_rows_sum_every_owners_rows_on_simulated_ranks(backend):
+    """Both ranks' rows share one simulated world; each owner's rows of the
+    sum are right (the simulator collects them where the owner sums them:
+    the gather phase that copies them to every rank is the GPU runtime's),
+    and each rank's row is checked on its whole output."""
+    s, world = shape(GEMM_AR), 2
+    assert plan_spec(GEMM_AR, world, 2) == "all-reduce{tensor=c_ptr dim=0 world=2 chunks_per_rank=2}"
+    gpus = [SimulatedGpu(world, r, {}) for r in range(world)]
+    gpus[1].sim = gpus[0].sim
+    rows = []
+    for rank in range(world):
+        problem = make_problem(s, world, rank, torch.device("cpu"), torch.float32, seed=4)
+        ctx = BenchWorld(rank, world, torch.device("cpu"), None, torch.float32, gpus[rank])
+        [v] = fused_variants(BenchSpec(s, world, rank, torch.float32, CPU_DEFAULT, problem), ctx, [backend],
+                             ["arrival"])
+        assert v.name == f"syncopate {backend}/arrival" and v.na is None and v.expect == "out"
+        v.setup()
+        v.poison()
+        assert v.result().shape == (64, 40) and torch.isnan(v.result()).all()
+        rows.append((v, problem))
+    gpus[0].sim.reduced.clear()  # what the poisoning launch summed: the GPU World poisons its staging buffers
+    for v, _ in rows:
+        v.run()
+    for owner, (_, problem) in enumerate(rows):
+        lo, hi = owner * 32, (owner + 1) * 32
+        summed = gpus[0].sim.reduced[("ar", owner)][lo:hi]
+        result = check_result(summed, problem.references["out"][lo:hi], rounding=problem.rounding[lo:hi])
+        assert result.ok, f"owner {owner}: {result.reason}"
+
+
+def test_ar_rows_the_compiler_refuses_say_why_they_do_not_run():
+    """The sm backend pulls gathered chunks only, and the epilogue reduction
+    sums reduce-scatter partials: neither row is compiled."""
+    s = shape(GEMM_AR)
+    problem = make_problem(s, 2, 0, torch.device("cpu"), torch.float32)
+    gpu = BenchWorld(0, 2, torch.device("cpu"), None, torch.float32, SimulatedGpu(2, 0, {}))
+    config = dataclasses.replace(CPU_DEFAULT, kernel="persistent")
+    rows = fused_variants(BenchSpec(s, 2, 0, torch.float32, config, problem), gpu, ["ce", "sm"], ["arrival"],
+                          reductions=["stream", "epilogue"])
+    assert [r.name for r in rows] == ["syncopate ce/arrival", "syncopate ce/arrival/epi", "syncopate sm/arrival"]
+    assert rows[0].na is None
+    assert rows[1].na.startswith("not run:") and "gemm-rs only" in rows[1].na
+    assert rows[2].na == fused.SM_REDUCED

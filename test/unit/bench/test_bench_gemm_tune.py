@@ -21,6 +21,7 @@ def test_candidates_cover_the_kernels_and_are_valid_hopper_configs():
     ag, rs = gemm_tune.candidates_for("ag-gemm"), gemm_tune.candidates_for("gemm-rs")
     assert {c.kernel for c in rs} == {"ptr", "tma", "persistent", "persistent-flat"}
     assert ag == tuple(c for c in rs if c.kernel != "persistent-flat")  # AG's fused kernel cannot flatten
+    assert gemm_tune.candidates_for("gemm-ar") == rs  # the same partial GEMM, and its fused kernel waits for nothing
     assert gemm_tune.candidates_for("a2a-gemm") == ag  # the grouped GEMM has the same three kernels
     assert gemm_tune.candidates_for("ag-attn") == gemm_tune.CANDIDATES
     assert {c.kernel for c in gemm_tune.candidates_for("gemm-rs", cpu=True)} == {"ptr", "tma", "persistent",

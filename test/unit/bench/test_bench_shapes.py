@@ -7,6 +7,7 @@ from syncopate.bench.shapes import (
     A2A_GEMM,
     AG_ATTN,
     AG_GEMM,
+    GEMM_AR,
     GEMM_RS,
     SHAPES,
     Shape,
@@ -42,6 +43,18 @@ def test_rs_k_per_rank_is_k_over_world(world):
     assert d.out == (8192 // world, 28672)  # the rank's reduced rows
     assert d.gathered is None
     assert d.gemm == (8192, 8192 // world, 28672)
+
+
+@pytest.mark.parametrize("world", [1, 2, 4, 8])
+def test_ar_splits_k_like_rs_and_every_rank_keeps_all_rows(world):
+    s = shape(GEMM_AR, "8192x8192x28672")
+    d, rs = s.local(world), shape(GEMM_RS, "8192x8192x28672").local(world)
+    assert (d.a, d.b, d.c, d.gemm) == (rs.a, rs.b, rs.c, rs.gemm)
+    assert d.out == (8192, 28672)  # the whole sum on every rank
+    assert d.gathered is None
+    assert s.label(world) == f"AR 8192x{8192 // world}x28672"
+    with pytest.raises(ShapeError, match=r"K=20 is not divisible by W=8"):
+        Shape(GEMM_AR, "odd", 64, 20, 16).local(8)
 
 
 def test_the_anchor_group_has_the_eight_w2_labels_of_docs_performance():
@@ -81,19 +94,25 @@ def test_selection_by_label_name_group_and_errors():
         select_shapes([AG_GEMM], "nope", 2)
     with pytest.raises(ShapeError, match=r"--workload: unknown workload 'ag_gemm'"):
         parse_workloads("ag-gemm,ag_gemm")
-    assert parse_workloads(None) == [AG_GEMM, GEMM_RS, A2A_GEMM, AG_ATTN]
+    assert parse_workloads(None) == [AG_GEMM, GEMM_RS, GEMM_AR, A2A_GEMM, AG_ATTN]
+    by_label = select_shapes([GEMM_RS, GEMM_AR], "AR-8192x4096x28672", 2)
+    assert [(s.workload, s.name) for s in by_label] == [(GEMM_AR, "8192x8192x28672")]
 
 
 def test_default_quick_and_cpu_sets_cover_every_workload():
     everything = select_shapes(parse_workloads(None), None, 2)
-    assert {s.workload for s in everything} == {AG_GEMM, GEMM_RS, A2A_GEMM, AG_ATTN}
+    assert {s.workload for s in everything} == {AG_GEMM, GEMM_RS, GEMM_AR, A2A_GEMM, AG_ATTN}
     assert all(s.name != "cpu-tiny" for s in everything)
-    assert len([s for s in everything if s.workload == AG_GEMM]) == 8  # 4 anchors + 4 llama
+    for w in (AG_GEMM, GEMM_RS, GEMM_AR):
+        assert len([s for s in everything if s.workload == w]) == 8  # 4 anchors + 4 llama
+    assert [s.name for s in everything if s.workload == GEMM_AR] == [s.name for s in everything
+                                                                     if s.workload == GEMM_RS]
     quick = select_shapes(parse_workloads(None), None, 2, quick=True)
-    assert sorted(s.name for s in quick if s.workload == AG_GEMM) == ["4096x8192x4096", "8192x8192x8192"]
+    for w in (AG_GEMM, GEMM_AR):
+        assert sorted(s.name for s in quick if s.workload == w) == ["4096x8192x4096", "8192x8192x8192"]
     assert {A2A_GEMM, AG_ATTN} <= {s.workload for s in quick}
     cpu = select_shapes(parse_workloads(None), None, 1, cpu=True)
-    assert [s.name for s in cpu if s.workload in (AG_GEMM, GEMM_RS)] == ["cpu-tiny", "cpu-tiny"]
+    assert [s.name for s in cpu if s.workload in (AG_GEMM, GEMM_RS, GEMM_AR)] == ["cpu-tiny"] * 3
     assert {A2A_GEMM, AG_ATTN} <= {s.workload for s in cpu}
 
 
@@ -110,10 +129,11 @@ PAPER_TABLE = {  # issue "paper suite": global (M, N, K) of AG-GEMM, and of GEMM
 def test_the_paper_group_is_the_papers_operator_table():
     """Each GEMM once: Llama-3.1-8B and Mistral-7B share theirs, and the
     Llama-3.1-70B AG GEMM is the 8192x8192x28672 anchor."""
-    chosen = select_shapes([AG_GEMM, GEMM_RS], "paper", 4)
-    for i, w in enumerate((AG_GEMM, GEMM_RS)):
+    chosen = select_shapes([AG_GEMM, GEMM_RS, GEMM_AR], "paper", 4)
+    for i, w in ((0, AG_GEMM), (1, GEMM_RS), (1, GEMM_AR)):
         got = sorted((s.M, s.N, s.K) for s in chosen if s.workload == w)
         assert got == sorted({mnk[i] for mnk in PAPER_TABLE.values()})
+    assert shape(GEMM_AR, "paper-llama-3.1-405b").label(2) == "AR 8192x26624x16384"
     assert "Syncopate paper: llama-3.1-70b" in shape(AG_GEMM, "8192x8192x28672").note
     assert "mistral-7b" in shape(GEMM_RS, "paper-llama-3.1-8b").note
     assert shape(AG_GEMM, "paper-llama-7b").local(4).gemm == (8192, 4096, 11008 // 4)
@@ -129,6 +149,7 @@ def test_any_other_gemm_is_named_m_by_k_by_n():
         (AG_GEMM, 1024, 8192, 8192), (GEMM_RS, 1024, 8192, 8192)]
     assert [s.label(2) for s in chosen[2:]] == ["AG 1024x8192x4096", "RS 1024x4096x8192"]
     assert [s.workload for s in select_shapes([GEMM_RS], "256x4096x4096", 4)] == [GEMM_RS]
+    assert [s.label(4) for s in select_shapes([GEMM_AR], "256x4096x4096", 4)] == ["AR 256x1024x4096"]
     with pytest.raises(ShapeError, match=r"K=4095 is not divisible by W=2"):
         select_shapes([GEMM_RS], "256x4095x4096", 2)
     with pytest.raises(ShapeError, match=r"zero size"):
