@@ -115,6 +115,8 @@ def kernel_chunks(plan: PlanOp, env: Mapping[str, int], flag_base: int) -> list[
 
 def reduced_gather_step(chunks: list[ConcreteChunk]) -> int:
     """The first step of an all-reduce plan's gather phase (see :func:`kernel_chunks`)."""
+    if all(c.is_local for c in chunks):  # a world of one: each rank's own rows are the sum already
+        return max((c.step for c in chunks), default=0) + 1
     sends = [c.step for c in chunks if not c.is_local and c.src == owner(chunks, c)]
     if not sends:
         raise ValueError(f"all-reduce plan @{chunks[0].plan if chunks else '?'}: no chunk sends an owner's summed "

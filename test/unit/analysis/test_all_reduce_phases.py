@@ -49,3 +49,10 @@ def test_a_plan_that_never_sends_summed_rows_names_the_gap():
     rs = deps.concrete_chunks(_plan("reduce-scatter{tensor=c_ptr dim=0 world=3}"), {"M": 48}, 0)
     with pytest.raises(ValueError, match="no chunk sends an owner's summed rows"):
         deps.reduced_gather_step(rs)
+
+
+def test_a_world_of_one_has_no_gather_phase():
+    plan = _plan("all-reduce{tensor=c_ptr dim=0 world=1}")
+    chunks = deps.concrete_chunks(plan, {"M": 48}, 0)
+    assert chunks and all(c.is_local for c in chunks)
+    assert deps.kernel_chunks(plan, {"M": 48}, 0) == chunks
