@@ -33,8 +33,8 @@ class VerifyAddressesPass(ModulePass):
     ``ir/crosscheck/addresses.py`` lists the model and its assumptions.
 
     Assumes: a module before lower-chunk-to-tile (waits and signals are
-    chunk span ops), in structured control flow (``scf.for`` / ``scf.if``,
-    one exit); the strided-tensor layout of the planned tensor, with masks
+    chunk span ops), in structured control flow (``scf.for`` / ``scf.if``
+    / ``scf.while``, one exit); the strided-tensor layout of the planned tensor, with masks
     bounding each inner coordinate by at most its extent; no integer
     overflow. Rewrites nothing.
 
@@ -42,7 +42,7 @@ class VerifyAddressesPass(ModulePass):
     an access *uncovered* (a row it touches lies outside every wait or
     signal that reaches it, for every value of the symbols, at a launch
     where it touches rows). With ``strict=true`` it fails too on an access
-    it could not bound (*unbounded*: loaded values, unknown ops, a
+    it could not bound (*unbounded*: loaded blocks, unknown ops, a
     descriptor or helper use of a planned pointer, an inner offset that may
     leave the row) or bounded but could not prove covered (*unproved*).
     Otherwise it succeeds: it never claims coverage it did not prove, but

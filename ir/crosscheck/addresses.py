@@ -12,9 +12,14 @@ Model (every assumption is listed; nothing else is assumed):
   provably >= 1), one per ``tl.arange`` element and axis (range ``[start,
   end - 1]``, clamped by mask terms ``x < b``, ``x <= b``, ``x > b``, ``x >= b``
   that are ``+-lane + rest`` in exactly one lane), and one opaque symbol per
-  scalar result of a ``tile.call_jit`` (any value, the same at a wait and at
-  an access that both use that SSA value). Integer arithmetic is assumed not
-  to overflow.
+  scalar the model does not interpret: a scalar result of a
+  ``tile.call_jit``, a ``tile.load`` through a scalar pointer, an integer
+  result of ``scf.if`` / ``scf.while`` and an integer argument of an
+  ``scf.while`` region (any value, the same at a wait and at an access that
+  both use that SSA value: one SSA value holds one value per evaluation of
+  its op, and a wait that dominates an access, or a signal that follows it,
+  in the region of that op sees the same evaluation). Integer arithmetic is
+  assumed not to overflow.
 * values: ``arith.constant``, ``tile.add/sub/mul/neg``, ``tile.addptr``,
   ``tile.expand_dims`` (the lane symbol moves to its new axis, so
   ``x[:, None]`` and ``x[None, :]`` are independent), ``tile.broadcast``,
@@ -24,8 +29,12 @@ Model (every assumption is listed; nothing else is assumed):
   ``tile.floordiv`` / ``tile.mod`` / ``tile.cdiv`` of lane-free values are
   uninterpreted functions (equal only to themselves). Loop-carried pointers
   and offsets advanced by a loop-invariant increment are ``init +
-  iteration * inc``. Anything else (a loaded value, ``tl.where``, a helper
-  returning a block, ...) makes an access *unbounded*.
+  iteration * inc`` (an opaque symbol defined inside the loop is not
+  invariant: it may differ in every iteration). ``m & other`` with ``m`` a
+  mask and ``other`` not understood keeps at most the lanes ``m`` keeps (it
+  is non-zero only where ``m`` is), an inexact mask. Anything else (a
+  loaded block, ``tl.where``, a helper returning a block, ...) makes an
+  access *unbounded*.
 * rows: the plan tensor's stride ``S`` along its dim (``chunk.tensor ...
   strides``, a kernel parameter or the integer 1) splits an element offset
   into ``R * S + Q``. ``R`` is the row coordinate. ``Q`` is grouped by the
@@ -140,7 +149,9 @@ class Evaluator:
         self.lanes: dict[sympy.Symbol, tuple[sympy.Expr, sympy.Expr]] = {}
         self.ivs: dict[sympy.Symbol, tuple[scf.ForOp, sympy.Expr, sympy.Expr]] = {}
         self.aranges = 0
-        self.opaque = 0
+        # opaque symbol -> the op that defines its value (a loop around that
+        # op sees a new value in every iteration)
+        self.opaque: dict[sympy.Symbol, Operation] = {}
         self.constexpr = set()
         positive = positive | _block_sizes(func)
         for name, arg in zip(func.arg_names, func.body.block.args):
@@ -176,6 +187,8 @@ class Evaluator:
 
     def _block_arg(self, arg: BlockArgument) -> Value:
         loop = arg.block.parent_op()
+        if isinstance(loop, scf.WhileOp) and _is_scalar(arg):
+            return self._opaque(loop, "while")
         if not isinstance(loop, scf.ForOp):
             return Unknown(f"a block argument of {describe(loop) if loop else 'an unknown block'}")
         if arg.index == 0:
@@ -209,7 +222,8 @@ class Evaluator:
         for key in [k for k, v in self.cache.items() if _mentions(v, c)]:
             del self.cache[key]
         inc = _increment(init, yielded, c)
-        if inc is None or iv in inc.free_symbols:
+        if inc is None or iv in inc.free_symbols or any(loop.is_ancestor(self.opaque[s])
+                                                         for s in inc.free_symbols if s in self.opaque):
             return Unknown(f"{describe(loop)}: a loop-carried value that is not advanced by a fixed increment")
         lb, step = self.expr(loop.lb), self.expr(loop.step)
         if isinstance(lb, Unknown) or isinstance(step, Unknown):
@@ -258,9 +272,18 @@ class Evaluator:
         if isinstance(op, tile.CallOp):
             return self._call(op)
         if isinstance(op, tile.CallJitOp):
-            return self._opaque(op, ssa)
+            if isinstance(ssa.type, tile.BlockType):
+                return Unknown(f"{describe(op)}: a jit helper's block result")
+            callee = op.callee.string_value()
+            # tile-reorder's helpers return a program id of their axis (the
+            # launch ABI), as tl.program_id does: >= 0
+            return self._opaque(op, callee, nonnegative=callee.startswith(TILE_PID_HELPER))
+        if isinstance(op, tile.LoadOp) and isinstance(op.ptr.type, tile.PointerType):
+            return self._opaque(op, "load")
         if isinstance(op, (tile.LoadOp, tile.DescriptorLoadOp)):
-            return Unknown(f"{describe(op)}: a loaded value")
+            return Unknown(f"{describe(op)}: a loaded block")
+        if isinstance(op, (scf.IfOp, scf.WhileOp)) and _is_scalar(ssa):
+            return self._opaque(op, op.name.split(".")[1])
         return Unknown(f"{describe(op)}: an op the address model does not know")
 
     def _cast(self, op: Operation) -> Value:
@@ -316,9 +339,13 @@ class Evaluator:
 
     def _and(self, op: Operation) -> Value:
         a, b = self.of(op.operands[0]), self.of(op.operands[1])
-        if not isinstance(a, Mask) or not isinstance(b, Mask):
+        if isinstance(a, Mask) and isinstance(b, Mask):
+            return Mask(a.atoms + b.atoms, a.exact and b.exact)
+        known = [v for v in (a, b) if isinstance(v, Mask)]
+        if not known:
             return Unknown(f"{describe(op)}: '&' of values that are not masks")
-        return Mask(a.atoms + b.atoms, a.exact and b.exact)
+        # `m & other` is non-zero only where `m` is, whatever `other` is
+        return Mask(known[0].atoms, exact=False)
 
     def _arith(self, op: Operation) -> Value:
         a, b = self.of(op.operands[0]), self.of(op.operands[1])
@@ -363,15 +390,12 @@ class Evaluator:
             return (sympy.Min if callee in ("tl.minimum", "min") else sympy.Max)(a, b)
         return Unknown(f"{describe(op)}: a call of '{callee}'")
 
-    def _opaque(self, op: tile.CallJitOp, ssa: SSAValue) -> Value:
-        if isinstance(ssa.type, tile.BlockType):
-            return Unknown(f"{describe(op)}: a jit helper's block result")
-        self.opaque += 1
-        callee = op.callee.string_value()
-        # tile-reorder's helpers return a program id of their axis (the
-        # launch ABI), as tl.program_id does: >= 0
-        sign = {"nonnegative": True} if callee.startswith(TILE_PID_HELPER) else {}
-        return _int(f"v{self.opaque}_{callee}", **sign)
+    def _opaque(self, op: Operation, what: str, nonnegative: bool = False) -> sympy.Symbol:
+        """A fresh symbol for a scalar the model does not interpret: one
+        value per evaluation of ``op``, so equal only to itself."""
+        sym = _int(f"v{len(self.opaque) + 1}_{what}", **({"nonnegative": True} if nonnegative else {}))
+        self.opaque[sym] = op
+        return sym
 
 
 def _block_sizes(func: tile.FuncOp) -> set[str]:
@@ -394,12 +418,22 @@ def _where(ssa: SSAValue) -> str:
     return describe(ssa.owner) if isinstance(ssa.owner, Operation) else "a block argument"
 
 
-def _mentions(v: Value, sym: sympy.Symbol) -> bool:
+def _is_scalar(ssa: SSAValue) -> bool:
+    """``ssa`` is typed as one integer (not a block), so it holds one value
+    per evaluation."""
+    return isinstance(ssa.type, (IntegerType, tile.ScalarType))
+
+
+def _exprs(v: Value) -> list[sympy.Expr]:
     if isinstance(v, Ptr):
-        return sym in v.offset.free_symbols
+        return [v.offset]
     if isinstance(v, Mask):
-        return any(sym in (a - b).free_symbols for a, _, b in v.atoms)
-    return not isinstance(v, Unknown) and sym in v.free_symbols
+        return [e for a, _, b in v.atoms for e in (a, b)]
+    return [] if isinstance(v, Unknown) else [v]
+
+
+def _mentions(v: Value, sym: sympy.Symbol) -> bool:
+    return any(sym in e.free_symbols for e in _exprs(v))
 
 
 def _increment(init: Value, yielded: Value, c: sympy.Symbol) -> sympy.Expr | None:

@@ -119,7 +119,41 @@ builtin.module {
 
 // -----
 
-// A loaded index: the rows cannot be bounded (strict only).
+// A block of loaded indices (a gather): each lane reads its own row, which
+// the model cannot bound (strict only).
+builtin.module {
+  tile.func @copy(%x_ptr: !tile.ptr, %y_ptr: !tile.ptr, %M: !tile.scalar, %idx_ptr: !tile.ptr, %BLOCK: !tile.constexpr) attributes {param_names = ["x_ptr", "y_ptr", "M", "idx_ptr", "BLOCK"], decorators = ["triton.jit"]} {
+    %pid = tile.program_id 0 : i32
+    %lo = tile.mul %pid, %BLOCK : i32, !tile.constexpr -> i32
+    %zero = arith.constant 0 : i32
+    %range = tile.arange %zero, %BLOCK : i32, !tile.constexpr -> !tile.block<?xi32>
+    %offs = tile.add %lo, %range : i32, !tile.block<?xi32> -> !tile.block<?xi32>
+    %ptrs = tile.addptr %x_ptr, %offs : !tile.ptr, !tile.block<?xi32> -> !tile.block<?x!tile.ptr>
+    %one = arith.constant 1 : i32
+    %idx_ptrs = tile.addptr %idx_ptr, %range : !tile.ptr, !tile.block<?xi32> -> !tile.block<?x!tile.ptr>
+    %i = tile.load %idx_ptrs : !tile.block<?x!tile.ptr> -> !tile.block<?xi32> loc("copy.py":8:5)
+    %at = tile.addptr %x_ptr, %i : !tile.ptr, !tile.block<?xi32> -> !tile.block<?x!tile.ptr>
+    chunk.wait_span %lo, %BLOCK plan @ag tensor "x_ptr" : i32, !tile.constexpr
+    %x = tile.load %at : !tile.block<?x!tile.ptr> -> !tile.any loc("copy.py":9:5)
+    tile.return
+  }
+  chunk.plan @ag kind "all-gather" world 2 {
+    chunk.tensor "x_ptr" -> "x_ptr" shape ["M"] strides [1]
+    chunk.chunk id 0 "x_ptr" dim 0 offset 0 size "M/2" src 0 dst 0 step 0 backend unset
+    chunk.chunk id 1 "x_ptr" dim 0 offset "M/2" size "M - M/2" src 1 dst 1 step 0 backend unset
+    chunk.chunk id 2 "x_ptr" dim 0 offset 0 size "M/2" src 0 dst 1 step 0 backend unset
+    chunk.chunk id 3 "x_ptr" dim 0 offset "M/2" size "M - M/2" src 1 dst 0 step 0 backend unset
+  }
+}
+
+// CHECK: verify-addresses: copy.py:9: 'tile.load' is unbounded: copy.py:8: 'tile.load': a loaded block
+// DEFAULT: tile.func @copy
+
+// -----
+
+// A loaded scalar index is one unknown row, bounded but not inside the wait
+// of the program's tile: unproved (strict only). No value of it is known to
+// fall outside, so it is not uncovered.
 builtin.module {
   tile.func @copy(%x_ptr: !tile.ptr, %y_ptr: !tile.ptr, %M: !tile.scalar, %idx_ptr: !tile.ptr, %BLOCK: !tile.constexpr) attributes {param_names = ["x_ptr", "y_ptr", "M", "idx_ptr", "BLOCK"], decorators = ["triton.jit"]} {
     %pid = tile.program_id 0 : i32
@@ -144,5 +178,41 @@ builtin.module {
   }
 }
 
-// CHECK: verify-addresses: copy.py:9: 'tile.load' is unbounded: copy.py:8: 'tile.load': a loaded value
+// CHECK: verify-addresses: copy.py:9: 'tile.load' is unproved: reads rows [v1_load, v1_load + 1) of 'x_ptr' (plan @ag); waits that dominate it: [BLOCK*pid0, BLOCK*pid0 + BLOCK)
+// DEFAULT: tile.func @copy
+
+// -----
+
+// A row offset carried by a loop and advanced by a value loaded in the body
+// is not `init + iteration * inc` (inc differs per iteration), even though
+// the wait in the body computes `k * v` from the same SSA values.
+builtin.module {
+  tile.func @copy(%x_ptr: !tile.ptr, %y_ptr: !tile.ptr, %M: !tile.scalar, %idx_ptr: !tile.ptr, %BLOCK: !tile.constexpr) attributes {param_names = ["x_ptr", "y_ptr", "M", "idx_ptr", "BLOCK"], decorators = ["triton.jit"]} {
+    %zero = arith.constant 0 : i32
+    %one = arith.constant 1 : i32
+    %range = tile.arange %zero, %BLOCK : i32, !tile.constexpr -> !tile.block<?xi32>
+    %n = tile.retype %M : !tile.scalar -> i32
+    %end = scf.for %k = %zero to %n step %one iter_args(%off = %zero) -> (i32) : i32 {
+      %at = tile.addptr %idx_ptr, %k : !tile.ptr, i32 -> !tile.ptr
+      %v = tile.load %at : !tile.ptr -> i32
+      %lo = tile.mul %k, %v : i32, i32 -> i32
+      %offs = tile.add %off, %range : i32, !tile.block<?xi32> -> !tile.block<?xi32>
+      %ptrs = tile.addptr %x_ptr, %offs : !tile.ptr, !tile.block<?xi32> -> !tile.block<?x!tile.ptr>
+      chunk.wait_span %lo, %BLOCK plan @ag tensor "x_ptr" : i32, !tile.constexpr
+      %x = tile.load %ptrs : !tile.block<?x!tile.ptr> -> !tile.any loc("copy.py":9:5)
+      %next = tile.add %off, %v : i32, i32 -> i32
+      scf.yield %next : i32
+    }
+    tile.return
+  }
+  chunk.plan @ag kind "all-gather" world 2 {
+    chunk.tensor "x_ptr" -> "x_ptr" shape ["M"] strides [1]
+    chunk.chunk id 0 "x_ptr" dim 0 offset 0 size "M/2" src 0 dst 0 step 0 backend unset
+    chunk.chunk id 1 "x_ptr" dim 0 offset "M/2" size "M - M/2" src 1 dst 1 step 0 backend unset
+    chunk.chunk id 2 "x_ptr" dim 0 offset 0 size "M/2" src 0 dst 1 step 0 backend unset
+    chunk.chunk id 3 "x_ptr" dim 0 offset "M/2" size "M - M/2" src 1 dst 0 step 0 backend unset
+  }
+}
+
+// CHECK: verify-addresses: copy.py:9: 'tile.load' is unbounded: {{.*}} a loop-carried value that is not advanced by a fixed increment
 // DEFAULT: tile.func @copy
