@@ -47,13 +47,13 @@ def raise_flag(flags: torch.Tensor, index: int, sync: SyncState, captured: list[
     capture (and in an eager launch of a pad a graph captured, whose epoch
     the host no longer knows) it writes GRAPH_FLAG and records ``index`` in
     ``captured``; the launch clears those flags again once the kernel and
-    the transfers are done, so every replay waits for its own. Not a 4-byte copy from a
-    constant word, although a graph replays a copy node at almost no host
-    cost where each memory-operation node costs about a kernel launch: a
-    same-device copy runs as a kernel and waits for an SM
-    (test/e2e/probes/copy_needs_sm.py)."""
-    capturing = torch.cuda.is_current_stream_capturing() or sync.captured
-    device.write_value(flags, index, GRAPH_FLAG if capturing else sync.host_epoch)
+    the transfers are done, so every replay waits for its own. Not a 4-byte
+    copy from a constant word: a same-device copy runs as a kernel and
+    waits for an SM (test/e2e/probes/copy_needs_sm.py), and a graph's copy
+    node costs a replay as much host time as a memory operation
+    (docs/performance.md, graph-node costs)."""
+    capturing, value = _flag_value(sync)
+    device.write_value(flags, index, value)
     if capturing:
         captured.append(index)
 
@@ -65,14 +65,21 @@ def raise_flags(flags: torch.Tensor, indices: tuple[int, ...], sync: SyncState, 
     and one driver call for any number, and the same host work); or, given
     ``words`` (the same indices on the device, where the caller knows an SM
     is free for it), one kernel, which a graph replays at no host cost."""
-    capturing = torch.cuda.is_current_stream_capturing() or sync.captured
-    value = GRAPH_FLAG if capturing else sync.host_epoch
+    capturing, value = _flag_value(sync)
     if words is not None:
         device.fill_words(flags, words, value)
     else:
         device.token_ops(sync, tuple([("write", flags, index, value) for index in indices]))
     if capturing:
         captured.extend(indices)
+
+
+def _flag_value(sync: SyncState) -> tuple[bool, int]:
+    """Whether this launch's flags are cleared after it (raised inside
+    capture, or in an eager launch of a pad a graph captured), and the value
+    they get: GRAPH_FLAG then, else the host's launch count."""
+    capturing = torch.cuda.is_current_stream_capturing() or sync.captured
+    return capturing, GRAPH_FLAG if capturing else sync.host_epoch
 
 
 def clear_flags(flags: torch.Tensor, indices: list[int], words: torch.Tensor | None = None) -> None:
