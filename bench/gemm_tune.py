@@ -23,6 +23,7 @@ import statistics
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import torch
 
@@ -96,9 +97,7 @@ def target(spec: BenchSpec) -> TuneTarget:
     if p is None:
         raise ValueError(f"workload '{spec.workload}' has no GEMM to tune")
     if spec.workload == A2A_GEMM:
-        from syncopate.bench import moe
-
-        return moe.tune_target(p)
+        return _grouped_target(p)
     if spec.workload == AG_GEMM:
         assert p.a_full is not None
         a, b, ref = p.a_full, p.b, p.references[OUT]
@@ -107,6 +106,26 @@ def target(spec: BenchSpec) -> TuneTarget:
     c = torch.empty((a.shape[0], b.shape[1]), dtype=a.dtype, device=a.device)
     return TuneTarget(lambda config: launch_gemm(gemm_kernel(config), a, b, c, config), c, ref,
                       lambda: torch.matmul(a, b, out=c), 2.0 * a.shape[0] * a.shape[1] * b.shape[1])
+
+
+def _grouped_target(p: Any) -> TuneTarget:
+    """a2a-gemm's target: the grouped GEMM over the received rows of a
+    config (its own tile tables, ``bench/moe.py``), against one
+    torch.matmul per segment."""
+    from syncopate.bench import moe
+
+    d = p.dims
+    out = torch.empty((d.rows, d.ffn), dtype=p.recv.dtype, device=p.recv.device)
+
+    tables: dict[int, tuple[torch.Tensor, torch.Tensor, torch.Tensor]] = {}  # per block_m, built before timing
+
+    def launch(config: GemmConfig) -> None:
+        if config.block_m not in tables:
+            tables[config.block_m] = moe.tile_tables(d, config.block_m, p.recv.device)
+        moe.launch_grouped_gemm(moe.grouped_kernel(config), p.recv, p.w, out, tables[config.block_m], config)
+
+    return TuneTarget(launch, out, p.references[OUT], lambda: moe.segment_matmuls(d, p.recv, p.w, out),
+                      2.0 * d.rows * d.hidden * d.ffn)
 
 
 def tune(spec: BenchSpec, ctx: BenchWorld, candidates: Sequence[GemmConfig], warmup: int = 3,

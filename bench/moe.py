@@ -177,26 +177,6 @@ def _grouped(config: GemmConfig) -> tuple[str, str]:
     return GROUPED_KERNELS[config.kernel]
 
 
-def tune_target(p: MoeProblem) -> Any:
-    """``--tune-gemm``'s target (``gemm_tune.TuneTarget``): the grouped GEMM
-    over the received rows of a config (its own tile tables), against one
-    torch.matmul per segment."""
-    from syncopate.bench.gemm_tune import TuneTarget
-
-    d = p.dims
-    out = torch.empty((d.rows, d.ffn), dtype=p.recv.dtype, device=p.recv.device)
-
-    tables: dict[int, tuple[torch.Tensor, torch.Tensor, torch.Tensor]] = {}  # per block_m, built before timing
-
-    def launch(config: GemmConfig) -> None:
-        if config.block_m not in tables:
-            tables[config.block_m] = tile_tables(d, config.block_m, p.recv.device)
-        launch_grouped_gemm(grouped_kernel(config), p.recv, p.w, out, tables[config.block_m], config)
-
-    return TuneTarget(launch, out, p.references[OUT], lambda: segment_matmuls(d, p.recv, p.w, out),
-                      2.0 * d.rows * d.hidden * d.ffn)
-
-
 def segment_matmuls(d: MoeDims, x: torch.Tensor, w: torch.Tensor, out: torch.Tensor) -> None:
     """The cuBLAS grouped GEMM: one torch.matmul per (source, expert) segment."""
     for lo, hi, e in segments(d):

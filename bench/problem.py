@@ -20,9 +20,7 @@ from typing import Any
 import torch
 
 from syncopate.bench.check import staged_sum_rounding
-from syncopate.bench.configs import GemmConfig
-from syncopate.bench.context import BenchWorld
-from syncopate.bench.shapes import A2A_GEMM, AG_ATTN, AG_GEMM, GEMM_RS, GEMM_WORKLOADS, REDUCED, LocalDims, Shape
+from syncopate.bench.shapes import AG_GEMM, GEMM_RS, REDUCED, LocalDims, Shape
 
 # keys of Problem.references that a Variant's ``expect`` may name
 OUT, GATHERED, PARTIAL = "out", "gathered", "partial"
@@ -121,24 +119,6 @@ def randn(shape: tuple[int, ...], seed: int, device: torch.device, dtype: torch.
 
 def seed_of(base: int, source: int, tensor: int) -> int:
     return base * 1_000_003 + source * 101 + tensor
-
-
-def make_spec(shape: Shape, ctx: BenchWorld, config: GemmConfig, seed: int = 0) -> BenchSpec:
-    """The spec of ``shape`` on this rank, with fresh inputs and references
-    (``config`` is the GEMM configuration; ag-attn uses its own)."""
-    if shape.workload == AG_ATTN:
-        from syncopate.bench.attention import CPU_ATTN, GPU_ATTN, make_attn_problem
-
-        problem = make_attn_problem(shape, ctx.world, ctx.rank, ctx.device, ctx.dtype, seed)
-        return BenchSpec(shape, ctx.world, ctx.rank, ctx.dtype, CPU_ATTN if ctx.cpu else GPU_ATTN, problem)
-    if shape.workload == A2A_GEMM:
-        from syncopate.bench.moe import make_moe_problem
-
-        problem = make_moe_problem(shape, ctx.world, ctx.rank, ctx.device, ctx.dtype, seed)
-        return BenchSpec(shape, ctx.world, ctx.rank, ctx.dtype, config, problem)
-    problem = make_problem(shape, ctx.world, ctx.rank, ctx.device, ctx.dtype, seed) \
-        if shape.workload in GEMM_WORKLOADS else None
-    return BenchSpec(shape, ctx.world, ctx.rank, ctx.dtype, config, problem)
 
 
 def make_problem(shape: Shape, world: int, rank: int, device: torch.device, dtype: torch.dtype,

@@ -15,7 +15,7 @@ Three kinds of names:
 * the launch ABI record (``chunk.abi`` on the kernel): which of those
   parameters the kernel takes, and one :class:`ChunkTable` per table.
 
-This module sits at the bottom of the layering: it imports only xDSL.
+It imports only xDSL, so every module from ir/ up may import it.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""overlap: the named pipeline of DESIGN.md, one pass with the options of its stages."""
+"""overlap: the named pipeline (docs/architecture.md, "The data flow"), one pass with the options of its stages."""
 
 from __future__ import annotations
 

@@ -43,10 +43,10 @@ def cache_dir() -> str:
 @functools.cache
 def compiler_digest() -> str:
     """A digest of syncopate's version and compiler sources (computed once per process)."""
-    import syncopate
+    from syncopate import __version__
 
-    root = os.path.dirname(os.path.abspath(syncopate.__file__))
-    h = hashlib.sha256(syncopate.__version__.encode())
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # syncopate's folder
+    h = hashlib.sha256(__version__.encode())
     for sub in COMPILER_DIRS:
         for dirpath, dirnames, filenames in os.walk(os.path.join(root, sub)):
             dirnames.sort()

@@ -53,10 +53,9 @@ def warn_unfused(op: str, reason: str) -> None:
 
 def _caller_level() -> int:
     """The ``stacklevel`` of the first frame outside syncopate and torch, as seen from warn_unfused."""
-    import syncopate
-
-    inside = tuple(os.path.dirname(os.path.abspath(m.__file__)) + os.sep for m in (syncopate, torch))
-    tests = os.path.join(os.path.dirname(os.path.abspath(syncopate.__file__)), "test") + os.sep
+    package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # syncopate's folder
+    inside = (package + os.sep, os.path.dirname(os.path.abspath(torch.__file__)) + os.sep)
+    tests = os.path.join(package, "test") + os.sep
     frame, level = sys._getframe(2), 2  # warn_unfused's caller is level 2
     while frame is not None:
         name = frame.f_code.co_filename

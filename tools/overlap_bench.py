@@ -277,7 +277,7 @@ def run(args: argparse.Namespace, ctx: Any, shapes: list[Any]) -> int:
     from syncopate.bench.configs import config_for
     from syncopate.bench.fused import fused_variants
     from syncopate.bench.no_comm import no_comm_variant
-    from syncopate.bench.problem import make_spec
+    from syncopate.bench.cases import make_spec
     from syncopate.bench.report import CONFIRM, EXPLORE
     from syncopate.bench.runner import RunOptions, run_case, short_reason
     from syncopate.bench.variants import unavailable

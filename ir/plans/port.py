@@ -112,25 +112,3 @@ def port(
     dst_p = parse_placement(dst) if isinstance(dst, str) else dst
     kind, dim = collective_for(src_p, dst_p)
     return instantiate(TemplateOptions(kind=kind, world=world, tensor=tensor, dim=dim, **options))  # type: ignore[arg-type]
-
-
-PORT_KEYS = ("from", "to", "world", "tensor", "size", "chunks_per_rank", "order", "name", "param")
-
-
-def port_from_options(opts: object) -> Plan:
-    """``port{...}`` spec -> plan (``opts`` is a spec.Options)."""
-    from syncopate.ir.plans.expr import user_extent
-    from syncopate.ir.plans.spec import _REQUIRED, Options
-
-    assert isinstance(opts, Options)
-    src = opts.take("from", str, _REQUIRED)
-    dst = opts.take("to", str, _REQUIRED)
-    world = opts.take("world", int, _REQUIRED)
-    tensor = opts.take("tensor", str, "a")
-    extra: dict[str, object] = {}
-    for key, kind in (("size", (int, str)), ("chunks_per_rank", int), ("order", str), ("name", str), ("param", str)):
-        value = opts.take(key, kind)
-        if value is not None:
-            extra[key] = user_extent(value) if key == "size" else value  # type: ignore[arg-type]
-    opts.finish(PORT_KEYS)
-    return port(src, dst, world, tensor, **extra)  # type: ignore[arg-type]

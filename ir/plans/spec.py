@@ -18,6 +18,7 @@ from xdsl.utils.exceptions import ArgSpecParseError
 from syncopate.ir.plans.errors import PlanError
 from syncopate.ir.plans.expr import user_extent
 from syncopate.ir.plans.model import Plan
+from syncopate.ir.plans.port import port
 from syncopate.ir.plans.templates import TEMPLATES, TemplateOptions, instantiate
 
 SPEC_NAMES = (*TEMPLATES, "port")
@@ -120,14 +121,31 @@ def template_options(kind: str, opts: Options) -> TemplateOptions:
     return result
 
 
+PORT_KEYS = ("from", "to", "world", "tensor", "size", "chunks_per_rank", "order", "name", "param")
+
+
+def port_options(opts: Options) -> Plan:
+    """``port{...}`` spec -> plan: the placements and template options read
+    out of ``opts``, then :func:`syncopate.ir.plans.port.port`."""
+    src = opts.take("from", str, _REQUIRED)
+    dst = opts.take("to", str, _REQUIRED)
+    world = opts.take("world", int, _REQUIRED)
+    tensor = opts.take("tensor", str, "a")
+    extra: dict[str, object] = {}
+    for key, kind in (("size", (int, str)), ("chunks_per_rank", int), ("order", str), ("name", str), ("param", str)):
+        value = opts.take(key, kind)
+        if value is not None:
+            extra[key] = user_extent(value) if key == "size" else value  # type: ignore[arg-type]
+    opts.finish(PORT_KEYS)
+    return port(src, dst, world, tensor, **extra)  # type: ignore[arg-type]
+
+
 def plan_from_spec(spec: str) -> Plan:
     """The (unverified) plan a template or port spec describes."""
     parsed = parse(spec)
     opts = Options(parsed.name, parsed.parameters)
     if parsed.name == "port":
-        from syncopate.ir.plans.port import port_from_options
-
-        return port_from_options(opts)
+        return port_options(opts)
     if parsed.name not in TEMPLATES:
         raise PlanError(
             f"unknown plan template '{parsed.name}'; expected one of "

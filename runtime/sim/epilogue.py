@@ -130,9 +130,7 @@ def _run(state: _RankState, partials: dict[tuple[str, int, int, int], torch.Tens
                     incoming.append(_arrival(launch.chunks[name], region, src, layout, state.staging[name], partials))
     state.polls += d.rank.execute(launch, d.program, sync, epoch, incoming, outgoing, state.extra, d.run)
     if not first:
-        from syncopate.runtime.sim.world import LaunchInfo
-
-        sim.launches.setdefault(rank, []).append(LaunchInfo(launch.chunks, launch.graph, state.polls, state.extra))
+        sim.record(rank, launch, state.polls, state.extra)
 
 
 def _collector(c: ConcreteChunk, owner: int, partial: torch.Tensor,

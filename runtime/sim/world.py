@@ -101,6 +101,10 @@ class SimWorld:
             pending, self.deferred = self.deferred, []
             run_deferred(pending)
 
+    def record(self, rank: int, launch: LaunchPlan, polls: int, extra: dict[str, Any]) -> None:
+        """Keep what one launch on ``rank`` saw (``launches``)."""
+        self.launches.setdefault(rank, []).append(LaunchInfo(launch.chunks, launch.graph, polls, extra))
+
     def rank(self, rank: int, sources: Mapping[str, torch.Tensor] | None = None) -> SimRank:
         return SimRank(self, rank, dict(sources or {}))
 
@@ -131,7 +135,7 @@ class SimRank:
         incoming, outgoing, isolated = self.transfers(launch, params, sync, epoch, self.collector, program)
         extra = launch.arguments(program, sync, None, self.peer_offset, params)
         polls = self.execute(launch, program, sync, epoch, incoming, outgoing, extra, run, isolated, params)
-        self.sim.launches.setdefault(self.rank, []).append(LaunchInfo(launch.chunks, launch.graph, polls, extra))
+        self.sim.record(self.rank, launch, polls, extra)
 
     def transfers(self, launch: LaunchPlan, params: Mapping[str, Any], sync: SyncState, epoch: int,
                   collect: Callable[[ConcreteChunk, int, torch.Tensor], Callable[[], None] | None],

@@ -9,7 +9,8 @@ from syncopate.bench.baselines import CE_REDUCE, NATIVE_RS, NO_FUSED_AR, baselin
 from syncopate.bench.check import check_result, poison
 from syncopate.bench.configs import CPU_DEFAULT
 from syncopate.bench.context import BenchWorld
-from syncopate.bench.problem import GATHERED, OUT, PARTIAL, make_problem, make_spec, reference_key
+from syncopate.bench.cases import make_spec
+from syncopate.bench.problem import GATHERED, OUT, PARTIAL, make_problem, reference_key
 from syncopate.bench.report import OK, WRONG
 from syncopate.bench.runner import RunOptions, _prepare, measure, merge_outcomes, round_order, run_case
 from syncopate.bench.shapes import AG_GEMM, GEMM_AR, GEMM_RS, SHAPES

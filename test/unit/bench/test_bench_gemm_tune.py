@@ -60,7 +60,7 @@ def test_tune_checks_all_then_times_round_robin_with_cublas(monkeypatch):
 
     from syncopate.bench.configs import CPU_DEFAULT
     from syncopate.bench.context import BenchWorld
-    from syncopate.bench.problem import make_spec
+    from syncopate.bench.cases import make_spec
     from syncopate.bench.timing import Timing
 
     ctx = BenchWorld.cpu_single()
