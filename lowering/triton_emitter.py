@@ -17,8 +17,9 @@ import ast
 import keyword
 import math
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from typing import Any
 
 from xdsl.dialects import arith, scf
 from xdsl.dialects.builtin import (
@@ -219,6 +220,47 @@ class Expr:
     prec: int = PREC["atom"]
 
 
+ExprRule = Callable[["FunctionEmitter", Any], "Expr"]
+StatementRule = Callable[["FunctionEmitter", Any, int], None]
+
+EXPRESSIONS: dict[type[Operation], ExprRule] = {}
+"""Op class -> the FunctionEmitter method that prints an op of it as a
+Triton expression. A class without an entry takes its nearest base class's
+(``tile.BinaryOp``'s rule prints every binary operator)."""
+
+STATEMENTS: dict[type[Operation], StatementRule] = {}
+"""Op class -> the FunctionEmitter method that writes an op of it as
+statements of its own (stores, returns, loops, branches); every other op is
+an assignment of its expression, or an expression statement."""
+
+
+def expression_rule(*classes: type[Operation]) -> Callable[[ExprRule], ExprRule]:
+    """Register the decorated method as the expression rule of ``classes``."""
+
+    def register(rule: ExprRule) -> ExprRule:
+        for cls in classes:
+            EXPRESSIONS[cls] = rule
+        return rule
+
+    return register
+
+
+def statement_rule(*classes: type[Operation]) -> Callable[[StatementRule], StatementRule]:
+    """Register the decorated method as the statement rule of ``classes``."""
+
+    def register(rule: StatementRule) -> StatementRule:
+        for cls in classes:
+            STATEMENTS[cls] = rule
+        return rule
+
+    return register
+
+
+def rule_for(table: dict[type[Operation], Any], op_class: type[Operation]) -> Any:
+    """The rule ``table`` holds for ``op_class`` or its nearest base class, or None."""
+    return next((table[cls] for cls in op_class.__mro__ if cls in table), None)
+
+
 @dataclass
 class FunctionEmitter:
     func: tile.FuncOp
@@ -395,103 +437,161 @@ class FunctionEmitter:
     def call_text(self, callee: str, positional: list[str], keywords: list[str]) -> Expr:
         return Expr(f"{callee}({', '.join(positional + keywords)})")
 
-    def op_expr(self, op: Operation) -> Expr:  # noqa: C901 - one case per op
-        if isinstance(op, arith.ConstantOp):
-            return Expr(literal_text(op.value))
-        if isinstance(op, tile.LiteralOp):
-            return Expr(literal_text(op.value))
-        if isinstance(op, tile.RetypeOp):
-            return self.expr(op.src)
-        if isinstance(op, tile.BinaryOp):
-            p = PREC[op.PYTHON_OPERATOR]
-            return Expr(f"{self.wrap(op.lhs, p)} {op.PYTHON_OPERATOR} {self.wrap(op.rhs, p + 1)}", p)
-        if isinstance(op, tile.AddPtrOp):
-            p = PREC["+"]
-            return Expr(f"{self.wrap(op.ptr, p)} + {self.wrap(op.offset, p + 1)}", p)
-        if isinstance(op, tile.CmpOp):
-            p = PREC["cmp"]
-            symbol = tile.CMP_PREDICATES[op.predicate.data]
-            return Expr(f"{self.wrap(op.lhs, p + 1)} {symbol} {self.wrap(op.rhs, p + 1)}", p)
-        if isinstance(op, tile.UnaryOp):
-            p = PREC["not "] if isinstance(op, tile.NotOp) else PREC["unary"]
-            return Expr(f"{op.PYTHON_OPERATOR}{self.wrap(op.src, p)}", p)
-        if isinstance(op, tile.ProgramIdOp):
-            return Expr(f"tl.program_id(axis={op.axis.value.data})")
-        if isinstance(op, tile.NumProgramsOp):
-            return Expr(f"tl.num_programs(axis={op.axis.value.data})")
-        if isinstance(op, tile.ArangeOp):
-            return Expr(f"tl.arange({self.args_text([op.start, op.end])})")
-        if isinstance(op, tile.ExpandDimsOp):
-            rank = tile.rank_of(op.src.type)
-            axis = op.axis.value.data
-            if rank is None:
-                return Expr(f"tl.expand_dims({self.expr(op.src).text}, {axis})")
-            axis = axis if axis >= 0 else rank + 1 + axis
-            index = [":"] * (rank + 1)
-            index[axis] = "None"
-            return Expr(f"{self.wrap(op.src, PREC['atom'])}[{', '.join(index)}]")
-        if isinstance(op, tile.BroadcastOp):
-            return Expr(f"tl.broadcast_to({self.expr(op.src).text}, {self.shape_text(op.shape)})")
-        if isinstance(op, tile.SplatOp):
-            return Expr(f"tl.full({self.shape_text(op.shape)}, {self.expr(op.value).text}, dtype={dtype_text(op.dtype)})")
-        if isinstance(op, tile.ZerosOp):
-            return Expr(f"tl.zeros({self.shape_text(op.shape)}, dtype={dtype_text(op.dtype)})")
-        if isinstance(op, tile.CdivOp):
-            return Expr(f"tl.cdiv({self.args_text([op.lhs, op.rhs])})")
-        if isinstance(op, tile.WhereOp):
-            return Expr(f"tl.where({self.args_text([op.cond, op.true_value, op.false_value])})")
-        if isinstance(op, tile.CastOp):
-            extra = ", bitcast=True" if op.bitcast is not None and op.bitcast.value.data else ""
-            return Expr(f"{self.wrap(op.src, PREC['atom'])}.to({dtype_text(op.dtype)}{extra})")
-        if isinstance(op, tile.AttrOp):
-            return Expr(f"{self.wrap(op.src, PREC['atom'])}.{op.path.data}")
-        if isinstance(op, tile.TupleOp):
-            items = self.args_text(op.elements)
-            if op.brackets is not None:
-                return Expr(f"[{items}]")
-            return Expr(f"({items},)" if len(op.elements) == 1 else f"({items})")
-        if isinstance(op, tile.TransOp):
-            return Expr(f"tl.trans({self.expr(op.src).text})")
-        if isinstance(op, tile.ReduceOp):
-            keywords = []
-            if op.axis is not None:
-                keywords.append(f"axis={op.axis.value.data}")
-            if op.keep_dims is not None:
-                keywords.append(f"keep_dims={literal_text(op.keep_dims)}")
-            return self.call_text(f"tl.{op.kind.data}", [self.expr(op.src).text], keywords)
-        if isinstance(op, tile.DotOp):
-            operands = [op.a, op.b] + ([op.acc] if op.acc is not None else [])
-            return self.call_text("tl.dot", [self.expr(v).text for v in operands], self.kwargs_text(op.static_kwargs))
-        if isinstance(op, tile.LoadOp):
-            keywords = []
-            if op.mask is not None:
-                keywords.append(f"mask={self.expr(op.mask).text}")
-            if op.other is not None:
-                keywords.append(f"other={self.expr(op.other).text}")
-            return self.call_text("tl.load", [self.expr(op.ptr).text], keywords + self.kwargs_text(op.static_kwargs))
-        if isinstance(op, tile.AtomicRMWOp):
-            keywords = [f"mask={self.expr(op.mask).text}"] if op.mask is not None else []
-            keywords += [f"{k}={literal_text(v)}" for k, v in (("sem", op.sem), ("scope", op.scope)) if v is not None]
-            return self.call_text(f"tl.atomic_{op.kind.data}", [self.args_text([op.ptr, op.value])], keywords)
-        if isinstance(op, tile.AtomicCASOp):
-            keywords = [f"{k}={literal_text(v)}" for k, v in (("sem", op.sem), ("scope", op.scope)) if v is not None]
-            return self.call_text("tl.atomic_cas", [self.args_text([op.ptr, op.cmp, op.value])], keywords)
-        if isinstance(op, tile.MakeTensorDescriptorOp):
-            keywords = [
-                f"shape={self.list_text(op.shape)}",
-                f"strides={self.list_text(op.strides)}",
-                f"block_shape={self.list_text(op.block_shape)}",
-            ]
-            return self.call_text("tl.make_tensor_descriptor", [self.expr(op.base).text], keywords)
-        if isinstance(op, tile.DescriptorLoadOp):
-            return Expr(f"{self.wrap(op.desc, PREC['atom'])}.load({self.list_text(op.offsets)})")
-        if isinstance(op, tile.DescriptorBlockSizeOp):
-            return Expr(f"{self.wrap(op.desc, PREC['atom'])}.block_shape[{op.dim.value.data}]")
-        if isinstance(op, tile.CallOp):
-            return self.builtin_call(op)
-        if isinstance(op, tile.CallJitOp):
-            return self.call_text(op.callee.root_reference.data, [self.args_text(op.arguments)], [])
-        raise EmitError(f"{op.name} has no Triton expression")
+    def op_expr(self, op: Operation) -> Expr:
+        """``op`` as a Triton expression, by its class's rule in :data:`EXPRESSIONS`."""
+        rule = rule_for(EXPRESSIONS, type(op))
+        if rule is None:
+            raise EmitError(f"{op.name} has no Triton expression")
+        return rule(self, op)
+
+    # -- expressions, one rule per op class ------------------------------------
+
+    @expression_rule(arith.ConstantOp, tile.LiteralOp)
+    def literal_expr(self, op: arith.ConstantOp | tile.LiteralOp) -> Expr:
+        return Expr(literal_text(op.value))
+
+    @expression_rule(tile.RetypeOp)
+    def retype_expr(self, op: tile.RetypeOp) -> Expr:
+        return self.expr(op.src)
+
+    @expression_rule(tile.BinaryOp)
+    def binary_expr(self, op: tile.BinaryOp) -> Expr:
+        p = PREC[op.PYTHON_OPERATOR]
+        return Expr(f"{self.wrap(op.lhs, p)} {op.PYTHON_OPERATOR} {self.wrap(op.rhs, p + 1)}", p)
+
+    @expression_rule(tile.AddPtrOp)
+    def add_ptr_expr(self, op: tile.AddPtrOp) -> Expr:
+        p = PREC["+"]
+        return Expr(f"{self.wrap(op.ptr, p)} + {self.wrap(op.offset, p + 1)}", p)
+
+    @expression_rule(tile.CmpOp)
+    def cmp_expr(self, op: tile.CmpOp) -> Expr:
+        p = PREC["cmp"]
+        symbol = tile.CMP_PREDICATES[op.predicate.data]
+        return Expr(f"{self.wrap(op.lhs, p + 1)} {symbol} {self.wrap(op.rhs, p + 1)}", p)
+
+    @expression_rule(tile.UnaryOp)
+    def unary_expr(self, op: tile.UnaryOp) -> Expr:
+        p = PREC["not "] if isinstance(op, tile.NotOp) else PREC["unary"]
+        return Expr(f"{op.PYTHON_OPERATOR}{self.wrap(op.src, p)}", p)
+
+    @expression_rule(tile.ProgramIdOp)
+    def program_id_expr(self, op: tile.ProgramIdOp) -> Expr:
+        return Expr(f"tl.program_id(axis={op.axis.value.data})")
+
+    @expression_rule(tile.NumProgramsOp)
+    def num_programs_expr(self, op: tile.NumProgramsOp) -> Expr:
+        return Expr(f"tl.num_programs(axis={op.axis.value.data})")
+
+    @expression_rule(tile.ArangeOp)
+    def arange_expr(self, op: tile.ArangeOp) -> Expr:
+        return Expr(f"tl.arange({self.args_text([op.start, op.end])})")
+
+    @expression_rule(tile.ExpandDimsOp)
+    def expand_dims_expr(self, op: tile.ExpandDimsOp) -> Expr:
+        rank = tile.rank_of(op.src.type)
+        axis = op.axis.value.data
+        if rank is None:
+            return Expr(f"tl.expand_dims({self.expr(op.src).text}, {axis})")
+        axis = axis if axis >= 0 else rank + 1 + axis
+        index = [":"] * (rank + 1)
+        index[axis] = "None"
+        return Expr(f"{self.wrap(op.src, PREC['atom'])}[{', '.join(index)}]")
+
+    @expression_rule(tile.BroadcastOp)
+    def broadcast_expr(self, op: tile.BroadcastOp) -> Expr:
+        return Expr(f"tl.broadcast_to({self.expr(op.src).text}, {self.shape_text(op.shape)})")
+
+    @expression_rule(tile.SplatOp)
+    def splat_expr(self, op: tile.SplatOp) -> Expr:
+        return Expr(f"tl.full({self.shape_text(op.shape)}, {self.expr(op.value).text}, dtype={dtype_text(op.dtype)})")
+
+    @expression_rule(tile.ZerosOp)
+    def zeros_expr(self, op: tile.ZerosOp) -> Expr:
+        return Expr(f"tl.zeros({self.shape_text(op.shape)}, dtype={dtype_text(op.dtype)})")
+
+    @expression_rule(tile.CdivOp)
+    def cdiv_expr(self, op: tile.CdivOp) -> Expr:
+        return Expr(f"tl.cdiv({self.args_text([op.lhs, op.rhs])})")
+
+    @expression_rule(tile.WhereOp)
+    def where_expr(self, op: tile.WhereOp) -> Expr:
+        return Expr(f"tl.where({self.args_text([op.cond, op.true_value, op.false_value])})")
+
+    @expression_rule(tile.CastOp)
+    def cast_expr(self, op: tile.CastOp) -> Expr:
+        extra = ", bitcast=True" if op.bitcast is not None and op.bitcast.value.data else ""
+        return Expr(f"{self.wrap(op.src, PREC['atom'])}.to({dtype_text(op.dtype)}{extra})")
+
+    @expression_rule(tile.AttrOp)
+    def attr_expr(self, op: tile.AttrOp) -> Expr:
+        return Expr(f"{self.wrap(op.src, PREC['atom'])}.{op.path.data}")
+
+    @expression_rule(tile.TupleOp)
+    def tuple_expr(self, op: tile.TupleOp) -> Expr:
+        items = self.args_text(op.elements)
+        if op.brackets is not None:
+            return Expr(f"[{items}]")
+        return Expr(f"({items},)" if len(op.elements) == 1 else f"({items})")
+
+    @expression_rule(tile.TransOp)
+    def trans_expr(self, op: tile.TransOp) -> Expr:
+        return Expr(f"tl.trans({self.expr(op.src).text})")
+
+    @expression_rule(tile.ReduceOp)
+    def reduce_expr(self, op: tile.ReduceOp) -> Expr:
+        keywords = []
+        if op.axis is not None:
+            keywords.append(f"axis={op.axis.value.data}")
+        if op.keep_dims is not None:
+            keywords.append(f"keep_dims={literal_text(op.keep_dims)}")
+        return self.call_text(f"tl.{op.kind.data}", [self.expr(op.src).text], keywords)
+
+    @expression_rule(tile.DotOp)
+    def dot_expr(self, op: tile.DotOp) -> Expr:
+        operands = [op.a, op.b] + ([op.acc] if op.acc is not None else [])
+        return self.call_text("tl.dot", [self.expr(v).text for v in operands], self.kwargs_text(op.static_kwargs))
+
+    @expression_rule(tile.LoadOp)
+    def load_expr(self, op: tile.LoadOp) -> Expr:
+        keywords = []
+        if op.mask is not None:
+            keywords.append(f"mask={self.expr(op.mask).text}")
+        if op.other is not None:
+            keywords.append(f"other={self.expr(op.other).text}")
+        return self.call_text("tl.load", [self.expr(op.ptr).text], keywords + self.kwargs_text(op.static_kwargs))
+
+    @expression_rule(tile.AtomicRMWOp)
+    def atomic_rmw_expr(self, op: tile.AtomicRMWOp) -> Expr:
+        keywords = [f"mask={self.expr(op.mask).text}"] if op.mask is not None else []
+        keywords += [f"{k}={literal_text(v)}" for k, v in (("sem", op.sem), ("scope", op.scope)) if v is not None]
+        return self.call_text(f"tl.atomic_{op.kind.data}", [self.args_text([op.ptr, op.value])], keywords)
+
+    @expression_rule(tile.AtomicCASOp)
+    def atomic_cas_expr(self, op: tile.AtomicCASOp) -> Expr:
+        keywords = [f"{k}={literal_text(v)}" for k, v in (("sem", op.sem), ("scope", op.scope)) if v is not None]
+        return self.call_text("tl.atomic_cas", [self.args_text([op.ptr, op.cmp, op.value])], keywords)
+
+    @expression_rule(tile.MakeTensorDescriptorOp)
+    def make_descriptor_expr(self, op: tile.MakeTensorDescriptorOp) -> Expr:
+        keywords = [
+            f"shape={self.list_text(op.shape)}",
+            f"strides={self.list_text(op.strides)}",
+            f"block_shape={self.list_text(op.block_shape)}",
+        ]
+        return self.call_text("tl.make_tensor_descriptor", [self.expr(op.base).text], keywords)
+
+    @expression_rule(tile.DescriptorLoadOp)
+    def descriptor_load_expr(self, op: tile.DescriptorLoadOp) -> Expr:
+        return Expr(f"{self.wrap(op.desc, PREC['atom'])}.load({self.list_text(op.offsets)})")
+
+    @expression_rule(tile.DescriptorBlockSizeOp)
+    def descriptor_block_size_expr(self, op: tile.DescriptorBlockSizeOp) -> Expr:
+        return Expr(f"{self.wrap(op.desc, PREC['atom'])}.block_shape[{op.dim.value.data}]")
+
+    @expression_rule(tile.CallJitOp)
+    def call_jit_expr(self, op: tile.CallJitOp) -> Expr:
+        return self.call_text(op.callee.root_reference.data, [self.args_text(op.arguments)], [])
 
     def shape_text(self, values: Iterable[SSAValue]) -> str:
         items = [self.expr(v).text for v in values]
@@ -500,6 +600,7 @@ class FunctionEmitter:
     def list_text(self, values: Iterable[SSAValue]) -> str:
         return f"[{self.args_text(values)}]"
 
+    @expression_rule(tile.CallOp)
     def builtin_call(self, op: tile.CallOp) -> Expr:
         names = op.keyword_names
         positional = list(op.arguments)[: op.num_positional]
@@ -515,35 +616,23 @@ class FunctionEmitter:
     # -- statements ----------------------------------------------------------
 
     def op(self, op: Operation, depth: int) -> None:
+        """Write ``op``: by its class's rule in :data:`STATEMENTS`, else as an
+        assignment of its expression (nothing for an op inlined into its user)."""
         if op in self.inlined:
             return
         origin = op.attributes.get(ORIGIN_ATTR)
         if isinstance(origin, StringAttr):
             self.line(depth, f"# inserted by {comment_text(origin.data)}")
+        rule = rule_for(STATEMENTS, type(op))
+        if rule is not None:
+            rule(self, op, depth)
+        else:
+            self.assignment(op, depth)
+
+    def assignment(self, op: Operation, depth: int) -> None:
+        """``targets = expression``, or the bare expression of an op whose
+        results nobody reads (dropped where the op is pure)."""
         at = self.position[op]
-        if isinstance(op, tile.ReturnOp):
-            if op.values:
-                self.line(depth, f"return {self.args_text(op.values)}")
-            return
-        if isinstance(op, tile.StoreOp):
-            keywords = [f"mask={self.expr(op.mask).text}"] if op.mask is not None else []
-            keywords += self.kwargs_text(op.static_kwargs)
-            self.line(depth, self.call_text("tl.store", [self.args_text([op.ptr, op.value])], keywords).text)
-            return
-        if isinstance(op, tile.DescriptorStoreOp):
-            self.line(depth, f"{self.wrap(op.desc, PREC['atom'])}.store({self.list_text(op.offsets)}, {self.expr(op.value).text})")
-            return
-        if isinstance(op, scf.ForOp):
-            self.for_loop(op, depth)
-            return
-        if isinstance(op, scf.IfOp):
-            self.if_statement(op, depth)
-            return
-        if isinstance(op, scf.WhileOp):
-            self.while_loop(op, depth)
-            return
-        if isinstance(op, (scf.YieldOp, scf.ConditionOp)):
-            raise EmitError(f"{op.name} outside of the region it terminates")
         text = self.op_expr(op).text
         if not op.results:
             self.line(depth, text)
@@ -557,6 +646,25 @@ class FunctionEmitter:
             self.line(depth, f"{targets[0]}: tl.constexpr = {text}")
             return
         self.line(depth, f"{', '.join(targets)} = {text}")
+
+    @statement_rule(tile.ReturnOp)
+    def return_statement(self, op: tile.ReturnOp, depth: int) -> None:
+        if op.values:
+            self.line(depth, f"return {self.args_text(op.values)}")
+
+    @statement_rule(tile.StoreOp)
+    def store_statement(self, op: tile.StoreOp, depth: int) -> None:
+        keywords = [f"mask={self.expr(op.mask).text}"] if op.mask is not None else []
+        keywords += self.kwargs_text(op.static_kwargs)
+        self.line(depth, self.call_text("tl.store", [self.args_text([op.ptr, op.value])], keywords).text)
+
+    @statement_rule(tile.DescriptorStoreOp)
+    def descriptor_store_statement(self, op: tile.DescriptorStoreOp, depth: int) -> None:
+        self.line(depth, f"{self.wrap(op.desc, PREC['atom'])}.store({self.list_text(op.offsets)}, {self.expr(op.value).text})")
+
+    @statement_rule(scf.YieldOp, scf.ConditionOp)
+    def stray_terminator(self, op: Operation, depth: int) -> None:
+        raise EmitError(f"{op.name} outside of the region it terminates")
 
     def assign_copies(self, depth: int, targets: list[str], values: list[SSAValue]) -> None:
         # a tile.undef arm leaves its name unbound, as the source's constexpr `if` did
@@ -576,6 +684,7 @@ class FunctionEmitter:
         for name, carried_name in mismatched:
             self.line(depth, f"{name} = {carried_name}")
 
+    @statement_rule(scf.ForOp)
     def for_loop(self, op: scf.ForOp, depth: int) -> None:
         at = self.position[op]
         iv, *block_args = op.body.block.args
@@ -606,6 +715,7 @@ class FunctionEmitter:
         if len(self.lines) == start:
             self.line(depth, "pass")
 
+    @statement_rule(scf.IfOp)
     def if_statement(self, op: scf.IfOp, depth: int) -> None:
         at = self.end[op]
         condition = self.expr(op.cond).text
@@ -628,6 +738,7 @@ class FunctionEmitter:
         for target, result in zip(targets, op.results):
             self.holders[target] = result
 
+    @statement_rule(scf.WhileOp)
     def while_loop(self, op: scf.WhileOp, depth: int) -> None:
         at = self.position[op]
         before, after = op.before_region.block, op.after_region.block
