@@ -1,13 +1,15 @@
 """The commands the docs show run.
 
 Every command in a code block of docs/*.md or README.md (fenced, or indented
-by four spaces) that starts with ``overlap-opt``, ``overlap-run`` or
-``overlap-bench`` is either run here and must exit 0, or is excluded by a
-rule of :data:`EXCLUDED` that says why (it needs GPUs). A reader types these
-commands from the repository root, so an input path the docs give relative to
-the root is passed as an absolute path; the command itself runs in a
-temporary folder, so whatever it writes (``-o FILE``, ``bench-results/``)
-lands there and never in the tree. The docs use a few placeholder names for
+by four spaces), or in an inline code span of their prose, that starts with
+``overlap-opt``, ``overlap-run`` or ``overlap-bench`` is either run here and
+must exit 0, or is excluded by a rule of :data:`EXCLUDED` that says why (it
+needs GPUs; an inline span that is a synopsis or names a flag). A reader
+types these commands from the repository root, so an input path the docs
+give relative to the root is passed as an absolute path; the command itself
+runs in a temporary folder, so whatever it writes (``-o FILE``,
+``--plan-diagram FILE``, ``bench-results/``) lands there and never in the
+tree. The docs use a few placeholder names for
 the reader's own kernel; :data:`PLACEHOLDERS` stands a repository example in
 for each. The tools run as their ``[project.scripts]`` entry points, from the
 same tree as this test imports.
@@ -53,6 +55,7 @@ class DocCommand:
     doc: str
     line: int
     words: tuple[str, ...]
+    inline: bool = False  # an inline code span of the prose, not a code block
 
     @property
     def id(self) -> str:
@@ -71,10 +74,27 @@ def _needs_gpu_run(words: tuple[str, ...]) -> bool:
     return words[0] == "overlap-run" and "--gpu" in words
 
 
-EXCLUDED: dict[str, Callable[[tuple[str, ...]], bool]] = {
-    "torchrun starts one process per GPU": _under_torchrun,
-    "overlap-bench without --cpu or --list-shapes times kernels on GPUs under torchrun": _needs_gpu_bench,
-    "overlap-run --gpu launches on GPUs under torchrun": _needs_gpu_run,
+SYNOPSIS = re.compile(r"[\[\]|]|\b[A-Z][A-Z_]+\b")
+"""What marks a synopsis: ``[optional]`` parts, ``a|b`` choices, NAME-like
+placeholders (``WORKLOAD.py``, ``-p NAME``)."""
+
+
+def _inline_synopsis(command: "DocCommand") -> bool:
+    return command.inline and any(SYNOPSIS.search(w) for w in command.words if w not in PLACEHOLDERS)
+
+
+def _inline_name_or_flag(command: "DocCommand") -> bool:
+    """The tool's name alone, or ``overlap-run --flag`` without a workload."""
+    words = command.words
+    return command.inline and (len(words) == 1 or (words[0] == "overlap-run" and not any(w.endswith(".py") for w in words)))
+
+
+EXCLUDED: dict[str, Callable[["DocCommand"], bool]] = {
+    "an inline synopsis shows a command's form ([options], a|b, NAME placeholders), not a command": _inline_synopsis,
+    "an inline tool name, or overlap-run --flag without a workload, names the tool or a flag in prose": _inline_name_or_flag,
+    "torchrun starts one process per GPU": lambda c: _under_torchrun(c.words),
+    "overlap-bench without --cpu or --list-shapes times kernels on GPUs under torchrun": lambda c: _needs_gpu_bench(c.words),
+    "overlap-run --gpu launches on GPUs under torchrun": lambda c: _needs_gpu_run(c.words),
 }
 """Reason -> rule: a documented command a rule matches is not run here."""
 
@@ -122,18 +142,45 @@ def _is_tool_module_under_torchrun(words: tuple[str, ...]) -> bool:
     return words[0] == "torchrun" and any(w.startswith("syncopate.tools.") for w in words)
 
 
+INLINE = re.compile(r"`((?:overlap-opt|overlap-run|overlap-bench)(?: [^`]*)?)`")
+
+
+def _inline_commands_in(doc: Path) -> Iterator[DocCommand]:
+    """The tool commands of inline code spans outside code blocks."""
+    code = {number for number, _ in _code_lines(doc.read_text())}
+    for number, line in enumerate(doc.read_text().splitlines(), start=1):
+        if number in code or line.lstrip().startswith("```"):
+            continue
+        for span in INLINE.findall(line):
+            yield DocCommand(doc.relative_to(ROOT).as_posix(), number, tuple(shlex.split(span)), inline=True)
+
+
 def documented_commands() -> list[DocCommand]:
     docs = sorted((ROOT / "docs").glob("*.md")) + [ROOT / "README.md"]
-    return [command for doc in docs for command in _commands_in(doc)]
+    return [command for doc in docs for found in (_commands_in(doc), _inline_commands_in(doc)) for command in found]
 
 
 def exclusion(command: DocCommand) -> str | None:
     """The reason ``command`` is not run here, or None."""
-    return next((reason for reason, rule in EXCLUDED.items() if rule(command.words)), None)
+    return next((reason for reason, rule in EXCLUDED.items() if rule(command)), None)
+
+
+FULL_MATRIX = os.environ.get("SYNCOPATE_FULL_MATRIX") == "1"
+
+
+def slow(words: tuple[str, ...]) -> bool:
+    """A command that takes about 20 s or more on two cores: overlap-bench
+    --cpu times every row of a table, and ``--delivery all`` runs every
+    delivery order. They run with SYNCOPATE_FULL_MATRIX=1, as the suite's
+    other slow matrices do."""
+    delivers_all = any(a == "--delivery" and b == "all" for a, b in zip(words, words[1:]))
+    return (words[0] == "overlap-bench" and "--cpu" in words) or delivers_all
 
 
 COMMANDS = documented_commands()
-RUN = [c for c in COMMANDS if exclusion(c) is None]
+RUN = list({c.words: c for c in reversed([c for c in COMMANDS if exclusion(c) is None])}.values())[::-1]
+"""The commands to run, each once (``overlap-bench --cpu`` is in two docs),
+under the id of its first place."""
 
 
 def _entry_points() -> dict[str, str]:
@@ -166,8 +213,18 @@ def _resolve(word: str) -> str:
     return word
 
 
+OUTPUT_OPTIONS = ("-o", "--emit", "--plan-diagram", "--out")
+"""Options whose value is a file or folder the tool writes: it stays relative,
+so it lands in the temporary folder (docs/plan-all-gather-ring4.svg too)."""
+
+
+def _arguments(words: list[str] | tuple[str, ...]) -> list[str]:
+    return [w if i > 1 and words[i - 1] in OUTPUT_OPTIONS else _resolve(w) for i, w in enumerate(words) if i]
+
+
 def run_tool(words: list[str] | tuple[str, ...], cwd: Path) -> subprocess.CompletedProcess[str]:
-    argv = _tool_argv(words[0]) + [_resolve(w) for w in words[1:]]
+    (cwd / "docs").mkdir(exist_ok=True)  # where docs/usage.md's diagram command writes
+    argv = _tool_argv(words[0]) + _arguments(words)
     return subprocess.run(argv, cwd=cwd, env=_environment(), capture_output=True, text=True, timeout=600)
 
 
@@ -177,6 +234,16 @@ def test_the_docs_show_runnable_commands():
     docs = {c.doc for c in RUN}
     assert {"README.md", "docs/usage.md", "docs/extending.md", "docs/performance.md"} <= docs, RUN
     assert len(RUN) >= 12, [c.id for c in RUN]
+    assert any(c.inline for c in RUN), "no inline command of the prose is run"
+
+
+def test_what_a_command_writes_stays_in_its_folder():
+    """An output path the docs give (even one of the tree, as usage.md's
+    diagram) stays relative, so the run writes it in its temporary folder;
+    an input path of the tree becomes absolute."""
+    words = ("overlap-opt", "examples/ag_gemm.py", "--plan-diagram", "docs/plan-all-gather-ring4.svg", "-o", "x.py")
+    assert _arguments(words) == [str(ROOT / "examples/ag_gemm.py"), "--plan-diagram", "docs/plan-all-gather-ring4.svg",
+                                 "-o", "x.py"]
 
 
 def test_the_torchrun_commands_are_found_and_excluded():
@@ -187,7 +254,10 @@ def test_the_torchrun_commands_are_found_and_excluded():
     assert all(c.words[0] in TOOLS for c in RUN)
 
 
-@pytest.mark.parametrize("command", RUN, ids=[c.id for c in RUN])
+@pytest.mark.parametrize("command", [
+    pytest.param(c, id=c.id, marks=pytest.mark.skipif(slow(c.words) and not FULL_MATRIX,
+                                                      reason="slow: runs with SYNCOPATE_FULL_MATRIX=1"))
+    for c in RUN])
 def test_a_documented_command_runs(command: DocCommand, tmp_path: Path):
     for word in command.words:
         if word in GENERATED:
