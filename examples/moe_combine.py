@@ -21,22 +21,8 @@ chunk, whichever source it came from).
 
 import torch
 import triton
-import triton.language as tl
 
-
-@triton.jit
-def moe_combine_kernel(y_ptr, idx_ptr, gate_ptr, out_ptr, N, stride_ym, stride_yn, stride_om, stride_on,
-                       TOPK: tl.constexpr, BLOCK_N: tl.constexpr):
-    token = tl.program_id(axis=0)
-    pid_n = tl.program_id(axis=1)
-    offs_n = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
-    acc = tl.zeros((BLOCK_N,), dtype=tl.float32)
-    for k in range(TOPK):
-        row = tl.load(idx_ptr + token * TOPK + k)
-        weight = tl.load(gate_ptr + token * TOPK + k)
-        y = tl.load(y_ptr + row * stride_ym + offs_n * stride_yn, mask=offs_n < N, other=0.0)
-        acc += weight * y.to(tl.float32)
-    tl.store(out_ptr + token * stride_om + offs_n * stride_on, acc.to(out_ptr.dtype.element_ty), mask=offs_n < N)
+from syncopate.kernels.moe_combine import moe_combine_kernel
 
 
 # --- workload convention (see syncopate/runtime/workload.py) -----------------

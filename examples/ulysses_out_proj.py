@@ -19,26 +19,8 @@ so some k-blocks wait for two sources.
 
 import torch
 import triton
-import triton.language as tl
 
-
-@triton.jit
-def out_proj_kernel(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride_bk, stride_bn, stride_cm, stride_cn,
-                    BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr):
-    pid_m = tl.program_id(axis=0)
-    pid_n = tl.program_id(axis=1)
-    offs_m = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
-    offs_n = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
-    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
-    for k0 in range(0, K, BLOCK_K):
-        offs_k = k0 + tl.arange(0, BLOCK_K)
-        a = tl.load(a_ptr + offs_m[:, None] * stride_am + offs_k[None, :] * stride_ak,
-                    mask=(offs_m[:, None] < M) & (offs_k[None, :] < K), other=0.0)
-        b = tl.load(b_ptr + offs_k[:, None] * stride_bk + offs_n[None, :] * stride_bn,
-                    mask=(offs_k[:, None] < K) & (offs_n[None, :] < N), other=0.0)
-        acc = tl.dot(a, b, acc)
-    tl.store(c_ptr + offs_m[:, None] * stride_cm + offs_n[None, :] * stride_cn, acc.to(c_ptr.dtype.element_ty),
-             mask=(offs_m[:, None] < M) & (offs_n[None, :] < N))
+from syncopate.kernels.gemm_bf16 import gemm_kernel
 
 
 # --- workload convention (see syncopate/runtime/workload.py) -----------------
@@ -46,7 +28,7 @@ def out_proj_kernel(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride_b
 SEQ_LEN, HEADS_LOCAL, HEAD_DIM, HIDDEN = 36, 2, 12, 40
 BLOCK_M, BLOCK_N, BLOCK_K = 16, 16, 16
 
-KERNEL = out_proj_kernel
+KERNEL = gemm_kernel
 COLLECTIVES = {"a_ptr": "o"}
 
 

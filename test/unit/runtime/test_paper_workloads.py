@@ -100,7 +100,8 @@ def test_ring_attention_in_any_ring_order_is_attention(first: int):
     wl = _workload("ring_attention")
     m = wl.module
     g = torch.Generator().manual_seed(5)
-    q = torch.randn(m.S_Q, m.HEAD_DIM, generator=g)
-    k, v = (torch.randn(m.S_KV, m.HEAD_DIM, generator=g) for _ in range(2))
-    ref = torch.softmax(q @ k.T / m.HEAD_DIM ** 0.5, dim=1) @ v
+    q = torch.randn(m.S_Q, m.HEADS, m.HEAD_DIM, generator=g)
+    k, v = (torch.randn(m.S_KV, m.KV_HEADS, m.HEAD_DIM, generator=g) for _ in range(2))
+    ref = torch.nn.functional.scaled_dot_product_attention(q.transpose(0, 1), k.transpose(0, 1), v.transpose(0, 1),
+                                                           enable_gqa=True).transpose(0, 1)
     torch.testing.assert_close(wl.launch(wl.kernel, q, k, v, first, 3), ref, atol=1e-5, rtol=1e-4)
