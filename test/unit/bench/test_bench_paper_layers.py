@@ -4,7 +4,11 @@ computation, the fused rows on simulated ranks in the Triton interpreter
 (the GPU World cannot run here), the no-comm rows, and the alone rows'
 check of their first stage."""
 
+import csv
 import dataclasses
+import os
+import subprocess
+import sys
 
 import pytest
 import torch
@@ -129,3 +133,18 @@ def test_the_rows_compile_for_each_gpu_pipeline():
                                    paper_layers.ring_plans(4), backend, order)
             paper_layers._compiled(paper_layers.source_path("gemm_bf16.py"), "gemm_kernel",
                                    [paper_layers.out_proj_plan(256, 4)], backend, order)
+
+
+@pytest.mark.skipif(os.environ.get("SYNCOPATE_FULL_MATRIX") != "1", reason="about 2 minutes: SYNCOPATE_FULL_MATRIX=1")
+def test_cpu_run_at_w2_checks_every_row_on_both_ranks(tmp_path):
+    """``overlap-bench --cpu --world 2`` over the three workloads: two gloo
+    ranks, every row that runs on the CPU checked ok on both."""
+    proc = subprocess.run([sys.executable, "-m", "syncopate.tools.overlap_bench", "--cpu", "--world", "2",
+                           "--workload", ",".join(paper_layers.WORKLOADS), "--iters", "1", "--warmup", "0",
+                           "--out", str(tmp_path)], capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    rows = list(csv.DictReader(open(tmp_path / "results.csv")))
+    ran = [r for r in rows if not r["status"].startswith("n/a")]
+    assert {r["workload"] for r in ran} == set(paper_layers.WORKLOADS)
+    assert all(r["status"] == "ok" for r in ran), [(r["workload"], r["variant"], r["status"]) for r in ran]
+    assert {r["variant"] for r in ran} >= {"cuBLAS+NCCL", "Triton+NCCL", "NCCL alone", "syncopate no-comm"}
