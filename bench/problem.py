@@ -22,7 +22,10 @@ import torch
 from syncopate.bench.check import staged_sum_rounding
 from syncopate.bench.configs import GemmConfig
 from syncopate.bench.context import BenchWorld
-from syncopate.bench.shapes import A2A_GEMM, AG_ATTN, AG_GEMM, GEMM_RS, GEMM_WORKLOADS, REDUCED, LocalDims, Shape
+from syncopate.bench.shapes import (A2A_GEMM, AG_ATTN, AG_GEMM, GEMM_RS, GEMM_WORKLOADS, MOE_LAYER, REDUCED, RING_ATTN,
+                                   ULYSSES_ATTN, LocalDims, Shape)
+
+PAPER_LAYERS = (MOE_LAYER, ULYSSES_ATTN, RING_ATTN)  # bench/paper_layers.py
 
 # keys of Problem.references that a Variant's ``expect`` may name
 OUT, GATHERED, PARTIAL = "out", "gathered", "partial"
@@ -131,6 +134,11 @@ def make_spec(shape: Shape, ctx: BenchWorld, config: GemmConfig, seed: int = 0) 
 
         problem = make_attn_problem(shape, ctx.world, ctx.rank, ctx.device, ctx.dtype, seed)
         return BenchSpec(shape, ctx.world, ctx.rank, ctx.dtype, CPU_ATTN if ctx.cpu else GPU_ATTN, problem)
+    if shape.workload in PAPER_LAYERS:
+        from syncopate.bench import paper_layers
+
+        problem = paper_layers.make_problem(shape, ctx.world, ctx.rank, ctx.device, ctx.dtype, seed)
+        return BenchSpec(shape, ctx.world, ctx.rank, ctx.dtype, paper_layers.config_for(config, ctx.cpu), problem)
     if shape.workload == A2A_GEMM:
         from syncopate.bench.moe import make_moe_problem
 

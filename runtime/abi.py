@@ -331,7 +331,7 @@ def _check_extents(plans: Mapping[str, PlanOp], chunks: Mapping[str, list[Concre
     written out of bounds, rows the plan leaves out would never be
     synchronised."""
     for name, plan in plans.items():
-        role = "wait" if plan.collective in ("all-gather", "all-to-all") else "signal"
+        role = "wait" if plan.collective in CONSUMED else "signal"
         for tensor in plan.tensors:
             param = tensor.param.data
             mine = [c for c in deps.rank_chunks(chunks[name], rank, role) if c.param == param]
