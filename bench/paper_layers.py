@@ -367,8 +367,12 @@ def launch_mha(kernel: Any, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, o
 
 def _sdpa(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
     """torch's attention on the [S, H, D] layout (grouped K/V heads)."""
-    out = torch.nn.functional.scaled_dot_product_attention(q.transpose(0, 1), k.transpose(0, 1), v.transpose(0, 1),
-                                                           enable_gqa=True)
+    rep = q.shape[1] // k.shape[1]
+    if rep > 1:
+        # the flash and memory-efficient kernels take equal head counts;
+        # enable_gqa=True would send SDPA to its math kernel, a baseline 10x too slow
+        k, v = k.repeat_interleave(rep, dim=1), v.repeat_interleave(rep, dim=1)
+    out = torch.nn.functional.scaled_dot_product_attention(q.transpose(0, 1), k.transpose(0, 1), v.transpose(0, 1))
     return out.transpose(0, 1)
 
 
