@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from xdsl.dialects import arith
+from xdsl.dialects.builtin import i64
 from xdsl.ir import BlockArgument, SSAValue
 
 from syncopate.dialects import tile
@@ -33,15 +34,26 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class BlockStart:
-    """``start + tl.arange(0, extent)``; ``start`` None means 0."""
+    """``start + tl.arange(0, extent)``, the start the sum of the scalars
+    ``starts`` (none: 0)."""
 
-    start: SSAValue | None
+    starts: tuple[SSAValue, ...]
     extent: SSAValue
+
+
+def _widened(value: SSAValue) -> SSAValue:
+    """``value`` seen through casts to int64 (``tl.arange(0, B).to(tl.int64)``,
+    ``(start + tl.arange(0, B)).to(tl.int64)``: Unsloth's LONG_INDEXING arm);
+    a widening cast keeps every value, and the rebuilt block takes the start's
+    type, which is int64 where the start was widened."""
+    while isinstance(value.owner, tile.CastOp) and value.owner.dtype == i64 and value.owner.bitcast is None:
+        value = value.owner.src
+    return value
 
 
 def _zero_arange(value: SSAValue) -> SSAValue | None:
     """``extent`` when ``value`` is ``tl.arange(0, extent)`` with a rebuildable extent."""
-    op = value.owner
+    op = _widened(value).owner
     if not isinstance(op, tile.ArangeOp):
         return None
     if literal_int(op.start) != 0:
@@ -52,19 +64,28 @@ def _zero_arange(value: SSAValue) -> SSAValue | None:
 
 
 def start_form(value: object) -> BlockStart | None:
-    """The form of ``value`` if it is an index block this module carries."""
+    """The form of ``value`` if it is an index block this module carries:
+    ``tl.arange(0, B)`` plus scalars in any order and grouping
+    (``pid * B + tl.arange(0, B)``, ``tl.arange(0, B) + pid * B``,
+    ``pid * B + tl.arange(0, B) + 1``)."""
     if not isinstance(value, SSAValue):
         return None
-    extent = _zero_arange(value)
-    if extent is not None:
-        return BlockStart(None, extent)
-    op = value.owner
-    if isinstance(op, tile.AddOp):
-        for start, rest in ((op.lhs, op.rhs), (op.rhs, op.lhs)):
-            extent = _zero_arange(rest)
-            if extent is not None and tile.rank_of(start.type) == 0:
-                return BlockStart(start, extent)
-    return None
+    scalars: list[SSAValue] = []
+    extents: list[SSAValue] = []
+    pending = [_widened(value)]
+    while pending:
+        term = pending.pop(0)
+        if tile.rank_of(term.type) == 0 and not isinstance(term.type, tile.AnyValueType):
+            scalars.append(term)
+        elif (extent := _zero_arange(term)) is not None:
+            extents.append(extent)
+        elif isinstance(term.owner, tile.AddOp):
+            pending += [_widened(term.owner.lhs), _widened(term.owner.rhs)]
+        else:
+            return None
+    if len(extents) != 1:
+        return None
+    return BlockStart(tuple(scalars), extents[0])
 
 
 def same_form(a: BlockStart | None, b: BlockStart | None) -> bool:
@@ -72,8 +93,14 @@ def same_form(a: BlockStart | None, b: BlockStart | None) -> bool:
 
 
 def start_of(imp: FunctionImporter, form: BlockStart, at: ast.AST) -> SSAValue:
-    """The scalar start (a 0 constant made here when the block starts at 0)."""
-    return form.start if form.start is not None else imp.constant(0, at)
+    """The scalar start (a 0 constant made here when the block starts at 0,
+    the sum made here when it has several terms)."""
+    if not form.starts:
+        return imp.constant(0, at)
+    start = form.starts[0]
+    for term in form.starts[1:]:
+        start = imp.binary(ast.Add(), start, term, at)
+    return start
 
 
 def rebuild(imp: FunctionImporter, start: SSAValue, extent: SSAValue, at: ast.AST) -> SSAValue:
