@@ -126,6 +126,13 @@ def _module_aliases(tree: ast.Module) -> dict[str, str]:
         elif isinstance(node, ast.ImportFrom) and node.module:
             for alias in node.names:
                 aliases[alias.asname or alias.name] = f"{node.module}.{alias.name}"
+        elif (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)
+              and isinstance(node.value, ast.Attribute) and (dotted := helper_modules.dotted_name(node.value))):
+            # `triton_cast = tl.cast` (Unsloth): a module-level name for a triton function is
+            # that function, as an import under another name would be
+            head, _, rest = dotted.partition(".")
+            if head in aliases and aliases[head].split(".")[0] == TRITON:
+                aliases[node.targets[0].id] = f"{aliases[head]}.{rest}"
     return aliases
 
 
@@ -765,10 +772,18 @@ class FunctionImporter:
         left, right = node.left, node.comparators[0]
         if _is_none(left) and not _is_none(right):
             left, right = right, left
+        dtype = self.static_literal(right) if isinstance(right, ast.Attribute) else None
+        if dtype is not None and not isinstance(dtype, (StringAttr, IntegerAttr, FloatAttr, NoneAttr)):
+            # `x.dtype is tl.bfloat16` (Liger, Unsloth): a dtype, decided by Triton when it
+            # compiles, like `==`; kept as written
+            value = self.ssa(self.expr(left), left)
+            literal = self.insert(tile.LiteralOp(dtype)).results[0]
+            predicate = "is" if isinstance(node.ops[0], ast.Is) else "isnot"
+            return self.insert(tile.CmpOp(predicate, value, literal, i1)).results[0]
         if not _is_none(right) or _is_none(left):
             raise self.error(
-                node, f"unsupported identity test `{ast.unparse(node)}`: only `x is None` and `x is not None` "
-                "are supported (Triton decides them when it compiles; compare values with `==`)"
+                node, f"unsupported identity test `{ast.unparse(node)}`: only `x is None`, `x is not None` and "
+                "`x.dtype is tl.<dtype>` are supported (Triton decides them when it compiles; compare values with `==`)"
             )
         value = self.ssa(self.expr(left), left)
         none = self.insert(tile.LiteralOp(NoneAttr())).results[0]
@@ -1280,17 +1295,40 @@ class FunctionImporter:
         shape = self.shape_operands(self.keyword(node, "shape", 0), node)
         dtype_node = self.keyword(node, "dtype", 1)
         dtype = self.static_literal(dtype_node) if dtype_node is not None else None
+        if dtype is None and self.computed_dtype(dtype_node):
+            return self.dtype_call("tl.zeros", node, shape, [], dtype_node)  # type: ignore[arg-type]
         if dtype is None or isinstance(dtype, (StringAttr, IntegerAttr, NoneAttr)):
             raise self.unsupported(node, "tl.zeros dtype (expected tl.<dtype>)")
         result = tile.BlockType([self.literal_dim(s) for s in shape], dtype)
         op = tile.ZerosOp(operands=[shape], properties={"dtype": dtype}, result_types=[result])
         return self.insert(op).results[0]
 
+    def computed_dtype(self, node: ast.expr | None) -> bool:
+        """``node`` reads a dtype from a value (``X.dtype.element_ty``,
+        ``x.dtype``, ``Y.type.element_ty``): known to Triton when it
+        compiles, not to this import."""
+        return isinstance(node, ast.Attribute) and node.attr in ("dtype", "element_ty")
+
+    def dtype_call(self, callee: str, node: ast.Call, shape: list[SSAValue], args: list[SSAValue],
+                   dtype_node: ast.expr) -> SSAValue:
+        """``tl.zeros(shape, dtype=X.dtype.element_ty)`` / ``tl.full(shape, v,
+        dtype=...)`` with a dtype computed in the kernel: a block of the
+        shape whose element type this import leaves open; emitted as written
+        (data only, never an index the analysis bounds)."""
+        dtype = self.ssa(self.expr(dtype_node), dtype_node)
+        dims = [self.literal_dim(s) for s in shape]
+        packed = self.insert(tile.TupleOp(shape, brackets=False)).results[0]
+        result = tile.BlockType(dims, T.ANY) if dims else T.ANY
+        return self.generic_call(callee, node, [packed, *args], {"dtype": dtype}, result, {})  # type: ignore[return-value]
+
     def tl_full(self, node: ast.Call) -> SSAValue:
         shape = self.shape_operands(self.keyword(node, "shape", 0), node)
         value_node = self.keyword(node, "value", 1)
         dtype_node = self.keyword(node, "dtype", 2)
         dtype = self.static_literal(dtype_node) if dtype_node is not None else None
+        if value_node is not None and dtype is None and self.computed_dtype(dtype_node):
+            value = self.ssa(self.expr(value_node), value_node)
+            return self.dtype_call("tl.full", node, shape, [value], dtype_node)  # type: ignore[arg-type]
         if value_node is None or dtype is None or isinstance(dtype, (StringAttr, IntegerAttr, NoneAttr)):
             raise self.unsupported(node, "tl.full arguments (shape, value, dtype=tl.<dtype>)")
         value = self.ssa(self.expr(value_node), value_node)
