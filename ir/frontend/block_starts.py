@@ -26,6 +26,7 @@ from xdsl.dialects.builtin import i64
 from xdsl.ir import BlockArgument, SSAValue
 
 from syncopate.dialects import tile
+from syncopate.ir.frontend import type_rules as T
 from syncopate.ir.frontend.index_blocks import index_block, literal_int, same_value
 
 if TYPE_CHECKING:
@@ -39,16 +40,21 @@ class BlockStart:
 
     starts: tuple[SSAValue, ...]
     extent: SSAValue
+    wide: bool = False  # some part was widened to int64: the rebuilt block is int64 too
 
 
 def _widened(value: SSAValue) -> SSAValue:
     """``value`` seen through casts to int64 (``tl.arange(0, B).to(tl.int64)``,
     ``(start + tl.arange(0, B)).to(tl.int64)``: Unsloth's LONG_INDEXING arm);
-    a widening cast keeps every value, and the rebuilt block takes the start's
-    type, which is int64 where the start was widened."""
-    while isinstance(value.owner, tile.CastOp) and value.owner.dtype == i64 and value.owner.bitcast is None:
-        value = value.owner.src
+    a widening cast keeps every value, and the block is rebuilt in int64
+    (``BlockStart.wide``), so what is computed from it stays 64-bit."""
+    while _is_widening(value):
+        value = value.owner.src  # type: ignore[union-attr]
     return value
+
+
+def _is_widening(value: SSAValue) -> bool:
+    return isinstance(value.owner, tile.CastOp) and value.owner.dtype == i64 and value.owner.bitcast is None
 
 
 def _zero_arange(value: SSAValue) -> SSAValue | None:
@@ -72,20 +78,24 @@ def start_form(value: object) -> BlockStart | None:
         return None
     scalars: list[SSAValue] = []
     extents: list[SSAValue] = []
-    pending = [_widened(value)]
+    wide = False
+    pending = [value]
     while pending:
         term = pending.pop(0)
-        if tile.rank_of(term.type) == 0 and not isinstance(term.type, tile.AnyValueType):
-            scalars.append(term)
-        elif (extent := _zero_arange(term)) is not None:
+        if tile.rank_of(term.type) == 0:
+            scalars.append(term)  # a widened scalar keeps its cast: the start is computed from it
+            continue
+        wide = wide or _is_widening(term)
+        term = _widened(term)
+        if (extent := _zero_arange(term)) is not None:
             extents.append(extent)
         elif isinstance(term.owner, tile.AddOp):
-            pending += [_widened(term.owner.lhs), _widened(term.owner.rhs)]
+            pending += [term.owner.lhs, term.owner.rhs]
         else:
             return None
     if len(extents) != 1:
         return None
-    return BlockStart(tuple(scalars), extents[0])
+    return BlockStart(tuple(scalars), extents[0], wide)
 
 
 def same_form(a: BlockStart | None, b: BlockStart | None) -> bool:
@@ -100,6 +110,10 @@ def start_of(imp: FunctionImporter, form: BlockStart, at: ast.AST) -> SSAValue:
     start = form.starts[0]
     for term in form.starts[1:]:
         start = imp.binary(ast.Add(), start, term, at)
+    if form.wide and not _is_widening(start):
+        # the block was int64 (`tl.arange(0, B).to(tl.int64)`): an int64 start keeps it so
+        cast = tile.CastOp(operands=[start], properties={"dtype": i64}, result_types=[T.with_element(start.type, i64)])
+        start = imp.insert(cast).results[0]
     return start
 
 
