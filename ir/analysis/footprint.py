@@ -708,7 +708,28 @@ def span_of(index: SSAValue) -> Span:
         what = index.op.name if isinstance(index, OpResult) else "a block argument"
         if isinstance(index, OpResult) and loaded_rows.reads_memory(index):
             raise LoadedRows(index)
-        raise Unbounded(f"the index is not 'scalar + tl.arange(0, BLOCK)' (found {what})")
+        raise Unbounded(f"the index is not 'scalar + tl.arange(0, BLOCK)' (found {what}){_branch_hint(index)}")
+
+
+def _branch_hint(index: SSAValue) -> str:
+    """Why an index that an ``if`` chooses has no bounded form, when an arm
+    clamps it: the clamp crossed the branch as a whole block (the frontend
+    carries only ``start + tl.arange(0, B)`` as its start), so the rewrite
+    that fuses clamps where the access is."""
+    if not (isinstance(index, OpResult) and isinstance(index.op, scf.IfOp)):
+        return ""
+    for region in index.op.regions:
+        last = region.block.last_op
+        if not isinstance(last, scf.YieldOp):
+            continue
+        value = _unhinted(last.operands[index.index])
+        clamped = isinstance(value, OpResult) and (isinstance(value.op, tile.WhereOp) or (
+            isinstance(value.op, tile.CallOp) and value.op.callee.data in (*CLAMPS, "tl.clamp")))
+        if clamped:
+            return ("; an arm of this `if` clamps the index block (`tl.where`, `tl.minimum`, `tl.maximum`), which "
+                    "leaves the `if` as a whole block: set only the start in the branch "
+                    "(`offs = start + tl.arange(0, B)`) and clamp where the access is")
+    return ""
 
 
 def _helper_span(result: OpResult) -> Span:
