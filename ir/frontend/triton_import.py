@@ -131,7 +131,9 @@ def _module_aliases(tree: ast.Module) -> dict[str, str]:
             # `triton_cast = tl.cast` (Unsloth): a module-level name for a triton function is
             # that function, as an import under another name would be
             head, _, rest = dotted.partition(".")
-            if head in aliases and aliases[head].split(".")[0] == TRITON:
+            last = rest.rsplit(".", 1)[-1]
+            if (head in aliases and aliases[head].split(".")[0] == TRITON and rest
+                    and T.DTYPE_ALIASES.get(last, last) not in T.DTYPES):  # `DTYPE = tl.float16` stays a constexpr global
                 aliases[node.targets[0].id] = f"{aliases[head]}.{rest}"
     return aliases
 
