@@ -54,7 +54,7 @@ def two_sizes(x_ptr, y_ptr, M, stride, BLOCK_M: tl.constexpr, BLOCK_N: tl.conste
 # LONG: tile.load {{.*}}chunk.access = {plan = @ag, tensor = "e", dim = 0 : i64, role = "read", lo = "?", extent = "BLOCK_SIZE"
 # SHIFT: %v = tile.load {{.*}}chunk.access = {plan = @ag, tensor = "x_ptr", dim = 0 : i64, role = "read", lo = "?", extent = "BLOCK_M"
 # EMIT:      if LONG_INDEXING:
-# EMIT:          offsets_start, n_elements = tmp, n_elements_1
+# EMIT:          offsets_start, n_elements = tmp.to(tl.int64), n_elements_1
 # EMIT:      else:
 # EMIT:          offsets_start = tmp
 # EMIT-NEXT: offsets = offsets_start + tl.arange(0, BLOCK_SIZE)
