@@ -761,11 +761,15 @@ def inner_groups(ev: Evaluator, rest: sympy.Expr, strides: list[sympy.Symbol],
     terms = sympy.Add.make_args(sympy.expand(rest))
     # a stride multiplies a term of its own (`offs_k * stride_ak`); a term
     # with several parameters (`K * stride_ak`) belongs to the one of them
-    alone = {m[0] for m in ([s for s in strides if s in t.free_symbols] for t in terms) if len(m) == 1}
+    def factors(term: sympy.Expr) -> list[sympy.Symbol]:
+        # parameters multiplying the term (not those inside a `%` or `//` of it)
+        return [s for s in strides if s in sympy.Mul.make_args(term)]
+
+    alone = {m[0] for m in (factors(t) for t in terms) if len(m) == 1}
     for term in terms:
         if term == 0:
             continue
-        mine = [s for s in strides if s in term.free_symbols]
+        mine = factors(term)
         if len(mine) > 1 and len([s for s in mine if s in alone]) == 1:
             mine = [s for s in mine if s in alone]
         if len(mine) > 1:
