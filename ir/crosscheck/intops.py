@@ -30,74 +30,59 @@ def nonnegative(e: sympy.Expr) -> bool:
     return bool((sympy.expand(e.xreplace(ones)) if ones else e).is_nonnegative)
 
 
-def _nonnegative(e: sympy.Expr) -> bool | None:
-    return True if nonnegative(e) else None
+class _IntOp(sympy.Function):
+    """An integer operation of two operands: folded where both are
+    integers, ``>= 0`` where the dividend is (and, for ``both_signs``, the
+    divisor too)."""
+
+    is_integer = True
+    both_signs = False
+
+    @staticmethod
+    def fold(a: int, b: int) -> int:
+        raise NotImplementedError
+
+    @classmethod
+    def eval(cls, a, b):
+        if isinstance(a, sympy.Integer) and isinstance(b, sympy.Integer) and b != 0:
+            return sympy.Integer(cls.fold(int(a), int(b)))
+        return None
+
+    def _eval_is_nonnegative(self):
+        a, b = self.args
+        return True if nonnegative(a) and (not self.both_signs or nonnegative(b)) else None
 
 
-class TMod(sympy.Function):
+class TMod(_IntOp):
     """``a % b`` of two scalars (Triton's truncating remainder)."""
 
-    is_integer = True
-
-    @classmethod
-    def eval(cls, a, b):
-        if isinstance(a, sympy.Integer) and isinstance(b, sympy.Integer) and b != 0:
-            a, b = int(a), int(b)
-            return sympy.Integer(a - b * _trunc_div(a, b))
-        return None
-
-    def _eval_is_nonnegative(self):
-        return _nonnegative(self.args[0])
+    @staticmethod
+    def fold(a: int, b: int) -> int:
+        return a - b * _trunc_div(a, b)
 
 
-class Wrap(sympy.Function):
+class Wrap(TMod):
     """``a % b`` with ``a`` varying over a block's lanes."""
 
-    is_integer = True
 
-    @classmethod
-    def eval(cls, a, b):
-        if isinstance(a, sympy.Integer) and isinstance(b, sympy.Integer) and b != 0:
-            a, b = int(a), int(b)
-            return sympy.Integer(a - b * _trunc_div(a, b))
-        return None
-
-    def _eval_is_nonnegative(self):
-        return _nonnegative(self.args[0])
-
-
-class TDiv(sympy.Function):
+class TDiv(_IntOp):
     """``a // b`` (Triton's truncating division)."""
 
-    is_integer = True
+    both_signs = True
 
-    @classmethod
-    def eval(cls, a, b):
-        if isinstance(a, sympy.Integer) and isinstance(b, sympy.Integer) and b != 0:
-            a, b = int(a), int(b)
-            return sympy.Integer(_trunc_div(a, b))
-        return None
-
-    def _eval_is_nonnegative(self):
-        a, b = self.args
-        return True if nonnegative(a) and nonnegative(b) else None
+    @staticmethod
+    def fold(a: int, b: int) -> int:
+        return _trunc_div(a, b)
 
 
-class TCdiv(sympy.Function):
+class TCdiv(_IntOp):
     """``tl.cdiv(a, b)``: ``(a + b - 1) // b``."""
 
-    is_integer = True
+    both_signs = True
 
-    @classmethod
-    def eval(cls, a, b):
-        if isinstance(a, sympy.Integer) and isinstance(b, sympy.Integer) and b != 0:
-            a, b = int(a), int(b)
-            return sympy.Integer(_trunc_div(a + b - 1, b))
-        return None
-
-    def _eval_is_nonnegative(self):
-        a, b = self.args
-        return True if nonnegative(a) and nonnegative(b) else None
+    @staticmethod
+    def fold(a: int, b: int) -> int:
+        return _trunc_div(a + b - 1, b)
 
 
 FUNCTIONS = {"tile.mod": TMod, "tile.floordiv": TDiv, "tile.cdiv": TCdiv}
@@ -130,12 +115,8 @@ def evaluate(expr: sympy.Expr, values: dict[str, int]) -> int | None:
             return min(args)
         if isinstance(e, sympy.Max):
             return max(args)
-        if isinstance(e, (TMod, Wrap)):
-            return args[0] - args[1] * _trunc_div(args[0], args[1])
-        if isinstance(e, TDiv):
-            return _trunc_div(*args)
-        if isinstance(e, TCdiv):
-            return _trunc_div(args[0] + args[1] - 1, args[1])
+        if isinstance(e, _IntOp):
+            return type(e).fold(*args)
         if isinstance(e, sympy.Pow) and args[1] >= 0:
             return args[0] ** args[1]
         raise KeyError(type(e).__name__)
