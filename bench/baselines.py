@@ -53,7 +53,7 @@ from syncopate.bench import ce, comm
 from syncopate.bench.check import poison, poison_allocator
 from syncopate.bench.context import BenchWorld
 from syncopate.bench.gemm import gemm_kernel, launch_gemm
-from syncopate.bench.problem import GATHERED, OUT, PARTIAL, BenchSpec
+from syncopate.bench.problem import GATHERED, OUT, PAPER_LAYERS, PARTIAL, BenchSpec
 from syncopate.bench.shapes import A2A_GEMM, AG_ATTN, AG_GEMM, GEMM_AR, REDUCED
 from syncopate.bench.variants import (
     ALONE,
@@ -113,6 +113,10 @@ def _builder(workload: str) -> Callable[[BenchSpec, BenchWorld], list[Variant]] 
         from syncopate.bench import attention
 
         return attention.baseline_variants
+    if workload in PAPER_LAYERS:
+        from syncopate.bench import paper_layers
+
+        return paper_layers.baseline_variants
     if workload == A2A_GEMM:
         from syncopate.bench import moe
 

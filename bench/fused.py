@@ -57,7 +57,7 @@ from syncopate.bench.check import poison
 from syncopate.bench.configs import PERSISTENT_KERNELS, GemmConfig, with_tile
 from syncopate.bench.context import BenchWorld
 from syncopate.bench.gemm import gemm_kernel, kernel_name, kernel_path, launch_gemm
-from syncopate.bench.problem import OUT, BenchSpec
+from syncopate.bench.problem import OUT, PAPER_LAYERS, BenchSpec
 from syncopate.bench.shapes import A2A_GEMM, AG_ATTN, AG_GEMM, GEMM_AR, GEMM_RS, REDUCED
 from syncopate.bench.variants import FUSED, TRITON, FusedOptions, Variant, fused_name, pipeline_spec, unavailable
 
@@ -172,6 +172,10 @@ def fused_variants(spec: BenchSpec, world_ctx: BenchWorld, backends: Sequence[st
 def variants_for(spec: BenchSpec, world_ctx: BenchWorld, rows: Sequence[FusedOptions],
                  attn_waits: Sequence[str] = ("hoist",)) -> list[Variant]:
     """The Variants of the syncopate rows ``rows`` of ``spec`` on this rank."""
+    if spec.workload in PAPER_LAYERS:
+        from syncopate.bench import paper_layers
+
+        return paper_layers.fused_variants(spec, world_ctx, rows)
     if spec.workload not in (*PLANS, AG_ATTN, A2A_GEMM):  # one row stands for all of them
         return [unavailable(fused_name("*", "*"), f"no fused benchmark kernel for {spec.workload} yet")]
     if world_ctx.cpu:

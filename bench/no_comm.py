@@ -19,7 +19,7 @@ import torch
 from syncopate.bench.check import poison
 from syncopate.bench.context import BenchWorld
 from syncopate.bench.gemm import gemm_kernel, launch_gemm
-from syncopate.bench.problem import OUT, PARTIAL, BenchSpec
+from syncopate.bench.problem import OUT, PAPER_LAYERS, PARTIAL, BenchSpec
 from syncopate.bench.shapes import A2A_GEMM, AG_GEMM, GEMM_AR, GEMM_RS, REDUCED
 from syncopate.bench.variants import ALONE, NO_COMM, Variant, unavailable
 
@@ -30,6 +30,10 @@ WORKLOADS = (AG_GEMM, GEMM_RS, GEMM_AR, A2A_GEMM)
 def no_comm_variant(spec: BenchSpec, ctx: BenchWorld) -> Variant:
     """The no-comm row of ``spec`` (n/a for workloads without one)."""
     meta = {"backend": BACKEND, "order": ORDER, "chunks": 1}
+    if spec.workload in PAPER_LAYERS and spec.problem is not None:
+        from syncopate.bench import paper_layers
+
+        return paper_layers.no_comm_variant(spec, ctx, NO_COMM)
     if spec.workload not in WORKLOADS or spec.problem is None:
         return unavailable(NO_COMM, f"no fused kernel without communication for {spec.workload}", ALONE, None, **meta)
     st: dict[str, Any] = {}

@@ -20,7 +20,9 @@ from typing import Any
 import torch
 
 from syncopate.bench.check import staged_sum_rounding
-from syncopate.bench.shapes import AG_GEMM, GEMM_RS, REDUCED, LocalDims, Shape
+from syncopate.bench.shapes import AG_GEMM, GEMM_RS, MOE_LAYER, REDUCED, RING_ATTN, ULYSSES_ATTN, LocalDims, Shape
+
+PAPER_LAYERS = (MOE_LAYER, ULYSSES_ATTN, RING_ATTN)  # bench/paper_layers.py
 
 # keys of Problem.references that a Variant's ``expect`` may name
 OUT, GATHERED, PARTIAL = "out", "gathered", "partial"

@@ -34,11 +34,14 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 
 AG_GEMM, GEMM_RS, GEMM_AR, A2A_GEMM, AG_ATTN = "ag-gemm", "gemm-rs", "gemm-ar", "a2a-gemm", "ag-attn"
-WORKLOADS: tuple[str, ...] = (AG_GEMM, GEMM_RS, GEMM_AR, A2A_GEMM, AG_ATTN)
+# the paper's remaining workloads (bench/paper_layers.py)
+MOE_LAYER, ULYSSES_ATTN, RING_ATTN = "moe-layer", "ulysses-attn", "ring-attn"
+WORKLOADS: tuple[str, ...] = (AG_GEMM, GEMM_RS, GEMM_AR, A2A_GEMM, AG_ATTN, MOE_LAYER, ULYSSES_ATTN, RING_ATTN)
 GEMM_WORKLOADS: tuple[str, ...] = (AG_GEMM, GEMM_RS, GEMM_AR)
 # the GEMM workloads whose ranks split K and sum their M x N partials (the reduced GEMMs)
 REDUCED: tuple[str, ...] = (GEMM_RS, GEMM_AR)
-LABEL_PREFIX = {AG_GEMM: "AG", GEMM_RS: "RS", GEMM_AR: "AR", A2A_GEMM: "A2A+GG", AG_ATTN: "AG-KV attn"}
+LABEL_PREFIX = {AG_GEMM: "AG", GEMM_RS: "RS", GEMM_AR: "AR", A2A_GEMM: "A2A+GG", AG_ATTN: "AG-KV attn",
+                MOE_LAYER: "A2A-GG-A2A", ULYSSES_ATTN: "A2A attn A2A", RING_ATTN: "ring attn"}
 
 # groups a shape can belong to; also accepted by --shapes
 ANCHOR, LLAMA, QUICK, CPU, PAPER = "anchor", "llama", "quick", "cpu", "paper"
@@ -100,12 +103,26 @@ class Shape:
                  AG_ATTN: ("seq", self.M, "seq", self.M),
                  A2A_GEMM: ("experts", dict(self.params).get("experts", 1), "experts",
                             dict(self.params).get("experts", 1))}.get(self.workload)
+        if self.workload in (MOE_LAYER, ULYSSES_ATTN, RING_ATTN):
+            self._check_layer_dims(world)
         if split is None:
             return
         for dim_name, value in (split[:2], split[2:]):
             if value % world:
                 raise ShapeError(f"{self.workload} shape '{self.name}': {dim_name}={value} "
                                  f"is not divisible by W={world}")
+
+    def _check_layer_dims(self, world: int) -> None:
+        """The paper layers' dims that W ranks must split (bench/paper_layers.py)."""
+        d = dict(self.params)
+        need = {MOE_LAYER: (("experts", d.get("experts", 0)),),
+                ULYSSES_ATTN: (("seq", d.get("seq", 0)), ("heads", d.get("heads", 0))),
+                RING_ATTN: (("seq", d.get("seq", 0)),)}[self.workload]
+        for name, value in need:
+            if value % world:
+                raise ShapeError(f"{self.workload} shape '{self.name}': {name}={value} is not divisible by W={world}")
+        if self.workload == MOE_LAYER and (d["tokens"] * d["topk"]) % d["experts"]:
+            raise ShapeError(f"moe-layer shape '{self.name}': tokens*topk is not divisible by experts={d['experts']}")
 
     def local(self, world: int) -> LocalDims:
         """This shape's per-rank sizes at world size ``world``."""
@@ -194,8 +211,33 @@ def _attention_shapes() -> list[Shape]:
 
 
 # gemm-ar runs gemm-rs's shapes: the same row-parallel layers (the paper's GEMM-AR shapes are its GEMM-RS ones)
+def _paper_layer_shapes() -> list[Shape]:
+    """moe-layer: Mixtral-8x7B's experts (M = tokens per rank, K = hidden, N = expert FFN); ulysses-attn:
+    Llama-3-8B's 32 heads of 128 and its output projection (M = N = the sequence, K = head_dim); ring-attn:
+    Llama-3-70B's heads, as ag-attn (see bench/paper_layers.py)."""
+    def shape(workload: str, name: str, mkn: tuple[int, int, int], groups: tuple[str, ...], text: str,
+              **params: int) -> Shape:
+        return Shape(workload, name, *mkn, groups, text, tuple(params.items()))
+
+    cpu = "overlap-bench --cpu (fp32, Triton interpreter)"
+    moe = "MoE layer: dispatch all-to-all, expert up and down GEMMs, combine all-to-all (uniform routing)"
+    uly = "Ulysses attention: all-to-all to heads, attention, all-to-all back, output projection"
+    ring = "ring attention: K/V passed around the ring (non-causal)"
+    return [
+        shape(MOE_LAYER, "mixtral-8x7b-4k", (4096, 4096, 14336), (ANCHOR, QUICK), f"{moe}, 4k tokens per rank",
+              tokens=4096, hidden=4096, ffn=14336, experts=8, topk=2),
+        shape(MOE_LAYER, "cpu-tiny", (8, 16, 32), (CPU,), cpu, tokens=8, hidden=16, ffn=32, experts=2, topk=2),
+        shape(ULYSSES_ATTN, "llama3-8b-16k", (16384, 128, 16384), (ANCHOR, QUICK), f"{uly}, 16k tokens",
+              seq=16384, heads=32, head_dim=128, hidden=4096),
+        shape(ULYSSES_ATTN, "cpu-tiny", (32, 16, 32), (CPU,), cpu, seq=32, heads=2, head_dim=16, hidden=32),
+        shape(RING_ATTN, "llama70b-cp-16k", (16384, 128, 16384), (ANCHOR, QUICK), f"{ring}, 16k tokens",
+              seq=16384, heads=64, kv_heads=8, head_dim=128),
+        shape(RING_ATTN, "cpu-tiny", (32, 16, 32), (CPU,), cpu, seq=32, heads=2, kv_heads=1, head_dim=16),
+    ]
+
+
 SHAPES: tuple[Shape, ...] = tuple([s for w in GEMM_WORKLOADS for s in _gemm_shapes(w)] + _moe_shapes()
-                                  + _attention_shapes())
+                                  + _attention_shapes() + _paper_layer_shapes())
 
 def parse_workloads(text: str | None) -> list[str]:
     """``--workload a,b`` -> workload names in table order; all by default."""

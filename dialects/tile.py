@@ -704,13 +704,14 @@ CMP_PREDICATES = {"lt": "<", "le": "<=", "gt": ">", "ge": ">=", "eq": "==", "ne"
 IDENTITY_PREDICATES = ("is", "isnot")
 """``p is None`` / ``p is not None``: Triton decides them when it compiles
 (a parameter passed None is specialized to the constant None), so they are
-kept as written; their right operand is the literal None."""
+kept as written; their right operand is the literal None, or a dtype
+(``x.dtype is tl.bfloat16``, which Triton decides the same way)."""
 
 
 @irdl_op_definition
 class CmpOp(IRDLOperation):
     """Elementwise comparison; predicate one of lt, le, gt, ge, eq, ne, or
-    an identity test against None (``is`` / ``isnot``, see
+    an identity test against None or a dtype (``is`` / ``isnot``, see
     :data:`IDENTITY_PREDICATES`)."""
 
     name = "tile.cmp"
@@ -733,8 +734,10 @@ class CmpOp(IRDLOperation):
             )
         if self.predicate.data in IDENTITY_PREDICATES:
             rhs = self.rhs.owner
-            if not (isinstance(rhs, LiteralOp) and isinstance(rhs.value, NoneAttr)):
-                raise VerifyException(f"tile.cmp \"{self.predicate.data}\": the right operand must be `tile.literal none`")
+            # None, or a dtype (`x.dtype is tl.bfloat16`): what Triton decides when it compiles
+            if not (isinstance(rhs, LiteralOp) and isinstance(rhs.value, (NoneAttr, TypeAttribute))):
+                raise VerifyException(f"tile.cmp \"{self.predicate.data}\": the right operand must be `tile.literal none` "
+                                      "or a dtype literal")
 
 
 class UnaryOp(IRDLOperation):

@@ -37,6 +37,10 @@ TILE_LOOP_ATTR: Final = "chunk.tile_loop"
 """On a persistent kernel: the tile count of its tile loop, a host expression."""
 COST_ATTR: Final = "chunk.cost"
 """On a chunk: why select-backend chose its backend."""
+ASSUME_ATTR: Final = "chunk.assume"
+"""On the kernel: what verify-addresses' proofs assumed of a launch, one
+entry per access (``where``, ``guards``, ``least``, ``in_row``), checked by
+the runtime at each launch (runtime/abi.py)."""
 ORIGIN_ATTR: Final = "tile.origin"
 """On an op a pass created: the pass's name (the emitter comments it)."""
 

@@ -17,6 +17,7 @@ from syncopate.passes.options import ChoiceOptions
 from syncopate.passes.pipeline import apply_passes
 from syncopate.passes.select_backend import BackendChoice, SelectBackendPass
 from syncopate.passes.tile_reorder import Order, TileReorderPass
+from syncopate.passes.verify_addresses import VerifyAddressesPass
 from syncopate.passes.verify_sync import VerifySyncPass
 
 
@@ -28,14 +29,19 @@ class OverlapPipelinePass(ChoiceOptions, ModulePass):
     insert-signals{waits signals hoist_loops}, select-backend{backend sizes elem_bytes},
     with ``reduce=epilogue`` fuse-peer-reduction (the owner of a reduce-scatter
     sums the peers' partials in its tiles' epilogue; ``reduce=stream``, the
-    default, leaves that add to the runtime), verify-sync{waits signals}
-    and lower-chunk-to-tile{memo}, in that order; each option goes to the
+    default, leaves that add to the runtime), verify-sync{waits signals},
+    verify-addresses (with waits and signals both on) and
+    lower-chunk-to-tile{memo}, in that order; each option goes to the
     stage of the same name (see each pass's documentation for assumptions and
     guarantees). ``overlap`` alone equals
-    ``chunk-dependency-analysis,tile-reorder{order=arrival group=8},insert-signals,select-backend,verify-sync,lower-chunk-to-tile``
+    ``chunk-dependency-analysis,tile-reorder{order=arrival group=8},insert-signals,select-backend,``
+    ``verify-sync,verify-addresses,lower-chunk-to-tile``
     (group=8: L2-grouped tiles within an arrival step, as in Triton's grouped matmul).
     verify-sync re-derives every access's footprint and checks the waits and
-    signals the earlier stages placed; it runs just before
+    signals the earlier stages placed; verify-addresses checks them again
+    from element offsets with no code shared with the footprint analysis
+    (an access it proves uncovered fails the pipeline; what its proofs
+    assume of a launch is recorded for the runtime to check). They run just before
     lower-chunk-to-tile, the last point where they are chunk span ops (after
     it they are helper calls over runtime tables). With ``waits=false`` or
     ``signals=false`` it skips that side too (the negative controls);
@@ -73,6 +79,7 @@ class OverlapPipelinePass(ChoiceOptions, ModulePass):
             SelectBackendPass(backend=self.backend, sizes=self.sizes, elem_bytes=self.elem_bytes),
             *([FusePeerReductionPass()] if self._reduce_in_epilogue() else []),
             *([VerifySyncPass(waits=self.waits, signals=self.signals)] if self.verify else []),
+            *([VerifyAddressesPass()] if self.verify and self.waits and self.signals else []),
             LowerChunkToTilePass(memo=self.memo),
         ]
 

@@ -6,10 +6,13 @@ from dataclasses import dataclass, field
 from typing import ClassVar
 
 from xdsl.context import Context
-from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects.builtin import ArrayAttr, BoolAttr, DictionaryAttr, IntegerAttr, ModuleOp, StringAttr
+from xdsl.ir import Attribute, Operation
 from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import PassFailedException
 
+from syncopate.dialects import tile
+from syncopate.ir.contract import ASSUME_ATTR
 from syncopate.ir.crosscheck.addresses import Report, check
 
 
@@ -36,7 +39,11 @@ class VerifyAddressesPass(ModulePass):
     chunk span ops), in structured control flow (``scf.for`` / ``scf.if``
     / ``scf.while``, one exit); the strided-tensor layout of the planned tensor, with masks
     bounding each inner coordinate by at most its extent; no integer
-    overflow. Rewrites nothing.
+    overflow. What a proof assumes of a launch (integer parameters >= 0, a
+    wrapped row's modulus >= 1, an unmasked offset that stays in its row)
+    it records on the kernel as ``chunk.assume``, one entry per access with
+    the constexpr ``if`` arms it lies in; runtime/assumptions.py checks it
+    at every launch. Rewrites nothing else.
 
     Guarantees: fails, naming the access's ``file.py:LINE``, when it proves
     an access *uncovered* (a row it touches lies outside every wait or
@@ -47,6 +54,8 @@ class VerifyAddressesPass(ModulePass):
     leave the row) or bounded but could not prove covered (*unproved*).
     Otherwise it succeeds: it never claims coverage it did not prove, but
     without ``strict`` an unbounded access passes (verify-sync decides it).
+    The default ``overlap`` pipeline runs it without ``strict`` after
+    verify-sync (whenever both waits and signals are placed).
     """
 
     name: ClassVar[str] = "verify-addresses"
@@ -60,11 +69,44 @@ class VerifyAddressesPass(ModulePass):
 
 def verify(module: ModuleOp, strict: bool = False) -> Report:
     """The report of :func:`check`; raises on an uncovered access (and with
-    ``strict`` on any access not proved)."""
+    ``strict`` on any access not proved). Records on each kernel what its
+    proofs assumed of a launch (``chunk.assume``), for the runtime to check."""
     report = check(module)
     bad = [a for a in report.accesses if a.status == "uncovered" or strict and a.status != "proved"]
     if bad:
         first = bad[0]
         raise _fail(f"{first.where()} is {first.status}: {first.detail}"
                     + (f" (and {len(bad) - 1} more)" if len(bad) > 1 else ""))
+    _record(report)
     return report
+
+
+def _record(report: Report) -> None:
+    by_kernel: dict[tile.FuncOp, list[dict]] = {}
+    for access in report.accesses:
+        entry = access.assumed()
+        kernel = next((op for op in _ancestors(access.op) if isinstance(op, tile.FuncOp)), None)
+        if entry is not None and kernel is not None:
+            by_kernel.setdefault(kernel, []).append(entry)
+    for kernel, entries in by_kernel.items():
+        kernel.attributes[ASSUME_ATTR] = ArrayAttr([_attr(e) for e in entries])
+
+
+def _ancestors(op: Operation):
+    parent = op.parent_op()
+    while parent is not None:
+        yield parent
+        parent = parent.parent_op()
+
+
+def _attr(value) -> Attribute:
+    """Plain data (dicts, lists, str, int, bool) as builtin attributes."""
+    if isinstance(value, dict):
+        return DictionaryAttr({k: _attr(v) for k, v in value.items()})
+    if isinstance(value, (list, tuple)):
+        return ArrayAttr([_attr(v) for v in value])
+    if isinstance(value, bool):
+        return BoolAttr.from_bool(value)
+    if isinstance(value, int):
+        return IntegerAttr(value, 64)
+    return StringAttr(str(value))

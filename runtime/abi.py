@@ -26,6 +26,7 @@ from syncopate.ir.contract import AbiKey as K
 from syncopate.ir.plans.expr import Extent
 from syncopate.ir.plans.launch_extents import LaunchExtent, launch_extents
 from syncopate.runtime.uploads import upload
+from syncopate.runtime import assumptions
 from syncopate.runtime.aliasing import check_aliases, planned
 from syncopate.runtime.errors import AbiError
 from syncopate.runtime.fused import FusedProgram
@@ -102,6 +103,7 @@ class LaunchPlan:
         _check_in_row(program, env, rank)
         check_aliases(planned(plans), params)
         tiles = tile_grid(program, env, grid)
+        assumptions.check(assumptions.entries(program.kernel), params, env, grid, tiles, rank)
         graph = deps.tile_chunk_graph(program.module, program.kernel, env, tiles, rank, bases)
         return cls(plans, chunks, graph, grid, rank, tiles, TILE_LOOP_ATTR in program.kernel.attributes)
 
@@ -329,7 +331,7 @@ def _check_extents(plans: Mapping[str, PlanOp], chunks: Mapping[str, list[Concre
     written out of bounds, rows the plan leaves out would never be
     synchronised."""
     for name, plan in plans.items():
-        role = "wait" if plan.collective in ("all-gather", "all-to-all") else "signal"
+        role = "wait" if plan.collective in CONSUMED else "signal"
         for tensor in plan.tensors:
             param = tensor.param.data
             mine = [c for c in deps.rank_chunks(chunks[name], rank, role) if c.param == param]

@@ -155,6 +155,8 @@ def _span_along(acc: Access, tensor: TensorOp, dim: int, kernel: tile.FuncOp) ->
         offset, block = acc.desc_spans[dim]
         return Span((offset,), block), None
     strides = tensor.stride_values
+    if _explicit_stride(tensor, dim):
+        acc = _split_constexpr_row(acc, strides[dim])
     named = [t for t in acc.terms if _stride_name(t) == strides[dim]]
     if (not named and _explicit_stride(tensor, dim) and _scalar_row(acc, strides[dim], dim) is None
             and _constexpr_row(acc, strides[dim]) is None):
@@ -347,6 +349,32 @@ def _scalar_row(acc: Access, stride: str | int, dim: int) -> footprint.Offset | 
     if dim == 0 and len(rows) == 1 and len(acc.terms) == 1 and acc.terms[0].stride is None:
         return rows[0]
     return None
+
+
+def _split_constexpr_row(acc: Access, stride: str | int) -> Access:
+    """``acc`` with a row offset pulled out of its unit-stride index when
+    that index is ``row * P + cols`` (or ``cols + row * P``) and ``P`` is
+    the constexpr parameter the plan names as the stride (Unsloth's
+    ``offsets = row_idx * Q_row_stride + col_offsets`` with ``Q_row_stride:
+    tl.constexpr``). Unnamed, ``P`` could be a tile size and the sum one
+    flat index; named, ``row * P`` moves whole rows, as ``X += row * P``
+    does (:func:`_constexpr_row`)."""
+    for term in acc.terms:
+        index = footprint.strip(term.index)
+        if term.stride is not None or not (isinstance(index, OpResult) and isinstance(index.op, tile.AddOp)):
+            continue
+        for row, cols in ((index.op.lhs, index.op.rhs), (index.op.rhs, index.op.lhs)):
+            row = footprint.strip(row)
+            if footprint._rank(row) != 0 or not (isinstance(row, OpResult) and isinstance(row.op, tile.MulOp)):
+                continue
+            offset = footprint.Offset(row.op.lhs, row.op.rhs, row)
+            factor = _named_factor(offset, stride)
+            if factor is None or not isinstance(footprint.strip(factor).type, tile.ConstexprType):
+                continue
+            rest = footprint.Term(term.axis, footprint.strip(cols), None)
+            terms = tuple(rest if t is term else t for t in acc.terms)
+            return replace(acc, terms=terms, offsets=(*acc.offsets, offset))
+    return acc
 
 
 def _named_factor(offset: footprint.Offset, name: str | int) -> SSAValue | None:

@@ -360,10 +360,14 @@ def _sum_terms(value: SSAValue) -> list[SSAValue]:
     """Split an offset into its ``index * stride`` terms: a sum of two blocks
     is split, a block plus a scalar (``pid * B + tl.arange(0, B)``) is one
     unit-stride index."""
-    value = strip(value)
+    value = _widened_scalar(strip(value))
     if isinstance(value, OpResult) and isinstance(value.op, tile.AddOp):
         lhs, rhs = value.op.lhs, value.op.rhs
         if _rank(lhs) >= 1 and _rank(rhs) >= 1:
+            return _sum_terms(lhs) + _sum_terms(rhs)
+        if _rank(value) == 0 and _rank(lhs) == 0 and _rank(rhs) == 0:
+            # a batch and head offset summed first (`qvk_offset = off_z * stride_qz + off_h *
+            # stride_qh`, the attention tutorial's): each product moves along its own dim
             return _sum_terms(lhs) + _sum_terms(rhs)
         # `row * stride + cols` added at once is `+ row * stride + cols`: a row offset
         # times a runtime stride moves whole rows, it is no part of the unit-stride index
@@ -371,6 +375,17 @@ def _sum_terms(value: SSAValue) -> list[SSAValue]:
             if _rank(scalar) == 0 and _rank(block) >= 1 and _is_row_offset(scalar):
                 return [scalar, *_sum_terms(block)]
     return [value]
+
+
+def _widened_scalar(value: SSAValue) -> SSAValue:
+    """A scalar sum or product widened to int64 as a whole
+    (``(off_z * stride_z + off_h * stride_h).to(tl.int64)``) is that sum:
+    a widening cast keeps every integer's value."""
+    while (isinstance(value, OpResult) and isinstance(value.op, tile.CastOp) and _rank(value) == 0
+           and _widens_integer(value.op) and isinstance(strip(value.op.src), OpResult)
+           and isinstance(strip(value.op.src).op, (tile.AddOp, tile.MulOp))):
+        value = strip(value.op.src)
+    return value
 
 
 def _is_row_offset(value: SSAValue) -> bool:
@@ -625,7 +640,7 @@ def unmodelled_call(ptr: SSAValue) -> tile.CallOp | None:
 
 
 def _offset(value: SSAValue) -> Offset:
-    value = strip(value)
+    value = _widened_scalar(strip(value))
     if isinstance(value, OpResult) and isinstance(value.op, tile.MulOp):
         return Offset(value.op.lhs, value.op.rhs, value)
     return Offset(value, None)
@@ -693,7 +708,28 @@ def span_of(index: SSAValue) -> Span:
         what = index.op.name if isinstance(index, OpResult) else "a block argument"
         if isinstance(index, OpResult) and loaded_rows.reads_memory(index):
             raise LoadedRows(index)
-        raise Unbounded(f"the index is not 'scalar + tl.arange(0, BLOCK)' (found {what})")
+        raise Unbounded(f"the index is not 'scalar + tl.arange(0, BLOCK)' (found {what}){_branch_hint(index)}")
+
+
+def _branch_hint(index: SSAValue) -> str:
+    """Why an index that an ``if`` chooses has no bounded form, when an arm
+    clamps it: the clamp crossed the branch as a whole block (the frontend
+    carries only ``start + tl.arange(0, B)`` as its start), so the rewrite
+    that fuses clamps where the access is."""
+    if not (isinstance(index, OpResult) and isinstance(index.op, scf.IfOp)):
+        return ""
+    for region in index.op.regions:
+        last = region.block.last_op
+        if not isinstance(last, scf.YieldOp):
+            continue
+        value = _unhinted(last.operands[index.index])
+        clamped = isinstance(value, OpResult) and (isinstance(value.op, tile.WhereOp) or (
+            isinstance(value.op, tile.CallOp) and value.op.callee.data in (*CLAMPS, "tl.clamp")))
+        if clamped:
+            return ("; an arm of this `if` clamps the index block (`tl.where`, `tl.minimum`, `tl.maximum`), which "
+                    "leaves the `if` as a whole block: set only the start in the branch "
+                    "(`offs = start + tl.arange(0, B)`) and clamp where the access is")
+    return ""
 
 
 def _helper_span(result: OpResult) -> Span:

@@ -4,14 +4,19 @@ whether the waits / signals around it cover their rows.
 
 Model (every assumption is listed; nothing else is assumed):
 
-* symbols: ``pid<a>`` (``tl.program_id``, >= 0, grid unknown), ``npid<a>``
-  (``tl.num_programs``, >= 1), one per kernel scalar parameter (an integer
-  of unknown sign; the plan dim's stride parameter >= 1, since the runtime
-  refuses a launch whose tensor has another stride there, runtime/abi.py),
-  one per loop induction variable (range ``[lb, ub - 1]`` when its step is
-  provably >= 1), one per ``tl.arange`` element and axis (range ``[start,
+* symbols: ``pid<a>`` (``tl.program_id``, in ``[0, npid<a> - 1]``; a
+  tile-reorder helper's program id in ``[0, ntile<a> - 1]``), ``npid<a>``
+  (``tl.num_programs``, >= 1), one per kernel scalar parameter (>= 0: a
+  size, stride, count or flag; every parameter a proof reads is recorded
+  with that least value and the runtime refuses a launch below it; the plan
+  dim's stride parameter and block sizes >= 1), one iteration count ``j``
+  per loop, the induction variable being ``lb + step * j`` with ``j`` in
+  ``[0, cdiv(|ub - lb|, |step|) - 1]`` when the step's sign is provable
+  (either sign), one per ``tl.arange`` element and axis (range ``[start,
   end - 1]``, clamped by mask terms ``x < b``, ``x <= b``, ``x > b``, ``x >= b``
-  that are ``+-lane + rest`` in exactly one lane), and one opaque symbol per
+  that are ``+-lane + rest`` in exactly one lane), one per lane of a loaded
+  1-D block (its value lies in ``[min<k>, max<k>]``, the symbols a
+  ``tl.min`` / ``tl.max`` of that very value returns), and one opaque symbol per
   scalar the model does not interpret: a scalar result of a
   ``tile.call_jit``, a ``tile.load`` through a scalar pointer, an integer
   result of ``scf.if`` / ``scf.while`` and an integer argument of an
@@ -27,7 +32,9 @@ Model (every assumption is listed; nothing else is assumed):
   ``tl.zeros_like`` (0), ``tl.minimum`` / ``tl.maximum`` / ``min`` / ``max``,
   ``tl.multiple_of`` / ``tl.max_contiguous`` (their first argument);
   ``tile.floordiv`` / ``tile.mod`` / ``tile.cdiv`` of lane-free values are
-  uninterpreted functions (equal only to themselves). Loop-carried pointers
+  uninterpreted functions (equal only to themselves) with the sign Triton's
+  truncation gives them (intops.py); ``(s + lane) % m`` is a wrapped row
+  (below). Loop-carried pointers
   and offsets advanced by a loop-invariant increment are ``init +
   iteration * inc`` (an opaque symbol defined inside the loop is not
   invariant: it may differ in every iteration). ``m & other`` with ``m`` a
@@ -44,8 +51,16 @@ Model (every assumption is listed; nothing else is assumed):
   ``coordinate <= x``: under the strided-tensor layout (an element is
   ``sum(coord_j * stride_j)`` with ``0 <= coord_j < extent_j``, and the
   kernel's masks bound each inner coordinate by at most its extent), it then
-  stays in row ``R``. An offset term bound to no masked coordinate (``X +
-  N_COLS + cols``) may reach another row, so the access is unbounded.
+  stays in row ``R``. A coordinate no mask bounds (``X + N_COLS + cols``, a
+  head dim read whole) is bounded by the sizes of a launch instead, and the
+  proof records :class:`InRow`: at each launch the runtime checks that each
+  such coordinate fits a dim of its own whose stride is its key, or that the
+  whole offset stays below the row stride of a row-major tensor
+  (runtime/assumptions.py); it refuses a launch where neither holds.
+* wrapped rows: ``(s + lane) % m`` with ``s >= 0``, the lane's values
+  ``>= 0`` and ``m`` a parameter (recorded >= 1) touches, with ``r = s %
+  m``, rows ``[r + lo, min(r + hi, m - 1)]`` and ``[0, r + hi - m]``: both
+  pieces must be covered.
 
 An access is *proved* when its rows lie inside waits that dominate it (reads
 of consumed tensors) or signals that follow it on every path (writes of
@@ -58,7 +73,8 @@ bounded. A ``chunk.wait_span_loop`` covers its range only where its ``lo``
 is provably ``first + iteration * step`` directly in its ``for`` body (the
 condition under which skipping the previous iteration's chunks is sound); a
 wait from row <= 0 to at least the plan's extent (or 2**31-1) covers every
-row of the tensor.
+row of the tensor, and a read it dominates is covered whatever its index
+(a gather through loaded indices).
 """
 
 from __future__ import annotations
@@ -73,7 +89,8 @@ from xdsl.ir import Block, BlockArgument, Operation, SSAValue
 from syncopate.dialects import tile
 from syncopate.dialects.chunk import PlanOp, SignalSpanOp, WaitSpanLoopOp, WaitSpanOp
 from syncopate.ir.contract import CONSUMED, KERNEL_ATTR
-from syncopate.ir.crosscheck.prove import equal, le, lt
+from syncopate.ir.crosscheck.intops import FUNCTIONS, TCdiv, TMod, Wrap
+from syncopate.ir.crosscheck.prove import equal, le, lift, lt
 from syncopate.ir.locations import describe
 
 ALL_ROWS = 2**31 - 1
@@ -119,9 +136,58 @@ class Access:
     status: str = "unbounded"  # proved | unproved | uncovered | unbounded
     detail: str = ""
     rows: tuple[sympy.Expr, sympy.Expr] | None = None  # [lo, hi) with the lanes eliminated
+    # what a proof assumed of the launch, checked by the runtime at each
+    # launch (runtime/abi.py): integer parameters -> their least value, and
+    # the coordinates of an offset within a row that no mask bounds
+    least: dict[str, int] = field(default_factory=dict)
+    in_row: InRow | None = None
+    # constexpr flags of the `if`s around the access -> the arm it is in:
+    # a launch that does not take it need not meet its assumptions
+    guards: tuple[tuple[str, bool], ...] = ()
 
     def where(self) -> str:
         return describe(self.op)
+
+    def assumed(self) -> dict | None:
+        """What the launch must meet for this access's proof, as plain data
+        (expressions printed by sympy, read back by intops.parse); None when
+        the proof assumed nothing or the access is not proved."""
+        if self.status != "proved" or not self.least and self.in_row is None:
+            return None
+        entry: dict = {"where": self.where(), "guards": [[n, taken] for n, taken in self.guards],
+                       "least": dict(self.least)}
+        if self.in_row is not None:
+            r = self.in_row
+            entry["in_row"] = {"param": r.param, "dim": r.dim, "stride": r.stride,
+                               "groups": [[g.key, str(g.lo), str(g.hi), g.masked] for g in r.groups]}
+        return entry
+
+
+@dataclass(frozen=True)
+class Group:
+    """One coordinate of an offset within a row: ``coord * key`` with
+    ``key`` a stride parameter (or 1), ``coord`` in ``[lo, hi]`` at a launch
+    (over parameters, ``npid<a>`` and ``ntile<a>``); ``masked`` when a mask
+    term bounds it (the strided-tensor layout then keeps it in its dim)."""
+
+    key: str | int
+    lo: sympy.Expr
+    hi: sympy.Expr
+    masked: bool
+
+
+@dataclass(frozen=True)
+class InRow:
+    """An access's offset within a row has coordinates no mask bounds: it
+    stays in the row at a launch where each unmasked coordinate fits a dim
+    of its own whose stride is its key, or the whole offset fits below the
+    row stride of a tensor whose inner dims fit there too (runtime/abi.py
+    checks one of the two at each launch)."""
+
+    param: str
+    dim: int
+    stride: str | int
+    groups: tuple[Group, ...]
 
 
 @dataclass
@@ -149,18 +215,34 @@ class Evaluator:
         self.lanes: dict[sympy.Symbol, tuple[sympy.Expr, sympy.Expr]] = {}
         self.ivs: dict[sympy.Symbol, tuple[scf.ForOp, sympy.Expr, sympy.Expr]] = {}
         self.aranges = 0
+        # lanes of loaded blocks (index k) -> their min and max symbols
+        self.valued: dict[int, tuple[sympy.Symbol, sympy.Symbol]] = {}
         # opaque symbol -> the op that defines its value (a loop around that
         # op sees a new value in every iteration)
         self.opaque: dict[sympy.Symbol, Operation] = {}
+        # program ids (of the launch grid or, through tile-reorder's
+        # helpers, of the tile grid) -> their largest value
+        self.pids: dict[sympy.Symbol, sympy.Expr] = {}
         self.constexpr = set()
         positive = positive | _block_sizes(func)
+        self.positive = positive
         for name, arg in zip(func.arg_names, func.body.block.args):
             if isinstance(arg.type, tile.PointerType):
                 self.cache[arg] = Ptr(name, sympy.Integer(0))
             else:
                 if isinstance(arg.type, tile.ConstexprType):
                     self.constexpr.add(name)
-                self.cache[arg] = _int(name, positive=True) if name in positive else _int(name)
+                # sizes, strides, counts and flags: >= 0, an assumption the
+                # runtime checks for every parameter a proof mentions
+                self.cache[arg] = _int(name, positive=True) if name in positive else _int(name, nonnegative=True)
+
+    def symbol(self, name: str) -> sympy.Symbol:
+        """The symbol of parameter ``name`` (with its assumptions), or a
+        plain integer symbol for a name that is not one."""
+        for n, arg in zip(self.func.arg_names, self.func.body.block.args):
+            if n == name and isinstance(self.cache.get(arg), sympy.Symbol):
+                return self.cache[arg]
+        return _int(name)
 
     def of(self, ssa: SSAValue) -> Value:
         if ssa not in self.cache:
@@ -196,14 +278,23 @@ class Evaluator:
         return self._carried(loop, arg)
 
     def _iv(self, loop: scf.ForOp, arg: BlockArgument) -> Value:
+        """``lb + step * j`` with the iteration count ``j`` in ``[0,
+        cdiv(|ub - lb|, |step|) - 1]`` where the step's sign is provable
+        (either sign: ``range(K, 0, -BLOCK_K)``); a symbol without a range
+        otherwise."""
         lb, ub, step = (self.expr(v) for v in (loop.lb, loop.ub, loop.step))
-        sym = _int(f"iv{len(self.ivs)}")
-        if any(isinstance(v, Unknown) for v in (lb, ub, step)) or not le(sympy.Integer(1), step):
-            # still a symbol (a wait in the same body may use it), but with no range
-            self.ivs[sym] = (loop, None, None)
+        j = _int(f"iv{len(self.ivs)}", nonnegative=True)
+        known = not any(isinstance(v, Unknown) for v in (lb, ub, step))
+        if known and le(sympy.Integer(1), step):
+            self.ivs[j] = (loop, sympy.Integer(0), TCdiv(ub - lb, step) - 1)
+        elif known and le(step, sympy.Integer(-1)):
+            self.ivs[j] = (loop, sympy.Integer(0), TCdiv(lb - ub, -step) - 1)
         else:
-            self.ivs[sym] = (loop, lb, ub - 1)
-        return sym
+            # still a symbol (a wait in the same body may use it), but with no range
+            sym = _int(f"iv{len(self.ivs)}")
+            self.ivs[sym] = (loop, None, None)
+            return sym
+        return sympy.expand(lb + step * j)
 
     def _carried(self, loop: scf.ForOp, arg: BlockArgument) -> Value:
         """``init + iteration * inc`` when the body yields ``arg + inc`` with
@@ -241,7 +332,10 @@ class Evaluator:
                 return sympy.Integer(value.value.data)
             return Unknown(f"{describe(op)}: a non-integer constant")
         if isinstance(op, tile.ProgramIdOp):
-            return _int(f"pid{op.axis.value.data}", nonnegative=True)
+            axis = op.axis.value.data
+            sym = _int(f"pid{axis}", nonnegative=True)
+            self.pids[sym] = _int(f"npid{axis}", positive=True) - 1
+            return sym
         if isinstance(op, tile.NumProgramsOp):
             return _int(f"npid{op.axis.value.data}", positive=True)
         if isinstance(op, (tile.RetypeOp, tile.BroadcastOp)):
@@ -275,11 +369,19 @@ class Evaluator:
             if isinstance(ssa.type, tile.BlockType):
                 return Unknown(f"{describe(op)}: a jit helper's block result")
             callee = op.callee.string_value()
-            # tile-reorder's helpers return a program id of their axis (the
-            # launch ABI), as tl.program_id does: >= 0
-            return self._opaque(op, callee, nonnegative=callee.startswith(TILE_PID_HELPER))
+            if callee.startswith(TILE_PID_HELPER) and callee[len(TILE_PID_HELPER):].isdigit():
+                # tile-reorder's helpers return a program id of their axis of
+                # the tile grid (the launch ABI): in [0, ntile<axis> - 1]
+                sym = self._opaque(op, callee, nonnegative=True)
+                self.pids[sym] = _int(f"ntile{callee[len(TILE_PID_HELPER):]}", positive=True) - 1
+                return sym
+            return self._opaque(op, callee)
         if isinstance(op, tile.LoadOp) and isinstance(op.ptr.type, tile.PointerType):
             return self._opaque(op, "load")
+        if isinstance(op, tile.LoadOp) and _rank(op.ptr) == 1:
+            return self._loaded(op)
+        if isinstance(op, tile.ReduceOp) and op.kind.data in ("min", "max"):
+            return self._reduce(op)
         if isinstance(op, (tile.LoadOp, tile.DescriptorLoadOp)):
             return Unknown(f"{describe(op)}: a loaded block")
         if isinstance(op, (scf.IfOp, scf.WhileOp)) and _is_scalar(ssa):
@@ -289,6 +391,10 @@ class Evaluator:
     def _cast(self, op: Operation) -> Value:
         ty = op.results[0].type
         element = ty.element_type if isinstance(ty, tile.BlockType) else ty
+        if isinstance(op, tile.CastOp):
+            if op.bitcast is not None and op.bitcast.value.data:
+                return Unknown(f"{describe(op)}: a bitcast")
+            element = op.dtype
         if isinstance(element, IntegerType):
             return self.of(op.operands[0])
         return Unknown(f"{describe(op)}: a cast to a non-integer type")
@@ -302,6 +408,27 @@ class Evaluator:
         sym = _lane(k, 0)
         self._lane_range(k, (start, end - 1))
         return sym
+
+    def _loaded(self, op: tile.LoadOp) -> Value:
+        """A loaded 1-D block: a lane whose value is unknown but lies between
+        the block's own ``tl.min`` and ``tl.max`` (symbols a ``tile.reduce``
+        of this very value returns), so a wait computed from them, as
+        chunk-dependency-analysis places for gathered indices, can be checked."""
+        k = self.aranges
+        self.aranges += 1
+        self.valued[k] = (_int(f"min{k}"), _int(f"max{k}"))
+        self._lane_range(k, self.valued[k])
+        return _lane(k, 0)
+
+    def _reduce(self, op: tile.ReduceOp) -> Value:
+        v = self.of(op.src)
+        lanes = _lanes_of(v) if isinstance(v, sympy.Expr) else set()
+        if (op.axis is None or op.axis.value.data in (0, -1)) and len(lanes) == 1 and v in lanes \
+                and _lane_index(v) in self.valued:
+            # min <= every lane (masked lanes too: they hold `other`, which
+            # the reduction sees as well) <= max
+            return self.valued[_lane_index(v)][0 if op.kind.data == "min" else 1]
+        return Unknown(f"{describe(op)}: a '{op.kind.data}' reduction of a block the model does not know")
 
     def _lane_range(self, k: int, rng: tuple[sympy.Expr, sympy.Expr]) -> None:
         self.lanes[_lane(k, -1)] = rng  # the arange's range, looked up by index k
@@ -371,9 +498,9 @@ class Evaluator:
             return a
         if isinstance(b, Unknown):
             return b
-        if _lanes_of(a) or _lanes_of(b):
+        if _lanes_of(b) or _lanes_of(a) and not isinstance(op, tile.ModOp):
             return Unknown(f"{describe(op)}: '{op.name}' of a block index")
-        return sympy.Function(op.name.replace(".", "_"))(a, b)
+        return Wrap(a, b) if _lanes_of(a) else FUNCTIONS[op.name](a, b)
 
     def _call(self, op: tile.CallOp) -> Value:
         callee = op.callee.data if isinstance(op.callee, StringAttr) else str(op.callee)
@@ -484,6 +611,8 @@ def _moved(sym: sympy.Symbol, rank: int, axis: int) -> sympy.Symbol:
 
 
 def _rank(ssa: SSAValue) -> int | None:
+    if isinstance(ssa.owner, tile.LoadOp) and not isinstance(ssa.type, tile.BlockType):
+        return _rank(ssa.owner.ptr)  # a load has its pointer's shape
     if isinstance(ssa.type, tile.BlockType):
         return ssa.type.rank
     if isinstance(ssa.type, (IntegerType, tile.ScalarType, tile.ConstexprType)):
@@ -590,9 +719,11 @@ def planned_tensors(module: ModuleOp) -> dict[str, PlanTensor]:
     return found
 
 
-def rows_of(ev: Evaluator, t: PlanTensor, offset: sympy.Expr, mask: Mask | None) -> tuple[sympy.Expr, str] | Unknown:
+def rows_of(ev: Evaluator, t: PlanTensor, offset: sympy.Expr, mask: Mask | None) -> tuple[sympy.Expr, InRow | None] | Unknown:
     """The row coordinate ``R`` of element offset ``offset`` along ``t``'s
-    dim, after checking that the rest stays inside the row (module docstring)."""
+    dim, after checking that the rest stays inside the row (module
+    docstring); with what a launch must meet for that when a coordinate of
+    the rest has no mask."""
     runtime = [s for s in offset.free_symbols if not _is_lane(s) and s.name in ev.func.arg_names
                and s.name not in ev.constexpr]
     if isinstance(t.stride, str):
@@ -605,46 +736,93 @@ def rows_of(ev: Evaluator, t: PlanTensor, offset: sympy.Expr, mask: Mask | None)
             return Unknown(f"the element offset {offset} is not linear in the stride {t.stride}")
     elif t.stride == 1:
         if t.rank == 1:
-            return offset, ""
+            return offset, None
         terms = sympy.Add.make_args(offset)
         row = sympy.Add(*(a for a in terms if not (a.free_symbols & set(runtime))))
         rest = sympy.expand(offset - row)
     else:
         return Unknown(f"the plan's stride {t.stride} along dim {t.dim} is not a parameter or 1")
-    problem = _inner_problem(ev, rest, [s for s in runtime if s.name != t.stride], mask)
-    return Unknown(problem) if problem else (row, "")
+    groups = inner_groups(ev, rest, [s for s in runtime if s.name != t.stride], mask)
+    if isinstance(groups, Unknown):
+        return groups
+    if all(g.masked for g in groups):
+        return row, None
+    return row, InRow(t.param, t.dim, t.stride, tuple(groups))
 
 
-def _inner_problem(ev: Evaluator, rest: sympy.Expr, strides: list[sympy.Symbol], mask: Mask | None) -> str | None:
-    """Why ``rest`` (the offset within a row) is not proved to stay there:
-    each coordinate (its terms per other stride, and the unit rest) must be
-    >= 0 and no larger than an ``x`` of a mask term ``x < b``."""
+def inner_groups(ev: Evaluator, rest: sympy.Expr, strides: list[sympy.Symbol],
+                 mask: Mask | None) -> list[Group] | Unknown:
+    """The coordinates of ``rest`` (the offset within a row): its terms per
+    other stride parameter, and the unit rest. Each must be provably >= 0
+    and bounded at a launch; one no larger than an ``x`` of a mask term ``x <
+    b`` is masked (module docstring), another stays in the row only under
+    the launch check of :class:`InRow`."""
     groups: dict[sympy.Expr, sympy.Expr] = {}
-    for term in sympy.Add.make_args(sympy.expand(rest)):
+    terms = sympy.Add.make_args(sympy.expand(rest))
+    # a stride multiplies a term of its own (`offs_k * stride_ak`); a term
+    # with several parameters (`K * stride_ak`) belongs to the one of them
+    def factors(term: sympy.Expr) -> list[sympy.Symbol]:
+        # parameters multiplying the term (not those inside a `%` or `//` of it)
+        return [s for s in strides if s in sympy.Mul.make_args(term)]
+
+    alone = {m[0] for m in (factors(t) for t in terms) if len(m) == 1}
+    for term in terms:
         if term == 0:
             continue
-        mine = [s for s in strides if s in term.free_symbols]
+        mine = factors(term)
+        if len(mine) > 1 and len([s for s in mine if s in alone]) == 1:
+            mine = [s for s in mine if s in alone]
         if len(mine) > 1:
-            return f"the offset term {term} is multiplied by several parameters ({', '.join(map(str, mine))})"
+            return Unknown(f"the offset term {term} is multiplied by several parameters ({', '.join(map(str, mine))})")
         key = mine[0] if mine else sympy.Integer(1)
         coord = sympy.expand(term / key)
         if key in coord.free_symbols:
-            return f"the offset term {term} is not linear in {key}"
+            return Unknown(f"the offset term {term} is not linear in {key}")
         groups[key] = groups.get(key, sympy.Integer(0)) + coord
     ranges, _ = clamp(ev, mask)
     every = {**{s: ev.lane_range(s) for c in groups.values() for s in _lanes_of(c)}, **ranges}
-    loops = {s: (lo, hi) for s, (_, lo, hi) in ev.ivs.items()}
+    bounds = [lhs for lhs, pred, _ in (mask.atoms if mask else ()) if pred == "lt"]
+    found = []
     for key, coord in groups.items():
-        low = eliminate(coord, every, upper=False)
-        low = None if low is None else eliminate(low, loops, upper=False)
+        low, high = extremes(ev, coord, every)
         if low is None or not le(sympy.Integer(0), low):
-            return (f"the coordinate {coord} (stride {key}) of the element offset is not provably >= 0, "
-                    f"so it may reach another row")
-        bounds = [lhs for lhs, pred, _ in (mask.atoms if mask else ()) if pred == "lt"]
-        if not any(le(coord, x) for x in bounds):
-            return (f"the coordinate {coord} (stride {key}) of the element offset is not bounded by a mask "
-                    f"term 'x < bound' with {coord} <= x, so it may reach another row")
-    return None
+            return Unknown(f"the coordinate {coord} (stride {key}) of the element offset is not provably >= 0, "
+                           f"so it may reach another row")
+        masked = any(le(coord, x) for x in bounds)
+        if not masked and (high is None or not _launch_symbols(ev, high)):
+            return Unknown(f"the coordinate {coord} (stride {key}) of the element offset is not bounded by a mask "
+                           f"term 'x < bound' with {coord} <= x, nor by the sizes of a launch, so it may reach "
+                           f"another row")
+        # the least value a launch sees (program ids at 0); proved >= 0 above
+        least = eliminate(low, {s: (sympy.Integer(0), hi) for s, hi in ev.pids.items()}, upper=False)
+        least = least if least is not None and _launch_symbols(ev, least) else sympy.Integer(0)
+        found.append(Group(str(key) if isinstance(key, sympy.Symbol) else int(key), least,
+                           high if high is not None else least, masked))
+    return found
+
+
+def extremes(ev: Evaluator, expr: sympy.Expr, lanes: dict) -> tuple[sympy.Expr | None, sympy.Expr | None]:
+    """A lower bound of ``expr`` over its lanes (``lanes``: symbol -> range)
+    and loop variables, and an upper bound over those and the program ids
+    (None where a coefficient's sign is not provable)."""
+    loops = {s: (lo, hi) for s, (_, lo, hi) in ev.ivs.items()}
+    pids = {s: (sympy.Integer(0), hi) for s, hi in ev.pids.items()}
+    out = []
+    for upper in (False, True):
+        e = expr
+        # a least value may keep its program ids (symbols >= 0)
+        for ranges in (lanes, loops, *([pids] if upper else [])):
+            # lifted: `BLOCK_K * j + Min(BLOCK_K - 1, K - BLOCK_K * j - 1)`
+            # keeps its `K - 1` once j is bounded
+            e = None if e is None else eliminate(lift(e), ranges, upper)
+        out.append(e)
+    return out[0], out[1]
+
+
+def _launch_symbols(ev: Evaluator, expr: sympy.Expr) -> bool:
+    """``expr`` can be evaluated at a launch: it names only kernel
+    parameters and the sizes of the launch and tile grids."""
+    return all(s.name in ev.func.arg_names or s.name.startswith(("npid", "ntile")) for s in expr.free_symbols)
 
 
 # --- structure: which waits and signals reach an access ---------------------
@@ -698,6 +876,7 @@ class Checker:
         self.tensors = {p: t for p, t in tensors.items() if p in func.arg_names}
         positive = {t.stride for t in self.tensors.values() if isinstance(t.stride, str)}
         self.ev = Evaluator(func, positive)
+
         self.report = Report()
 
     def run(self) -> Report:
@@ -746,6 +925,14 @@ class Checker:
         t = self.tensors[sorted(params)[0]]
         access = Access(op, t.plan, t.tensor, writes)
         self.report.accesses.append(access)
+        syncs, what, verb = self._reaching(access, t)
+        whole = self._whole(t, syncs)
+        if len(params) == 1 and whole is not None and not writes:
+            # any row of the tensor is covered: the index need not be bounded
+            access.status, access.detail = "proved", f"by a wait of the whole tensor ({describe(whole.op)})"
+            access.least = self._least(sympy.Integer(0), None, [whole], sympy.Integer(0))
+            access.guards = self._guards(op)
+            return
         if isinstance(ptr, Unknown) or not isinstance(ptr, Ptr):
             access.detail = ptr.why if isinstance(ptr, Unknown) else "the pointer is not a parameter plus an offset"
             return
@@ -759,25 +946,96 @@ class Checker:
         if isinstance(rows, Unknown):
             access.detail = rows.why
             return
-        self._rows(access, t, rows[0], mask)
+        row, access.in_row = rows
+        if what is None:
+            access.status, access.detail = "proved", "no synchronisation needed (a read of a produced tensor)"
+        elif isinstance(row, Wrap):
+            self._wrapped(access, t, row, mask, syncs, what, verb)
+        else:
+            self._rows(access, t, row, mask, syncs, what, verb)
+        if access.status == "proved":
+            access.least = self._least(ptr.offset, mask, syncs, row)
+            access.guards = self._guards(op)
 
-    def _rows(self, access: Access, t: PlanTensor, row: sympy.Expr, mask: Mask | None) -> None:
+    def _guards(self, op: Operation) -> tuple[tuple[str, bool], ...]:
+        found, child, parent = [], op, op.parent_op()
+        while parent is not None and parent is not self.func:
+            if isinstance(parent, scf.IfOp):
+                cond = self.ev.of(parent.cond)
+                if isinstance(cond, sympy.Symbol) and cond.name in self.ev.constexpr:
+                    found.append((cond.name, child.parent_region() is parent.true_region))
+            child, parent = parent, parent.parent_op()
+        return tuple(found)
+
+    def _reaching(self, access: Access, t: PlanTensor) -> tuple[list[Sync], str | None, str]:
+        """The syncs that order ``access``: the waits dominating a read (or
+        an atomic) of a consumed tensor, the signals following a write of a
+        produced one; no description when none is needed."""
+        if t.consumed and not access.writes or isinstance(access.op, tile.AtomicRMWOp) and t.consumed:
+            syncs = [s for s in self._syncs(t, (WaitSpanOp, WaitSpanLoopOp)) if dominates(s.op, access.op)]
+            return syncs, "waits that dominate it", "reads"
+        if not t.consumed and access.writes:
+            syncs = [s for s in self._syncs(t, (SignalSpanOp,)) if follows(s.op, access.op)]
+            return syncs, "signals that follow it", "writes"
+        return [], None, ""
+
+    def _whole(self, t: PlanTensor, syncs: list[Sync]) -> Sync | None:
+        size = sympy.Integer(t.size) if isinstance(t.size, int) else self.ev.symbol(t.size)
+        return next((s for s in syncs if le(s.lo, sympy.Integer(0))
+                     and (le(sympy.Integer(ALL_ROWS), s.hi) or le(size, s.hi))), None)
+
+    def _least(self, offset: sympy.Expr, mask: Mask | None, syncs: list[Sync], row: sympy.Expr) -> dict[str, int]:
+        """The integer parameters the proof read: each must be >= 0 at a
+        launch (>= 1 for the modulus of a wrapped row)."""
+        exprs = [offset, row, *(e for s in syncs for e in (s.lo, s.hi)), *(_exprs(mask) if mask else [])]
+        exprs += [e for ranges in (self.ev.ivs.values(),) for _, lo, hi in ranges for e in (lo, hi) if e is not None]
+        names = {s.name for e in exprs for s in e.free_symbols} & set(self.ev.func.arg_names)
+        least = {n: 0 for n in sorted(names) if n not in self.ev.positive}
+        if isinstance(row, Wrap) and isinstance(row.args[1], sympy.Symbol) and row.args[1].name in least:
+            least[row.args[1].name] = 1
+        return least
+
+    def _wrapped(self, access: Access, t: PlanTensor, row: Wrap, mask: Mask | None, syncs: list[Sync],
+                 what: str, verb: str) -> None:
+        """Rows ``(s + lane) % m`` with ``s >= 0``, ``lane`` in ``[a, b]``,
+        ``a >= 0``, ``m >= 1`` (Triton's ``%`` of a non-negative value): with
+        ``r = s % m`` they are ``[r + a, min(r + b, m - 1)]`` and, where ``r
+        + b`` passes ``m``, ``[0, r + b - m]`` (the wrapped tail)."""
+        x, m = row.args
+        ranges, _ = clamp(self.ev, mask)
+        lanes = {s: ranges.get(s, self.ev.lane_range(s)) for s in _lanes_of(x)}
+        terms = sympy.Add.make_args(sympy.expand(x))
+        s = sympy.Add(*(a for a in terms if not _lanes_of(a)))
+        lane = sympy.expand(x - s)
+        a, b = eliminate(lane, lanes, upper=False), eliminate(lane, lanes, upper=True)
+        modulus_ok = isinstance(m, sympy.Symbol) and m.name in self.ev.func.arg_names or le(sympy.Integer(1), m)
+        if a is None or b is None or not le(sympy.Integer(0), a) or not le(sympy.Integer(0), s) or not modulus_ok:
+            access.detail = f"the wrapped row {row} is not a non-negative start plus a non-negative block index"
+            return
+        r = TMod(s, m)
+        pieces = [(r + a, sympy.Min(r + b, m - 1) + 1), (sympy.Integer(0), r + b - m + 1)]
+        access.rows = (sympy.Integer(0), m)
+        seen = ", ".join(f"[{y.lo}, {y.hi})" for y in syncs) or "none"
+        outside = self._outside(syncs, access)
+        bounded = [(eliminate(lo, outside, upper=False), eliminate(hi - 1, outside, upper=True)) for lo, hi in pieces]
+        if all(lo is not None and hi is not None and _covered(lo, hi + 1, syncs) for lo, hi in bounded):
+            access.status, access.detail = "proved", f"{verb} [{pieces[0][0]}, {pieces[0][1]}) and [0, {pieces[1][1]}), {what}: {seen}"
+        else:
+            access.status = "unproved"
+            access.detail = (f"{verb} rows [{pieces[0][0]}, {pieces[0][1]}) and [0, {pieces[1][1]}) of '{t.tensor}' "
+                             f"(plan @{t.plan}); {what}: {seen}")
+
+    def _rows(self, access: Access, t: PlanTensor, row: sympy.Expr, mask: Mask | None, syncs: list[Sync],
+              what: str, verb: str) -> None:
         ranges, exact = clamp(self.ev, mask)
         lanes = {s: ranges.get(s, self.ev.lane_range(s)) for s in _lanes_of(row)}
+        # a loaded lane need not take its extreme values at unmasked lanes
+        exact = exact and not any(_lane_index(s) in self.ev.valued for s in lanes)
         lo, hi = eliminate(row, lanes, upper=False), eliminate(row, lanes, upper=True)
         if lo is None or hi is None:
             access.detail = f"the row {row} is not affine with signed coefficients in its block indices"
             return
         access.rows = (lo, hi + 1)
-        if t.consumed and not access.writes or isinstance(access.op, tile.AtomicRMWOp) and t.consumed:
-            syncs = [s for s in self._syncs(t, (WaitSpanOp, WaitSpanLoopOp)) if dominates(s.op, access.op)]
-            what, verb = "waits that dominate it", "reads"
-        elif not t.consumed and access.writes:
-            syncs = [s for s in self._syncs(t, (SignalSpanOp,)) if follows(s.op, access.op)]
-            what, verb = "signals that follow it", "writes"
-        else:
-            access.status, access.detail = "proved", "no synchronisation needed (a read of a produced tensor)"
-            return
         self._judge(access, t, syncs, exact, what, verb)
 
     def _syncs(self, t: PlanTensor, kinds) -> list[Sync]:
@@ -814,12 +1072,6 @@ class Checker:
     def _judge(self, access: Access, t: PlanTensor, syncs: list[Sync], exact: bool, what: str, verb: str) -> None:
         lo, hi = access.rows
         seen = ", ".join(f"[{s.lo}, {s.hi})" for s in syncs) or "none"
-        size = _int(t.size) if isinstance(t.size, str) else sympy.Integer(t.size)
-        whole = [s for s in syncs if le(s.lo, sympy.Integer(0))
-                 and (le(sympy.Integer(ALL_ROWS), s.hi) or le(size, s.hi))]
-        if whole and not access.writes:
-            access.status, access.detail = "proved", f"by a wait of the whole tensor ({describe(whole[0].op)})"
-            return
         outside = self._outside(syncs, access)
         plo, phi = eliminate(lo, outside, upper=False), eliminate(hi - 1, outside, upper=True)
         if plo is not None and phi is not None and _covered(plo, phi + 1, syncs):

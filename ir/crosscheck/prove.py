@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import sympy
 
+from syncopate.ir.crosscheck.intops import OPAQUE, nonnegative
 
-def _lift(expr: sympy.Expr) -> sympy.Expr:
+
+def lift(expr: sympy.Expr) -> sympy.Expr:
     """``expr`` with ``Min`` / ``Max`` moved above sums and above products
     by a provably non-negative factor (``c + Min(a, b) = Min(c + a, c + b)``),
     so the case split of :func:`le` sees them at the top."""
@@ -20,13 +22,13 @@ def _lift(expr: sympy.Expr) -> sympy.Expr:
         for i, term in enumerate(expr.args):
             if isinstance(term, (sympy.Min, sympy.Max)):
                 rest = sympy.Add(*(a for j, a in enumerate(expr.args) if j != i))
-                return type(term)(*(_lift(rest + a) for a in term.args), evaluate=False)
+                return type(term)(*(lift(rest + a) for a in term.args), evaluate=False)
     if isinstance(expr, sympy.Mul):
         for i, factor in enumerate(expr.args):
             if isinstance(factor, (sympy.Min, sympy.Max)):
                 rest = sympy.Mul(*(a for j, a in enumerate(expr.args) if j != i))
                 if rest.is_nonnegative:
-                    return type(factor)(*(_lift(rest * a) for a in factor.args), evaluate=False)
+                    return type(factor)(*(lift(rest * a) for a in factor.args), evaluate=False)
     return expr
 
 
@@ -34,7 +36,7 @@ def le(a: sympy.Expr, b: sympy.Expr, depth: int = 0) -> bool:
     """``a <= b`` for every value of the symbols (False: not proved)."""
     if depth > 12:  # the case split is exponential in nested Min/Max; give up
         return False
-    a, b = _lift(a), _lift(b)
+    a, b = lift(a), lift(b)
     if isinstance(b, sympy.Min):
         return all(le(a, x, depth + 1) for x in b.args)
     if isinstance(a, sympy.Max):
@@ -43,10 +45,21 @@ def le(a: sympy.Expr, b: sympy.Expr, depth: int = 0) -> bool:
         return True
     if isinstance(a, sympy.Min) and any(le(x, b, depth + 1) for x in a.args):
         return True
-    diff = sympy.expand(b - a)
+    diff = _sealed(sympy.expand(b - a))
     if diff.has(sympy.Min, sympy.Max):
         return False
-    return bool(diff.is_nonnegative)
+    return nonnegative(diff)
+
+
+def _sealed(expr: sympy.Expr) -> sympy.Expr:
+    """``expr`` with each application of an integer operation (intops) as
+    one symbol of its known sign: a ``Min`` inside its arguments is no case
+    to split."""
+    calls = expr.atoms(*OPAQUE)
+    if not calls:
+        return expr
+    return expr.xreplace({c: sympy.Dummy(integer=True, nonnegative=True) if c.is_nonnegative
+                          else sympy.Dummy(integer=True) for c in calls})
 
 
 def lt(a: sympy.Expr, b: sympy.Expr) -> bool:

@@ -22,9 +22,11 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from xdsl.dialects import arith
+from xdsl.dialects.builtin import i64
 from xdsl.ir import BlockArgument, SSAValue
 
 from syncopate.dialects import tile
+from syncopate.ir.frontend import type_rules as T
 from syncopate.ir.frontend.index_blocks import index_block, literal_int, same_value
 
 if TYPE_CHECKING:
@@ -33,15 +35,31 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class BlockStart:
-    """``start + tl.arange(0, extent)``; ``start`` None means 0."""
+    """``start + tl.arange(0, extent)``, the start the sum of the scalars
+    ``starts`` (none: 0)."""
 
-    start: SSAValue | None
+    starts: tuple[SSAValue, ...]
     extent: SSAValue
+    wide: bool = False  # some part was widened to int64: the rebuilt block is int64 too
+
+
+def _widened(value: SSAValue) -> SSAValue:
+    """``value`` seen through casts to int64 (``tl.arange(0, B).to(tl.int64)``,
+    ``(start + tl.arange(0, B)).to(tl.int64)``: Unsloth's LONG_INDEXING arm);
+    a widening cast keeps every value, and the block is rebuilt in int64
+    (``BlockStart.wide``), so what is computed from it stays 64-bit."""
+    while _is_widening(value):
+        value = value.owner.src  # type: ignore[union-attr]
+    return value
+
+
+def _is_widening(value: SSAValue) -> bool:
+    return isinstance(value.owner, tile.CastOp) and value.owner.dtype == i64 and value.owner.bitcast is None
 
 
 def _zero_arange(value: SSAValue) -> SSAValue | None:
     """``extent`` when ``value`` is ``tl.arange(0, extent)`` with a rebuildable extent."""
-    op = value.owner
+    op = _widened(value).owner
     if not isinstance(op, tile.ArangeOp):
         return None
     if literal_int(op.start) != 0:
@@ -52,19 +70,32 @@ def _zero_arange(value: SSAValue) -> SSAValue | None:
 
 
 def start_form(value: object) -> BlockStart | None:
-    """The form of ``value`` if it is an index block this module carries."""
+    """The form of ``value`` if it is an index block this module carries:
+    ``tl.arange(0, B)`` plus scalars in any order and grouping
+    (``pid * B + tl.arange(0, B)``, ``tl.arange(0, B) + pid * B``,
+    ``pid * B + tl.arange(0, B) + 1``)."""
     if not isinstance(value, SSAValue):
         return None
-    extent = _zero_arange(value)
-    if extent is not None:
-        return BlockStart(None, extent)
-    op = value.owner
-    if isinstance(op, tile.AddOp):
-        for start, rest in ((op.lhs, op.rhs), (op.rhs, op.lhs)):
-            extent = _zero_arange(rest)
-            if extent is not None and tile.rank_of(start.type) == 0:
-                return BlockStart(start, extent)
-    return None
+    scalars: list[SSAValue] = []
+    extents: list[SSAValue] = []
+    wide = False
+    pending = [value]
+    while pending:
+        term = pending.pop(0)
+        if tile.rank_of(term.type) == 0:
+            scalars.append(term)  # a widened scalar keeps its cast: the start is computed from it
+            continue
+        wide = wide or _is_widening(term)
+        term = _widened(term)
+        if (extent := _zero_arange(term)) is not None:
+            extents.append(extent)
+        elif isinstance(term.owner, tile.AddOp):
+            pending += [term.owner.lhs, term.owner.rhs]
+        else:
+            return None
+    if len(extents) != 1:
+        return None
+    return BlockStart(tuple(scalars), extents[0], wide)
 
 
 def same_form(a: BlockStart | None, b: BlockStart | None) -> bool:
@@ -72,8 +103,18 @@ def same_form(a: BlockStart | None, b: BlockStart | None) -> bool:
 
 
 def start_of(imp: FunctionImporter, form: BlockStart, at: ast.AST) -> SSAValue:
-    """The scalar start (a 0 constant made here when the block starts at 0)."""
-    return form.start if form.start is not None else imp.constant(0, at)
+    """The scalar start (a 0 constant made here when the block starts at 0,
+    the sum made here when it has several terms)."""
+    if not form.starts:
+        return imp.constant(0, at)
+    start = form.starts[0]
+    for term in form.starts[1:]:
+        start = imp.binary(ast.Add(), start, term, at)
+    if form.wide and not _is_widening(start):
+        # the block was int64 (`tl.arange(0, B).to(tl.int64)`): an int64 start keeps it so
+        cast = tile.CastOp(operands=[start], properties={"dtype": i64}, result_types=[T.with_element(start.type, i64)])
+        start = imp.insert(cast).results[0]
+    return start
 
 
 def rebuild(imp: FunctionImporter, start: SSAValue, extent: SSAValue, at: ast.AST) -> SSAValue:

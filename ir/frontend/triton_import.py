@@ -126,6 +126,15 @@ def _module_aliases(tree: ast.Module) -> dict[str, str]:
         elif isinstance(node, ast.ImportFrom) and node.module:
             for alias in node.names:
                 aliases[alias.asname or alias.name] = f"{node.module}.{alias.name}"
+        elif (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)
+              and isinstance(node.value, ast.Attribute) and (dotted := helper_modules.dotted_name(node.value))):
+            # `triton_cast = tl.cast` (Unsloth): a module-level name for a triton function is
+            # that function, as an import under another name would be
+            head, _, rest = dotted.partition(".")
+            last = rest.rsplit(".", 1)[-1]
+            if (head in aliases and aliases[head].split(".")[0] == TRITON and rest
+                    and T.DTYPE_ALIASES.get(last, last) not in T.DTYPES):  # `DTYPE = tl.float16` stays a constexpr global
+                aliases[node.targets[0].id] = f"{aliases[head]}.{rest}"
     return aliases
 
 
@@ -206,7 +215,7 @@ class FunctionImporter:
         if node.args.vararg or node.args.kwarg or node.args.posonlyargs:
             raise self.error(node, f"unsupported parameter kind in `{node.name}` (*args, **kwargs, positional-only `/`)")
         parameters = _parameters(node, self.error)
-        pointers = pointer_parameters(node, self.m.aliases)
+        pointers = pointer_parameters(node, self.m.aliases) | self.m.inlined_pointer_arguments(node)
         descriptors = descriptor_parameters(node)
         helper = self.helper
         arg_types: list[Attribute] = []
@@ -765,10 +774,18 @@ class FunctionImporter:
         left, right = node.left, node.comparators[0]
         if _is_none(left) and not _is_none(right):
             left, right = right, left
+        dtype = self.static_literal(right) if isinstance(right, ast.Attribute) else None
+        if dtype is not None and not isinstance(dtype, (StringAttr, IntegerAttr, FloatAttr, NoneAttr)):
+            # `x.dtype is tl.bfloat16` (Liger, Unsloth): a dtype, decided by Triton when it
+            # compiles, like `==`; kept as written
+            value = self.ssa(self.expr(left), left)
+            literal = self.insert(tile.LiteralOp(dtype)).results[0]
+            predicate = "is" if isinstance(node.ops[0], ast.Is) else "isnot"
+            return self.insert(tile.CmpOp(predicate, value, literal, i1)).results[0]
         if not _is_none(right) or _is_none(left):
             raise self.error(
-                node, f"unsupported identity test `{ast.unparse(node)}`: only `x is None` and `x is not None` "
-                "are supported (Triton decides them when it compiles; compare values with `==`)"
+                node, f"unsupported identity test `{ast.unparse(node)}`: only `x is None`, `x is not None` and "
+                "`x.dtype is tl.<dtype>` are supported (Triton decides them when it compiles; compare values with `==`)"
             )
         value = self.ssa(self.expr(left), left)
         none = self.insert(tile.LiteralOp(NoneAttr())).results[0]
@@ -1036,7 +1053,20 @@ class FunctionImporter:
             arg_nodes = list(node.args)
         if len(arg_nodes) != len(params):
             raise self.error(node, f"`{name}` takes {len(params)} arguments, {len(arg_nodes)} given")
-        values = [self.ssa(self.expr(a), a) for a in arg_nodes]
+        raw = [self.expr(a) for a in arg_nodes]
+        bound = self.m.block_pointer_parameters(name)
+        for param, arg, value in zip(params, arg_nodes, raw):
+            if param in bound and not isinstance(value, block_pointers.BlockPointer):
+                raise self.error(
+                    arg, f"jit helper `{name}` moves or reads `{param}` as a block pointer (tl.advance, "
+                    f"boundary_check), but `{ast.unparse(arg)}` is no block pointer made by tl.make_block_ptr",
+                )
+        if any(isinstance(v, block_pointers.BlockPointer) for v in raw) or self.m.returns_block_pointer(name):
+            # a block pointer is a compile-time record the lowering turns into pointer
+            # arithmetic where it is used: the helper is imported into the caller, as
+            # Triton itself inlines every jit call
+            return self.inline_call(name, node, params, arg_nodes, raw, {}, why="takes or makes a block pointer")
+        values = [self.ssa(v, a) for v, a in zip(raw, arg_nodes)]
         axes = self.m.axis_parameters(name)
         if axes:
             literal = {p: literal_int(v) for p, v in zip(params, values) if p in axes}
@@ -1072,14 +1102,18 @@ class FunctionImporter:
         return True
 
     def inline_call(
-        self, name: str, node: ast.Call, params: list[str], arg_nodes: list[ast.expr], values: list[SSAValue],
-        axes: dict[str, int | None],
+        self, name: str, node: ast.Call, params: list[str], arg_nodes: list[ast.expr], values: list[Value],
+        axes: dict[str, int | None], why: str = "takes its program axis from a parameter",
     ) -> SSAValue | list[Value]:
-        """A helper whose program axis is a constexpr parameter
-        (``tl.program_id(axis)``), called with a literal axis, imported into
-        the caller: the kernel then holds the ``tile.program_id`` of that
-        axis itself, which the footprint analysis and tile reordering read
-        (they look at the kernel's program ids, not its helpers')."""
+        """A helper imported into the caller. One whose program axis is a
+        constexpr parameter (``tl.program_id(axis)``), called with a literal
+        axis: the kernel then holds the ``tile.program_id`` of that axis
+        itself, which the footprint analysis and tile reordering read (they
+        look at the kernel's program ids, not its helpers'). One passed a
+        block pointer (the attention tutorial's ``_attn_fwd_inner``, which
+        advances K and V through its loop): the record's offsets become the
+        caller's values, so the accesses through it are the kernel's own and
+        are bounded like any block-pointer access."""
         callee = self.m.jit_functions[name]
         owner = self.m.owners[name]
         body = list(callee.body)
@@ -1090,7 +1124,7 @@ class FunctionImporter:
         early = next((r for s in statements for r in ast.walk(s) if isinstance(r, ast.Return)), None)
         if early is not None:
             raise FrontendError(
-                owner.filename, early.lineno, f"jit helper `{name}` takes its program axis from a parameter, so "
+                owner.filename, early.lineno, f"jit helper `{name}` {why}, so "
                 "it is inlined where it is called; end it in its only `return`",
             )
         inner = FunctionImporter(owner, callee, helper=True)
@@ -1099,11 +1133,15 @@ class FunctionImporter:
         inner.literal_axes = {p: a for p, a in axes.items() if a is not None}
         inner.where = self.where
         inner.statements(statements)
-        results = inner.return_values(returned) if returned is not None else []
+        results: list[Value] = []
+        if returned is not None:
+            # a block pointer may come back (a helper that makes one): it stays a record
+            elements = returned.elts if isinstance(returned, ast.Tuple) else [returned]
+            results = [v if isinstance(v := inner.expr(e), BlockPointer) else inner.ssa(v, e) for e in elements]
         for arg, value in zip(arg_nodes, values):
             # a literal written at the call only for the inlined body: dead once its uses are gone
             fresh = not (isinstance(arg, ast.Name) and arg.id in self.env)
-            if fresh and not value.uses and isinstance(value.owner, arith.ConstantOp):
+            if fresh and isinstance(value, SSAValue) and not value.uses and isinstance(value.owner, arith.ConstantOp):
                 value.owner.detach()
                 value.owner.erase()
         if len(results) == 1:
@@ -1259,17 +1297,40 @@ class FunctionImporter:
         shape = self.shape_operands(self.keyword(node, "shape", 0), node)
         dtype_node = self.keyword(node, "dtype", 1)
         dtype = self.static_literal(dtype_node) if dtype_node is not None else None
+        if dtype is None and self.computed_dtype(dtype_node):
+            return self.dtype_call("tl.zeros", node, shape, [], dtype_node)  # type: ignore[arg-type]
         if dtype is None or isinstance(dtype, (StringAttr, IntegerAttr, NoneAttr)):
             raise self.unsupported(node, "tl.zeros dtype (expected tl.<dtype>)")
         result = tile.BlockType([self.literal_dim(s) for s in shape], dtype)
         op = tile.ZerosOp(operands=[shape], properties={"dtype": dtype}, result_types=[result])
         return self.insert(op).results[0]
 
+    def computed_dtype(self, node: ast.expr | None) -> bool:
+        """``node`` reads a dtype from a value (``X.dtype.element_ty``,
+        ``x.dtype``, ``Y.type.element_ty``): known to Triton when it
+        compiles, not to this import."""
+        return isinstance(node, ast.Attribute) and node.attr in ("dtype", "element_ty")
+
+    def dtype_call(self, callee: str, node: ast.Call, shape: list[SSAValue], args: list[SSAValue],
+                   dtype_node: ast.expr) -> SSAValue:
+        """``tl.zeros(shape, dtype=X.dtype.element_ty)`` / ``tl.full(shape, v,
+        dtype=...)`` with a dtype computed in the kernel: a block of the
+        shape whose element type this import leaves open; emitted as written
+        (data only, never an index the analysis bounds)."""
+        dtype = self.ssa(self.expr(dtype_node), dtype_node)
+        dims = [self.literal_dim(s) for s in shape]
+        packed = self.insert(tile.TupleOp(shape, brackets=False)).results[0]
+        result = tile.BlockType(dims, T.ANY) if dims else T.ANY
+        return self.generic_call(callee, node, [packed, *args], {"dtype": dtype}, result, {})  # type: ignore[return-value]
+
     def tl_full(self, node: ast.Call) -> SSAValue:
         shape = self.shape_operands(self.keyword(node, "shape", 0), node)
         value_node = self.keyword(node, "value", 1)
         dtype_node = self.keyword(node, "dtype", 2)
         dtype = self.static_literal(dtype_node) if dtype_node is not None else None
+        if value_node is not None and dtype is None and self.computed_dtype(dtype_node):
+            value = self.ssa(self.expr(value_node), value_node)
+            return self.dtype_call("tl.full", node, shape, [value], dtype_node)  # type: ignore[arg-type]
         if value_node is None or dtype is None or isinstance(dtype, (StringAttr, IntegerAttr, NoneAttr)):
             raise self.unsupported(node, "tl.full arguments (shape, value, dtype=tl.<dtype>)")
         value = self.ssa(self.expr(value_node), value_node)
@@ -1544,6 +1605,7 @@ class ModuleImporter:
         self.owners: dict[str, ModuleImporter] = {name: self for name in self.own_functions}
         self.unresolved: dict[str, str] = {}  # imported names called as functions, with why they are no helper
         self.axis_cache: dict[str, set[str]] = {}  # jit function -> its program-axis parameters
+        self.block_pointer_cache: dict[str, set[str]] = {}  # jit function -> its block-pointer parameters
         self.session = {} if session is None else session  # source file -> its importer, each file parsed once
         self.session[Path(filename).resolve()] = self
         self.import_helpers()
@@ -1620,9 +1682,106 @@ class ModuleImporter:
         owner.axis_cache[node.name] = found
         return found
 
+    def block_pointer_parameters(self, name: str, visiting: frozenset[str] = frozenset()) -> set[str]:
+        """The parameters of jit function ``name`` it uses as block pointers:
+        moved with ``tl.advance``, loaded or stored with ``boundary_check`` /
+        ``padding_option``, or passed on to such a parameter of a helper it
+        calls. Such a helper is inlined at every call (``inline_call``) and
+        not emitted on its own: the lowered kernel has no block pointer to
+        pass it."""
+        node = self.jit_functions[name]
+        owner = self.owners[name]
+        if node.name in owner.block_pointer_cache:
+            return owner.block_pointer_cache[node.name]
+        params = {a.arg for a in (*node.args.args, *node.args.kwonlyargs)}
+        found: set[str] = set()
+        for call in ast.walk(node):
+            if not isinstance(call, ast.Call):
+                continue
+            dotted = helper_modules.dotted_name(call.func)
+            if dotted is None:
+                continue
+            head, _, rest = dotted.partition(".")
+            path = canonical_path(owner.aliases[head] + (f".{rest}" if rest else "")) if head in owner.aliases else None
+            first = next((k.value for k in call.keywords if k.arg in ("base", "pointer")), call.args[0] if call.args else None)
+            options = {k.arg for k in call.keywords} & {"boundary_check", "padding_option"}
+            if path == f"{TL}.advance" or (path in (f"{TL}.load", f"{TL}.store") and options):
+                if isinstance(first, ast.Name) and first.id in params:
+                    found.add(first.id)
+            elif dotted in owner.jit_functions and owner.jit_functions[dotted].name not in visiting:
+                callee = owner.jit_functions[dotted]
+                inner = owner.block_pointer_parameters(dotted, visiting | {node.name})
+                names = [a.arg for a in (*callee.args.args, *callee.args.kwonlyargs)]
+                passed = dict(zip(names, call.args)) | {k.arg: k.value for k in call.keywords if k.arg}
+                found |= {v.id for p, v in passed.items() if p in inner and isinstance(v, ast.Name) and v.id in params}
+        owner.block_pointer_cache[node.name] = found
+        return found
+
+    def returns_block_pointer(self, name: str) -> bool:
+        """Jit function ``name`` returns a block pointer it made or moved
+        (``return tl.make_block_ptr(...)``, or a name it assigned one):
+        inlined at every call, like a helper taking one."""
+        node = self.jit_functions[name]
+        owner = self.owners[name]
+
+        def makes(value: ast.expr | None) -> bool:
+            dotted = helper_modules.dotted_name(value.func) if isinstance(value, ast.Call) else None
+            if dotted is None:
+                return False
+            head, _, rest = dotted.partition(".")
+            path = canonical_path(owner.aliases[head] + (f".{rest}" if rest else "")) if head in owner.aliases else None
+            return path in (f"{TL}.make_block_ptr", f"{TL}.advance")
+
+        made = {t.id for a in ast.walk(node) if isinstance(a, ast.Assign) and makes(a.value)
+                for t in a.targets if isinstance(t, ast.Name)}
+        for ret in (r for r in ast.walk(node) if isinstance(r, ast.Return) and r.value is not None):
+            elements = ret.value.elts if isinstance(ret.value, ast.Tuple) else [ret.value]
+            if any(makes(e) or (isinstance(e, ast.Name) and e.id in made) for e in elements):
+                return True
+        return False
+
+    def inlined_pointer_arguments(self, node: ast.FunctionDef) -> set[str]:
+        """Names ``node`` passes to a pointer parameter of a helper inlined
+        into it (``row_block(y_ptr, ...)`` making a block pointer on
+        ``y_ptr``): pointers of ``node`` once the helper's body is its own."""
+        found: set[str] = set()
+        for call in ast.walk(node):
+            dotted = helper_modules.dotted_name(call.func) if isinstance(call, ast.Call) else None
+            if dotted is None or dotted not in self.jit_functions or not self.inlined(dotted):
+                continue
+            callee, owner = self.jit_functions[dotted], self.owners[dotted]
+            names = [a.arg for a in (*callee.args.args, *callee.args.kwonlyargs)]
+            passed = dict(zip(names, call.args)) | {k.arg: k.value for k in call.keywords if k.arg}
+            pointers = pointer_parameters(callee, owner.aliases) | owner.inlined_pointer_arguments(callee)
+            found |= {v.id for p, v in passed.items() if p in pointers and isinstance(v, ast.Name)}
+        return found
+
+    def inlined(self, name: str) -> bool:
+        """Jit function ``name`` is imported into its callers, never emitted on its own."""
+        return bool(self.block_pointer_parameters(name)) or self.returns_block_pointer(name)
+
     def callees(self, node: ast.FunctionDef) -> list[str]:
-        """Local names of the jit functions ``node`` calls, in call order."""
-        return list(dict.fromkeys(n for n in _called_names(node) if n in self.jit_functions))
+        """Local names of the jit functions ``node`` calls, in call order; a
+        helper taking a block pointer is inlined at its calls, so what it
+        calls is named instead of it."""
+        found: list[str] = []
+        owner = self
+        for n in _called_names(node):
+            if n not in owner.jit_functions:
+                continue
+            if owner.inlined(n):
+                found += owner.owners[n].callees(owner.jit_functions[n])
+            else:
+                found.append(n)
+        return list(dict.fromkeys(found))
+
+    def emitted_functions(self) -> list[str]:
+        """This file's jit functions but the helpers taking or returning a
+        block pointer (inlined at every call, see :meth:`inlined`); a kernel
+        nothing calls is emitted whatever it does with block pointers (a
+        `tl.advance` of a parameter is then refused where it is)."""
+        called = {n for node in self.own_functions.values() for n in _called_names(node)}
+        return [n for n in self.own_functions if n not in called or not self.inlined(n)]
 
     def reachable(self, roots: list[str] | None = None) -> dict[str, tuple[ModuleImporter, ast.FunctionDef]]:
         """Symbol -> (owner, def) of this file's jit functions (or of
@@ -1630,7 +1789,7 @@ class ModuleImporter:
         emitted module holds them all, so two different functions may not
         share a name."""
         functions: dict[str, tuple[ModuleImporter, ast.FunctionDef]] = {}
-        names = list(self.own_functions) if roots is None else roots
+        names = self.emitted_functions() if roots is None else roots
         pending = [(self, self.own_functions[name]) for name in names]
         while pending:
             owner, node = pending.pop(0)
@@ -1663,7 +1822,7 @@ class ModuleImporter:
             funcs = [owner.build_function(node, name in called) for name, (owner, node) in functions.items()]
         else:
             built: dict[str, tile.FuncOp] = {}
-            for root in [kernel, *(n for n in self.own_functions if n != kernel)]:
+            for root in [kernel, *(n for n in self.emitted_functions() if n != kernel)]:
                 new = {n: v for n, v in self.reachable([root]).items() if n not in built}
                 try:
                     group = {name: owner.build_function(node, name in called) for name, (owner, node) in new.items()}

@@ -33,8 +33,21 @@ def tile_offsets(x_ptr, y_ptr, n_tiles, BLOCK: tl.constexpr, NUM_SMS: tl.constex
 def shifted(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
     offs = tl.arange(0, BLOCK)
     for i in range(0, n):
-        offs = offs + 1  # not `start + tl.arange(0, B)`: carried whole
+        offs = offs + 1  # still `tl.arange(0, B)` plus scalars: carried as its start, `start + 1`
     tl.store(y_ptr + offs, tl.load(x_ptr + offs))
 
 # CHECK-LABEL: tile.func @shifted
+# CHECK:       %offs_start = scf.for %i = {{.*}} iter_args(%offs_start_1 = %{{.*}}) -> (i32)
+# CHECK:         %[[NEXT:.*]] = tile.add %{{.*}}, %offs_start_1 : i32, i32 -> i32
+# CHECK-NEXT:    scf.yield %[[NEXT]] : i32
+
+
+@triton.jit
+def doubled(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    for i in range(0, n):
+        offs = offs * 2  # not `start + tl.arange(0, B)`: carried whole
+    tl.store(y_ptr + offs, tl.load(x_ptr + offs))
+
+# CHECK-LABEL: tile.func @doubled
 # CHECK:       scf.for %i = {{.*}} iter_args(%offs_2 = %offs) -> (!tile.block<?xi32>)

@@ -2,9 +2,10 @@
 # arrival order, one wait per tile hoisted above the K loop, lowered to the
 # syn_wait_span helper; the added parameters come last in the signature.
 # RUN: overlap-opt %s --plan 'all-gather{tensor=a_ptr world=2}' -p overlap -t triton | filecheck %s
-# `overlap` alone is the five stages in order.
+# `overlap` alone is the stages in order (verify-addresses records what its
+# proof assumes of a launch on the kernel: chunk.assume).
 # RUN: overlap-opt %s --plan 'all-gather{tensor=a_ptr world=2}' -p overlap > %t.pipeline.mlir
-# RUN: overlap-opt %s --plan 'all-gather{tensor=a_ptr world=2}' -p 'chunk-dependency-analysis,tile-reorder{order=arrival group=8},insert-signals,select-backend,lower-chunk-to-tile' > %t.stages.mlir
+# RUN: overlap-opt %s --plan 'all-gather{tensor=a_ptr world=2}' -p 'chunk-dependency-analysis,tile-reorder{order=arrival group=8},insert-signals,select-backend,verify-sync,verify-addresses,lower-chunk-to-tile' > %t.stages.mlir
 # RUN: diff %t.pipeline.mlir %t.stages.mlir
 # RUN: filecheck %s --check-prefix=IR < %t.pipeline.mlir
 # The emitted module is plain tile IR again: it re-imports and emits the same Triton.

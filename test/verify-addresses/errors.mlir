@@ -114,13 +114,14 @@ builtin.module {
   }
 }
 
-// CHECK: verify-addresses: copy.py:9: 'tile.load' is unproved: reads rows [BLOCK*pid0, BLOCK*pid0 + BLOCK) of 'x_ptr' (plan @ag); waits that dominate it: [BLOCK*pid0, BLOCK*pid0 + tile_floordiv(BLOCK, 2))
+// CHECK: verify-addresses: copy.py:9: 'tile.load' is unproved: reads rows [BLOCK*pid0, BLOCK*pid0 + BLOCK) of 'x_ptr' (plan @ag); waits that dominate it: [BLOCK*pid0, BLOCK*pid0 + TDiv(BLOCK, 2))
 // DEFAULT: tile.func @copy
 
 // -----
 
 // A block of loaded indices (a gather): each lane reads its own row, which
-// the model cannot bound (strict only).
+// lies between the block's min and max; a wait of the program's own rows
+// does not cover that (strict only).
 builtin.module {
   tile.func @copy(%x_ptr: !tile.ptr, %y_ptr: !tile.ptr, %M: !tile.scalar, %idx_ptr: !tile.ptr, %BLOCK: !tile.constexpr) attributes {param_names = ["x_ptr", "y_ptr", "M", "idx_ptr", "BLOCK"], decorators = ["triton.jit"]} {
     %pid = tile.program_id 0 : i32
@@ -146,7 +147,7 @@ builtin.module {
   }
 }
 
-// CHECK: verify-addresses: copy.py:9: 'tile.load' is unbounded: copy.py:8: 'tile.load': a loaded block
+// CHECK: verify-addresses: copy.py:9: 'tile.load' is unproved: reads rows [min0, max0 + 1) of 'x_ptr' (plan @ag); waits that dominate it: [BLOCK*pid0, BLOCK*pid0 + BLOCK)
 // DEFAULT: tile.func @copy
 
 // -----

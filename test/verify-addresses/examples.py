@@ -22,4 +22,4 @@
 # NOWAIT:   verify-addresses: ag_gemm.py:22: 'tile.load' is uncovered: reads rows [BLOCK_M*{{.*}}) of 'a_ptr' (plan @ag); waits that dominate it: none; row BLOCK_M*{{.*}} is outside all of them
 # SHIFT:    verify-addresses: ag_gemm.py:22: 'tile.load' is uncovered: {{.*}} waits that dominate it: [BLOCK_M*{{[a-z0-9_]*}} + BLOCK_M, {{.*}}); row BLOCK_M*{{[a-z0-9_]*}} is outside all of them
 # NOSIGNAL: verify-addresses: gemm_rs.py:28: 'tile.store' is uncovered: writes rows [BLOCK_M*{{.*}}) of 'c_ptr' (plan @rs); signals that follow it: none
-# LOOP:     verify-addresses: ag_gemm_k.py:26: 'tile.load' is uncovered: reads rows [iv0, {{.*}}); waits that dominate it: none; row iv0 is outside all of them
+# LOOP:     verify-addresses: ag_gemm_k.py:26: 'tile.load' is uncovered: reads rows [BLOCK_K*iv0, {{.*}}); waits that dominate it: none; row BLOCK_K*iv0 is outside all of them

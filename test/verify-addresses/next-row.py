@@ -2,10 +2,12 @@
 # moved to the program's row first (`x_ptr += row * stride`) and the load adds
 # a whole row (`N_COLS + cols`), so it reads row + 1 while insert-signals
 # waits for `row` only. verify-sync accepts the placement; verify-addresses
-# cannot attribute `N_COLS + cols` to a row (it is bounded by no mask below
-# N_COLS), so it reports the load unbounded, and strict=true refuses it.
+# finds that `N_COLS + cols` is bounded by no mask below N_COLS, so its proof
+# holds only for launches whose rows are longer than `N_COLS + BLOCK`: it
+# records that (chunk.assume, in_row) and the runtime refuses a launch whose
+# row stride is N_COLS (runtime/assumptions.py, test_launch_assumptions.py).
 # RUN: overlap-opt %s --plan 'all-gather{tensor=x_ptr dim=0 world=2 stride=stride}' -p 'chunk-dependency-analysis,insert-signals,verify-sync,verify-addresses' | filecheck %s
-# RUN: not overlap-opt %s --plan 'all-gather{tensor=x_ptr dim=0 world=2 stride=stride}' -p 'chunk-dependency-analysis,insert-signals,verify-sync,verify-addresses{strict=true}' 2>&1 | filecheck %s --check-prefix=STRICT
+# RUN: overlap-opt %s --plan 'all-gather{tensor=x_ptr dim=0 world=2 stride=stride}' -p 'chunk-dependency-analysis,insert-signals,verify-sync,verify-addresses{strict=true}' 2>&1 | filecheck %s --check-prefix=STRICT
 import triton
 import triton.language as tl
 
@@ -21,4 +23,4 @@ def next_row(x_ptr, y_ptr, stride, N_COLS: tl.constexpr, BLOCK: tl.constexpr):
 # CHECK:      chunk.wait_span %{{.*}} plan @ag tensor "x_ptr"
 # CHECK:      tile.load
 
-# STRICT: verify-addresses: next-row.py:18: 'tile.load' is unbounded: the coordinate N_COLS + {{.*}} of the element offset is not provably >= 0, so it may reach another row
+# STRICT: chunk.assume = [{where = "next-row.py:{{[0-9]+}}: 'tile.load'", guards = [], least = {N_COLS = 0 : i64}, in_row = {param = "x_ptr", dim = 0 : i64, stride = "stride", groups = {{.}}[1 : i64, "N_COLS", "Min(2*N_COLS - 1, BLOCK + N_COLS - 1)", false]

@@ -9,8 +9,11 @@ from syncopate.bench.shapes import (
     AG_GEMM,
     GEMM_AR,
     GEMM_RS,
+    MOE_LAYER,
+    RING_ATTN,
     SHAPES,
     Shape,
+    ULYSSES_ATTN,
     ShapeError,
     describe,
     parse_workloads,
@@ -94,14 +97,15 @@ def test_selection_by_label_name_group_and_errors():
         select_shapes([AG_GEMM], "nope", 2)
     with pytest.raises(ShapeError, match=r"--workload: unknown workload 'ag_gemm'"):
         parse_workloads("ag-gemm,ag_gemm")
-    assert parse_workloads(None) == [AG_GEMM, GEMM_RS, GEMM_AR, A2A_GEMM, AG_ATTN]
+    assert parse_workloads(None) == [AG_GEMM, GEMM_RS, GEMM_AR, A2A_GEMM, AG_ATTN, MOE_LAYER, ULYSSES_ATTN, RING_ATTN]
     by_label = select_shapes([GEMM_RS, GEMM_AR], "AR-8192x4096x28672", 2)
     assert [(s.workload, s.name) for s in by_label] == [(GEMM_AR, "8192x8192x28672")]
 
 
 def test_default_quick_and_cpu_sets_cover_every_workload():
     everything = select_shapes(parse_workloads(None), None, 2)
-    assert {s.workload for s in everything} == {AG_GEMM, GEMM_RS, GEMM_AR, A2A_GEMM, AG_ATTN}
+    assert {s.workload for s in everything} == {AG_GEMM, GEMM_RS, GEMM_AR, A2A_GEMM, AG_ATTN, MOE_LAYER, ULYSSES_ATTN,
+                                               RING_ATTN}
     assert all(s.name != "cpu-tiny" for s in everything)
     for w in (AG_GEMM, GEMM_RS, GEMM_AR):
         assert len([s for s in everything if s.workload == w]) == 8  # 4 anchors + 4 llama
@@ -110,10 +114,10 @@ def test_default_quick_and_cpu_sets_cover_every_workload():
     quick = select_shapes(parse_workloads(None), None, 2, quick=True)
     for w in (AG_GEMM, GEMM_AR):
         assert sorted(s.name for s in quick if s.workload == w) == ["4096x8192x4096", "8192x8192x8192"]
-    assert {A2A_GEMM, AG_ATTN} <= {s.workload for s in quick}
+    assert {A2A_GEMM, AG_ATTN, MOE_LAYER, ULYSSES_ATTN, RING_ATTN} <= {s.workload for s in quick}
     cpu = select_shapes(parse_workloads(None), None, 1, cpu=True)
     assert [s.name for s in cpu if s.workload in (AG_GEMM, GEMM_RS, GEMM_AR)] == ["cpu-tiny"] * 3
-    assert {A2A_GEMM, AG_ATTN} <= {s.workload for s in cpu}
+    assert {A2A_GEMM, AG_ATTN, MOE_LAYER, ULYSSES_ATTN, RING_ATTN} <= {s.workload for s in cpu}
 
 
 PAPER_TABLE = {  # issue "paper suite": global (M, N, K) of AG-GEMM, and of GEMM-RS / GEMM-AR

@@ -22,6 +22,7 @@ from syncopate.ir.context import make_context
 from syncopate.lowering.compile import compile_module
 from syncopate.passes.lower_chunk_to_tile import LowerChunkToTilePass
 from syncopate.passes.overlap_pipeline import OverlapPipelinePass
+from syncopate.passes.verify_addresses import VerifyAddressesPass
 from syncopate.passes.verify_sync import VerifySyncPass, verify
 from syncopate.runtime.harness.workload import load_workload
 
@@ -76,7 +77,10 @@ def test_every_fused_corpus_kernel_verifies(path: Path):
 
 def test_the_pipeline_verifies_before_lowering_by_default():
     stages = [type(s) for s in OverlapPipelinePass().stages()]
-    assert stages[-2:] == [VerifySyncPass, LowerChunkToTilePass]
+    assert stages[-3:] == [VerifySyncPass, VerifyAddressesPass, LowerChunkToTilePass]
     assert VerifySyncPass not in [type(s) for s in OverlapPipelinePass(verify=False).stages()]
+    # the negative controls place no waits (or signals): the address check would refuse them
+    assert VerifyAddressesPass not in [type(s) for s in OverlapPipelinePass(waits=False).stages()]
+    assert VerifyAddressesPass not in [type(s) for s in OverlapPipelinePass(verify=False).stages()]
     (off,) = [s for s in OverlapPipelinePass(waits=False).stages() if isinstance(s, VerifySyncPass)]
     assert off == VerifySyncPass(waits=False, signals=True)

@@ -52,3 +52,19 @@ def test_one_arange_on_two_axes_gives_two_independent_lanes():
 
 def test_no_plan_no_accesses():
     assert check(Parser(make_context(), IR).parse_module()).accesses == []
+
+
+def test_triton_integer_ops_have_the_sign_of_truncation():
+    from syncopate.ir.crosscheck.intops import TCdiv, TDiv, TMod, evaluate, parse
+
+    n = sympy.Symbol("n", integer=True, nonnegative=True)
+    s = sympy.Symbol("s", integer=True)  # unknown sign
+    assert TMod(n, s).is_nonnegative  # the dividend's sign, whatever the divisor's
+    assert not TMod(s, M).is_nonnegative
+    assert TDiv(B + n - 1, B).is_nonnegative and TCdiv(n, B).is_nonnegative
+    assert not TDiv(n, s).is_nonnegative
+    assert le(sympy.Integer(0), B * TMod(TMod(n, B), sympy.Min(B, M - n)))  # a Min inside is no case split
+    # C semantics, not Python's: -7 % 3 == -1, -7 // 2 == -3
+    assert evaluate(parse("TMod(a, 3)"), {"a": -7}) == -1 and evaluate(parse("TDiv(a, 2)"), {"a": -7}) == -3
+    assert evaluate(parse("TCdiv(N, S) + Min(E, I)"), {"N": 10, "S": 4, "E": 5, "I": 9}) == 8
+    assert evaluate(parse("TMod(a, 0)"), {"a": 1}) is None

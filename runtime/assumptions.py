@@ -1,0 +1,125 @@
+"""What verify-addresses' proofs assumed of a launch (``chunk.assume`` on the
+kernel), checked at each launch before anything runs.
+
+The compile-time proof that every access of a planned tensor is covered by
+its waits or signals holds for launches where
+
+* every integer parameter the proof read is at least its recorded least
+  value (sizes, strides and counts are not negative; the modulus of a
+  wrapped row is at least 1), and
+* an offset within a row whose coordinates no mask bounds stays in that row:
+  either each unmasked coordinate fits a dim of its own (other than the
+  plan's) whose stride is its key and whose size exceeds its largest value,
+  or the whole offset fits below the row stride of a tensor whose dims with
+  smaller strides fit below it too (a row-major or padded-row layout).
+
+An entry whose ``guards`` (constexpr flags of the ``if`` arms around its
+access) this launch does not take is skipped. A launch that breaks an
+assumption is refused with the access's source line, the assumption and
+this launch's values: without it, the access could read a row no wait
+covers.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from itertools import permutations
+from typing import Any
+
+from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, IntegerAttr, StringAttr
+
+from syncopate.ir.contract import ASSUME_ATTR
+from syncopate.ir.crosscheck.intops import evaluate, parse
+from syncopate.runtime.errors import AbiError
+
+
+class AssumptionError(AbiError):
+    """A launch breaks an assumption of the address proof."""
+
+
+def _plain(attr) -> Any:
+    if isinstance(attr, DictionaryAttr):
+        return {k: _plain(v) for k, v in attr.data.items()}
+    if isinstance(attr, ArrayAttr):
+        return [_plain(v) for v in attr.data]
+    if isinstance(attr, StringAttr):
+        return attr.data
+    if isinstance(attr, IntegerAttr):
+        value = attr.value.data
+        return bool(value) if attr.type.width.data == 1 else value
+    raise TypeError(f"unexpected attribute {attr} in {ASSUME_ATTR}")
+
+
+def entries(kernel) -> list[dict]:
+    """The kernel's recorded assumptions as plain data."""
+    attr = kernel.attributes.get(ASSUME_ATTR)
+    return _plain(attr) if attr is not None else []
+
+
+def check(records: Sequence[dict], params: Mapping[str, Any], env: Mapping[str, int],
+          grid: Sequence[int], tiles: Sequence[int], rank: int) -> None:
+    """Raise :class:`AssumptionError` when this launch breaks one."""
+    values = dict(env)
+    for axis, n in enumerate(grid):
+        values[f"npid{axis}"] = n
+    for axis, n in enumerate(tiles):
+        values[f"ntile{axis}"] = n
+    for entry in records:
+        if not all(bool(values.get(name, 0)) == taken for name, taken in entry["guards"]):
+            continue
+        where = entry["where"]
+        for name, least in entry["least"].items():
+            if name in values and values[name] < least:
+                raise AssumptionError(
+                    f"rank {rank}: {where}: the compile-time proof that this access is covered by its waits "
+                    f"and signals assumes {name} >= {least} (a size, stride or count); this launch passes "
+                    f"{name} = {values[name]}")
+        if "in_row" in entry:
+            _in_row(entry["in_row"], params, values, rank, where)
+
+
+def _in_row(record: dict, params: Mapping[str, Any], values: Mapping[str, int], rank: int, where: str) -> None:
+    t = params.get(record["param"])
+    if t is None:  # a launch plan built from sizes alone (no tensor to check)
+        return
+    if not hasattr(t, "stride"):
+        raise AssumptionError(f"rank {rank}: {where}: '{record['param']}' is not a tensor at this launch")
+    dim = record["dim"]
+    row = record["stride"] if isinstance(record["stride"], int) else values.get(record["stride"])
+    groups = []
+    for key, lo, hi, masked in record["groups"]:
+        k = key if isinstance(key, int) else values.get(key)
+        lo_v, hi_v = evaluate(parse(lo), values), evaluate(parse(hi), values)
+        if k is None or lo_v is None or hi_v is None or row is None:
+            raise AssumptionError(f"rank {rank}: {where}: cannot evaluate the offset within a row "
+                                  f"({key}: [{lo}, {hi}]) at this launch")
+        groups.append((key, k, lo_v, hi_v, masked))
+    if _own_dims(t, dim, groups) or _below_row(t, dim, row, groups):
+        return
+    shown = ", ".join(f"{key} x [{lo}, {hi}]" for key, _, lo, hi, _ in groups)
+    raise AssumptionError(
+        f"rank {rank}: {where}: the offset within a row of '{record['param']}' ({shown}) may leave the row at "
+        f"this launch (shape {tuple(t.shape)}, strides {tuple(t.stride())}, row stride {row}): a coordinate no "
+        f"mask bounds must fit a dim whose stride it is multiplied by, or the whole offset must stay below the "
+        f"row stride; mask it with its dim's size")
+
+
+def _own_dims(t, dim: int, groups: list) -> bool:
+    """Each unmasked coordinate fits its own dim (stride = its key)."""
+    free = [g for g in groups if not g[4]]
+    others = [d for d in range(t.dim()) if d != dim]
+    for dims in permutations(others, len(free)):
+        if all(t.stride(d) == k and 0 <= lo and hi < t.shape[d] for (_, k, lo, hi, _), d in zip(free, dims)):
+            return True
+    return False
+
+
+def _below_row(t, dim: int, row: int, groups: list) -> bool:
+    """The whole offset lies in ``[0, row)`` and the dims with smaller
+    strides fit there too, so no other row's element lies in between."""
+    if any(k < 0 or lo < 0 for _, k, lo, _, _ in groups):
+        return False
+    top = sum(k * hi for _, k, _, hi, _ in groups)
+    inner = sum((t.shape[d] - 1) * t.stride(d) for d in range(t.dim()) if d != dim and t.stride(d) < row)
+    outer_ok = all(t.stride(d) >= row * t.shape[dim] for d in range(t.dim()) if d != dim and t.stride(d) >= row)
+    return top < row and inner < row and outer_ok

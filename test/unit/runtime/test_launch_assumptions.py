@@ -1,0 +1,96 @@
+"""What verify-addresses' proofs assume of a launch is recorded on the
+kernel (``chunk.assume``) and checked at each launch (runtime/assumptions.py):
+a launch that meets it runs, one that breaks it is refused with the access's
+source line before anything runs."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import torch
+
+from fused_matches import assert_fuses_and_matches
+
+from syncopate.runtime import assumptions
+from syncopate.runtime.assumptions import AssumptionError, check
+from syncopate.runtime.harness.check import compile_workload
+from syncopate.runtime.harness.workload import load_workload
+
+PATH = Path(__file__).resolve().parents[1] / "workloads" / "second_half_rows.py"
+
+
+def _in_row(groups, stride="stride", guards=()):
+    return {"where": "k.py:9: 'tile.load'", "guards": [list(g) for g in guards], "least": {},
+            "in_row": {"param": "x", "dim": 0, "stride": stride, "groups": groups}}
+
+
+def test_a_negative_size_the_proof_assumed_is_refused():
+    record = {"where": "k.py:9: 'tile.load'", "guards": [], "least": {"M": 0, "N": 1}}
+    check([record], {}, {"M": 0, "N": 1}, (1,), (1,), 0)
+    with pytest.raises(AssumptionError, match=r"k.py:9: .*assumes N >= 1 .* N = 0"):
+        check([record], {}, {"M": 5, "N": 0}, (1,), (1,), 0)
+    with pytest.raises(AssumptionError, match="assumes M >= 0"):
+        check([record], {}, {"M": -1, "N": 1}, (1,), (1,), 0)
+
+
+def test_an_unmasked_column_fits_its_own_dim_or_the_launch_is_refused():
+    x = torch.empty(8, 16)
+    record = _in_row([[1, "0", "D - 1", False]])
+    check([record], {"x": x}, {"stride": 16, "D": 16}, (1,), (1,), 0)
+    with pytest.raises(AssumptionError, match=r"k.py:9: .*may leave the row .*shape \(8, 16\)"):
+        check([record], {"x": x}, {"stride": 16, "D": 17}, (1,), (1,), 0)
+
+
+def test_a_batch_coordinate_fits_its_dim_by_the_launch_grid():
+    """``pid1 * stride_b`` (a head or batch offset) is bounded by the grid:
+    a launch whose grid has more programs than the batch dim is refused."""
+    x = torch.empty(3, 8, 16)  # [heads, rows, cols], plan on dim 1
+    record = _in_row([["stride_b", "0", "npid1 - 1", False], [1, "0", "15", False]])
+    record["in_row"]["dim"] = 1
+    values = {"stride": 16, "stride_b": 128}
+    check([record], {"x": x}, values, (2, 3), (2, 3), 0)
+    with pytest.raises(AssumptionError, match="may leave the row"):
+        check([record], {"x": x}, values, (2, 4), (2, 4), 0)
+
+
+def test_an_offset_below_the_row_stride_stays_in_the_row_of_a_row_major_tensor():
+    """``HALF + cols`` with ``cols < HALF`` (key 1): no dim fits it alone when
+    the row holds 2 * HALF, but the whole offset stays below the row stride."""
+    x = torch.empty(8, 24)
+    record = _in_row([[1, "HALF", "2*HALF - 1", False]])
+    check([record], {"x": x}, {"stride": 24, "HALF": 12}, (1,), (1,), 0)
+    # `half` a runtime parameter: its own coordinate (1) plus the masked columns
+    by_param = _in_row([["half", "1", "1", False], [1, "0", "half - 1", True]])
+    check([by_param], {"x": x}, {"stride": 24, "half": 12}, (1,), (1,), 0)
+    with pytest.raises(AssumptionError):
+        check([by_param], {"x": x}, {"stride": 24, "half": 13}, (1,), (1,), 0)
+    with pytest.raises(AssumptionError):
+        check([record], {"x": torch.empty(8, 12)}, {"stride": 12, "HALF": 12}, (1,), (1,), 0)
+    # a transposed view: its columns are far apart, so below the row stride is not inside the row
+    with pytest.raises(AssumptionError):
+        check([record], {"x": torch.empty(24, 8).t()}, {"stride": 1, "HALF": 12}, (1,), (1,), 0)
+
+
+def test_an_arm_the_launch_does_not_take_is_not_checked():
+    record = _in_row([[1, "0", "D - 1", False]], guards=[("EVEN", True)])
+    x = torch.empty(8, 16)
+    check([record], {"x": x}, {"stride": 16, "D": 99, "EVEN": 0}, (1,), (1,), 0)
+    with pytest.raises(AssumptionError):
+        check([record], {"x": x}, {"stride": 16, "D": 99, "EVEN": 1}, (1,), (1,), 0)
+
+
+@pytest.mark.parametrize("world", [2, 3])
+def test_the_second_half_of_each_row_fuses_and_matches(world):
+    assert_fuses_and_matches(load_workload(str(PATH)), world)
+
+
+def test_the_pipeline_records_the_second_half_and_refuses_rows_too_short():
+    workload = load_workload(str(PATH))
+    program = compile_workload(workload, 2)
+    (record,) = [r for r in assumptions.entries(program.kernel) if "in_row" in r]
+    assert record["where"].startswith("second_half_rows.py:18")
+    env = {"stride_x": 24, "stride_y": 12, "HALF": 12, "BLOCK": 16}
+    check([record], {"X": torch.empty(7, 24)}, env, (7,), (7,), 0)
+    with pytest.raises(AssumptionError, match="second_half_rows.py:18"):
+        check([record], {"X": torch.empty(7, 12)}, {**env, "stride_x": 12}, (7,), (7,), 0)
