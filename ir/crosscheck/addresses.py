@@ -89,7 +89,7 @@ from xdsl.ir import Block, BlockArgument, Operation, SSAValue
 from syncopate.dialects import tile
 from syncopate.dialects.chunk import PlanOp, SignalSpanOp, WaitSpanLoopOp, WaitSpanOp
 from syncopate.ir.contract import CONSUMED, KERNEL_ATTR
-from syncopate.ir.crosscheck.intops import FUNCTIONS, TCdiv, TMod, Wrap
+from syncopate.ir.crosscheck.intops import FUNCTIONS, Sel, TCdiv, TDiv, TMod, Wrap, nonnegative
 from syncopate.ir.crosscheck.prove import equal, le, lift, lt
 from syncopate.ir.locations import describe
 
@@ -315,6 +315,8 @@ class Evaluator:
         inc = _increment(init, yielded, c)
         if inc is None or iv in inc.free_symbols or any(loop.is_ancestor(self.opaque[s])
                                                          for s in inc.free_symbols if s in self.opaque):
+            if isinstance(init, sympy.Expr) and not _lanes_of(init) and _is_scalar(arg):
+                return self._carried_scalar(loop, arg, init)
             return Unknown(f"{describe(loop)}: a loop-carried value that is not advanced by a fixed increment")
         lb, step = self.expr(loop.lb), self.expr(loop.step)
         if isinstance(lb, Unknown) or isinstance(step, Unknown):
@@ -322,6 +324,36 @@ class Evaluator:
         # iteration * inc, with iteration = (iv - lb) / step
         moved = sympy.expand((iv - lb) * inc / step)
         return Ptr(init.base, init.offset + moved) if isinstance(init, Ptr) else init + moved
+
+    def _carried_scalar(self, loop: scf.ForOp, arg: BlockArgument, init: sympy.Expr) -> Value:
+        """A loop-carried scalar with no fixed increment: one value per
+        iteration (opaque, defined inside the loop), known to be ``>= init``
+        when that is inductive: assuming it of the carried value, the value
+        the body yields is again ``>= init`` (``ki = tl.where(ki == k - 1, 0,
+        ki + 1)`` from ``ki = -1``)."""
+        yield_op = loop.body.block.last_op
+        rest = self._opaque(yield_op, "carried", nonnegative=True)
+        def inductive() -> bool:
+            yielded = self.expr(yield_op.operands[arg.index - 1])
+            return isinstance(yielded, sympy.Expr) and le(init, yielded)
+
+        if self._try_value(arg, init + rest, rest, inductive):
+            return init + rest
+        return self._opaque(yield_op, "carried")
+
+    def _try_value(self, arg: BlockArgument, value: Value, mark: sympy.Symbol, holds) -> bool:
+        """Whether ``holds()`` is true with ``arg`` bound to ``value`` (which
+        mentions ``mark``); the values computed from it are forgotten when
+        it is not."""
+        self.cache[arg] = value
+        try:
+            ok = holds()
+        finally:
+            del self.cache[arg]
+        if not ok:
+            for key in [k for k, v in self.cache.items() if _mentions(v, mark)]:
+                del self.cache[key]
+        return ok
 
     # operations
 
@@ -375,6 +407,8 @@ class Evaluator:
                 sym = self._opaque(op, callee, nonnegative=True)
                 self.pids[sym] = _int(f"ntile{callee[len(TILE_PID_HELPER):]}", positive=True) - 1
                 return sym
+            if _rank(ssa) != 0:
+                return Unknown(f"{describe(op)}: a jit helper's result of unknown rank")
             return self._opaque(op, callee)
         if isinstance(op, tile.LoadOp) and isinstance(op.ptr.type, tile.PointerType):
             return self._opaque(op, "load")
@@ -384,9 +418,41 @@ class Evaluator:
             return self._reduce(op)
         if isinstance(op, (tile.LoadOp, tile.DescriptorLoadOp)):
             return Unknown(f"{describe(op)}: a loaded block")
-        if isinstance(op, (scf.IfOp, scf.WhileOp)) and _is_scalar(ssa):
-            return self._opaque(op, op.name.split(".")[1])
+        if isinstance(op, tile.WhereOp):
+            return self._where(op)
+        if isinstance(op, scf.IfOp):
+            return self._if(op, ssa)
+        if isinstance(op, scf.WhileOp) and _is_scalar(ssa):
+            return self._opaque(op, "while")
         return Unknown(f"{describe(op)}: an op the address model does not know")
+
+    def _where(self, op: tile.WhereOp) -> Value:
+        """``tl.where(c, x, y)`` of integers: ``Sel(x, y, d)`` when ``c`` is one
+        comparison ``d <= 0`` (normalised), ``Sel(x, y)`` otherwise."""
+        x, y = self.expr(op.true_value), self.expr(op.false_value)
+        for v in (x, y):
+            if isinstance(v, Unknown):
+                return v
+        cond = self.of(op.cond)
+        if isinstance(cond, Mask) and cond.exact and len(cond.atoms) == 1:
+            return Sel(x, y, _normalised(cond.atoms[0]))
+        return Sel(x, y)
+
+    def _if(self, op: scf.IfOp, ssa: SSAValue) -> Value:
+        """An ``scf.if`` result: the value one of its arms yields
+        (``Sel``); a scalar neither arm's value is known for is opaque."""
+        index = op.results.index(ssa)
+        arms = []
+        for region in (op.true_region, op.false_region):
+            if not region.blocks:
+                return Unknown(f"{describe(op)}: an 'scf.if' result without an else arm")
+            arms.append(self.of(region.block.last_op.operands[index]))
+        if all(isinstance(a, sympy.Expr) for a in arms):
+            return Sel(*arms)
+        if _is_scalar(ssa):
+            return self._opaque(op, "if")
+        why = next((a.why for a in arms if isinstance(a, Unknown)), "a pointer or mask")
+        return Unknown(f"{describe(op)}: an 'scf.if' block result: {why}")
 
     def _cast(self, op: Operation) -> Value:
         ty = op.results[0].type
@@ -545,6 +611,12 @@ def _where(ssa: SSAValue) -> str:
     return describe(ssa.owner) if isinstance(ssa.owner, Operation) else "a block argument"
 
 
+def _normalised(atom: tuple[sympy.Expr, str, sympy.Expr]) -> sympy.Expr:
+    """``d`` with the mask term ``lhs pred rhs`` equivalent to ``d <= 0``."""
+    lhs, pred, rhs = atom
+    return sympy.expand({"lt": lhs - rhs + 1, "le": lhs - rhs, "gt": rhs - lhs + 1, "ge": rhs - lhs}[pred])
+
+
 def _is_scalar(ssa: SSAValue) -> bool:
     """``ssa`` is typed as one integer (not a block), so it holds one value
     per evaluation."""
@@ -610,14 +682,51 @@ def _moved(sym: sympy.Symbol, rank: int, axis: int) -> sympy.Symbol:
     return _lane(k, rank - pos)
 
 
-def _rank(ssa: SSAValue) -> int | None:
+def _rank(ssa: SSAValue, env: dict | None = None, depth: int = 0) -> int | None:
+    """The rank of ``ssa`` from its type or, for an untyped value, from the
+    ranks its op broadcasts (a jit helper's result from its body, with its
+    parameters ranked as the call's operands); None when unknown."""
+    if depth > 64:
+        return None
     if isinstance(ssa.owner, tile.LoadOp) and not isinstance(ssa.type, tile.BlockType):
-        return _rank(ssa.owner.ptr)  # a load has its pointer's shape
+        return _rank(ssa.owner.ptr, env, depth + 1)  # a load has its pointer's shape
     if isinstance(ssa.type, tile.BlockType):
         return ssa.type.rank
     if isinstance(ssa.type, (IntegerType, tile.ScalarType, tile.ConstexprType)):
         return 0
+    if isinstance(ssa, BlockArgument):
+        return (env or {}).get(ssa)
+    op = ssa.owner
+    if isinstance(op, _ELEMENTWISE) or isinstance(op, tile.CallOp) and op.callee.data in _BROADCASTING_CALLS:
+        # broadcast: the largest rank of its operands
+        ranks = [_rank(v, env, depth + 1) for v in op.operands]
+        return None if None in ranks else max(ranks)
+    if isinstance(op, tile.CallOp) and op.operands and op.callee.data in ("tl.multiple_of", "tl.max_contiguous"):
+        return _rank(op.operands[0], env, depth + 1)
+    if isinstance(op, (tile.RetypeOp, tile.CastOp)):
+        return _rank(op.operands[0], env, depth + 1)
+    if isinstance(op, tile.CallJitOp):
+        callee = _callee(op)
+        ret = callee.body.block.last_op if callee is not None else None
+        if not isinstance(ret, tile.ReturnOp):
+            return None
+        inner = dict(zip(callee.body.block.args, (_rank(v, env, depth + 1) for v in op.operands)))
+        return _rank(ret.operands[op.results.index(ssa)], inner, depth + 1)
     return None
+
+
+_BROADCASTING_CALLS = ("min", "max", "tl.minimum", "tl.maximum")
+
+
+def _callee(op: tile.CallJitOp) -> tile.FuncOp | None:
+    module = op.get_toplevel_object()
+    name = op.callee.string_value()
+    return next((f for f in module.walk() if isinstance(f, tile.FuncOp) and f.sym_name.data == name), None) \
+        if isinstance(module, ModuleOp) else None
+
+
+_ELEMENTWISE = (tile.WhereOp, tile.AddOp, tile.SubOp, tile.MulOp, tile.NegOp, tile.CmpOp, tile.AndOp,
+                tile.FloorDivOp, tile.ModOp, tile.CdivOp)
 
 
 # --- bounds ------------------------------------------------------------------
@@ -658,9 +767,7 @@ def clamp(ev: Evaluator, mask: Mask | None) -> tuple[dict[sympy.Symbol, tuple[sy
     ranges: dict[sympy.Symbol, tuple[sympy.Expr, sympy.Expr]] = {}
     exact = mask is None or mask.exact
     for lhs, pred, rhs in mask.atoms if mask else ():
-        # normalise to d <= 0
-        d = {"lt": lhs - rhs + 1, "le": lhs - rhs, "gt": rhs - lhs + 1, "ge": rhs - lhs}[pred]
-        d = sympy.expand(d)
+        d = _normalised((lhs, pred, rhs))
         lanes = _lanes_of(d)
         if len(lanes) != 1:
             exact = False
@@ -807,6 +914,19 @@ def extremes(ev: Evaluator, expr: sympy.Expr, lanes: dict) -> tuple[sympy.Expr |
     (None where a coefficient's sign is not provable)."""
     loops = {s: (lo, hi) for s, (_, lo, hi) in ev.ivs.items()}
     pids = {s: (sympy.Integer(0), hi) for s, hi in ev.pids.items()}
+    # `a % m` and `a // m` of a scalar a >= 0 (m >= 1 is recorded) lie in
+    # [0, m - 1] and [0, hi(a) // m]
+    quotients = {}
+    for i, c in enumerate(sorted(expr.atoms(TMod, TDiv), key=sympy.default_sort_key)):
+        a, m = c.args
+        if type(c) not in (TMod, TDiv) or not nonnegative(a) or not _is_divisor(ev, m):
+            continue
+        top = m - 1 if type(c) is TMod else extremes(ev, a, lanes)[1]
+        if top is not None and (type(c) is TMod or _launch_symbols(ev, top)):
+            quotients[c] = (_int(f"q{i}", nonnegative=True), top if type(c) is TMod else TDiv(top, m))
+    if quotients:
+        lanes = {**lanes, **{sym: (sympy.Integer(0), top) for sym, top in quotients.values()}}
+        expr = expr.xreplace({c: sym for c, (sym, _) in quotients.items()})
     out = []
     for upper in (False, True):
         e = expr
@@ -817,6 +937,12 @@ def extremes(ev: Evaluator, expr: sympy.Expr, lanes: dict) -> tuple[sympy.Expr |
             e = None if e is None else eliminate(lift(e), ranges, upper)
         out.append(e)
     return out[0], out[1]
+
+
+def _is_divisor(ev: Evaluator, m: sympy.Expr) -> bool:
+    """``m`` is a kernel parameter (recorded >= 1 where a proof divides by
+    it) or a provably positive value."""
+    return isinstance(m, sympy.Symbol) and m.name in ev.func.arg_names or le(sympy.Integer(1), m)
 
 
 def _launch_symbols(ev: Evaluator, expr: sympy.Expr) -> bool:
@@ -942,7 +1068,23 @@ class Checker:
         mask = self.ev.of(op.mask) if getattr(op, "mask", None) is not None else None
         if mask is not None and not isinstance(mask, Mask):
             mask = Mask((), exact=False)
-        rows = rows_of(self.ev, t, ptr.offset, mask)
+        pieces = _pieces(ptr.offset, mask, syncs)
+        if isinstance(pieces, Unknown):
+            access.detail = pieces.why
+            return
+        parts = []
+        for piece in pieces:
+            part = Access(op, t.plan, t.tensor, writes)
+            self._piece(part, t, piece, what, verb)
+            if part.status == "uncovered" and not piece.definite:
+                part.status = "unproved"  # that choice of a `tl.where` may never be taken
+            parts.append(part)
+        _merge(access, parts)
+        if access.status == "proved":
+            access.guards = self._guards(op)
+
+    def _piece(self, access: Access, t: PlanTensor, piece: Piece, what: str | None, verb: str) -> None:
+        rows = rows_of(self.ev, t, piece.offset, piece.mask)
         if isinstance(rows, Unknown):
             access.detail = rows.why
             return
@@ -950,12 +1092,11 @@ class Checker:
         if what is None:
             access.status, access.detail = "proved", "no synchronisation needed (a read of a produced tensor)"
         elif isinstance(row, Wrap):
-            self._wrapped(access, t, row, mask, syncs, what, verb)
+            self._wrapped(access, t, row, piece.mask, piece.syncs, what, verb)
         else:
-            self._rows(access, t, row, mask, syncs, what, verb)
+            self._rows(access, t, row, piece, what, verb)
         if access.status == "proved":
-            access.least = self._least(ptr.offset, mask, syncs, row)
-            access.guards = self._guards(op)
+            access.least = self._least(piece.offset, piece.mask, piece.syncs, row)
 
     def _guards(self, op: Operation) -> tuple[tuple[str, bool], ...]:
         found, child, parent = [], op, op.parent_op()
@@ -991,8 +1132,11 @@ class Checker:
         exprs += [e for ranges in (self.ev.ivs.values(),) for _, lo, hi in ranges for e in (lo, hi) if e is not None]
         names = {s.name for e in exprs for s in e.free_symbols} & set(self.ev.func.arg_names)
         least = {n: 0 for n in sorted(names) if n not in self.ev.positive}
-        if isinstance(row, Wrap) and isinstance(row.args[1], sympy.Symbol) and row.args[1].name in least:
-            least[row.args[1].name] = 1
+        # a divisor (of a wrapped row, or of a coordinate bounded by it) >= 1
+        for e in exprs:
+            for c in e.atoms(TMod, TDiv):
+                if isinstance(c.args[1], sympy.Symbol) and c.args[1].name in least:
+                    least[c.args[1].name] = 1
         return least
 
     def _wrapped(self, access: Access, t: PlanTensor, row: Wrap, mask: Mask | None, syncs: list[Sync],
@@ -1008,8 +1152,8 @@ class Checker:
         s = sympy.Add(*(a for a in terms if not _lanes_of(a)))
         lane = sympy.expand(x - s)
         a, b = eliminate(lane, lanes, upper=False), eliminate(lane, lanes, upper=True)
-        modulus_ok = isinstance(m, sympy.Symbol) and m.name in self.ev.func.arg_names or le(sympy.Integer(1), m)
-        if a is None or b is None or not le(sympy.Integer(0), a) or not le(sympy.Integer(0), s) or not modulus_ok:
+        if a is None or b is None or not le(sympy.Integer(0), a) or not le(sympy.Integer(0), s) \
+                or not _is_divisor(self.ev, m):
             access.detail = f"the wrapped row {row} is not a non-negative start plus a non-negative block index"
             return
         r = TMod(s, m)
@@ -1025,9 +1169,8 @@ class Checker:
             access.detail = (f"{verb} rows [{pieces[0][0]}, {pieces[0][1]}) and [0, {pieces[1][1]}) of '{t.tensor}' "
                              f"(plan @{t.plan}); {what}: {seen}")
 
-    def _rows(self, access: Access, t: PlanTensor, row: sympy.Expr, mask: Mask | None, syncs: list[Sync],
-              what: str, verb: str) -> None:
-        ranges, exact = clamp(self.ev, mask)
+    def _rows(self, access: Access, t: PlanTensor, row: sympy.Expr, piece: Piece, what: str, verb: str) -> None:
+        ranges, exact = clamp(self.ev, piece.mask)
         lanes = {s: ranges.get(s, self.ev.lane_range(s)) for s in _lanes_of(row)}
         # a loaded lane need not take its extreme values at unmasked lanes
         exact = exact and not any(_lane_index(s) in self.ev.valued for s in lanes)
@@ -1035,8 +1178,14 @@ class Checker:
         if lo is None or hi is None:
             access.detail = f"the row {row} is not affine with signed coefficients in its block indices"
             return
-        access.rows = (lo, hi + 1)
-        self._judge(access, t, syncs, exact, what, verb)
+        end = hi + 1
+        for gate in piece.gates - set(lanes):
+            # the piece is taken only at lanes its condition keeps: none when
+            # that lane's clamped range is empty
+            glo, ghi = ranges.get(gate, self.ev.lane_range(gate))
+            end = sympy.Min(end, lo + sympy.Max(0, sympy.Min(1, ghi - glo + 1)))
+        access.rows = (lo, end)
+        self._judge(access, t, piece.syncs, exact, what, verb)
 
     def _syncs(self, t: PlanTensor, kinds) -> list[Sync]:
         found = []
@@ -1097,6 +1246,68 @@ class Checker:
             if all(lt(row, s.lo) or le(s.hi, row) for s in syncs):
                 return row
         return None
+
+
+@dataclass(frozen=True)
+class Piece:
+    """An access with each ``Sel`` of its offset replaced by one of its two
+    values, the same everywhere (offset, mask, waits and signals: one SSA
+    value, one value per evaluation); ``gates`` are the lanes of the
+    conditions chosen, and ``definite`` is False when a choice has no
+    condition (it may never be taken)."""
+
+    offset: sympy.Expr
+    mask: Mask | None
+    syncs: list[Sync]
+    gates: frozenset = frozenset()
+    definite: bool = True
+
+
+MAX_CHOICES = 4  # `tl.where`s split per access (2**MAX_CHOICES pieces)
+
+
+def _pieces(offset: sympy.Expr, mask: Mask | None, syncs: list[Sync]) -> list[Piece] | Unknown:
+    """The access once per choice of each ``Sel`` its offset holds."""
+    pieces, done = [Piece(offset, mask, syncs)], []
+    while pieces:
+        piece = pieces.pop()
+        sels = sorted(piece.offset.atoms(Sel), key=sympy.default_sort_key)
+        if not sels:
+            done.append(piece)
+            continue
+        if len(done) + len(pieces) >= 2 ** MAX_CHOICES:
+            return Unknown(f"the offset chooses through more than {MAX_CHOICES} 'tl.where's or 'if' results")
+        sel = sels[0]
+        x, y, *cond = sel.args
+        for value, atom in ((x, (cond[0], "le", 0) if cond else None), (y, (cond[0], "gt", 0) if cond else None)):
+            swap = {sel: value}
+            atoms = tuple((a.xreplace(swap), p, b.xreplace(swap)) for a, p, b in (piece.mask.atoms if piece.mask else ()))
+            exact = piece.mask is None or piece.mask.exact
+            new_mask = Mask(atoms + ((atom[0], atom[1], sympy.Integer(atom[2])),) if atom else atoms, exact) \
+                if atom or piece.mask is not None else None
+            pieces.append(Piece(piece.offset.xreplace(swap), new_mask,
+                                [Sync(s.op, s.lo.xreplace(swap), s.hi.xreplace(swap)) for s in piece.syncs],
+                                piece.gates | (_lanes_of(atom[0]) if atom else set()), piece.definite and bool(atom)))
+    return done
+
+
+_SEVERITY = ("proved", "unproved", "unbounded", "uncovered")
+
+
+def _merge(access: Access, parts: list[Access]) -> None:
+    """``access`` from its pieces: proved when every piece is; otherwise the
+    worst piece's status and detail."""
+    worst = max(parts, key=lambda p: _SEVERITY.index(p.status))
+    access.status, access.detail = worst.status, worst.detail
+    if len(parts) > 1 and worst.status == "proved":
+        access.detail = "; ".join(f"piece {i}: {p.detail}" for i, p in enumerate(parts))
+    access.rows = worst.rows
+    for p in parts:
+        for name, least in p.least.items():
+            access.least[name] = max(least, access.least.get(name, least))
+    groups = tuple(g for p in parts if p.in_row is not None for g in p.in_row.groups)
+    first = next((p.in_row for p in parts if p.in_row is not None), None)
+    access.in_row = None if first is None else InRow(first.param, first.dim, first.stride, groups)
 
 
 def _covered(lo: sympy.Expr, hi: sympy.Expr, syncs: list[Sync]) -> bool:

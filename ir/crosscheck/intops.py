@@ -8,6 +8,9 @@ fault rather than a value) ``a % b`` and, with ``b >= 0``, ``a // b`` and
 two applications are equal only when their arguments are, so a wait and an
 access computed from the same ``tl.program_id`` arithmetic agree.
 
+``Sel(x, y[, d])`` is a value that is ``x`` or ``y`` (``tl.where``, an
+``scf.if`` result); addresses.py checks an access once per choice.
+
 ``Wrap(x, m)`` is ``x % m`` where ``x`` varies over a block (a lane
 symbol): the row of the tutorial's ``(pid_m * BLOCK_M + tl.arange(0,
 BLOCK_M)) % M``. ir/crosscheck/addresses.py splits its rows into the two
@@ -85,8 +88,25 @@ class TCdiv(_IntOp):
         return _trunc_div(a + b - 1, b)
 
 
+class Sel(sympy.Function):
+    """``tl.where(c, x, y)`` (or the result of an ``scf.if``): ``x`` or
+    ``y``; with a third argument ``d``, ``x`` exactly where ``d <= 0`` (a
+    condition on one block index, kept so that each of the two pieces can be
+    checked under its own clamp). Equal only to itself; ``>= 0`` where both
+    values are."""
+
+    is_integer = True
+
+    @classmethod
+    def eval(cls, x, y, *cond):
+        return x if x == y else None
+
+    def _eval_is_nonnegative(self):
+        return True if nonnegative(self.args[0]) and nonnegative(self.args[1]) else None
+
+
 FUNCTIONS = {"tile.mod": TMod, "tile.floordiv": TDiv, "tile.cdiv": TCdiv}
-OPAQUE = (TMod, TDiv, TCdiv, Wrap)
+OPAQUE = (TMod, TDiv, TCdiv, Wrap, Sel)
 
 
 def _trunc_div(a: int, b: int) -> int:

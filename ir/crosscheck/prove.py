@@ -15,13 +15,15 @@ from syncopate.ir.crosscheck.intops import OPAQUE, nonnegative
 
 def lift(expr: sympy.Expr) -> sympy.Expr:
     """``expr`` with ``Min`` / ``Max`` moved above sums and above products
-    by a provably non-negative factor (``c + Min(a, b) = Min(c + a, c + b)``),
+    by a factor of provable sign (``c + Min(a, b) = Min(c + a, c + b)``,
+    ``-Max(a, b) = Min(-a, -b)``),
     so the case split of :func:`le` sees them at the top."""
     expr = sympy.expand(expr)
     if isinstance(expr, sympy.Add):
-        for i, term in enumerate(expr.args):
+        terms = [lift(t) if isinstance(t, sympy.Mul) else t for t in expr.args]
+        for i, term in enumerate(terms):
             if isinstance(term, (sympy.Min, sympy.Max)):
-                rest = sympy.Add(*(a for j, a in enumerate(expr.args) if j != i))
+                rest = sympy.Add(*(a for j, a in enumerate(terms) if j != i))
                 return type(term)(*(lift(rest + a) for a in term.args), evaluate=False)
     if isinstance(expr, sympy.Mul):
         for i, factor in enumerate(expr.args):
@@ -29,6 +31,9 @@ def lift(expr: sympy.Expr) -> sympy.Expr:
                 rest = sympy.Mul(*(a for j, a in enumerate(expr.args) if j != i))
                 if rest.is_nonnegative:
                     return type(factor)(*(lift(rest * a) for a in factor.args), evaluate=False)
+                if rest.is_nonpositive:  # -Max(a, b) = Min(-a, -b)
+                    flipped = sympy.Min if isinstance(factor, sympy.Max) else sympy.Max
+                    return flipped(*(lift(rest * a) for a in factor.args), evaluate=False)
     return expr
 
 

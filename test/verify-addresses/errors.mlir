@@ -186,7 +186,8 @@ builtin.module {
 
 // A row offset carried by a loop and advanced by a value loaded in the body
 // is not `init + iteration * inc` (inc differs per iteration), even though
-// the wait in the body computes `k * v` from the same SSA values.
+// the wait in the body computes `k * v` from the same SSA values: it is one
+// unknown value per iteration (not even >= 0: `v` may be negative).
 builtin.module {
   tile.func @copy(%x_ptr: !tile.ptr, %y_ptr: !tile.ptr, %M: !tile.scalar, %idx_ptr: !tile.ptr, %BLOCK: !tile.constexpr) attributes {param_names = ["x_ptr", "y_ptr", "M", "idx_ptr", "BLOCK"], decorators = ["triton.jit"]} {
     %zero = arith.constant 0 : i32
@@ -215,5 +216,5 @@ builtin.module {
   }
 }
 
-// CHECK: verify-addresses: copy.py:9: 'tile.load' is unbounded: {{.*}} a loop-carried value that is not advanced by a fixed increment
+// CHECK: verify-addresses: copy.py:9: 'tile.load' is unproved: reads rows [[[OFF:v[0-9]+_carried]], BLOCK + [[OFF]]) of 'x_ptr' (plan @ag); waits that dominate it: [iv0*v1_load, BLOCK + iv0*v1_load)
 // DEFAULT: tile.func @copy
