@@ -54,6 +54,26 @@ def test_a_batch_coordinate_fits_its_dim_by_the_launch_grid():
         check([record], {"x": x}, values, (2, 4), (2, 4), 0)
 
 
+def test_batch_and_head_split_from_one_program_id_fit_their_dims():
+    """``(pid1 // H) * stride_z + (pid1 % H) * stride_h`` (lit
+    verify-addresses/heads.py): the batch coordinate's bound ``(npid1 - 1)
+    // H`` is evaluated with Triton's division; a grid of more than Z * H
+    programs, or a head count above the head dim, is refused."""
+    x = torch.empty(2, 3, 8, 16)  # [Z, H, S, D], plan on dim 2
+    record = _in_row([[1, "0", "D - 1", False], ["stride_h", "0", "H - 1", False],
+                      ["stride_z", "0", "TDiv(npid1 - 1, H)", False]])
+    record["in_row"]["dim"] = 2
+    record["least"] = {"H": 1}
+    values = {"stride": 16, "stride_h": 128, "stride_z": 384, "H": 3, "D": 16}
+    check([record], {"x": x}, values, (2, 6), (2, 6), 0)
+    with pytest.raises(AssumptionError, match="may leave the row"):
+        check([record], {"x": x}, values, (2, 7), (2, 7), 0)
+    with pytest.raises(AssumptionError, match="may leave the row"):
+        check([record], {"x": x}, {**values, "H": 4}, (2, 6), (2, 6), 0)
+    with pytest.raises(AssumptionError, match="assumes H >= 1"):
+        check([record], {"x": x}, {**values, "H": 0}, (2, 6), (2, 6), 0)
+
+
 def test_an_offset_below_the_row_stride_stays_in_the_row_of_a_row_major_tensor():
     """``HALF + cols`` with ``cols < HALF`` (key 1): no dim fits it alone when
     the row holds 2 * HALF, but the whole offset stays below the row stride."""
