@@ -261,9 +261,15 @@ class Evaluator:
         op = ssa.owner
         assert isinstance(op, Operation)
         try:
-            return self._op(op, ssa)
+            value = self._op(op, ssa)
         except (TypeError, ValueError, ZeroDivisionError) as err:  # sympy refusing a shape we did not foresee
-            return Unknown(f"{describe(op)}: {err}")
+            value = Unknown(f"{describe(op)}: {err}")
+        if (isinstance(value, Unknown) or isinstance(value, sympy.Expr) and len(_lanes_of(value)) > 1) \
+                and _rank(ssa) == 1 and _reduced(ssa):
+            # the gathered rows `batch * N + ids[pos]` a wait bounds by their
+            # own tl.min / tl.max: any lane lies between the two
+            return self._valued()
+        return value
 
     # block arguments: loop variables and loop-carried values
 
@@ -480,6 +486,10 @@ class Evaluator:
         the block's own ``tl.min`` and ``tl.max`` (symbols a ``tile.reduce``
         of this very value returns), so a wait computed from them, as
         chunk-dependency-analysis places for gathered indices, can be checked."""
+        return self._valued()
+
+    def _valued(self) -> sympy.Symbol:
+        """A new 1-D lane whose values lie in ``[min<k>, max<k>]``."""
         k = self.aranges
         self.aranges += 1
         self.valued[k] = (_int(f"min{k}"), _int(f"max{k}"))
@@ -609,6 +619,19 @@ def _block_sizes(func: tile.FuncOp) -> set[str]:
 
 def _where(ssa: SSAValue) -> str:
     return describe(ssa.owner) if isinstance(ssa.owner, Operation) else "a block argument"
+
+
+def _reduced(ssa: SSAValue) -> bool:
+    """``ssa`` (through integer casts) is reduced with ``tl.min`` or
+    ``tl.max`` over its whole block."""
+    for use in ssa.uses:
+        user = use.operation
+        if isinstance(user, tile.CastOp) and _reduced(user.results[0]):
+            return True
+        if isinstance(user, tile.ReduceOp) and user.kind.data in ("min", "max") \
+                and (user.axis is None or user.axis.value.data in (0, -1)):
+            return True
+    return False
 
 
 def _normalised(atom: tuple[sympy.Expr, str, sympy.Expr]) -> sympy.Expr:
