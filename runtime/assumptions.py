@@ -11,7 +11,9 @@ its waits or signals holds for launches where
   either each unmasked coordinate fits a dim of its own (other than the
   plan's) whose stride is its key and whose size exceeds its largest value,
   or the whole offset fits below the row stride of a tensor whose dims with
-  smaller strides fit below it too (a row-major or padded-row layout).
+  smaller strides fit below it too (a row-major or padded-row layout), and
+* a tensor descriptor built from a planned pointer has the tensor's strides
+  and a shape no larger, dim by dim (its rows are the tensor's rows).
 
 An entry whose ``guards`` (constexpr flags of the ``if`` arms around its
 access) this launch does not take is skipped. A launch that breaks an
@@ -76,6 +78,27 @@ def check(records: Sequence[dict], params: Mapping[str, Any], env: Mapping[str, 
                     f"{name} = {values[name]}")
         if "in_row" in entry:
             _in_row(entry["in_row"], params, values, rank, where)
+        if "descriptor" in entry:
+            _descriptor(entry["descriptor"], params, values, rank, where)
+
+
+def _descriptor(record: dict, params: Mapping[str, Any], values: Mapping[str, int], rank: int, where: str) -> None:
+    """The descriptor's dims are the tensor's: the same strides, and shapes
+    no larger (so its rows are the tensor's rows)."""
+    t = params.get(record["param"])
+    if t is None:
+        return
+    shape = [evaluate(parse(e), values) for e in record["shape"]]
+    strides = [evaluate(parse(e), values) for e in record["strides"]]
+    if hasattr(t, "stride") and t.dim() == len(shape) and all(
+            st == t.stride(d) and sh is not None and 0 <= sh <= t.shape[d]
+            for d, (sh, st) in enumerate(zip(shape, strides))):
+        return
+    actual = (tuple(t.shape), tuple(t.stride())) if hasattr(t, "stride") else "not a tensor"
+    raise AssumptionError(
+        f"rank {rank}: {where}: the tensor descriptor of '{record['param']}' (shape {shape}, strides {strides}) "
+        f"does not describe the tensor passed at this launch (shape and strides {actual}): the compile-time "
+        f"proof reads the descriptor's rows as the tensor's; build it with the tensor's own shape and strides")
 
 
 def _in_row(record: dict, params: Mapping[str, Any], values: Mapping[str, int], rank: int, where: str) -> None:

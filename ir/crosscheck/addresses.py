@@ -144,6 +144,9 @@ class Access:
     # constexpr flags of the `if`s around the access -> the arm it is in:
     # a launch that does not take it need not meet its assumptions
     guards: tuple[tuple[str, bool], ...] = ()
+    # a tensor-descriptor access: the descriptor's shape and strides, which
+    # must describe the planned tensor dim by dim at each launch
+    descriptor: dict | None = None
 
     def where(self) -> str:
         return describe(self.op)
@@ -152,7 +155,7 @@ class Access:
         """What the launch must meet for this access's proof, as plain data
         (expressions printed by sympy, read back by intops.parse); None when
         the proof assumed nothing or the access is not proved."""
-        if self.status != "proved" or not self.least and self.in_row is None:
+        if self.status != "proved" or not self.least and self.in_row is None and self.descriptor is None:
             return None
         entry: dict = {"where": self.where(), "guards": [[n, taken] for n, taken in self.guards],
                        "least": dict(self.least)}
@@ -160,6 +163,8 @@ class Access:
             r = self.in_row
             entry["in_row"] = {"param": r.param, "dim": r.dim, "stride": r.stride,
                                "groups": [[g.key, str(g.lo), str(g.hi), g.masked] for g in r.groups]}
+        if self.descriptor is not None:
+            entry["descriptor"] = dict(self.descriptor)
         return entry
 
 
@@ -1032,7 +1037,9 @@ class Checker:
         for op in self.func.walk():
             if isinstance(op, _ACCESS_OPS):
                 self._access(op)
-            elif isinstance(op, (*_DESCRIPTOR_OPS, tile.CallJitOp)):
+            elif isinstance(op, _DESCRIPTOR_OPS):
+                self._descriptor_access(op)
+            elif isinstance(op, tile.CallJitOp):
                 self._opaque_use(op)
         return self.report
 
@@ -1064,6 +1071,45 @@ class Checker:
             kind = "a tensor-descriptor access" if isinstance(op, _DESCRIPTOR_OPS) else "a jit helper call"
             self.report.accesses.append(Access(op, t.plan, t.tensor, not t.consumed, "unbounded",
                                                f"{kind} of '{param}' (not modelled)"))
+
+    def _descriptor_access(self, op: tile.DescriptorLoadOp | tile.DescriptorStoreOp) -> None:
+        """A block at ``offsets`` of a descriptor made in this kernel from a
+        planned pointer: along the plan's dim it touches ``[max(o, 0),
+        min(o + block, shape))`` (the copy engine reads nothing out of
+        bounds) of the descriptor's rows, which are the tensor's where the
+        descriptor's strides and shape are the tensor's (recorded; checked
+        at each launch)."""
+        make = op.desc.owner
+        params = self._reaches(op.desc)
+        if not isinstance(make, tile.MakeTensorDescriptorOp) or len(params) != 1:
+            self._opaque_use(op)
+            return
+        t = self.tensors[next(iter(params))]
+        access = Access(op, t.plan, t.tensor, isinstance(op, tile.DescriptorStoreOp))
+        self.report.accesses.append(access)
+        base = self.ev.of(make.base)
+        exprs = [[self.ev.expr(v) for v in vs] for vs in (op.offsets, make.shape, make.strides, make.block_shape)]
+        unknown = next((e for vs in exprs for e in vs if isinstance(e, Unknown)), None)
+        if not isinstance(base, Ptr) or base.base != t.param or base.offset != 0:
+            access.detail = f"a descriptor of '{t.param}' plus an offset (not modelled)"
+            return
+        offsets, shape, strides, block = exprs
+        if unknown is not None or len(offsets) != t.rank or len(shape) != t.rank:
+            access.detail = unknown.why if unknown is not None else \
+                f"a descriptor of rank {len(shape)} over a planned tensor of rank {t.rank}"
+            return
+        syncs, what, verb = self._reaching(access, t)
+        o = offsets[t.dim]
+        access.rows = (sympy.Max(o, 0), sympy.Min(o + block[t.dim], shape[t.dim]))
+        if what is None:
+            access.status, access.detail = "proved", "no synchronisation needed (a read of a produced tensor)"
+        else:
+            self._judge(access, t, syncs, True, what, verb)
+        if access.status == "proved":
+            access.least = self._least(sympy.Add(*offsets, *shape, *strides), None, syncs, o)
+            access.descriptor = {"param": t.param, "shape": [str(e) for e in shape],
+                                 "strides": [str(e) for e in strides]}
+            access.guards = self._guards(op)
 
     def _access(self, op: Operation) -> None:
         params = self._reaches(op.ptr)
@@ -1328,9 +1374,14 @@ def _merge(access: Access, parts: list[Access]) -> None:
     for p in parts:
         for name, least in p.least.items():
             access.least[name] = max(least, access.least.get(name, least))
-    groups = tuple(g for p in parts if p.in_row is not None for g in p.in_row.groups)
+    # one group per stride key, spanning what every piece needs of it
+    hull: dict = {}
+    for g in (g for p in parts if p.in_row is not None for g in p.in_row.groups):
+        h = hull.get(g.key)
+        hull[g.key] = g if h is None else Group(g.key, sympy.Min(h.lo, g.lo), sympy.Max(h.hi, g.hi),
+                                                 h.masked and g.masked)
     first = next((p.in_row for p in parts if p.in_row is not None), None)
-    access.in_row = None if first is None else InRow(first.param, first.dim, first.stride, groups)
+    access.in_row = None if first is None else InRow(first.param, first.dim, first.stride, tuple(hull.values()))
 
 
 def _covered(lo: sympy.Expr, hi: sympy.Expr, syncs: list[Sync]) -> bool:

@@ -74,6 +74,23 @@ def test_batch_and_head_split_from_one_program_id_fit_their_dims():
         check([record], {"x": x}, {**values, "H": 0}, (2, 6), (2, 6), 0)
 
 
+def test_a_descriptor_must_describe_the_planned_tensor():
+    """A ``tl.make_tensor_descriptor(a_ptr, shape=[M, K], strides=[K, 1])``
+    access is proved on the descriptor's rows: they are the tensor's only
+    when its strides are the tensor's and its shape no larger."""
+    record = {"where": "k.py:9: 'tile.desc_load'", "guards": [], "least": {"M": 0, "K": 0},
+              "descriptor": {"param": "a", "shape": ["M", "K"], "strides": ["K", "1"]}}
+    a = torch.empty(8, 16)
+    check([record], {"a": a}, {"M": 8, "K": 16}, (1,), (1,), 0)
+    check([record], {"a": a}, {"M": 4, "K": 16}, (1,), (1,), 0)  # fewer rows: still the tensor's
+    with pytest.raises(AssumptionError, match=r"k.py:9: .*descriptor of 'a' .*shape \[8, 12\]"):
+        check([record], {"a": a}, {"M": 8, "K": 12}, (1,), (1,), 0)  # rows 12 apart: not the tensor's
+    with pytest.raises(AssumptionError, match="does not describe"):
+        check([record], {"a": torch.empty(16, 8).t()}, {"M": 8, "K": 16}, (1,), (1,), 0)
+    with pytest.raises(AssumptionError, match="does not describe"):
+        check([record], {"a": a}, {"M": 9, "K": 16}, (1,), (1,), 0)
+
+
 def test_an_offset_below_the_row_stride_stays_in_the_row_of_a_row_major_tensor():
     """``HALF + cols`` with ``cols < HALF`` (key 1): no dim fits it alone when
     the row holds 2 * HALF, but the whole offset stays below the row stride."""
