@@ -220,8 +220,10 @@ class Evaluator:
         self.lanes: dict[sympy.Symbol, tuple[sympy.Expr, sympy.Expr]] = {}
         self.ivs: dict[sympy.Symbol, tuple[scf.ForOp, sympy.Expr, sympy.Expr]] = {}
         self.aranges = 0
-        # lanes of loaded blocks (index k) -> their min and max symbols
+        # lanes of loaded blocks (index k) -> their min and max symbols, and
+        # the op that computes their values
         self.valued: dict[int, tuple[sympy.Symbol, sympy.Symbol]] = {}
+        self.sources: dict[int, Operation] = {}
         # opaque symbol -> the op that defines its value (a loop around that
         # op sees a new value in every iteration)
         self.opaque: dict[sympy.Symbol, Operation] = {}
@@ -240,6 +242,14 @@ class Evaluator:
                 # sizes, strides, counts and flags: >= 0, an assumption the
                 # runtime checks for every parameter a proof mentions
                 self.cache[arg] = _int(name, positive=True) if name in positive else _int(name, nonnegative=True)
+
+    def origins(self, expr: sympy.Expr) -> str:
+        """Where the values in ``expr`` the model does not interpret come
+        from (`` (from file:line: 'op', ...)``), or nothing."""
+        found = [describe(self.opaque[s]) for s in sorted(expr.free_symbols, key=str) if s in self.opaque]
+        found += [describe(self.sources[_lane_index(s)]) for s in sorted(_lanes_of(expr), key=str)
+                  if _lane_index(s) in self.sources]
+        return f" (from {', '.join(dict.fromkeys(found))})" if found else ""
 
     def symbol(self, name: str) -> sympy.Symbol:
         """The symbol of parameter ``name`` (with its assumptions), or a
@@ -273,7 +283,7 @@ class Evaluator:
                 and _rank(ssa) == 1 and _reduced(ssa):
             # the gathered rows `batch * N + ids[pos]` a wait bounds by their
             # own tl.min / tl.max: any lane lies between the two
-            return self._valued()
+            return self._valued(op)
         return value
 
     # block arguments: loop variables and loop-carried values
@@ -491,12 +501,14 @@ class Evaluator:
         the block's own ``tl.min`` and ``tl.max`` (symbols a ``tile.reduce``
         of this very value returns), so a wait computed from them, as
         chunk-dependency-analysis places for gathered indices, can be checked."""
-        return self._valued()
+        return self._valued(op)
 
-    def _valued(self) -> sympy.Symbol:
-        """A new 1-D lane whose values lie in ``[min<k>, max<k>]``."""
+    def _valued(self, op: Operation) -> sympy.Symbol:
+        """A new 1-D lane whose values (computed by ``op``) lie in
+        ``[min<k>, max<k>]``."""
         k = self.aranges
         self.aranges += 1
+        self.sources[k] = op
         self.valued[k] = (_int(f"min{k}"), _int(f"max{k}"))
         self._lane_range(k, self.valued[k])
         return _lane(k, 0)
@@ -920,9 +932,13 @@ def inner_groups(ev: Evaluator, rest: sympy.Expr, strides: list[sympy.Symbol],
     found = []
     for key, coord in groups.items():
         low, high = extremes(ev, coord, every)
+        if (low is None or not le(sympy.Integer(0), low)) and any(le(sympy.Integer(0), coord + _normalised(a))
+                                                                   for a in (mask.atoms if mask else ())):
+            low = sympy.Integer(0)  # a mask term `coord >= x` with x >= 0 keeps the access's lanes >= 0
         if low is None or not le(sympy.Integer(0), low):
-            return Unknown(f"the coordinate {coord} (stride {key}) of the element offset is not provably >= 0, "
-                           f"so it may reach another row")
+            return Unknown(f"the coordinate {coord} (stride {key}) of the element offset{ev.origins(coord)} is not "
+                           f"provably >= 0, so it may reach another row: mask the access with "
+                           f"`coordinate >= 0` and `coordinate < <its dim's size>`")
         masked = any(le(coord, x) for x in bounds)
         if not masked and (high is None or not _launch_symbols(ev, high)):
             return Unknown(f"the coordinate {coord} (stride {key}) of the element offset is not bounded by a mask "
@@ -1057,7 +1073,15 @@ class Checker:
             elif isinstance(v, BlockArgument):
                 loop = v.block.parent_op()
                 if isinstance(loop, scf.ForOp) and v.index > 0:
-                    todo.append(loop.iter_args[v.index - 1])
+                    todo += [loop.iter_args[v.index - 1], loop.body.block.last_op.operands[v.index - 1]]
+            elif isinstance(v.owner, (scf.ForOp, scf.IfOp)):
+                # a result is its own iter_arg's start and what the body (or
+                # each arm) yields for it, not every operand of the op
+                index = v.owner.results.index(v)
+                if isinstance(v.owner, scf.ForOp):
+                    todo += [v.owner.iter_args[index], v.owner.body.block.last_op.operands[index]]
+                else:
+                    todo += [r.block.last_op.operands[index] for r in v.owner.regions if r.blocks]
             elif isinstance(v.owner, Operation) and not isinstance(v.owner, (tile.LoadOp, tile.DescriptorLoadOp)):
                 todo += list(v.owner.operands)
         return found & set(self.tensors)

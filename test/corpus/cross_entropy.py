@@ -1,6 +1,8 @@
 """Cross-entropy forward, one row of logits per program, in the style of
 Liger-Kernel: `X_ptr += program_id * X_stride`, an online softmax over
-column blocks, the loss per row at `loss_ptr + program_id`."""
+column blocks, the loss per row at `loss_ptr + program_id`. The label's
+logit is read with a mask bounding the label to `[0, n_cols)`: an offset read
+from memory that nothing bounds is refused by verify-addresses."""
 
 import torch
 import triton
@@ -21,7 +23,8 @@ def cross_entropy_forward_kernel(X_ptr, X_stride, Y_ptr, loss_ptr, n_cols, BLOCK
         m_new = tl.maximum(m, block_max)
         d = d * tl.exp(m - m_new) + tl.sum(tl.exp(x - m_new))
         m = m_new
-    x_y = tl.load(X_ptr + y).to(tl.float32)
+    # the label is read from memory: the mask keeps the read inside the row
+    x_y = tl.load(X_ptr + y, mask=(y >= 0) & (y < n_cols)).to(tl.float32)
     loss = tl.log(d) + m - x_y
     tl.store(loss_ptr + program_id, loss)
 

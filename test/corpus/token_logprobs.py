@@ -6,7 +6,9 @@ logits_stride`), a first pass keeping a running max with
 pass summing the shifted exponentials in fp32 (masked lanes zeroed with
 `tl.where`), then the chosen ids loaded as a block padded to a power of two
 (`PADDED_K: tl.constexpr`, `k_mask`) and their logits gathered from the same
-row with `tl.load(row_ptr + token_ids, mask=k_mask)`."""
+row with `tl.load(row_ptr + token_ids, mask=...)`, the ids bounded by the
+mask to `[0, vocab_size)` (verify-addresses refuses an offset read from
+memory that nothing bounds)."""
 
 import torch
 import triton
@@ -45,7 +47,10 @@ def _token_logprobs_kernel(
     k_offset = tl.arange(0, PADDED_K)
     k_mask = k_offset < num_ids
     token_ids = tl.load(token_ids_ptr + req_idx * num_ids + k_offset, mask=k_mask, other=0)
-    chosen = tl.load(row_ptr + token_ids, mask=k_mask).to(tl.float32)
+    # ids outside the vocabulary are masked: read from memory, they would
+    # otherwise be an offset nothing keeps inside the row
+    id_mask = k_mask & (token_ids >= 0) & (token_ids < vocab_size)
+    chosen = tl.load(row_ptr + token_ids, mask=id_mask).to(tl.float32)
     tl.store(output_ptr + req_idx * num_ids + k_offset, chosen - lse, mask=k_mask)
 
 
