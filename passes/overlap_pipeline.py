@@ -79,7 +79,7 @@ class OverlapPipelinePass(ChoiceOptions, ModulePass):
             SelectBackendPass(backend=self.backend, sizes=self.sizes, elem_bytes=self.elem_bytes),
             *([FusePeerReductionPass()] if self._reduce_in_epilogue() else []),
             *([VerifySyncPass(waits=self.waits, signals=self.signals)] if self.verify else []),
-            *([VerifyAddressesPass()] if self.verify and self.waits and self.signals else []),
+            *([VerifyAddressesPass(strict=True)] if self.verify and self.waits and self.signals else []),
             LowerChunkToTilePass(memo=self.memo),
         ]
 

@@ -231,6 +231,7 @@ class Evaluator:
         # helpers, of the tile grid) -> their largest value
         self.pids: dict[sympy.Symbol, sympy.Expr] = {}
         self.constexpr = set()
+        self.inlined = 0  # depth of jit helpers being evaluated
         positive = positive | _block_sizes(func)
         self.positive = positive
         for name, arg in zip(func.arg_names, func.body.block.args):
@@ -280,7 +281,7 @@ class Evaluator:
         except (TypeError, ValueError, ZeroDivisionError) as err:  # sympy refusing a shape we did not foresee
             value = Unknown(f"{describe(op)}: {err}")
         if (isinstance(value, Unknown) or isinstance(value, sympy.Expr) and len(_lanes_of(value)) > 1) \
-                and _rank(ssa) == 1 and _reduced(ssa):
+                and (_rank(ssa) or 0) >= 1 and _reduced(ssa):
             # the gathered rows `batch * N + ids[pos]` a wait bounds by their
             # own tl.min / tl.max: any lane lies between the two
             return self._valued(op)
@@ -389,6 +390,8 @@ class Evaluator:
             sym = _int(f"pid{axis}", nonnegative=True)
             self.pids[sym] = _int(f"npid{axis}", positive=True) - 1
             return sym
+        if isinstance(op, tile.DescriptorBlockSizeOp):
+            return self.block_size(op.desc, op.dim.value.data)
         if isinstance(op, tile.NumProgramsOp):
             return _int(f"npid{op.axis.value.data}", positive=True)
         if isinstance(op, (tile.RetypeOp, tile.BroadcastOp)):
@@ -419,8 +422,8 @@ class Evaluator:
         if isinstance(op, tile.CallOp):
             return self._call(op)
         if isinstance(op, tile.CallJitOp):
-            if isinstance(ssa.type, tile.BlockType):
-                return Unknown(f"{describe(op)}: a jit helper's block result")
+            if isinstance(ssa.type, tile.BlockType) or _rank(ssa) not in (0, None):
+                return self._inline(op, ssa)
             callee = op.callee.string_value()
             if callee.startswith(TILE_PID_HELPER) and callee[len(TILE_PID_HELPER):].isdigit():
                 # tile-reorder's helpers return a program id of their axis of
@@ -474,6 +477,35 @@ class Evaluator:
             return self._opaque(op, "if")
         why = next((a.why for a in arms if isinstance(a, Unknown)), "a pointer or mask")
         return Unknown(f"{describe(op)}: an 'scf.if' block result: {why}")
+
+    def block_size(self, desc: SSAValue, dim: int) -> Value:
+        """A descriptor's block size along ``dim``: its ``block_shape`` when
+        it is made in the kernel, a launch symbol (>= 1) for one made on
+        the host."""
+        make = desc.owner
+        if isinstance(make, tile.MakeTensorDescriptorOp):
+            return self.of(make.block_shape[dim])
+        name = dict(zip(self.func.body.block.args, self.func.arg_names)).get(desc)
+        if name is None:
+            return Unknown("the block size of a descriptor that is neither a parameter nor made in the kernel")
+        return _int(f"block_{name}_{dim}", positive=True)
+
+    def _inline(self, op: tile.CallJitOp, ssa: SSAValue) -> Value:
+        """A jit helper's block result: its return value evaluated in the
+        helper's body with the parameters bound to the call's operands (a
+        fresh evaluation per call, so values inside are the call's own)."""
+        callee = _callee(op)
+        ret = callee.body.block.last_op if callee is not None else None
+        if not isinstance(ret, tile.ReturnOp) or self.inlined > 16:
+            return Unknown(f"{describe(op)}: a jit helper's block result (helper body not found)")
+        bound = {arg: self.of(v) for arg, v in zip(callee.body.block.args, op.operands)}
+        saved, self.cache = self.cache, bound
+        self.inlined += 1
+        try:
+            return self.of(ret.operands[op.results.index(ssa)])
+        finally:
+            self.cache = saved
+            self.inlined -= 1
 
     def _cast(self, op: Operation) -> Value:
         ty = op.results[0].type
@@ -640,13 +672,14 @@ def _where(ssa: SSAValue) -> str:
 
 def _reduced(ssa: SSAValue) -> bool:
     """``ssa`` (through integer casts) is reduced with ``tl.min`` or
-    ``tl.max`` over its whole block."""
+    ``tl.max`` over its whole block (every axis of a 1-D block, or no axis
+    named)."""
     for use in ssa.uses:
         user = use.operation
         if isinstance(user, tile.CastOp) and _reduced(user.results[0]):
             return True
         if isinstance(user, tile.ReduceOp) and user.kind.data in ("min", "max") \
-                and (user.axis is None or user.axis.value.data in (0, -1)):
+                and (user.axis is None or user.axis.value.data in (0, -1) and _rank(ssa) == 1):
             return True
     return False
 
@@ -745,6 +778,9 @@ def _rank(ssa: SSAValue, env: dict | None = None, depth: int = 0) -> int | None:
         return _rank(op.operands[0], env, depth + 1)
     if isinstance(op, (tile.RetypeOp, tile.CastOp)):
         return _rank(op.operands[0], env, depth + 1)
+    if isinstance(op, tile.ExpandDimsOp):
+        src = _rank(op.src, env, depth + 1)
+        return None if src is None else src + 1
     if isinstance(op, tile.CallJitOp):
         callee = _callee(op)
         ret = callee.body.block.last_op if callee is not None else None
@@ -1105,6 +1141,9 @@ class Checker:
         at each launch)."""
         make = op.desc.owner
         params = self._reaches(op.desc)
+        if op.desc in self.func.body.block.args and len(params) == 1:
+            self._host_descriptor_access(op, self.tensors[next(iter(params))])
+            return
         if not isinstance(make, tile.MakeTensorDescriptorOp) or len(params) != 1:
             self._opaque_use(op)
             return
@@ -1133,6 +1172,30 @@ class Checker:
             access.least = self._least(sympy.Add(*offsets, *shape, *strides), None, syncs, o)
             access.descriptor = {"param": t.param, "shape": [str(e) for e in shape],
                                  "strides": [str(e) for e in strides]}
+            access.guards = self._guards(op)
+
+    def _host_descriptor_access(self, op: tile.DescriptorLoadOp | tile.DescriptorStoreOp, t: PlanTensor) -> None:
+        """A block of a ``TensorDescriptor`` argument that is the planned
+        tensor: its rows are the tensor's (runtime/descriptors.py refuses a
+        launch whose descriptor does not cover the whole tensor in its own
+        layout), ``[o, o + block)`` along the plan's dim."""
+        access = Access(op, t.plan, t.tensor, isinstance(op, tile.DescriptorStoreOp))
+        self.report.accesses.append(access)
+        offsets = [self.ev.expr(v) for v in op.offsets]
+        unknown = next((e for e in offsets if isinstance(e, Unknown)), None)
+        if unknown is not None or len(offsets) != t.rank:
+            access.detail = unknown.why if unknown is not None else \
+                f"{len(offsets)} offsets of a descriptor over a planned tensor of rank {t.rank}"
+            return
+        syncs, what, verb = self._reaching(access, t)
+        o = offsets[t.dim]
+        access.rows = (o, o + self.ev.block_size(op.desc, t.dim))
+        if what is None:
+            access.status, access.detail = "proved", "no synchronisation needed (a read of a produced tensor)"
+        else:
+            self._judge(access, t, syncs, True, what, verb)
+        if access.status == "proved":
+            access.least = self._least(sympy.Add(*offsets), None, syncs, o)
             access.guards = self._guards(op)
 
     def _access(self, op: Operation) -> None:
@@ -1278,7 +1341,7 @@ class Checker:
             glo, ghi = ranges.get(gate, self.ev.lane_range(gate))
             end = sympy.Min(end, lo + sympy.Max(0, sympy.Min(1, ghi - glo + 1)))
         access.rows = (lo, end)
-        self._judge(access, t, piece.syncs, exact, what, verb)
+        self._judge(access, t, piece.syncs, exact, what, verb, _facts(piece.mask))
 
     def _syncs(self, t: PlanTensor, kinds) -> list[Sync]:
         found = []
@@ -1311,12 +1374,13 @@ class Checker:
         return {s: (lo, hi) for s, (loop, lo, hi) in self.ev.ivs.items()
                 if loop not in shared and loop in _loops(access.op)}
 
-    def _judge(self, access: Access, t: PlanTensor, syncs: list[Sync], exact: bool, what: str, verb: str) -> None:
+    def _judge(self, access: Access, t: PlanTensor, syncs: list[Sync], exact: bool, what: str, verb: str,
+               facts: tuple[sympy.Expr, ...] = ()) -> None:
         lo, hi = access.rows
         seen = ", ".join(f"[{s.lo}, {s.hi})" for s in syncs) or "none"
         outside = self._outside(syncs, access)
         plo, phi = eliminate(lo, outside, upper=False), eliminate(hi - 1, outside, upper=True)
-        if plo is not None and phi is not None and _covered(plo, phi + 1, syncs):
+        if plo is not None and phi is not None and _covered(plo, phi + 1, syncs, facts if not outside else ()):
             access.status, access.detail = "proved", f"{verb} [{lo}, {hi}), {what}: {seen}"
             return
         message = f"{verb} rows [{lo}, {hi}) of '{t.tensor}' (plan @{t.plan}); {what}: {seen}"
@@ -1408,18 +1472,26 @@ def _merge(access: Access, parts: list[Access]) -> None:
     access.in_row = None if first is None else InRow(first.param, first.dim, first.stride, tuple(hull.values()))
 
 
-def _covered(lo: sympy.Expr, hi: sympy.Expr, syncs: list[Sync]) -> bool:
-    """``[lo, hi)`` lies in the union of the syncs' ranges, chained end to start."""
+def _covered(lo: sympy.Expr, hi: sympy.Expr, syncs: list[Sync], facts: tuple[sympy.Expr, ...] = ()) -> bool:
+    """``[lo, hi)`` lies in the union of the syncs' ranges, chained end to
+    start, where each ``d`` of ``facts`` is ``<= 0``."""
     reached, used = lo, set()
     for _ in range(len(syncs) + 1):
-        if le(hi, reached):
-            return bool(used) or le(hi, lo)
-        step = next((s for s in syncs if s.op not in used and le(s.lo, reached) and not le(s.hi, reached)), None)
+        if le(hi, reached, facts=facts):
+            return bool(used) or le(hi, lo, facts=facts)
+        step = next((s for s in syncs if s.op not in used and le(s.lo, reached, facts=facts)
+                     and not le(s.hi, reached, facts=facts)), None)
         if step is None:
             return False
         used.add(step.op)
         reached = step.hi
-    return le(hi, reached)
+    return le(hi, reached, facts=facts)
+
+
+def _facts(mask: Mask | None) -> tuple[sympy.Expr, ...]:
+    """The mask's terms that name no block index, as ``d`` with ``d <= 0``:
+    they hold wherever the access touches memory at all."""
+    return tuple(d for d in (_normalised(a) for a in (mask.atoms if mask else ())) if not _lanes_of(d))
 
 
 def _touches_at_sample(ev: Evaluator, lo: sympy.Expr, hi: sympy.Expr) -> bool:

@@ -37,23 +37,27 @@ def lift(expr: sympy.Expr) -> sympy.Expr:
     return expr
 
 
-def le(a: sympy.Expr, b: sympy.Expr, depth: int = 0) -> bool:
-    """``a <= b`` for every value of the symbols (False: not proved)."""
+def le(a: sympy.Expr, b: sympy.Expr, depth: int = 0, facts: tuple[sympy.Expr, ...] = ()) -> bool:
+    """``a <= b`` for every value of the symbols with ``d <= 0`` for each
+    ``d`` of ``facts`` (False: not proved). A fact is used alone: ``b - a
+    >= 0`` follows from ``b - a + d >= 0``."""
     if depth > 12:  # the case split is exponential in nested Min/Max; give up
         return False
     a, b = lift(a), lift(b)
     if isinstance(b, sympy.Min):
-        return all(le(a, x, depth + 1) for x in b.args)
+        return all(le(a, x, depth + 1, facts) for x in b.args)
     if isinstance(a, sympy.Max):
-        return all(le(x, b, depth + 1) for x in a.args)
-    if isinstance(b, sympy.Max) and any(le(a, x, depth + 1) for x in b.args):
+        return all(le(x, b, depth + 1, facts) for x in a.args)
+    if isinstance(b, sympy.Max) and any(le(a, x, depth + 1, facts) for x in b.args):
         return True
-    if isinstance(a, sympy.Min) and any(le(x, b, depth + 1) for x in a.args):
+    if isinstance(a, sympy.Min) and any(le(x, b, depth + 1, facts) for x in a.args):
         return True
-    diff = _sealed(sympy.expand(b - a))
-    if diff.has(sympy.Min, sympy.Max):
-        return False
-    return nonnegative(diff)
+    diff = sympy.expand(b - a)
+    for d in (0, *facts):
+        shifted = _sealed(sympy.expand(diff + d))
+        if not shifted.has(sympy.Min, sympy.Max) and nonnegative(shifted):
+            return True
+    return False
 
 
 def _sealed(expr: sympy.Expr) -> sympy.Expr:
@@ -67,9 +71,9 @@ def _sealed(expr: sympy.Expr) -> sympy.Expr:
                           else sympy.Dummy(integer=True) for c in calls})
 
 
-def lt(a: sympy.Expr, b: sympy.Expr) -> bool:
-    """``a < b`` for every (integer) value of the symbols."""
-    return le(a + 1, b)
+def lt(a: sympy.Expr, b: sympy.Expr, facts: tuple[sympy.Expr, ...] = ()) -> bool:
+    """``a < b`` for every (integer) value of the symbols (under ``facts``)."""
+    return le(a + 1, b, facts=facts)
 
 
 def equal(a: sympy.Expr, b: sympy.Expr) -> bool:

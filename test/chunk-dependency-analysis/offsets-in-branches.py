@@ -1,7 +1,9 @@
 # Row offsets set under `if ki == 0` in a persistent loop (the older
 # persistent-matmul tutorial) are carried as their start by the frontend, so
 # the access is `start + tl.arange(0, B)` again: bounded, its lo computed in
-# the kernel (`?` on the host), the wait kept in the loop.
+# the kernel (`?` on the host), the wait kept in the loop. (The columns are
+# masked: `ki` has no upper bound verify-addresses can prove, so unmasked
+# columns past N would be refused as possibly reaching the next row.)
 # RUN: overlap-opt %s --plan 'all-gather{tensor=x_ptr world=2}' -p chunk-dependency-analysis | filecheck %s
 # RUN: overlap-opt %s --plan 'all-gather{tensor=x_ptr world=2}' -p overlap -t triton | filecheck %s --check-prefix=WAIT
 import triton
@@ -21,8 +23,9 @@ def rows_in_branch(x_ptr, y_ptr, M, N, stride_m, BLOCK_M: tl.constexpr, BLOCK_N:
             tile_id += NUM_SMS
             offs_am = tile_id * BLOCK_M + tl.arange(0, BLOCK_M)
         offs_k = ki * BLOCK_N + tl.arange(0, BLOCK_N)
-        x = tl.load(x_ptr + offs_am[:, None] * stride_m + offs_k[None, :], mask=offs_am[:, None] < M)
-        tl.store(y_ptr + offs_am[:, None] * stride_m + offs_k[None, :], x, mask=offs_am[:, None] < M)
+        mask = (offs_am[:, None] < M) & (offs_k[None, :] < N)
+        x = tl.load(x_ptr + offs_am[:, None] * stride_m + offs_k[None, :], mask=mask)
+        tl.store(y_ptr + offs_am[:, None] * stride_m + offs_k[None, :], x, mask=mask)
 
 # CHECK: %x = tile.load {{.*}} {chunk.access = {plan = @ag, tensor = "x_ptr", dim = 0 : i64, role = "read", lo = "?", extent = "BLOCK_M", loops = 1 : i64, invariant = 0 : i64}}
 
