@@ -16,10 +16,14 @@ once per process group:
   or more and the sequence dim gathered (``[b, s, h]``, dim 1) they are not
   contiguous. The gathered A is returned as a copy, since the buffer is
   reused by the next call.
-* matmul + reduce-scatter: plan ``reduce-scatter{tensor=c_ptr dim=0}`` into
-  an M x N output buffer, A's rows taken with the scatter dim moved to the
-  front (a copy of A where dims before it are not all 1); this rank's rows
-  are returned as a contiguous copy in A's dim order.
+* matmul + reduce-scatter: A's rows in their own order (a view, no copy)
+  into an M x N output buffer, plan ``reduce-scatter{tensor=c_ptr dim=0
+  blocks=P}``, P the product of the dims before the scatter dim: those rows
+  are P blocks (a ``[b, s, h]`` A scattered on ``s``: b blocks of s rows),
+  and rank r owns the r-th slice of every block, which is its slice of the
+  scatter dim. This rank's rows are returned as a contiguous copy in A's
+  dim order. Beyond ``max_blocks`` blocks (a plan that takes seconds to
+  verify) A is copied with the scatter dim moved to the front, one block.
 
 Buffers are kept per (group, row bucket, row width, dtype): a call uses
 the first rows of the buffer whose row count is the next power of two, so
@@ -40,6 +44,7 @@ a contiguous A and moved rows (A's for the gather, the output's for the reduce-s
 from __future__ import annotations
 
 import functools
+import math
 import os
 from typing import Any, NamedTuple
 
@@ -86,8 +91,32 @@ def _sms(device: torch.device) -> int:
     return torch.cuda.get_device_properties(device).multi_processor_count
 PLANS = {"ag": "all-gather{tensor=a_ptr dim=0}", "rs": "reduce-scatter{tensor=c_ptr dim=0}"}
 
-_KERNELS: dict[tuple[str, str], Any] = {}  # (plan kind, group name) -> fused kernel
+_KERNELS: dict[tuple[str, str, int], Any] = {}  # (plan kind, group name, blocks) -> fused kernel
 _BUFFERS: dict[tuple, torch.Tensor] = {}  # (kind, group name, row bucket, width, dtype, device) -> buffer
+
+
+def plan_spec(kind: str, blocks: int = 1) -> str:
+    """The plan of ``kind`` ("ag" or "rs"); ``blocks``: the reduce-scatter's
+    rows are that many blocks, each scattered over the ranks (the template's
+    ``blocks=``)."""
+    if blocks == 1:
+        return PLANS[kind]
+    return PLANS[kind][:-1] + f" blocks={blocks}}}"
+
+
+# Verifying a plan's symbolic extents grows faster than its blocks and chunks: at W = 8 it takes 1.8 s with 16
+# blocks (1024 chunks), 10 s with 32; at W = 16, 12 s with 16 blocks (4096 chunks); at W = 2, a minute with 256.
+# Past these caps copying A (the scatter dim moved to the front, one block) costs less.
+BLOCKS_CAP, CHUNKS_CAP = 16, 1024
+
+
+def max_blocks(world: int) -> int:
+    """The most blocks of a reduce-scatter plan of ``world`` ranks the op
+    compiles: at most ``BLOCKS_CAP``, and at most ``CHUNKS_CAP`` chunks
+    (W * W per block). Their flags fit the signal pad with room to spare
+    (runtime/gpu/flags.py: a flag per chunk in its lower half, the ce
+    staging's W * W per block in its upper half)."""
+    return max(1, min(BLOCKS_CAP, CHUNKS_CAP // (world * world)))
 
 
 def _common_refusal(A: torch.Tensor, Bs: list[torch.Tensor], dim: int, group_name: str) -> str | None:
@@ -145,13 +174,13 @@ def matmul_reduce_scatter_refusal(A: torch.Tensor, B: torch.Tensor, scatter_dim:
     return refusal
 
 
-def _kernel(kind: str, group_name: str) -> Any:
-    key = (kind, group_name)
+def _kernel(kind: str, group_name: str, blocks: int = 1) -> Any:
+    key = (kind, group_name, blocks)
     if key not in _KERNELS:
         from syncopate.kernels.gemm_bf16 import gemm_kernel
         from syncopate.pytorch.compile import compile as compile_kernel
 
-        _KERNELS[key] = compile_kernel(gemm_kernel, [PLANS[kind]], group=process_group(group_name))
+        _KERNELS[key] = compile_kernel(gemm_kernel, [plan_spec(kind, blocks)], group=process_group(group_name))
     return _KERNELS[key]
 
 
@@ -213,15 +242,19 @@ def matmul_reduce_scatter(A: torch.Tensor, B: torch.Tensor, reduce_op: str, scat
 
     group = process_group(group_name)
     world, rank = group.size(), dist.get_rank(group)
-    K = A.shape[-1]
+    K, N = A.shape[-1], B.shape[1]
     M = A.numel() // K
-    front = _rows_first(A, scatter_dim)
-    a = front.reshape(M, K)  # a copy only where dims before scatter_dim are not all 1
-    c = _buffer("rs", group_name, (M, B.shape[1]), A.dtype, A.device)
-    _gemm(_kernel("rs", group_name), a, B, c)
-    rows = M // world
-    mine = c[rank * rows:(rank + 1) * rows].view(front.shape[0] // world, *front.shape[1:-1], -1)
-    out = mine.movedim(0, scatter_dim).clone(memory_format=torch.contiguous_format)
+    moved, dim = A, scatter_dim  # A's rows in their own order: blocks of the scatter dim's rows
+    blocks = max(math.prod(A.shape[:scatter_dim]), 1)  # an empty batch has no rows: one block of none
+    if blocks > max_blocks(world):
+        moved, dim, blocks = _rows_first(A, scatter_dim), 0, 1
+    a = moved.reshape(M, K)  # a view of the contiguous A, unless moved
+    c = _buffer("rs", group_name, (M, N), A.dtype, A.device)
+    _gemm(_kernel("rs", group_name, blocks), a, B, c)
+    rows = M // blocks // world  # this rank's slice of each block
+    mine = c.view(blocks, M // blocks, N)[:, rank * rows:(rank + 1) * rows]
+    mine = mine.reshape(*moved.shape[:dim], moved.shape[dim] // world, *moved.shape[dim + 1:-1], N)
+    out = mine.movedim(dim, scatter_dim).clone(memory_format=torch.contiguous_format)
     return out.div_(world) if reduce_op == "avg" else out
 
 

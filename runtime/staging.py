@@ -3,10 +3,12 @@
 Owner ``d`` of a reduce-scatter holds a staging buffer of shape ``(world,
 widest, *out.shape[1:])``: one slot per source rank, as wide as the widest
 owner's rows. A region (one local chunk of ``d``: its own rows; an owner has
-several with chunks_per_rank > 1) sits at its offset within ``d``'s rows,
-and has one arrival flag per source in ``d``'s signal pad, from
-``flag_base`` on: a source copies its partial of the region into its slot,
-then raises that flag to the launch's epoch.
+several with chunks_per_rank > 1, and apart from each other with blocks > 1)
+sits in the slot after ``d``'s regions above it, packed: rows between two
+regions of ``d`` belong to other owners and take no slot. Each region has
+one arrival flag per source in ``d``'s signal pad, from ``flag_base`` on: a
+source copies its partial of the region into its slot, then raises that
+flag to the launch's epoch.
 
 With the fused reduction (fuse-peer-reduction) the owner's tiles read the
 slots themselves: :func:`reduce_table` is the table ``syn_reduce_span``
@@ -45,9 +47,18 @@ class StagingLayout:
     def __init__(self, regions: list[ConcreteChunk], world: int, flag_base: int, flag_limit: int | None = None):
         self.world = world
         self.flag_base = flag_base
-        self.start = {d: min(r.lo for r in regions if r.dst == d) for d in {r.dst for r in regions}}
-        self.widest = max(r.hi - self.start[r.dst] for r in regions)
-        self.index = {(r.dst, r.lo): sum(1 for o in regions if o.dst == r.dst and o.lo < r.lo) for r in regions}
+        self.at: dict[tuple[int, int], int] = {}  # a region's first slot row: the rows of its owner's regions above it
+        self.index: dict[tuple[int, int], int] = {}  # its place among its owner's regions
+        filled: dict[int, int] = {}  # per owner: slot rows so far
+        placed: dict[int, int] = {}  # per owner: regions so far
+        # an empty region (a symbolic piece of no rows at this launch) shares its lo with the next one: it goes
+        # first, so that the region with rows keeps the key
+        for r in sorted(regions, key=lambda r: (r.dst, r.lo, r.hi)):
+            self.at[(r.dst, r.lo)] = filled.get(r.dst, 0)
+            self.index[(r.dst, r.lo)] = placed.get(r.dst, 0)
+            filled[r.dst] = self.at[(r.dst, r.lo)] + r.hi - r.lo
+            placed[r.dst] = self.index[(r.dst, r.lo)] + 1
+        self.widest = max(filled.values())
         self.pieces = max(self.index.values()) + 1
         if flag_limit is not None and self.flag_end > flag_limit:
             raise StagingError(f"the ce reduce-scatter needs {world * world * self.pieces} arrival flags and "
@@ -65,7 +76,7 @@ class StagingLayout:
 
     def slot(self, region: ConcreteChunk) -> int:
         """First row of ``region`` in a staging slot."""
-        return region.lo - self.start[region.dst]
+        return self.at[(region.dst, region.lo)]
 
     def flag(self, region: ConcreteChunk, src: int) -> int:
         """The owner's pad word that says ``src``'s partial of ``region`` arrived."""

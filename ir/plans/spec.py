@@ -88,7 +88,7 @@ class Options:
 
 
 _REQUIRED = object()
-TEMPLATE_KEYS = ("world", "tensor", "dim", "size", "chunks_per_rank", "order", "splits", "name", "param", "stride")
+TEMPLATE_KEYS = ("world", "tensor", "dim", "size", "chunks_per_rank", "blocks", "order", "splits", "name", "param", "stride")
 
 
 def _kind_name(kind: type | tuple[type, ...]) -> str:
@@ -111,6 +111,7 @@ def template_options(kind: str, opts: Options) -> TemplateOptions:
         dim=opts.take("dim", int, 0),  # type: ignore[arg-type]
         size=user_extent(opts.take("size", (int, str), "M")),  # type: ignore[arg-type]
         chunks_per_rank=opts.take("chunks_per_rank", int, 1),  # type: ignore[arg-type]
+        blocks=opts.take("blocks", int, 1),  # type: ignore[arg-type]
         order=opts.take("order", str, "ring"),  # type: ignore[arg-type]
         splits=None if splits is None else tuple(user_extent(s) for s in splits),  # type: ignore[arg-type]
         name=opts.take("name", str),  # type: ignore[arg-type]

@@ -4,6 +4,7 @@ Spec syntax (parsed by ``xdsl.utils.arg_spec.parse_spec``)::
 
     all-gather{world=4 tensor=a dim=0 size=M chunks_per_rank=2 order=ring}
     reduce-scatter{world=8 size=1000 order=direct}
+    reduce-scatter{world=2 size=M blocks=4}     # [4, s, n] rows, scattered on s
     all-reduce{world=4 size=4096}
     all-to-all{world=3 splits=1,2,3}          # W or W*W split sizes
     ring-exchange{world=4 size="M"}
@@ -19,6 +20,12 @@ Options (``-`` and ``_`` are interchangeable in keys):
                    symbol naming no kernel parameter is the tensor's shape
                    at each launch (:mod:`~syncopate.ir.plans.launch_extents`)
 ``chunks_per_rank`` pieces each rank's shard is cut into (default 1)
+``blocks``         reduce-scatter only: the extent is ``blocks`` blocks
+                   (default 1), each sharded over the ranks on its own:
+                   rank r owns piece r of every block. The rows of a
+                   ``[b, s, n]`` tensor flattened to ``b*s`` are ``b``
+                   blocks, and this scatters its dim ``s`` in place, with
+                   no copy that moves ``s`` to the front
 ``order``          ``ring`` (neighbour forwarding) or ``direct`` (each rank
                    sends straight to every other, staggered); default ring;
                    all-to-all is always direct
@@ -36,9 +43,11 @@ A size that does not divide by ``W*chunks_per_rank`` still tiles exactly
 per rank, ``size // W`` rows each and the last rank the rest (the rule the
 workloads' ``shard_bounds`` follows, for literal and symbolic sizes alike),
 and each shard into ``chunks_per_rank`` pieces by the same rule, so a
-rank's pieces cover exactly its shard.
-Chunks of shard block ``b``, piece ``c`` forwarded at ring step ``k`` get
-logical step ``k*chunks_per_rank + c``.
+rank's pieces cover exactly its shard. With ``blocks`` the size is cut into
+its blocks by the same rule, and each block as the size is without them.
+Piece ``c`` of a rank's shard (its pieces numbered block by block)
+forwarded at ring step ``k`` gets logical step ``k*pieces + c``, ``pieces``
+being ``blocks*chunks_per_rank``.
 """
 
 from __future__ import annotations
@@ -80,6 +89,7 @@ class TemplateOptions:
     dim: int = 0
     size: Extent = "M"
     chunks_per_rank: int = 1
+    blocks: int = 1
     order: str = "ring"
     splits: tuple[Extent, ...] | None = None
     name: str | None = None
@@ -93,6 +103,11 @@ class TemplateOptions:
             raise PlanError(
                 f"{self.kind}: chunks_per_rank must be >= 1, got {self.chunks_per_rank}"
             )
+        if self.blocks < 1:
+            raise PlanError(f"{self.kind}: blocks must be >= 1, got {self.blocks}")
+        if self.blocks > 1 and self.kind != "reduce-scatter":
+            # a gather's input and an all-reduce's gather phase take each rank's rows as one range
+            raise PlanError(f"{self.kind}: 'blocks' is only for reduce-scatter")
         if self.dim < 0:
             raise PlanError(f"{self.kind}: dim must be >= 0, got {self.dim}")
         if self.dim >= MAX_DIMS:
@@ -101,12 +116,14 @@ class TemplateOptions:
         if self.world > MAX_WORLD:
             raise PlanError(f"{self.kind}: world={self.world} is more ranks than a fused kernel supports "
                             f"(at most {MAX_WORLD})")
-        if self.world * self.chunks_per_rank > MAX_CHUNKS:
-            raise PlanError(f"{self.kind}: world={self.world} x chunks_per_rank={self.chunks_per_rank} is more chunks "
-                            f"than a plan may have (at most {MAX_CHUNKS}, one signal-pad flag each)")
-        if isinstance(self.size, int) and self.world > self.size > 0:
-            raise PlanError(f"{self.kind}: world={self.world} is more ranks than the {self.size} rows of dim "
-                            f"{self.dim}; every rank needs at least one row")
+        if self.world * self.chunks_per_rank * self.blocks > MAX_CHUNKS:
+            raise PlanError(f"{self.kind}: world={self.world} x chunks_per_rank={self.chunks_per_rank}"
+                            + (f" x blocks={self.blocks}" if self.blocks > 1 else "")
+                            + f" is more chunks than a plan may have (at most {MAX_CHUNKS}, one signal-pad flag each)")
+        if isinstance(self.size, int) and self.world * self.blocks > self.size > 0:
+            raise PlanError(f"{self.kind}: world={self.world}" + (f" x blocks={self.blocks}" if self.blocks > 1 else "")
+                            + f" is more shards than the {self.size} rows of dim {self.dim}; every rank needs at "
+                            "least one row of each block")
         for option in ("name", "tensor", "param", "stride"):
             value = getattr(self, option)
             if isinstance(value, str) and not (value.isidentifier() and not keyword.iskeyword(value)):
@@ -143,16 +160,19 @@ _Move = tuple[int, int, int, Extent, Extent]
 
 
 def _shards(o: TemplateOptions) -> list[list[tuple[Extent, Extent]]]:
-    """shards[r] = the chunks_per_rank (offset, size) pieces of rank r's shard.
+    """shards[r] = the blocks*chunks_per_rank (offset, size) pieces of rank
+    r's shard, block by block.
 
-    The extent is tiled into W shards first and each shard into its pieces,
-    so a rank's pieces always cover exactly its shard (the rows the
-    workload's ``shard_bounds`` gives it), even when the extent does not
-    divide by ``W * chunks_per_rank``."""
-    c = o.chunks_per_rank
-    if c == 1:
-        return [[shard] for shard in tile(o.size, o.world)]
-    return [shift(tile(size, c), off) for off, size in tile(o.size, o.world)]
+    The extent is tiled into its blocks, each block into W shards and each
+    shard into its pieces, so a rank's pieces always cover exactly its shard
+    (the rows the workload's ``shard_bounds`` gives it, in every block),
+    even when the extent does not divide by ``blocks * W * chunks_per_rank``."""
+    blocks = [(0, o.size)] if o.blocks == 1 else tile(o.size, o.blocks)
+    shards: list[list[tuple[Extent, Extent]]] = [[] for _ in range(o.world)]
+    for base, extent in blocks:
+        for r, (off, size) in enumerate(shift(tile(extent, o.world), base)):
+            shards[r] += [(off, size)] if o.chunks_per_rank == 1 else shift(tile(size, o.chunks_per_rank), off)
+    return shards
 
 
 def _local(o: TemplateOptions) -> Iterator[_Move]:
@@ -163,8 +183,9 @@ def _local(o: TemplateOptions) -> Iterator[_Move]:
 
 def _send_block(o: TemplateOptions, src: int, dst: int, block: int, k: int, base: int = 0) -> Iterator[_Move]:
     """Rank ``src`` sends the pieces of shard ``block`` to ``dst`` at round ``k``."""
+    pieces = o.blocks * o.chunks_per_rank
     for c, (off, size) in enumerate(_shards(o)[block]):
-        yield (src, dst, base + k * o.chunks_per_rank + c, off, size)
+        yield (src, dst, base + k * pieces + c, off, size)
 
 
 def _gather_moves(o: TemplateOptions, base: int = 0) -> Iterator[_Move]:

@@ -59,7 +59,14 @@ def fused_all_gather_matmul(rank, world):
 def fused_batch_sequence_dim(rank, world):
     """[b, s, h] activations with a batch of 2, gathered and scattered along
     the sequence dim (the tp styles' layout), fused (the module forces the
-    path): the same values as the collectives along dim 1."""
+    path): the same values as the collectives along dim 1. The
+    reduce-scatter hands the fused GEMM A itself (no copy) under a plan of
+    one block per batch entry (fused_ops.plan_spec), for batches of 2 and 3,
+    sum and avg, back to back with new inputs, and with each rank's slice
+    of s not a multiple of the GEMM's row tile (tiles that straddle two
+    owners' rows)."""
+    from syncopate.pytorch import fused_ops
+
     x = _randn(2, 96, 256, seed=rank + 40, scale=1).bfloat16()
     w = _randn(256, 128, seed=41).bfloat16()
     A, (y,) = _no_unfused_notice(lambda: syncopate.ops.all_gather_matmul(x, [w], 1, _group()))
@@ -69,13 +76,29 @@ def fused_batch_sequence_dim(rank, world):
     assert y.shape == (2, 96 * world, 128) and A.shape == full.shape
     torch.testing.assert_close(A, full, rtol=0, atol=0)
     torch.testing.assert_close(y.float(), full.float() @ w.float(), **BF16_TOL)
-    a = _randn(2, 32 * world, 256, seed=rank + 60, scale=1).bfloat16()
-    b = _randn(256, 128, seed=61 + rank).bfloat16()
-    out = _no_unfused_notice(lambda: syncopate.ops.matmul_reduce_scatter(a, b, "sum", 1, _group()))
-    total = (a.float() @ b.float())
-    dist.all_reduce(total)
-    assert out.shape == (2, 32, 128) and out.is_contiguous()
-    torch.testing.assert_close(out.float(), total.chunk(world, dim=1)[rank], **BF16_TOL)
+    gemm, handed = fused_ops._gemm, []
+
+    def spying(kernel, a, b, c):
+        handed.append(a.data_ptr())
+        return gemm(kernel, a, b, c)
+
+    fused_ops._gemm = spying
+    try:
+        for call, (batch, seq) in enumerate([(2, 32), (2, 32), (3, 48), (2, 200)]):
+            a = _randn(batch, seq * world, 256, seed=rank + 60 + 10 * call, scale=1).bfloat16()
+            b = _randn(256, 128, seed=61 + rank + 10 * call).bfloat16()
+            total = (a.float() @ b.float())
+            dist.all_reduce(total)
+            for op in ("sum", "avg"):
+                handed.clear()
+                out = _no_unfused_notice(lambda: syncopate.ops.matmul_reduce_scatter(a, b, op, 1, _group()))
+                assert handed == [a.data_ptr()], "the fused GEMM was not handed A itself"
+                assert out.shape == (batch, seq, 128) and out.is_contiguous()
+                want = total.chunk(world, dim=1)[rank] / (world if op == "avg" else 1)
+                torch.testing.assert_close(out.float(), want, **BF16_TOL)
+    finally:
+        fused_ops._gemm = gemm
+    assert {("rs", _group(), 2), ("rs", _group(), 3)} <= set(fused_ops._KERNELS)
 
 
 def fused_matmul_reduce_scatter(rank, world):

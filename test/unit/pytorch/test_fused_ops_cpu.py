@@ -13,6 +13,9 @@ import pytest
 import torch
 import torch.distributed as dist
 
+from syncopate.ir.analysis import deps
+from syncopate.ir.context import make_context
+from syncopate.ir.plans.cli import load_plans
 from syncopate.pytorch import direct_collectives, fused_ops, worlds
 
 WORLD, M, K, N = 3, 4, 16, 8  # rows per rank, A's width, B's width
@@ -45,6 +48,30 @@ class FakeReduceScatterGemm:
         return lambda a, b, c, *args, **kwargs: c.copy_(WORLD * (a @ b))
 
 
+def owned_rows(spec: str, rows: int, rank: int) -> list[tuple[int, int]]:
+    """The rows ``rank`` owns of a reduce-scatter plan ``spec`` (no world=) over ``rows`` rows."""
+    plan = load_plans([spec[:-1] + f" world={WORLD}}}"], make_context())[0]
+    return [(c.lo, c.hi) for c in deps.concrete_chunks(plan, {"M": rows}, 0) if c.is_local and c.dst == rank]
+
+
+class PlannedReduceScatterGemm:
+    """The fused GEMM + reduce-scatter of one rank under the plan the op
+    compiles: every rank holds the same partial, and only the rows the plan
+    gives this rank hold their sum (W times it); the rest are NaN. Keeps the
+    A each launch is handed."""
+
+    def __init__(self, rank: int, blocks: int):
+        self.rank, self.spec, self.launched = rank, fused_ops.plan_spec("rs", blocks), []
+
+    def __getitem__(self, grid):
+        def run(a, b, c, *args, **kwargs):
+            self.launched.append(a)
+            c.fill_(float("nan"))
+            for lo, hi in owned_rows(self.spec, a.shape[0], self.rank):
+                c[lo:hi] = WORLD * (a[lo:hi] @ b)
+        return run
+
+
 @pytest.fixture
 def rank_of(monkeypatch):
     rank = [0]
@@ -61,7 +88,7 @@ def rank_of(monkeypatch):
 def test_all_gather_matmul_multiplies_this_calls_shards(monkeypatch, rank_of, rank):
     rank_of[0] = rank
     kernel = FakeAllGatherGemm(rank)
-    monkeypatch.setattr(fused_ops, "_kernel", lambda kind, group: kernel)
+    monkeypatch.setattr(fused_ops, "_kernel", lambda kind, group, blocks=1: kernel)
     b = torch.randn(K, N)
     for call in range(3):  # back to back, a new shard each call, one kept buffer
         kernel.call = call
@@ -76,7 +103,7 @@ def test_all_gather_matmul_multiplies_this_calls_shards(monkeypatch, rank_of, ra
 @pytest.mark.parametrize("op", ["sum", "avg"])
 def test_matmul_reduce_scatter_returns_this_ranks_rows(monkeypatch, rank_of, rank, op):
     rank_of[0] = rank
-    monkeypatch.setattr(fused_ops, "_kernel", lambda kind, group: FakeReduceScatterGemm())
+    monkeypatch.setattr(fused_ops, "_kernel", lambda kind, group, blocks=1: FakeReduceScatterGemm())
     b = torch.randn(K, N)
     for call in range(2):
         a = torch.randn(WORLD * M, K, generator=torch.Generator().manual_seed(call))
@@ -92,14 +119,14 @@ def test_a_batch_of_one_gathers_and_scatters_along_the_sequence_dim(monkeypatch,
     default) run the same rows as dim 0: no copy, the right shapes."""
     rank_of[0] = rank
     kernel = FakeAllGatherGemm(rank)
-    monkeypatch.setattr(fused_ops, "_kernel", lambda kind, group: kernel)
+    monkeypatch.setattr(fused_ops, "_kernel", lambda kind, group, blocks=1: kernel)
     b = torch.randn(K, N)
     gathered, (out,) = fused_ops.all_gather_matmul(_shard(rank, 0)[None], [b], 1, "g", return_A=True)
     full = torch.cat([_shard(r, 0) for r in range(WORLD)])[None]
     assert out.shape == (1, WORLD * M, N)
     torch.testing.assert_close(gathered, full)
     torch.testing.assert_close(out, full @ b)
-    monkeypatch.setattr(fused_ops, "_kernel", lambda kind, group: FakeReduceScatterGemm())
+    monkeypatch.setattr(fused_ops, "_kernel", lambda kind, group, blocks=1: PlannedReduceScatterGemm(rank, blocks))
     a = torch.randn(1, WORLD * M, K)
     out = fused_ops.matmul_reduce_scatter(a, b, "sum", 1, "g")
     assert out.shape == (1, M, N)
@@ -127,18 +154,81 @@ def test_a_batch_gathers_and_scatters_along_its_own_dim(monkeypatch, rank_of, ra
                 c.copy_(a @ b)
             return run
 
-    monkeypatch.setattr(fused_ops, "_kernel", lambda kind, group: Gather(rank))
+    monkeypatch.setattr(fused_ops, "_kernel", lambda kind, group, blocks=1: Gather(rank))
     b = torch.randn(K, N)
     gathered, outs = fused_ops.all_gather_matmul(shards[rank], [b, 2 * b], dim, "g", return_A=True)
     torch.testing.assert_close(gathered, full)
     torch.testing.assert_close(outs[0], full @ b)
     torch.testing.assert_close(outs[1], full @ (2 * b))
-    monkeypatch.setattr(fused_ops, "_kernel", lambda kind, group: FakeReduceScatterGemm())
+    monkeypatch.setattr(fused_ops, "_kernel", lambda kind, group, blocks=1: PlannedReduceScatterGemm(rank, blocks))
     for op in ("sum", "avg"):
         out = fused_ops.matmul_reduce_scatter(full, b, op, dim, "g")
         want = (WORLD * (full @ b)).chunk(WORLD, dim=dim)[rank] / (WORLD if op == "avg" else 1)
         assert out.is_contiguous()
         torch.testing.assert_close(out, want)
+
+
+@pytest.mark.parametrize("rank", range(WORLD))
+@pytest.mark.parametrize("batch", [1, 2, 3])
+@pytest.mark.parametrize("op", ["sum", "avg"])
+def test_a_batch_scatters_its_sequence_dim_without_copying_a(monkeypatch, rank_of, rank, batch, op):
+    """[b, s, h] activations scattered on the sequence dim (dim 1): the
+    fused GEMM is handed A itself, rows in their own order (the same
+    storage, no copy that moves s to the front), under a plan whose owner
+    regions are this rank's slice of s in every batch; back to back calls
+    with new inputs each get this call's sums."""
+    rank_of[0] = rank
+    kernels: dict[int, PlannedReduceScatterGemm] = {}
+
+    def kernel(kind, group, blocks=1):
+        assert kind == "rs"
+        return kernels.setdefault(blocks, PlannedReduceScatterGemm(rank, blocks))
+
+    monkeypatch.setattr(fused_ops, "_kernel", kernel)
+    b = torch.randn(K, N)
+    for call in range(2):
+        a = torch.randn(batch, WORLD * M, K, generator=torch.Generator().manual_seed(10 * batch + call))
+        out = fused_ops.matmul_reduce_scatter(a, b, op, 1, "g")
+        want = (WORLD * (a @ b))[:, rank * M:(rank + 1) * M] / (WORLD if op == "avg" else 1)
+        assert out.shape == (batch, M, N) and out.is_contiguous()
+        torch.testing.assert_close(out, want)
+        (launched,) = [k.launched.pop() for k in kernels.values() if k.launched]
+        shares = launched.untyped_storage().data_ptr() == a.untyped_storage().data_ptr()
+        assert shares, "the GEMM was handed a copy of A"
+        assert launched.data_ptr() == a.data_ptr() and launched.shape == (batch * WORLD * M, K)
+    assert list(kernels) == [batch]  # the plan's blocks: one per batch entry
+
+
+@pytest.mark.parametrize("world, blocks", [(2, 16), (8, 16), (16, 4), (32, 1), (72, 1)])
+def test_the_most_blocks_fit_the_signal_pad(world, blocks):
+    """``max_blocks``: the caps on blocks and chunks; such a plan's flags fit
+    the signal pad, one per chunk in its lower half and its ce staging's
+    arrival flags and tokens in its upper half."""
+    from syncopate.ir.plans.spec import plan_from_spec
+    from syncopate.runtime.gpu.flags import FLAG_CAPACITY
+    from syncopate.runtime.gpu.gather_tokens import GatherTokens
+    from syncopate.runtime.staging import StagingLayout, owner_regions
+
+    assert fused_ops.max_blocks(world) == blocks
+    rows = 16 * blocks * world  # a literal size: the chunks of M bound to it, without symbolic work
+    plan = plan_from_spec(fused_ops.plan_spec("rs", blocks)[:-1] + f" world={world} size={rows}}}")
+    chunks = [deps.ConcreteChunk("rs", c.id, c.id, "c", "c_ptr", 0, c.offset, c.offset + c.size, c.src, c.dst,
+                                 c.step, "ce") for c in plan.chunks]
+    assert len(chunks) <= FLAG_CAPACITY // 2
+    StagingLayout(owner_regions(chunks), world, FLAG_CAPACITY // 2, GatherTokens(world, FLAG_CAPACITY).base)
+
+
+@pytest.mark.parametrize("rank", range(WORLD))
+def test_a_batch_beyond_the_most_blocks_is_moved_and_still_exact(monkeypatch, rank_of, rank):
+    """Past ``max_blocks`` the op copies A with the scatter dim in front and
+    runs one block: the same values."""
+    rank_of[0] = rank
+    monkeypatch.setattr(fused_ops, "max_blocks", lambda world: 2)
+    monkeypatch.setattr(fused_ops, "_kernel", lambda kind, group, blocks=1: PlannedReduceScatterGemm(rank, blocks)
+                        if blocks == 1 else pytest.fail(f"{blocks} blocks"))
+    a, b = torch.randn(3, WORLD * M, K), torch.randn(K, N)
+    out = fused_ops.matmul_reduce_scatter(a, b, "sum", 1, "g")
+    torch.testing.assert_close(out, (WORLD * (a @ b))[:, rank * M:(rank + 1) * M])
 
 
 @pytest.mark.parametrize("shape, dim, fused", [
@@ -173,7 +263,7 @@ def test_matmul_all_reduce_reduces_this_ranks_rows_then_gathers_every_ranks(monk
     rank's rows of the sum (of every leading dim flattened), the all-gather
     puts them at this rank's place among the peers' (stood in for here)."""
     rank_of[0] = rank
-    monkeypatch.setattr(fused_ops, "_kernel", lambda kind, group: FakeReduceScatterGemm())
+    monkeypatch.setattr(fused_ops, "_kernel", lambda kind, group, blocks=1: FakeReduceScatterGemm())
     a = torch.randn(2, WORLD * M // 2, K)
     b = torch.randn(K, N)
     total = (WORLD * (a @ b)).reshape(WORLD * M, N) / (WORLD if op == "avg" else 1)
@@ -204,7 +294,7 @@ def test_new_row_counts_in_a_seen_bucket_allocate_no_symmetric_memory(monkeypatc
         def __getitem__(self, grid):
             return lambda a, b, c, *args, **kwargs: c.copy_(a @ b)
 
-    monkeypatch.setattr(fused_ops, "_kernel", lambda kind, group: Gemm())
+    monkeypatch.setattr(fused_ops, "_kernel", lambda kind, group, blocks=1: Gemm())
     b = torch.randn(K, N)
     for n, rows in enumerate([171] + [172 + i for i in range(100)]):  # W x rows: 513 to 813, one bucket
         if n == 1:

@@ -308,7 +308,7 @@ def fused_code(monkeypatch):
                                                                                              dtype=dtype, device=device))
     monkeypatch.setattr(fused_ops, "_BUFFERS", {})
     monkeypatch.setattr(fused_ops, "_sms", lambda device: 132)  # an H100's SM count (no GPU here)
-    monkeypatch.setattr(fused_ops, "_kernel", lambda kind, group_name: kernels[kind])
+    monkeypatch.setattr(fused_ops, "_kernel", lambda kind, group_name, blocks=1: kernels[kind])
     monkeypatch.setattr(fused_ops, "all_gather_matmul", counted(fused_ops.all_gather_matmul))
     monkeypatch.setattr(fused_ops, "matmul_reduce_scatter", counted(fused_ops.matmul_reduce_scatter))
     monkeypatch.setattr(unfused_ops, "all_gather_matmul", unfused_ag)

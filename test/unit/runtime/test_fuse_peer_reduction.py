@@ -25,7 +25,8 @@ def program(world, pipeline=EPILOGUE, extra=""):
     return compile_fused(EXAMPLE, "gemm_rs_tma_kernel", [PLAN.format(world=world, extra=extra)], pipeline)
 
 
-@pytest.mark.parametrize("world,extra", [(2, ""), (3, ""), (2, " chunks_per_rank=3"), (3, " order=ring")])
+@pytest.mark.parametrize("world,extra", [(2, ""), (3, ""), (2, " chunks_per_rank=3"), (3, " order=ring"),
+                                         (2, " blocks=3"), (3, " blocks=2 order=ring")])  # packed staging slots
 @pytest.mark.parametrize("order", ["plan", "reversed", "random", "late"])
 def test_owners_sum_the_peers_partials_in_their_tiles(world, extra, order):
     workload = load_workload(EXAMPLE)

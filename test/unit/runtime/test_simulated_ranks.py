@@ -60,6 +60,19 @@ def test_fused_matches_reference_under_every_delivery_order(name: str, world: in
         assert not bad, f"{name} W={world} delivery={order}: mismatching ranks {bad}"
 
 
+@pytest.mark.parametrize("world", [2, 3])
+@pytest.mark.parametrize("extra", [" blocks=2", " blocks=3 order=direct chunks_per_rank=2"])
+def test_a_blocked_reduce_scatter_matches_under_every_delivery_order(world: int, extra: str):
+    """gemm_rs with its rows as blocks (a [b, s, n] output scattered on s):
+    every rank's slices of every block hold the sum, however chunks arrive."""
+    workload = _workload("gemm_rs")
+    program = compile_workload(workload, world, plan_specs=[f"reduce-scatter{{tensor=c_ptr dim=0{extra}}}"])
+    for order in DELIVERY_ORDERS:
+        results = run_simulated(workload, world, order, seed=world, program=program)
+        bad = [(r.rank, r.max_error) for r in results if not r.ok]
+        assert len(results) == world and not bad, f"W={world}{extra} delivery={order}: mismatching ranks {bad}"
+
+
 @pytest.mark.parametrize("name", GATHERS)
 def test_missing_waits_are_caught_by_late_delivery(name: str):
     workload = _workload(name)

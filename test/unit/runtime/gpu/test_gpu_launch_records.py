@@ -24,8 +24,8 @@ def _gemm(workload, kernel, a, b, c):
                  c.stride(0), c.stride(1), BLOCK_M=m.BLOCK_M, BLOCK_N=m.BLOCK_N, BLOCK_K=m.BLOCK_K)
 
 
-def _fused(monkeypatch, example, backend, world=2, rank=0, graphs=False, order=None):
-    workload, program = _program(example, backend if order is None else f"{backend} order={order}", None, world)
+def _fused(monkeypatch, example, backend, world=2, rank=0, graphs=False, order=None, plan=None):
+    workload, program = _program(example, backend if order is None else f"{backend} order={order}", plan, world)
     log: list = []
     w = _context(monkeypatch, log, world, graphs, rank)
 
@@ -112,6 +112,42 @@ def test_nccl_reduces_go_to_the_rank_that_owns_the_rows(monkeypatch, rank, sub_g
     for _, dst, ptr in reduces:
         row = (ptr - c.data_ptr()) // (c.stride(0) * c.element_size())
         assert dst == global_rank(owner(row)), f"rows from {row} reduced to rank {dst}, owned by {owner(row)}"
+
+
+@pytest.mark.parametrize("backend", ["ce", "nccl"])
+@pytest.mark.parametrize("world, rank", [(2, 0), (2, 1), (3, 0), (3, 2)])
+def test_a_blocked_reduce_scatter_reduces_each_block_at_its_owners(monkeypatch, backend, world, rank):
+    """``blocks=2`` (gemm_rs's 50 rows as a [2, 25, n] output scattered on
+    its dim 1): a rank owns its slice of each block, two row ranges apart.
+    nccl: each range is reduced to its owner; ce: this rank sums its peers'
+    partials into its own ranges only, each of them, and sends its partials
+    of every peer's ranges; the staging slot holds the owned rows packed,
+    not the rows between them."""
+    from syncopate.runtime.gpu.reduce_scatter import ce_reduce_schedule
+
+    plan = "reduce-scatter{tensor=c_ptr dim=0 blocks=2}"
+    workload, program, w, log, inputs, fused = _fused(monkeypatch, "gemm_rs.py", backend, world, rank, plan=plan)
+    monkeypatch.setattr(dist, "reduce", lambda t, dst, group=None: log.append(("reduce", dst, t.data_ptr())))
+    a, b = inputs[rank]["a"], inputs[rank]["b"]
+    c = torch.empty(a.shape[0], b.shape[1])
+    row_bytes = c.stride(0) * c.element_size()
+    _gemm(workload, fused, a, b, c)
+    launch = w.launches[next(iter(w.launches))].launch
+    owner = _row_owner(launch, "rs")
+    own = sorted(ch.lo for ch in launch.chunks["rs"] if ch.is_local and ch.dst == rank)
+    assert len(own) == 2 and own[0] < 25 <= own[1]  # one range in each block
+    if backend == "nccl":
+        reduces = [((ptr - c.data_ptr()) // row_bytes, dst) for op, dst, ptr in (e for e in log if e[0] == "reduce")]
+        assert len(reduces) == 2 * world  # every owner's range of each block
+        assert all(dst == owner(row) for row, dst in reduces)
+        return
+    summed = sorted((op[2] - c.data_ptr()) // row_bytes for op in log
+                    if op[0] == "add" and _within(op[2], c))
+    assert summed == own
+    assert sum(1 for op in log if op[0] == "copy") == 2 * (world - 1)  # this rank's partials of the peers' ranges
+    layout = ce_reduce_schedule(tuple(launch.chunks["rs"]), rank, world)[0]
+    assert layout.widest == max(sum(ch.hi - ch.lo for ch in launch.chunks["rs"] if ch.is_local and ch.dst == d)
+                                for d in range(world))
 
 
 @pytest.mark.parametrize("backend", ["ce", "nccl"])

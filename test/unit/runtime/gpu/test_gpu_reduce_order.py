@@ -65,3 +65,22 @@ def test_staging_slots_and_arrival_flags_of_pieces_never_collide():
     flags = [layout.flag(r, src) for r in regions for src in range(4) if src != r.dst]
     assert len(set(flags)) == len(flags) == 4 * 2 * 3
     assert min(flags) >= 1 << 13 and max(flags) < 1 << 14  # the upper half of the pad
+
+
+@pytest.mark.parametrize("world, blocks", [(2, 3), (4, 2)])
+def test_staging_slots_of_blocks_are_packed(world: int, blocks: int):
+    """With blocks an owner's regions are apart (other owners' rows between
+    them); its staging slot holds them back to back, as many rows as it
+    owns, each region its own rows and arrival flags."""
+    spec = f"reduce-scatter{{tensor=c_ptr dim=0 world={world} blocks={blocks}}}"
+    plan = load_plans([spec], make_context())[0]
+    regions = owner_regions(deps.concrete_chunks(plan, {"M": 16 * world * blocks}, 0))
+    layout = StagingLayout(regions, world, FLAG_CAPACITY // 2, FLAG_CAPACITY)
+    assert layout.widest == 16 * blocks and layout.pieces == blocks
+    for d in range(world):
+        mine = [r for r in regions if r.dst == d]
+        assert [r.lo for r in mine] == [i * 16 * world + 16 * d for i in range(blocks)]
+        assert [(layout.slot(r), layout.slot(r) + r.hi - r.lo) for r in mine] == \
+            [(16 * i, 16 * (i + 1)) for i in range(blocks)]
+    flags = [layout.flag(r, src) for r in regions for src in range(world) if src != r.dst]
+    assert len(set(flags)) == len(flags) == world * blocks * (world - 1)
