@@ -433,7 +433,8 @@ class Evaluator:
                 return sym
             if _rank(ssa) != 0:
                 return Unknown(f"{describe(op)}: a jit helper's result of unknown rank")
-            return self._opaque(op, callee)
+            inner = self._inline(op, ssa)
+            return self._opaque(op, callee, nonnegative=isinstance(inner, sympy.Expr) and nonnegative(inner))
         if isinstance(op, tile.LoadOp) and isinstance(op.ptr.type, tile.PointerType):
             return self._opaque(op, "load")
         if isinstance(op, tile.LoadOp) and _rank(op.ptr) == 1:
@@ -765,7 +766,7 @@ def _rank(ssa: SSAValue, env: dict | None = None, depth: int = 0) -> int | None:
         return _rank(ssa.owner.ptr, env, depth + 1)  # a load has its pointer's shape
     if isinstance(ssa.type, tile.BlockType):
         return ssa.type.rank
-    if isinstance(ssa.type, (IntegerType, tile.ScalarType, tile.ConstexprType)):
+    if isinstance(ssa.type, (IntegerType, tile.ScalarType, tile.ConstexprType, tile.PointerType)):
         return 0
     if isinstance(ssa, BlockArgument):
         return (env or {}).get(ssa)
@@ -802,7 +803,7 @@ def _callee(op: tile.CallJitOp) -> tile.FuncOp | None:
 
 
 _ELEMENTWISE = (tile.WhereOp, tile.AddOp, tile.SubOp, tile.MulOp, tile.NegOp, tile.CmpOp, tile.AndOp,
-                tile.FloorDivOp, tile.ModOp, tile.CdivOp)
+                tile.FloorDivOp, tile.ModOp, tile.CdivOp, tile.AddPtrOp)
 
 
 # --- bounds ------------------------------------------------------------------
@@ -1073,6 +1074,8 @@ class Sync:
 
 
 _ACCESS_OPS = (tile.LoadOp, tile.StoreOp, tile.AtomicRMWOp, tile.AtomicCASOp)
+# ops whose result is no pointer into their operands' memory
+_NO_POINTER_FROM = (tile.LoadOp, tile.DescriptorLoadOp, tile.DescriptorBlockSizeOp, tile.CmpOp)
 _DESCRIPTOR_OPS = (tile.DescriptorLoadOp, tile.DescriptorStoreOp)
 
 
@@ -1118,7 +1121,7 @@ class Checker:
                     todo += [v.owner.iter_args[index], v.owner.body.block.last_op.operands[index]]
                 else:
                     todo += [r.block.last_op.operands[index] for r in v.owner.regions if r.blocks]
-            elif isinstance(v.owner, Operation) and not isinstance(v.owner, (tile.LoadOp, tile.DescriptorLoadOp)):
+            elif isinstance(v.owner, Operation) and not isinstance(v.owner, _NO_POINTER_FROM):
                 todo += list(v.owner.operands)
         return found & set(self.tensors)
 
@@ -1475,17 +1478,19 @@ def _merge(access: Access, parts: list[Access]) -> None:
 def _covered(lo: sympy.Expr, hi: sympy.Expr, syncs: list[Sync], facts: tuple[sympy.Expr, ...] = ()) -> bool:
     """``[lo, hi)`` lies in the union of the syncs' ranges, chained end to
     start, where each ``d`` of ``facts`` is ``<= 0``."""
-    reached, used = lo, set()
-    for _ in range(len(syncs) + 1):
-        if le(hi, reached, facts=facts):
-            return bool(used) or le(hi, lo, facts=facts)
-        step = next((s for s in syncs if s.op not in used and le(s.lo, reached, facts=facts)
-                     and not le(s.hi, reached, facts=facts)), None)
-        if step is None:
-            return False
-        used.add(step.op)
-        reached = step.hi
-    return le(hi, reached, facts=facts)
+    if le(hi, lo, facts=facts):
+        return True  # empty
+
+    def reach(reached: sympy.Expr, used: frozenset) -> bool:
+        # every sync that starts at or before `reached` and may end after it
+        for s in syncs:
+            if s.op in used or not le(s.lo, reached, facts=facts) or le(s.hi, reached, facts=facts):
+                continue
+            if le(hi, s.hi, facts=facts) or reach(s.hi, used | {s.op}):
+                return True
+        return False
+
+    return reach(lo, frozenset())
 
 
 def _facts(mask: Mask | None) -> tuple[sympy.Expr, ...]:

@@ -154,7 +154,7 @@ def reference(case: dict) -> list:
     q, k, v, sm_scale = case["args"][:4]
     S = q.shape[2]
     scores = (q.float() @ k.float().transpose(-1, -2)) * sm_scale
-    causal = torch.tril(torch.ones(S, S, dtype=torch.bool))
+    causal = torch.tril(torch.ones(S, S, dtype=torch.bool, device=q.device))
     scores = scores.masked_fill(~causal, float("-inf"))
     p = torch.softmax(scores, dim=-1)
     lse = torch.logsumexp(scores, dim=-1) / math.log(2.0)

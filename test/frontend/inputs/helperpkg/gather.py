@@ -16,7 +16,9 @@ def gather_tiles(x_ptr, y_ptr, M, N, stride_xm, stride_ym, BLOCK_M: tl.constexpr
     pid_m, pid_n = tile_coords(pid, M, N, BLOCK_M, BLOCK_N)
     rows = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
     cols = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
-    mask = (rows[:, None] < M) & (cols[None, :] < N)
+    # `cols >= 0`: the swizzle's pid_n is `... // min(num_m - first_m, GROUP_M)`,
+    # negative for a program past the tile grid, which would read the row before
+    mask = (rows[:, None] < M) & (cols[None, :] >= 0) & (cols[None, :] < N)
     x = tl.load(x_ptr + rows[:, None] * stride_xm + cols[None, :], mask=mask, other=0.0)
     tl.store(y_ptr + rows[:, None] * stride_ym + cols[None, :], x * 2.0, mask=mask)
 
