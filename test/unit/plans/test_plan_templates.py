@@ -134,3 +134,29 @@ def test_quoted_values_may_hold_braces_and_equals():
     from syncopate.ir.plans.spec import _check_shape
 
     _check_shape('port{tensor=a from="x=1}" to="Shard(0)" world=2}')  # neither a key nor the end
+
+
+@pytest.mark.parametrize("spec, typed", [
+    ("all-gather{world=4 tensor=a_ptr size=\"2*K\" chunks_per_rank=2}",
+     dict(kind="all-gather", world=4, tensor="a_ptr", size="2*K", chunks_per_rank=2)),
+    ("all-to-all{world=2 splits=1,2,3,4 name=x}", dict(kind="all-to-all", world=2, splits=(1, 2, 3, 4), name="x")),
+    ("reduce-scatter{world=3 size=10 order=direct}", dict(kind="reduce-scatter", world=3, size=10, order="direct")),
+])
+def test_typed_template_options_build_the_plan_their_spec_builds(spec, typed) -> None:
+    """The typed path (what the bench uses) and ``--plan`` text agree, and
+    ``load`` takes either."""
+    from syncopate.ir.plans.load import load
+    from syncopate.ir.plans.templates import instantiate, template
+
+    options = template(typed.pop("kind"), typed.pop("world"), **typed)
+    assert instantiate(options) == plan_from_spec(spec)
+    assert str(load(options)) == str(load(spec))
+
+
+def test_typed_template_options_are_checked_as_a_spec_is() -> None:
+    from syncopate.ir.plans.templates import template
+
+    with pytest.raises(PlanError, match="unknown plan template 'all-gathr'"):
+        template("all-gathr", 2)
+    with pytest.raises(PlanError, match="chunks_per_rank must be >= 1"):
+        template("all-gather", 2, chunks_per_rank=0)
