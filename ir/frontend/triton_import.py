@@ -1575,6 +1575,45 @@ def _static_kwargs(values: dict[str, Attribute]) -> dict[str, Attribute]:
     return {"static_kwargs": DictionaryAttr(values)} if values else {}
 
 
+@dataclass(frozen=True)
+class ParameterRole:
+    """A way a jit function uses one of its parameters, found by walking
+    the call graph (:meth:`ModuleImporter.parameters_in_role`): which
+    parameters may have it, which calls use one (``is_use`` of the call's
+    canonical ``triton.language`` path, None for other callees) and which
+    argument of such a call is the parameter used."""
+
+    name: str
+    candidates: Callable[[ast.FunctionDef], set[str]]
+    is_use: Callable[[str | None, ast.Call], bool]
+    argument: Callable[[ast.Call], ast.expr | None]
+
+
+def _all_parameters(node: ast.FunctionDef) -> set[str]:
+    return {a.arg for a in (*node.args.args, *node.args.kwonlyargs)}
+
+
+def _constexpr_parameters(node: ast.FunctionDef) -> set[str]:
+    return {a.arg for a in (*node.args.args, *node.args.kwonlyargs) if _is_constexpr_annotation(a.annotation)}
+
+
+def _argument(call: ast.Call, keywords: tuple[str, ...]) -> ast.expr | None:
+    """The argument of ``call`` given by one of ``keywords``, else its first positional one."""
+    return next((k.value for k in call.keywords if k.arg in keywords), call.args[0] if call.args else None)
+
+
+PROGRAM_AXIS = ParameterRole(
+    "program axis", _constexpr_parameters,
+    lambda path, call: path in (f"{TL}.program_id", f"{TL}.num_programs"),
+    lambda call: _argument(call, ("axis",)))
+BLOCK_POINTER = ParameterRole(
+    "block pointer", _all_parameters,
+    lambda path, call: path == f"{TL}.advance" or (
+        path in (f"{TL}.load", f"{TL}.store")
+        and bool({k.arg for k in call.keywords} & {"boundary_check", "padding_option"})),
+    lambda call: _argument(call, ("base", "pointer")))
+
+
 class ModuleImporter:
     """Imports every jit function of one Python file, and the jit helpers its
     jit functions call that it imports from other modules of the user's
@@ -1604,8 +1643,8 @@ class ModuleImporter:
         self.jit_functions: dict[str, ast.FunctionDef] = dict(self.own_functions)
         self.owners: dict[str, ModuleImporter] = {name: self for name in self.own_functions}
         self.unresolved: dict[str, str] = {}  # imported names called as functions, with why they are no helper
-        self.axis_cache: dict[str, set[str]] = {}  # jit function -> its program-axis parameters
-        self.block_pointer_cache: dict[str, set[str]] = {}  # jit function -> its block-pointer parameters
+        # role name -> jit function -> its parameters in that role (parameters_in_role)
+        self.role_cache: dict[str, dict[str, set[str]]] = {}
         self.session = {} if session is None else session  # source file -> its importer, each file parsed once
         self.session[Path(filename).resolve()] = self
         self.import_helpers()
@@ -1650,50 +1689,34 @@ class ModuleImporter:
             return len(last.value.elts) if isinstance(last.value, ast.Tuple) else 1
         return 0
 
-    def axis_parameters(self, name: str, visiting: frozenset[str] = frozenset()) -> set[str]:
+    def axis_parameters(self, name: str) -> set[str]:
         """The constexpr parameters of jit function ``name`` that are
         program axes: passed to ``tl.program_id`` / ``tl.num_programs`` as
         the axis, or to a parameter of that kind of a jit helper it calls
         (FlagGems' ``tle.program_id(axis)``)."""
-        node = self.jit_functions[name]
-        owner = self.owners[name]
-        if node.name in owner.axis_cache:
-            return owner.axis_cache[node.name]
-        constexprs = {a.arg for a in (*node.args.args, *node.args.kwonlyargs) if _is_constexpr_annotation(a.annotation)}
-        found: set[str] = set()
-        for call in ast.walk(node):
-            if not isinstance(call, ast.Call):
-                continue
-            dotted = helper_modules.dotted_name(call.func)
-            if dotted is None:
-                continue
-            head, _, rest = dotted.partition(".")
-            path = canonical_path(owner.aliases[head] + (f".{rest}" if rest else "")) if head in owner.aliases else None
-            if path in (f"{TL}.program_id", f"{TL}.num_programs"):
-                axis = next((k.value for k in call.keywords if k.arg == "axis"), call.args[0] if call.args else None)
-                if isinstance(axis, ast.Name) and axis.id in constexprs:
-                    found.add(axis.id)
-            elif dotted in owner.jit_functions and owner.jit_functions[dotted].name not in visiting:
-                callee = owner.jit_functions[dotted]
-                inner = owner.axis_parameters(dotted, visiting | {node.name})
-                params = [a.arg for a in (*callee.args.args, *callee.args.kwonlyargs)]
-                passed = dict(zip(params, call.args)) | {k.arg: k.value for k in call.keywords if k.arg}
-                found |= {v.id for p, v in passed.items() if p in inner and isinstance(v, ast.Name) and v.id in constexprs}
-        owner.axis_cache[node.name] = found
-        return found
+        return self.parameters_in_role(name, PROGRAM_AXIS)
 
-    def block_pointer_parameters(self, name: str, visiting: frozenset[str] = frozenset()) -> set[str]:
+    def block_pointer_parameters(self, name: str) -> set[str]:
         """The parameters of jit function ``name`` it uses as block pointers:
         moved with ``tl.advance``, loaded or stored with ``boundary_check`` /
         ``padding_option``, or passed on to such a parameter of a helper it
         calls. Such a helper is inlined at every call (``inline_call``) and
         not emitted on its own: the lowered kernel has no block pointer to
         pass it."""
+        return self.parameters_in_role(name, BLOCK_POINTER)
+
+    def parameters_in_role(self, name: str, role: ParameterRole, visiting: frozenset[str] = frozenset()) -> set[str]:
+        """The parameters of jit function ``name`` (among ``role.candidates``)
+        that it uses in ``role``: as the argument ``role.argument`` of a call
+        ``role.is_use`` accepts, or passed on to a parameter in that role of
+        a jit helper it calls (walked down the call graph, each function
+        once per role; a recursive call is not followed)."""
         node = self.jit_functions[name]
         owner = self.owners[name]
-        if node.name in owner.block_pointer_cache:
-            return owner.block_pointer_cache[node.name]
-        params = {a.arg for a in (*node.args.args, *node.args.kwonlyargs)}
+        cache = owner.role_cache.setdefault(role.name, {})
+        if node.name in cache:
+            return cache[node.name]
+        candidates = role.candidates(node)
         found: set[str] = set()
         for call in ast.walk(node):
             if not isinstance(call, ast.Call):
@@ -1703,18 +1726,18 @@ class ModuleImporter:
                 continue
             head, _, rest = dotted.partition(".")
             path = canonical_path(owner.aliases[head] + (f".{rest}" if rest else "")) if head in owner.aliases else None
-            first = next((k.value for k in call.keywords if k.arg in ("base", "pointer")), call.args[0] if call.args else None)
-            options = {k.arg for k in call.keywords} & {"boundary_check", "padding_option"}
-            if path == f"{TL}.advance" or (path in (f"{TL}.load", f"{TL}.store") and options):
-                if isinstance(first, ast.Name) and first.id in params:
-                    found.add(first.id)
+            if role.is_use(path, call):
+                used = role.argument(call)
+                if isinstance(used, ast.Name) and used.id in candidates:
+                    found.add(used.id)
             elif dotted in owner.jit_functions and owner.jit_functions[dotted].name not in visiting:
                 callee = owner.jit_functions[dotted]
-                inner = owner.block_pointer_parameters(dotted, visiting | {node.name})
+                inner = owner.parameters_in_role(dotted, role, visiting | {node.name})
                 names = [a.arg for a in (*callee.args.args, *callee.args.kwonlyargs)]
                 passed = dict(zip(names, call.args)) | {k.arg: k.value for k in call.keywords if k.arg}
-                found |= {v.id for p, v in passed.items() if p in inner and isinstance(v, ast.Name) and v.id in params}
-        owner.block_pointer_cache[node.name] = found
+                found |= {v.id for p, v in passed.items()
+                          if p in inner and isinstance(v, ast.Name) and v.id in candidates}
+        cache[node.name] = found
         return found
 
     def returns_block_pointer(self, name: str) -> bool:
