@@ -34,8 +34,10 @@ from syncopate.ir.frontend.importer_context import TL, TRITON, Value, ImporterCo
 ATOMICS = {"atomic_add": "add", "atomic_max": "max", "atomic_min": "min", "atomic_and": "and",
            "atomic_or": "or", "atomic_xor": "xor", "atomic_xchg": "xchg"}  # fmt: skip
 
+
 REDUCTIONS = {"sum": "sum", "max": "max", "min": "min", "argmax": "argmax", "argmin": "argmin",
               "xor_sum": "xor_sum"}  # fmt: skip
+
 
 # tl.* functions whose result has the broadcast type of their tensor arguments.
 ELEMENTWISE = {"exp", "exp2", "log", "log2", "sqrt", "rsqrt", "sqrt_rn", "abs", "sin", "cos", "sigmoid",

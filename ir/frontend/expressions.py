@@ -30,6 +30,7 @@ BINARY_OPS: dict[type[ast.operator], type[tile.BinaryOp]] = {
     ast.BitXor: tile.XorOp, ast.LShift: tile.ShlOp, ast.RShift: tile.ShrOp,
 }  # fmt: skip
 
+
 COMPARE_OPS = {ast.Lt: "lt", ast.LtE: "le", ast.Gt: "gt", ast.GtE: "ge", ast.Eq: "eq", ast.NotEq: "ne"}
 
 

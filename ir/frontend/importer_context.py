@@ -18,9 +18,9 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Iterator
-from typing import TYPE_CHECKING
 from contextlib import contextmanager
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from xdsl.builder import Builder, InsertPoint
 from xdsl.dialects import arith
@@ -50,8 +50,8 @@ if TYPE_CHECKING:
     from syncopate.ir.frontend.triton_import import ModuleImporter
 
 TRITON = "triton"
-
 TL = "triton.language"
+
 
 @dataclass(frozen=True)
 class PyRef:
@@ -59,10 +59,13 @@ class PyRef:
 
     path: str
 
+
 Value = SSAValue | PyRef | BlockPointer
+
 
 def constexpr_annotation(node: ast.expr | None) -> bool:
     return node is not None and ast.unparse(node) in ("tl.constexpr", "triton.language.constexpr", "constexpr")
+
 
 def is_none_literal(node: ast.expr) -> bool:
     return isinstance(node, ast.Constant) and node.value is None

@@ -29,14 +29,12 @@ from syncopate.ir.frontend.pointer_scan import descriptor_parameters, pointer_pa
 from syncopate.ir.frontend.importer_context import TL, Value, ImporterContext
 
 LOOP_KINDS = {"range", f"{TL}.range", f"{TL}.static_range"}
-
 # A loop-carried name: its value (None), one offset of a block pointer (the dim),
 # or the scalar start of an index block `start + tl.arange(0, B)` (START)
 Slot = tuple[str, int | str | None]
-
 START = "start"
-
 UNBOUND = object()  # a name one arm of a constexpr `if` leaves unbound (tile.undef)
+
 
 def _assigned_names(statements: list[ast.stmt]) -> list[str]:
     """Names (re)bound by statements, in first-assignment order, recursively."""
@@ -59,6 +57,7 @@ def _assigned_names(statements: list[ast.stmt]) -> list[str]:
             elif isinstance(node, ast.For):
                 add_target(node.target)
     return names
+
 
 def _parameters(
     node: ast.FunctionDef, error: Callable[[ast.AST, str], FrontendError]
@@ -85,6 +84,7 @@ def _parameters(
         defaulted = defaulted or (arg if default is not None else None)
     return positional + keyword_only
 
+
 def _compile_time(value: SSAValue) -> bool:
     """Whether Triton decides ``value`` when it compiles the kernel: a
     constexpr, a literal, or a comparison, ``not``, ``and`` or ``or`` of
@@ -97,6 +97,7 @@ def _compile_time(value: SSAValue) -> bool:
     if isinstance(op, (tile.CmpOp, tile.NotOp, tile.LogicalAndOp, tile.LogicalOrOp)):
         return all(_compile_time(operand) for operand in op.operands)
     return False
+
 
 def _may_exit(body: list[ast.stmt]) -> bool:
     """Whether a bare ``return`` outside loops ends some path through ``body``."""
