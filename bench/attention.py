@@ -53,11 +53,11 @@ from syncopate.bench.variants import (
     TRITON_ALONE,
     FusedOptions,
     Variant,
+    overlap_pass,
     unavailable,
 )
 
-PLANS = ("all-gather{{tensor=k_ptr dim=0 world={world} name=agk size=N_KV{chunks}}}",
-         "all-gather{{tensor=v_ptr dim=0 world={world} name=agv size=N_KV{chunks}}}")
+PLANS = (("k_ptr", "agk"), ("v_ptr", "agv"))  # (tensor, plan name) of the K and V all-gathers, size N_KV
 KERNEL_FILE, KERNEL_NAME = "attn_bf16.py", "attn_kernel"
 
 
@@ -258,15 +258,18 @@ def baseline_variants(spec: BenchSpec, ctx: BenchWorld) -> list[Variant]:
 _PROGRAMS: dict[tuple[int, str, str, int], Any] = {}
 
 
-def plan_specs(world: int, chunks: int = 1) -> list[str]:
-    extra = f" chunks_per_rank={chunks}" if chunks > 1 else ""
-    return [p.format(world=world, chunks=extra) for p in PLANS]
+def plans(world: int, chunks: int = 1) -> list[Any]:
+    """The K and V all-gathers (the template's typed options)."""
+    from syncopate.ir.plans.templates import template  # imports sympy: compiling rows only
+
+    return [template("all-gather", world, tensor=tensor, dim=0, name=name, size="N_KV", chunks_per_rank=chunks)
+            for tensor, name in PLANS]
 
 
-WAITS = ("hoist", "walk")  # how the K/V waits of the loop over the sequence are placed (see pipeline_spec)
+WAITS = ("hoist", "walk")  # how the K/V waits of the loop over the sequence are placed (see pipeline)
 
 
-def pipeline_spec(backend: str, order: str, waits: str = "hoist") -> str:
+def pipeline(backend: str, order: str, waits: str = "hoist") -> Any:
     """The rows' pipeline. ``hoist``: one wait per tile and tensor above the
     loop over the sequence (``hoist_loops``); ``walk``: a
     ``chunk.wait_span_loop`` per iteration that checks only chunks the
@@ -276,8 +279,7 @@ def pipeline_spec(backend: str, order: str, waits: str = "hoist") -> str:
     is the default."""
     if waits not in WAITS:
         raise ValueError(f"attention waits must be one of {', '.join(WAITS)}, got {waits!r}")
-    hoist = " hoist_loops=true" if waits == "hoist" else ""
-    return f"overlap{{order={order} backend={backend}{hoist}}}"
+    return overlap_pass(backend, order, hoist_loops=waits == "hoist")
 
 
 def program_for(world: int, backend: str, order: str, chunks: int = 1, waits: str = "hoist") -> Any:
@@ -286,8 +288,8 @@ def program_for(world: int, backend: str, order: str, chunks: int = 1, waits: st
     if key not in _PROGRAMS:
         from syncopate.runtime.fused import compile_fused
 
-        _PROGRAMS[key] = compile_fused(kernel_path(), KERNEL_NAME, plan_specs(world, chunks),
-                                       pipeline_spec(backend, order, waits))
+        _PROGRAMS[key] = compile_fused(kernel_path(), KERNEL_NAME, plans(world, chunks),
+                                       pipeline(backend, order, waits))
     return _PROGRAMS[key]
 
 

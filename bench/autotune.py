@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 from syncopate.bench.report import Table
-from syncopate.bench.variants import FUSED, fused_name, is_direct, pipeline_spec
+from syncopate.bench.variants import FUSED, fused_name, is_direct, overlap_pass
 
 VERSION = 1
 
@@ -70,8 +70,9 @@ class Choice:
                           self.reduce).removeprefix("syncopate ")
 
     @property
-    def pipeline(self) -> str:
-        return pipeline_spec(self.backend, self.order, self.reduce)
+    def pipeline(self) -> Any:
+        """The ``overlap`` pass this choice compiles with."""
+        return overlap_pass(self.backend, self.order, self.reduce)
 
 
 def default_cache_path() -> str:

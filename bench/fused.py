@@ -59,17 +59,17 @@ from syncopate.bench.context import BenchWorld
 from syncopate.bench.gemm import gemm_kernel, kernel_name, kernel_path, launch_gemm
 from syncopate.bench.problem import OUT, PAPER_LAYERS, BenchSpec
 from syncopate.bench.shapes import A2A_GEMM, AG_ATTN, AG_GEMM, GEMM_AR, GEMM_RS, REDUCED
-from syncopate.bench.variants import FUSED, TRITON, FusedOptions, Variant, fused_name, pipeline_spec, unavailable
+from syncopate.bench.variants import FUSED, TRITON, FusedOptions, Variant, fused_name, overlap_pass, unavailable
 
 BACKENDS: tuple[str, ...] = ("ce", "sm", "nccl", "auto")
 ORDERS: tuple[str, ...] = ("arrival", "rotate", "none")
 REDUCTIONS: tuple[str, ...] = ("stream", "epilogue")  # overlap{reduce=...}
 LANE_BACKENDS: tuple[str, ...] = ("ce", "auto")  # backends whose transfers the ce lanes spread (auto compiles to ce here)
 
-PLANS: dict[str, str] = {
-    AG_GEMM: "all-gather{{tensor=a_ptr dim=0 world={world}{chunks}}}",
-    GEMM_RS: "reduce-scatter{{tensor=c_ptr dim=0 world={world}{chunks}}}",
-    GEMM_AR: "all-reduce{{tensor=c_ptr dim=0 world={world}{chunks}}}",
+PLANS: dict[str, tuple[str, str]] = {  # workload -> (plan template, the kernel's pointer to the tensor), dim 0
+    AG_GEMM: ("all-gather", "a_ptr"),
+    GEMM_RS: ("reduce-scatter", "c_ptr"),
+    GEMM_AR: ("all-reduce", "c_ptr"),
 }
 
 # Tiles that spin hold their SMs, and NCCL's kernels need SMs: only a
@@ -97,10 +97,14 @@ EPILOGUE_KERNEL = ("not run: reduce=epilogue needs the persistent TMA GEMM (its 
 _PROGRAMS: dict[tuple[str, int, str, str, str, int, str], Any] = {}
 
 
-def plan_spec(workload: str, world: int, chunks: int = 1) -> str:
-    """The plan spec of ``workload`` at world size ``world``, each rank's
-    rows cut into ``chunks`` chunks (``chunks_per_rank``)."""
-    return PLANS[workload].format(world=world, chunks=f" chunks_per_rank={chunks}" if chunks > 1 else "")
+def plan(workload: str, world: int, chunks: int = 1) -> Any:
+    """The plan of ``workload`` at world size ``world``, each rank's rows
+    cut into ``chunks`` chunks (``chunks_per_rank``): the template's typed
+    options, which reach the compiler without a spec string."""
+    from syncopate.ir.plans.templates import template  # imports sympy: compiling rows only
+
+    kind, tensor = PLANS[workload]
+    return template(kind, world, tensor=tensor, dim=0, chunks_per_rank=chunks)
 
 
 def program_for(workload: str, world: int, backend: str, order: str, config: GemmConfig, chunks: int = 1,
@@ -110,8 +114,8 @@ def program_for(workload: str, world: int, backend: str, order: str, config: Gem
     if key not in _PROGRAMS:
         from syncopate.runtime.fused import compile_fused
 
-        _PROGRAMS[key] = compile_fused(kernel_path(config), kernel_name(config), [plan_spec(workload, world, chunks)],
-                                       pipeline_spec(backend, order, reduce))
+        _PROGRAMS[key] = compile_fused(kernel_path(config), kernel_name(config), [plan(workload, world, chunks)],
+                                       overlap_pass(backend, order, reduce))
     return _PROGRAMS[key]
 
 

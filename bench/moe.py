@@ -52,6 +52,7 @@ from syncopate.bench.variants import (
     TRITON_ALONE,
     FusedOptions,
     Variant,
+    overlap_pass,
     unavailable,
 )
 
@@ -250,8 +251,11 @@ def baseline_variants(spec: BenchSpec, ctx: BenchWorld) -> list[Variant]:
 _PROGRAMS: dict[tuple, Any] = {}
 
 
-def plan_spec(d: MoeDims) -> str:
-    return f"all-to-all{{tensor=x_ptr dim=0 world={d.world} splits={','.join(map(str, d.splits()))}}}"
+def plan(d: MoeDims) -> Any:
+    """The dispatch's all-to-all (the template's typed options)."""
+    from syncopate.ir.plans.templates import template  # imports sympy: compiling rows only
+
+    return template("all-to-all", d.world, tensor="x_ptr", dim=0, splits=tuple(d.splits()))
 
 
 def program_for(d: MoeDims, backend: str, order: str, config: GemmConfig) -> Any:
@@ -260,8 +264,8 @@ def program_for(d: MoeDims, backend: str, order: str, config: GemmConfig) -> Any
     if key not in _PROGRAMS:
         from syncopate.runtime.fused import compile_fused
 
-        _PROGRAMS[key] = compile_fused(kernel_path(config), kernel_name(config), [plan_spec(d)],
-                                       f"overlap{{order={order} backend={backend}}}")
+        _PROGRAMS[key] = compile_fused(kernel_path(config), kernel_name(config), [plan(d)],
+                                       overlap_pass(backend, order))
     return _PROGRAMS[key]
 
 

@@ -75,6 +75,7 @@ from syncopate.bench.variants import (
     TRITON_ALONE,
     FusedOptions,
     Variant,
+    overlap_pass,
     unavailable,
 )
 from syncopate.kernels import source_path
@@ -301,9 +302,11 @@ def _moe_fused(spec: BenchSpec, ctx: BenchWorld, row: FusedOptions, context: Cal
                    meta=row.meta)
 
 
-def combine_plan(d: Any) -> str:
+def combine_plan(d: Any) -> Any:
     """The combine's all-to-all: every expert rank sends each source its block back."""
-    return f"all-to-all{{tensor=y_ptr dim=0 world={d.world} splits={','.join(map(str, d.splits()))}}}"
+    from syncopate.ir.plans.templates import template  # imports sympy: compiling rows only
+
+    return template("all-to-all", d.world, tensor="y_ptr", dim=0, splits=tuple(d.splits()))
 
 
 # -- ulysses-attn -----------------------------------------------------------------
@@ -427,13 +430,20 @@ def _ulysses_baselines(spec: BenchSpec, ctx: BenchWorld) -> list[Variant]:
                  comm_out=lambda: st.get("o_rows"), no_fusion="torch has no fused all-to-all attention")
 
 
-def ulysses_plans(seq: int, world: int) -> list[str]:
-    flat = ",".join([str(seq // world)] * (world * world))
-    return [f"all-to-all{{tensor={t}_ptr dim=0 world={world} size=SEQ splits={flat} name=a2a{t}}}" for t in "qkv"]
+def ulysses_plans(seq: int, world: int) -> list[Any]:
+    """Sequence to heads: an all-to-all of q, k and v each, ``seq / world`` rows per pair."""
+    from syncopate.ir.plans.templates import template  # imports sympy: compiling rows only
+
+    flat = (seq // world,) * (world * world)
+    return [template("all-to-all", world, tensor=f"{t}_ptr", dim=0, size="SEQ", splits=flat, name=f"a2a{t}")
+            for t in "qkv"]
 
 
-def out_proj_plan(width: int, world: int) -> str:
-    return f"all-to-all{{tensor=a_ptr dim=1 world={world} size=K splits={','.join([str(width)] * world * world)}}}"
+def out_proj_plan(width: int, world: int) -> Any:
+    """Heads to sequence, fused into the output projection: an all-to-all of ``a``'s columns."""
+    from syncopate.ir.plans.templates import template  # imports sympy: compiling rows only
+
+    return template("all-to-all", world, tensor="a_ptr", dim=1, size="K", splits=(width,) * (world * world))
 
 
 def _ulysses_fused(spec: BenchSpec, ctx: BenchWorld, row: FusedOptions, context: Callable[..., Any],
@@ -552,8 +562,11 @@ def _ring_baselines(spec: BenchSpec, ctx: BenchWorld) -> list[Variant]:
                            "all-gather or send/recv rounds with a merge per round, not a fused kernel)")
 
 
-def ring_plans(world: int) -> list[str]:
-    return [f"ring-exchange{{tensor={t}_ptr dim=0 world={world} size=N_KV name=rx{t}}}" for t in "kv"]
+def ring_plans(world: int) -> list[Any]:
+    """K and V passed round the ring."""
+    from syncopate.ir.plans.templates import template  # imports sympy: compiling rows only
+
+    return [template("ring-exchange", world, tensor=f"{t}_ptr", dim=0, size="N_KV", name=f"rx{t}") for t in "kv"]
 
 
 def _ring_fused(spec: BenchSpec, ctx: BenchWorld, row: FusedOptions, context: Callable[..., Any],
@@ -639,14 +652,14 @@ def _symmetric(ctx: BenchWorld, exchanged: bool, key: tuple, shape: tuple[int, .
 _PROGRAMS: dict[tuple, Any] = {}
 
 
-def _compiled(path: str, kernel: str, plans: Sequence[str], backend: str, order: str, hoist: bool = False) -> Any:
-    """The FusedProgram of ``kernel`` with ``plans`` (cached per process)."""
+def _compiled(path: str, kernel: str, plans: Sequence[Any], backend: str, order: str, hoist: bool = False) -> Any:
+    """The FusedProgram of ``kernel`` with ``plans`` (typed template
+    options; cached per process)."""
     key = (path, kernel, tuple(plans), backend, order, hoist)
     if key not in _PROGRAMS:
         from syncopate.runtime.fused import compile_fused
 
-        pipeline = f"overlap{{order={order} backend={backend}{' hoist_loops=true' if hoist else ''}}}"
-        _PROGRAMS[key] = compile_fused(path, kernel, list(plans), pipeline)
+        _PROGRAMS[key] = compile_fused(path, kernel, list(plans), overlap_pass(backend, order, hoist_loops=hoist))
     return _PROGRAMS[key]
 
 

@@ -73,10 +73,15 @@ def is_direct(name: str) -> bool:
     return name.endswith(DIRECT)
 
 
-def pipeline_spec(backend: str, order: str, reduce: str = "stream") -> str:
-    """The pass pipeline of one row: ``overlap{order=arrival backend=ce}``
-    (with ``reduce=epilogue`` when the kernel sums the partials)."""
-    return f"overlap{{order={order} backend={backend}" + (" reduce=epilogue}" if reduce == "epilogue" else "}")
+def overlap_pass(backend: str, order: str, reduce: str = "stream", hoist_loops: bool = False) -> Any:
+    """The pass pipeline of one row, built as the pass it is (no ``-p``
+    text): ``overlap{order=arrival backend=ce}``, with ``reduce=epilogue``
+    when the kernel sums the partials and ``hoist_loops=true`` when a
+    loop's waits are hoisted above it."""
+    from syncopate.passes.overlap_pipeline import OverlapPipelinePass  # imports the passes: compiling rows only
+
+    return OverlapPipelinePass(order=order, backend=backend, reduce=reduce,  # type: ignore[arg-type]
+                               hoist_loops=hoist_loops)
 
 
 @dataclass(frozen=True)

@@ -1138,7 +1138,7 @@ class DescriptorBlockSizeOp(IRDLOperation):
     For a descriptor made on the host (a ``TensorDescriptor`` argument) it
     is known only at launch; chunk-dependency-analysis uses it as the
     extent of that descriptor's loads and stores (a launch symbol, see
-    footprint.descriptor_block_symbol)."""
+    ir/analysis/host_exprs.descriptor_block_symbol)."""
 
     name = "tile.desc_block_size"
     desc = operand_def(DescriptorType)

@@ -10,7 +10,7 @@ from xdsl.dialects.builtin import DictionaryAttr, IntegerAttr, ModuleOp, StringA
 from xdsl.ir import Attribute
 from xdsl.passes import ModulePass
 
-from syncopate.ir.analysis import footprint
+from syncopate.ir.analysis import host_exprs, index_spans
 from syncopate.ir.analysis.chunk_access import BoundAccess, analyze
 from syncopate.ir.analysis.manager import query
 from syncopate.ir.contract import ACCESS_ATTR, TILE_LOOP_ATTR, AccessKey
@@ -18,8 +18,8 @@ from syncopate.ir.contract import ACCESS_ATTR, TILE_LOOP_ATTR, AccessKey
 
 def _access_attr(b: BoundAccess) -> DictionaryAttr:
     lo = b.span.lo_host_expr()
-    extent = footprint.host_expr(b.span.extent)
-    ranges = footprint.intervals(b.span, lo, footprint.HostArith()) if b.span.reshaped else [(lo, extent)]
+    extent = host_exprs.host_expr(b.span.extent)
+    ranges = index_spans.intervals(b.span, lo, index_spans.HostArith()) if b.span.reshaped else [(lo, extent)]
     (lo, extent), rest = ranges[0], ranges[1:]
     fields: dict[str, Attribute] = {
         AccessKey.PLAN: SymbolRefAttr(b.plan.sym_name.data),
@@ -35,7 +35,7 @@ def _access_attr(b: BoundAccess) -> DictionaryAttr:
         fields[AccessKey.IN_ROW] = StringAttr(b.span.in_row[0])
         fields[AccessKey.ROW_STRIDE] = StringAttr(b.span.in_row[1])
     if b.span.wrap is not None:
-        wrap = footprint.host_expr(b.span.wrap)
+        wrap = host_exprs.host_expr(b.span.wrap)
         fields[AccessKey.WRAP] = StringAttr(wrap if wrap is not None else "?")
     for other_lo, other_extent in rest:  # the row of the lanes a `tl.where` redirects
         fields[AccessKey.ELSE_LO] = StringAttr(other_lo if other_lo is not None else "?")
@@ -71,7 +71,7 @@ class ChunkDependencyAnalysisPass(ModulePass):
     (one unit-stride index, no stride parameter) is dim 0. The scalar may be
     anything the kernel computes (program ids, loop variables, loaded values).
     A persistent kernel's tile loop (``for tile in range(tl.program_id(0),
-    count, step)``, see ``footprint.tile_loop``) counts as a 1-D grid of
+    count, step)``, see ``host_exprs.tile_loop``) counts as a 1-D grid of
     ``count`` tiles: its loop variable is ``pid0`` in the host expressions,
     and the kernel gets ``chunk.tile_loop = "<count>"``.
     The term of the plan's dim is the one whose stride is the dim's stride
@@ -114,8 +114,8 @@ class ChunkDependencyAnalysisPass(ModulePass):
         deps = query(op, analyze)
         for b in deps.accesses:
             b.access.op.attributes[ACCESS_ATTR] = _access_attr(b)
-        loop = footprint.tile_loop(deps.kernel)
+        loop = host_exprs.tile_loop(deps.kernel)
         if loop is not None:
-            deps.kernel.attributes[TILE_LOOP_ATTR] = StringAttr(footprint.host_expr(loop.ub))  # tile_loop checked it
+            deps.kernel.attributes[TILE_LOOP_ATTR] = StringAttr(host_exprs.host_expr(loop.ub))  # tile_loop checked it
         else:
             deps.kernel.attributes.pop(TILE_LOOP_ATTR, None)

@@ -14,7 +14,7 @@ from xdsl.utils.exceptions import PassFailedException
 
 from syncopate.dialects import tile
 from syncopate.dialects.chunk import PlanOp, ReduceSpanOp
-from syncopate.ir.analysis import footprint
+from syncopate.ir.analysis import host_exprs
 from syncopate.ir.analysis.chunk_access import BoundAccess, analyze
 from syncopate.ir.analysis.manager import query
 from syncopate.ir.contract import ORIGIN_ATTR
@@ -54,7 +54,7 @@ class FusePeerReductionPass(ModulePass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         deps = query(op, analyze)
-        tile_loop = footprint.tile_loop(deps.kernel)
+        tile_loop = host_exprs.tile_loop(deps.kernel)
         for b in deps.accesses:
             if b.role == "write" and b.plan.collective == "reduce-scatter":
                 self._check(b, deps.kernel, tile_loop)

@@ -15,7 +15,7 @@ from xdsl.utils.exceptions import PassFailedException
 
 from syncopate.dialects import tile
 from syncopate.dialects.chunk import SignalSpanOp, WaitSpanLoopOp, WaitSpanOp
-from syncopate.ir.analysis import footprint
+from syncopate.ir.analysis import host_exprs, index_spans, loop_nesting, ssa_values
 from syncopate.ir.analysis.chunk_access import BoundAccess, analyze
 from syncopate.ir.analysis.manager import query
 from syncopate.ir.contract import ORIGIN_ATTR
@@ -40,10 +40,10 @@ def _inserted(builder: Builder, op: Operation) -> SSAValue:
 
 
 def _hoisted(value: SSAValue, loop: scf.ForOp, builder: Builder) -> SSAValue:
-    """``value`` (loop-invariant, see ``footprint.is_loop_invariant``) usable
+    """``value`` (loop-invariant, see ``loop_nesting.is_loop_invariant``) usable
     at ``builder``: a copy of its computation when the loop body computes it
     (``ptrs += 2 * BLOCK`` computes the step after the load that waits)."""
-    if not footprint.is_defined_inside(value, loop):
+    if not loop_nesting.is_defined_inside(value, loop):
         return value
     assert isinstance(value, OpResult)
     operands = [_hoisted(v, loop, builder) for v in value.op.operands]
@@ -59,7 +59,7 @@ def _iteration(loop: scf.ForOp, builder: Builder) -> SSAValue:
     """The iteration number ``(iv - lb) // step`` of ``loop`` (``iv`` when
     the loop counts from 0 by 1)."""
     iv = loop.body.block.args[0]
-    if footprint.host_expr(loop.lb) == "0" and footprint.host_expr(loop.step) == "1":
+    if host_exprs.host_expr(loop.lb) == "0" and host_exprs.host_expr(loop.step) == "1":
         return iv
     any_type = tile.AnyValueType()
     shifted = _inserted(builder, tile.SubOp(iv, loop.lb, any_type))
@@ -70,7 +70,7 @@ def _lo_value(b: BoundAccess, builder: Builder, walks: bool = True) -> SSAValue:
     """The span's lower bound as one SSA value: its terms summed, plus the
     shift of each loop-carried pointer walk (``iteration * shift``) unless
     ``walks`` is false."""
-    lo = footprint.lo_of(b.span, _KernelArith(builder))
+    lo = index_spans.lo_of(b.span, _KernelArith(builder))
     for walk in b.span.walks if walks else ():
         shift = _hoisted(walk.shift, walk.loop, builder)
         moved = _inserted(builder, tile.MulOp(_iteration(walk.loop, builder), shift, tile.AnyValueType()))
@@ -106,7 +106,7 @@ def _bound(value: SSAValue | None, builder: Builder) -> SSAValue | None:
 
 
 class _KernelArith:
-    """:class:`footprint.RowArith` over SSA values: the ops are inserted at
+    """:class:`index_spans.RowArith` over SSA values: the ops are inserted at
     ``builder`` (``tl.minimum`` / ``tl.maximum`` of two scalars)."""
 
     def __init__(self, builder: Builder):
@@ -148,13 +148,13 @@ def _loop_walk(b: BoundAccess, anchor: Operation) -> tuple[scf.ForOp, SSAValue, 
     if b.span.walks:
         return _pointer_walk(b, loop)
     iv = loop.body.block.args[0]
-    terms = [footprint.strip(t) for t in b.span.lo_terms]
+    terms = [ssa_values.strip(t) for t in b.span.lo_terms]
     rest = [t for t, s in zip(b.span.lo_terms, terms) if s is not iv]
     outside = (*rest, *b.span.lo_minus, b.span.extent)
-    if len(rest) != len(terms) - 1 or any(footprint.is_defined_inside(v, loop) for v in outside):
+    if len(rest) != len(terms) - 1 or any(loop_nesting.is_defined_inside(v, loop) for v in outside):
         return None
     builder = Builder(InsertPoint.before(loop))
-    first = footprint.lo_of(replace(b.span, lo_terms=(loop.lb, *rest)), _KernelArith(builder))
+    first = index_spans.lo_of(replace(b.span, lo_terms=(loop.lb, *rest)), _KernelArith(builder))
     return loop, first, loop.step
 
 
@@ -164,7 +164,7 @@ def _pointer_walk(b: BoundAccess, loop: scf.ForOp) -> tuple[scf.ForOp, SSAValue,
     other terms and extent are defined outside the loop."""
     if len(b.span.walks) != 1 or b.span.walks[0].loop is not loop:
         return None
-    if any(footprint.is_defined_inside(v, loop) for v in (*b.span.lo_terms, *b.span.lo_minus, b.span.extent)):
+    if any(loop_nesting.is_defined_inside(v, loop) for v in (*b.span.lo_terms, *b.span.lo_minus, b.span.extent)):
         return None
     builder = Builder(InsertPoint.before(loop))
     first = _lo_value(b, builder, walks=False)
@@ -194,7 +194,7 @@ class InsertSignalsPass(ModulePass):
     ``[lo % M, lo % M + B)`` and ``[0, lo % M + B - M)`` (empty unless the
     tile wraps). A clamped range (``tl.minimum`` / ``tl.maximum`` /
     ``tl.where`` of the index) gets a wait per range of
-    ``footprint.intervals``, computed with ``tl.minimum`` / ``tl.maximum``
+    ``index_spans.intervals``, computed with ``tl.minimum`` / ``tl.maximum``
     from the same formulas as the host's ``chunk.access``. A range moved by a loop-carried pointer gets ``lo`` plus
     ``iteration * step`` (iteration ``(iv - lb) // loop step``).
     A wait that a loop walks (directly in the body of the innermost loop that
@@ -269,7 +269,7 @@ class InsertSignalsPass(ModulePass):
             self._insert_wrapped_wait(b, lo, builder)
             return
         if b.span.reshaped:
-            for wait_lo, wait_extent in footprint.intervals(b.span, lo, _KernelArith(builder)):
+            for wait_lo, wait_extent in index_spans.intervals(b.span, lo, _KernelArith(builder)):
                 wait = builder.insert(WaitSpanOp(wait_lo, wait_extent, plan, tensor))
                 wait.attributes[ORIGIN_ATTR] = ORIGIN
             return
@@ -310,7 +310,7 @@ class InsertSignalsPass(ModulePass):
             new.attributes[ORIGIN_ATTR] = ORIGIN
 
     def _insert_signal(self, b: BoundAccess, kernel: tile.FuncOp) -> None:
-        tiles = footprint.tile_loop(kernel)
+        tiles = host_exprs.tile_loop(kernel)
         in_tile_loop = tiles is not None and list(b.loops) == [tiles]  # a persistent kernel: one tile per iteration
         if b.loops and not in_tile_loop:
             raise PassFailedException(
@@ -320,7 +320,7 @@ class InsertSignalsPass(ModulePass):
             )
         anchor = _top_level_ancestor(b.access.op, tiles if in_tile_loop else kernel)
         for value in b.span.values():
-            if footprint.is_defined_inside(value, anchor):
+            if loop_nesting.is_defined_inside(value, anchor):
                 raise PassFailedException(
                     f"insert-signals: the row range of the store of '{b.access.param}' is computed inside "
                     f"the '{anchor.name}' that holds the store; compute it before the branch"
@@ -328,6 +328,6 @@ class InsertSignalsPass(ModulePass):
         builder = Builder(InsertPoint.after(anchor))
         lo, extent = _lo_value(b, builder), b.span.extent
         if b.span.reshaped:  # clamped rows: one range (chunk-dependency-analysis refuses a stored `tl.where`)
-            [(lo, extent)] = footprint.intervals(b.span, lo, _KernelArith(builder))
+            [(lo, extent)] = index_spans.intervals(b.span, lo, _KernelArith(builder))
         signal = builder.insert(SignalSpanOp(lo, extent, b.plan.sym_name.data, b.tensor.tensor.data))
         signal.attributes[ORIGIN_ATTR] = ORIGIN

@@ -21,7 +21,7 @@ from xdsl.utils.exceptions import PassFailedException
 
 from syncopate.dialects import tile
 from syncopate.dialects.chunk import PlanOp, ReduceSpanOp, SignalOp, SignalSpanOp, WaitOp, WaitSpanLoopOp, WaitSpanOp
-from syncopate.ir.analysis.footprint import enclosing_loops
+from syncopate.ir.analysis.loop_nesting import enclosing_loops
 from syncopate.ir.contract import ABI_ATTR, CONSUMED, ORIGIN_ATTR, TILE_LOOP_ATTR, AbiKey, ChunkTable, TableRole, staging_param
 from syncopate.ir.contract import EPOCH_PARAM as EPOCH
 from syncopate.ir.contract import FLAGS_PARAM as FLAGS

@@ -16,7 +16,7 @@ from xdsl.utils.exceptions import PassFailedException
 from syncopate.dialects import tile
 from syncopate.ir.analysis.chunk_access import analyze
 from syncopate.ir.analysis.manager import ALL, query
-from syncopate.ir.analysis.footprint import tile_loop
+from syncopate.ir.analysis.host_exprs import tile_loop
 from syncopate.ir.contract import ABI_ATTR, ORIGIN_ATTR, AbiKey
 from syncopate.ir.contract import ROTATE_PARAM as ROTATE
 from syncopate.ir.contract import TILE_ORDER_PARAM as TILE_ORDER
@@ -62,7 +62,7 @@ class TileReorderPass(ChoiceOptions, ModulePass):
       rows come last (``deps.rotation``).
 
     A persistent kernel (a tile loop ``for tile in range(tl.program_id(0),
-    count, step)``, see ``footprint.tile_loop``) keeps its program ids; the
+    count, step)``, see ``host_exprs.tile_loop``) keeps its program ids; the
     loop variable is remapped instead, at the top of the loop body: ``tile``
     becomes ``syn_tile_order[tile]`` (``arrival``, a permutation of the
     ``count`` tiles, so each program's k-th iteration runs the tile at

@@ -15,7 +15,7 @@ from xdsl.utils.exceptions import PassFailedException
 
 from syncopate.dialects import tile
 from syncopate.dialects.chunk import SignalSpanOp, WaitSpanLoopOp, WaitSpanOp
-from syncopate.ir.analysis import footprint
+from syncopate.ir.analysis import host_exprs, index_spans, loop_nesting
 from syncopate.ir.analysis.chunk_access import BoundAccess, ChunkDependencies, analyze
 from syncopate.ir.analysis.manager import ALL
 from syncopate.ir.analysis.symbolic import Symbolic, provably_equal, provably_le, text
@@ -51,7 +51,7 @@ class SyncRange(NamedTuple):
 
 
 class _SymbolicArith:
-    """``footprint.RowArith`` over the expressions of :class:`Symbolic`."""
+    """``index_spans.RowArith`` over the expressions of :class:`Symbolic`."""
 
     def __init__(self, values: Symbolic):
         self.values = values
@@ -106,7 +106,7 @@ class _Verifier:
     values: Symbolic = field(default_factory=Symbolic)
 
     def __post_init__(self) -> None:
-        self.tiles = footprint.tile_loop(self.deps.kernel)
+        self.tiles = host_exprs.tile_loop(self.deps.kernel)
         spans = [o for o in self.deps.kernel.walk() if isinstance(o, (WaitSpanOp, WaitSpanLoopOp, SignalSpanOp))]
         self.waits = [self._sync_range(o) for o in spans if not isinstance(o, SignalSpanOp)]
         self.signals = [self._sync_range(o) for o in spans if isinstance(o, SignalSpanOp)]
@@ -126,9 +126,9 @@ class _Verifier:
         for a wrapped index ``(lo + arange(E)) % M`` the rows from ``lo % M``
         and those continued from 0 (``[0, lo % M + E - M)``, empty unless the
         tile wraps); for clamped or redirected rows the ranges of the
-        footprint's model (``footprint.intervals``)."""
+        footprint's model (``index_spans.intervals``)."""
         span = b.span
-        lo = footprint.lo_of(span, _SymbolicArith(self.values))
+        lo = index_spans.lo_of(span, _SymbolicArith(self.values))
         lo += sympy.Add(*(self.values.iteration(w.loop) * self.values.of(w.shift) for w in span.walks))
         lo = sympy.expand(lo)
         extent = self.values.of(span.extent)
@@ -136,7 +136,7 @@ class _Verifier:
             start = self.values.mod(lo, self.values.of(span.wrap))
             return [Range(start, sympy.expand(start + extent)),
                     Range(sympy.Integer(0), sympy.expand(start + extent - self.values.of(span.wrap)))]
-        pieces = footprint.intervals(span, lo, _SymbolicArith(self.values)) if span.reshaped else [(lo, extent)]
+        pieces = index_spans.intervals(span, lo, _SymbolicArith(self.values)) if span.reshaped else [(lo, extent)]
         return [Range(start, sympy.expand(start + size)) for start, size in pieces]
 
     def _masked(self, b: BoundAccess, piece: Range) -> Range | None:
@@ -250,7 +250,7 @@ class _Verifier:
             # the signal has no source line of its own: name the store it follows
             where = (f"{describe(before[-1].access.op)}: the chunk.signal_span after it" if before
                      else f"{describe(op)}") + f" (of '{op.tensor.data}', plan {op.plan})"
-            loops = [loop for loop in footprint.enclosing_loops(op) if loop is not self.tiles]
+            loops = [loop for loop in loop_nesting.enclosing_loops(op) if loop is not self.tiles]
             if loops:
                 raise _fail(f"{where} is inside a loop ({describe(loops[-1])}), so it counts the tile once per "
                             f"iteration")

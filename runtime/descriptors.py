@@ -5,7 +5,7 @@ The fused kernel takes the caller's descriptor unchanged: Triton reads its
 base, shape, strides and block shape. The runtime moves and checks tensors,
 so it sees each descriptor argument as its base tensor, plus one integer
 per dim: the block size the analysis used as the extent of the
-descriptor's loads and stores (footprint.descriptor_block_symbol). That
+descriptor's loads and stores (host_exprs.descriptor_block_symbol). That
 integer also enters the launch's configuration key, so launches with other
 block shapes get their own tables.
 
@@ -22,7 +22,7 @@ from typing import Any
 import torch
 from triton.tools.tensor_descriptor import TensorDescriptor
 
-from syncopate.ir.analysis.footprint import descriptor_block_symbol
+from syncopate.ir.analysis.host_exprs import descriptor_block_symbol
 from syncopate.runtime.errors import AbiError
 
 

@@ -19,7 +19,7 @@ import os
 import tempfile
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import torch
 from xdsl.dialects.builtin import DictionaryAttr, ModuleOp
@@ -30,6 +30,10 @@ from syncopate.ir.contract import ABI_ATTR
 from syncopate.runtime import module_constants
 from syncopate.runtime.autotune import LAUNCH_OPTIONS, ConfigChoice, LaunchHelpers, plain_jit
 from syncopate.runtime.descriptors import runtime_params
+
+if TYPE_CHECKING:
+    from syncopate.ir.plans.load import PlanSource
+    from syncopate.lowering.compile import Pipeline
 
 
 @dataclass
@@ -87,9 +91,11 @@ class LaunchFacts:
     spin_limit: str | None  # the spin-limit parameter's name, if the kernel has one
 
 
-def compile_fused(source_path: str, kernel_name: str, plan_specs: Sequence[str], pipeline: str = "overlap",
-                  cache_dir: str | None = None) -> FusedProgram:
-    """Fuse ``plan_specs`` into kernel ``kernel_name`` of ``source_path``."""
+def compile_fused(source_path: str, kernel_name: str, plan_specs: Sequence[PlanSource],
+                  pipeline: Pipeline = "overlap", cache_dir: str | None = None) -> FusedProgram:
+    """Fuse ``plan_specs`` (spec text, .mlir paths or typed template
+    options) into kernel ``kernel_name`` of ``source_path`` through
+    ``pipeline`` (``-p`` text or the passes)."""
     from syncopate.lowering.compile import compile_module
 
     return load_program(compile_module(source_path, kernel_name, plan_specs, pipeline), kernel_name, cache_dir)

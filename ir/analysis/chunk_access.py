@@ -19,8 +19,10 @@ from xdsl.utils.exceptions import PassFailedException
 
 from syncopate.dialects import tile
 from syncopate.dialects.chunk import PlanOp, TensorOp, extent_attr
-from syncopate.ir.analysis import footprint
-from syncopate.ir.analysis.footprint import Access, Span, Unbounded
+from syncopate.ir.analysis import access_patterns, host_exprs, index_spans, loop_nesting, ssa_values, unbounded
+from syncopate.ir.analysis.access_patterns import Access
+from syncopate.ir.analysis.index_spans import Span
+from syncopate.ir.analysis.unbounded import Unbounded
 from syncopate.ir.contract import CONSUMED, KERNEL_ATTR, PRODUCED
 from syncopate.ir.analysis import loaded_rows, mask_bounds
 from syncopate.ir.analysis.pointer_uses import MEMORY_OPS, PointerUse, pointer_uses
@@ -112,17 +114,17 @@ def _plan_dim(plan: PlanOp, tensor: str) -> int:
     return dims.pop()
 
 
-def _stride_name(term: footprint.Term) -> str | int:
+def _stride_name(term: access_patterns.Term) -> str | int:
     if term.stride is None:
         return 1
-    name = footprint.param_name(term.stride)
+    name = ssa_values.param_name(term.stride)
     if name is not None:
         return name
-    const = footprint.host_expr(term.stride)
+    const = host_exprs.host_expr(term.stride)
     return int(const) if const is not None and const.lstrip("-").isdigit() else "?"
 
 
-def _in_dim_order(terms: tuple[footprint.Term, ...]) -> list[footprint.Term]:
+def _in_dim_order(terms: tuple[access_patterns.Term, ...]) -> list[access_patterns.Term]:
     """The terms of one address in the order of the tensor's dims, when the
     plan names no stride: terms whose stride is a kernel parameter in the
     order the kernel declares those parameters (Triton kernels take
@@ -134,9 +136,9 @@ def _in_dim_order(terms: tuple[footprint.Term, ...]) -> list[footprint.Term]:
     ``k_ptr + kv[None, :] * stride_ks + ds[:, None] * stride_kd`` puts the
     sequence (dim 0) on block axis 1."""
 
-    def key(term: footprint.Term) -> tuple[int, int, int]:
-        stride = footprint.strip(term.stride) if term.stride is not None else None
-        if isinstance(stride, BlockArgument) and footprint.param_name(stride) is not None:
+    def key(term: access_patterns.Term) -> tuple[int, int, int]:
+        stride = ssa_values.strip(term.stride) if term.stride is not None else None
+        if isinstance(stride, BlockArgument) and ssa_values.param_name(stride) is not None:
             return (0, stride.index, term.axis)
         name = _stride_name(term)
         return (1, -name, term.axis) if isinstance(name, int) else (2, 0, term.axis)
@@ -169,13 +171,13 @@ def _span_along(acc: Access, tensor: TensorOp, dim: int, kernel: tile.FuncOp) ->
     if row is not None:
         stride = _named_factor(row, strides[dim]) or _row_stride(row)
         return _row_span(acc, row, stride, where, dim, kernel, _other_strides(acc, tensor, dim)), \
-            footprint.param_name(stride)
+            ssa_values.param_name(stride)
     outer = _outer_rows(acc) if not named else []
     if outer:
         ordered = _in_dim_order_with_rows(acc.terms, outer)
         if dim >= len(ordered):
             raise fail(f"{where}: the address of '{acc.param}' has {len(ordered)} dims, the plan splits dim {dim}")
-        if isinstance(ordered[dim], footprint.Offset) and len(ordered) > rank and any(t.stride is not None for t in acc.terms):
+        if isinstance(ordered[dim], access_patterns.Offset) and len(ordered) > rank and any(t.stride is not None for t in acc.terms):
             # a scalar outside block rows of its own (`head * stride_h + rows * stride_s`):
             # with more address dims than the plan's tensor has, the plan's dim
             # may be either, and the guess decides which rows move
@@ -183,10 +185,10 @@ def _span_along(acc: Access, tensor: TensorOp, dim: int, kernel: tile.FuncOp) ->
                        f"{', '.join(str(_dim_stride_name(o)) for o in ordered)}), the plan's tensor {rank}; "
                        f"give the plan option stride=<the stride parameter of dim {dim}>")
         picked = ordered[dim]
-        if isinstance(picked, footprint.Offset):
+        if isinstance(picked, access_patterns.Offset):
             stride = _row_stride(picked)
             return _row_span(acc, picked, stride, where, dim, kernel, _other_strides(acc, tensor, dim)), \
-                footprint.param_name(stride)
+                ssa_values.param_name(stride)
         named = [picked]
     if len(named) == 1:
         term = named[0]
@@ -204,8 +206,8 @@ def _span_along(acc: Access, tensor: TensorOp, dim: int, kernel: tile.FuncOp) ->
         )
     loaded = False
     try:
-        span = footprint.span_of(term.index)
-    except footprint.LoadedRows as err:
+        span = index_spans.span_of(term.index)
+    except unbounded.LoadedRows as err:
         if acc.role != "read":
             raise fail(f"{where}: cannot bound the access of '{acc.param}' along dim {dim}: {err}") from None
         # the index's own scalar terms are inside it: the range of the whole index
@@ -238,17 +240,17 @@ def _span_along(acc: Access, tensor: TensorOp, dim: int, kernel: tile.FuncOp) ->
     return replace(span, lo_terms=(*span.lo_terms, *moved), walks=walks), stride
 
 
-def mask_limits(acc: Access, term: footprint.Term, size: str | int,
+def mask_limits(acc: Access, term: access_patterns.Term, size: str | int,
                 kernel: tile.FuncOp) -> tuple[SSAValue | None, SSAValue | None]:
     """The bounds ``acc``'s mask puts on ``term``'s index, ``(index >= lower,
     index < upper)``, each None when the mask has none. Only kernel
     parameters and integer constants count: a wait placed above the access
     (hoisted out of loops) can use them (insert-signals copies a constant);
     among several upper bounds, the plan's extent ``size`` is preferred."""
-    index = footprint.strip(term.index)
+    index = ssa_values.strip(term.index)
 
     def usable(bounds: list[tuple[SSAValue, SSAValue]]) -> list[SSAValue]:
-        found = [footprint.strip(b) for i, b in bounds if i is index]
+        found = [ssa_values.strip(b) for i, b in bounds if i is index]
         return [b for b in found if (isinstance(b, BlockArgument) and b.owner is kernel.body.block)
                 or (isinstance(b, OpResult) and isinstance(b.op, arith.ConstantOp)
                     and isinstance(b.op.value, IntegerAttr))]
@@ -256,7 +258,7 @@ def mask_limits(acc: Access, term: footprint.Term, size: str | int,
     mask = _mask_of(acc.op)
     lower = usable(mask_bounds.bound_values(mask, upper=False))
     upper = usable(mask_bounds.bound_values(mask, upper=True))
-    upper.sort(key=lambda b: footprint.host_expr(b) != str(size))
+    upper.sort(key=lambda b: host_exprs.host_expr(b) != str(size))
     return (lower[0] if lower else None), (upper[0] if upper else None)
 
 
@@ -267,7 +269,7 @@ def _is_flat(acc: Access) -> bool:
             and not any(_runtime_stride(o) is not None for o in acc.offsets))
 
 
-def _row_offsets(acc: Access) -> list[footprint.Offset]:
+def _row_offsets(acc: Access) -> list[access_patterns.Offset]:
     """Scalar offsets ``index * stride`` with a runtime stride parameter and
     an index of one factor. A longer product (``off_hz * HEAD_DIM * N_CTX``)
     scales its index by a length, so it is no row index; ``_shift_along``
@@ -276,34 +278,34 @@ def _row_offsets(acc: Access) -> list[footprint.Offset]:
             and len(_factors(o.left)) + (len(_factors(o.right)) if o.right is not None else 0) <= 2]
 
 
-def _dim_stride_name(item: footprint.Term | footprint.Offset) -> str | int | None:
-    if isinstance(item, footprint.Offset):
-        return footprint.param_name(_row_stride(item))
+def _dim_stride_name(item: access_patterns.Term | access_patterns.Offset) -> str | int | None:
+    if isinstance(item, access_patterns.Offset):
+        return ssa_values.param_name(_row_stride(item))
     return _stride_name(item)
 
 
-def _outer_rows(acc: Access) -> list[footprint.Offset]:
+def _outer_rows(acc: Access) -> list[access_patterns.Offset]:
     """Scalar offsets ``i * s`` whose runtime stride parameter ``s`` no
     block index has (a batch or head offset ``off_b * stride_kb``): each is
     a dim of its own. Empty unless every block index has a stride parameter
     or unit stride, so that all dims can be ordered."""
-    term_strides = {footprint.param_name(t.stride) for t in acc.terms if t.stride is not None}
+    term_strides = {ssa_values.param_name(t.stride) for t in acc.terms if t.stride is not None}
     if None in term_strides or any(_stride_name(t) == "?" for t in acc.terms):
         return []
     rows = _row_offsets(acc)
-    return [o for o in rows if footprint.param_name(_row_stride(o)) not in term_strides]
+    return [o for o in rows if ssa_values.param_name(_row_stride(o)) not in term_strides]
 
 
-def _in_dim_order_with_rows(terms: tuple[footprint.Term, ...],
-                            rows: list[footprint.Offset]) -> list[footprint.Term | footprint.Offset]:
+def _in_dim_order_with_rows(terms: tuple[access_patterns.Term, ...],
+                            rows: list[access_patterns.Offset]) -> list[access_patterns.Term | access_patterns.Offset]:
     """Block indices and outer scalar rows in the order the kernel declares
     their stride parameters (outermost dim first), unit strides last."""
 
-    def key(item: footprint.Term | footprint.Offset) -> tuple[int, int]:
-        stride = _row_stride(item) if isinstance(item, footprint.Offset) else item.stride
+    def key(item: access_patterns.Term | access_patterns.Offset) -> tuple[int, int]:
+        stride = _row_stride(item) if isinstance(item, access_patterns.Offset) else item.stride
         if stride is None:
             return (1, 0)
-        arg = footprint.strip(stride)
+        arg = ssa_values.strip(stride)
         return (0, arg.index) if isinstance(arg, BlockArgument) else (1, 0)
 
     return sorted([*terms, *rows], key=key)
@@ -316,23 +318,23 @@ def _is_row_of_matrix(acc: Access) -> bool:
     return len(acc.terms) == 1 and acc.terms[0].stride is None and len(rows) == 1
 
 
-def _runtime_stride(offset: footprint.Offset) -> SSAValue | None:
+def _runtime_stride(offset: access_patterns.Offset) -> SSAValue | None:
     """The factor of ``index * stride`` that is a runtime (not constexpr)
     kernel parameter, when exactly one is."""
     if offset.right is None:
         return None
     params = [f for f in (offset.left, offset.right)
-              if footprint.param_name(f) is not None and not isinstance(footprint.strip(f).type, tile.ConstexprType)]
+              if ssa_values.param_name(f) is not None and not isinstance(ssa_values.strip(f).type, tile.ConstexprType)]
     return params[0] if len(params) == 1 else None
 
 
-def _row_stride(offset: footprint.Offset) -> SSAValue:
+def _row_stride(offset: access_patterns.Offset) -> SSAValue:
     stride = _runtime_stride(offset)
     assert stride is not None
     return stride
 
 
-def _scalar_row(acc: Access, stride: str | int, dim: int) -> footprint.Offset | None:
+def _scalar_row(acc: Access, stride: str | int, dim: int) -> access_patterns.Offset | None:
     """A scalar row index along ``dim``: ``row * stride`` added to the
     pointer (``X += row * stride``, ``x_ptr + row_idx * stride_row``) when
     the address has no block index along ``dim``. It is the offset whose
@@ -340,7 +342,7 @@ def _scalar_row(acc: Access, stride: str | int, dim: int) -> footprint.Offset | 
     stride, the only offset moved by a runtime stride parameter while every
     block index has unit stride (a row of a row-major matrix)."""
     rows = _row_offsets(acc)
-    named = [o for o in rows if footprint.param_name(_row_stride(o)) == stride]
+    named = [o for o in rows if ssa_values.param_name(_row_stride(o)) == stride]
     if named:  # several (`X += row * s; X + (-1) * s`): the others are shifts of it (_row_span adds them)
         return named[0]
     # `row_ptr + cols`: one unit-stride block index (the columns). With a
@@ -360,38 +362,38 @@ def _split_constexpr_row(acc: Access, stride: str | int) -> Access:
     flat index; named, ``row * P`` moves whole rows, as ``X += row * P``
     does (:func:`_constexpr_row`)."""
     for term in acc.terms:
-        index = footprint.strip(term.index)
+        index = ssa_values.strip(term.index)
         if term.stride is not None or not (isinstance(index, OpResult) and isinstance(index.op, tile.AddOp)):
             continue
         for row, cols in ((index.op.lhs, index.op.rhs), (index.op.rhs, index.op.lhs)):
-            row = footprint.strip(row)
-            if footprint._rank(row) != 0 or not (isinstance(row, OpResult) and isinstance(row.op, tile.MulOp)):
+            row = ssa_values.strip(row)
+            if ssa_values.block_rank(row) != 0 or not (isinstance(row, OpResult) and isinstance(row.op, tile.MulOp)):
                 continue
-            offset = footprint.Offset(row.op.lhs, row.op.rhs, row)
+            offset = access_patterns.Offset(row.op.lhs, row.op.rhs, row)
             factor = _named_factor(offset, stride)
-            if factor is None or not isinstance(footprint.strip(factor).type, tile.ConstexprType):
+            if factor is None or not isinstance(ssa_values.strip(factor).type, tile.ConstexprType):
                 continue
-            rest = footprint.Term(term.axis, footprint.strip(cols), None)
+            rest = access_patterns.Term(term.axis, ssa_values.strip(cols), None)
             terms = tuple(rest if t is term else t for t in acc.terms)
             return replace(acc, terms=terms, offsets=(*acc.offsets, offset))
     return acc
 
 
-def _named_factor(offset: footprint.Offset, name: str | int) -> SSAValue | None:
+def _named_factor(offset: access_patterns.Offset, name: str | int) -> SSAValue | None:
     """The factor of ``index * stride`` that is the kernel parameter ``name``."""
     if offset.right is None:
         return None
-    found = [f for f in (offset.left, offset.right) if footprint.param_name(f) == name]
+    found = [f for f in (offset.left, offset.right) if ssa_values.param_name(f) == name]
     return found[0] if len(found) == 1 else None
 
 
-def _constexpr_row(acc: Access, stride: str | int) -> footprint.Offset | None:
+def _constexpr_row(acc: Access, stride: str | int) -> access_patterns.Offset | None:
     """A scalar row whose stride is the constexpr parameter the plan names
     (``X += row * N`` with ``N: tl.constexpr``, ``stride=N``). Unnamed, a
     constexpr factor is a tile size or a length (``pid * BLOCK``), never
     taken for a row stride; named by the plan, it is one."""
     rows = [o for o in acc.offsets if _named_factor(o, stride) is not None
-            and isinstance(footprint.strip(_named_factor(o, stride)).type, tile.ConstexprType)
+            and isinstance(ssa_values.strip(_named_factor(o, stride)).type, tile.ConstexprType)
             and len(_factors(o.left)) + len(_factors(o.right)) <= 2]
     return rows[0] if len(rows) == 1 else None
 
@@ -401,7 +403,7 @@ def _other_strides(acc: Access, tensor: TensorOp, dim: int) -> set[str | int]:
     return {_stride_name(t) for t in acc.terms} | {s for i, s in enumerate(tensor.stride_values) if i != dim}
 
 
-def _row_span(acc: Access, row: footprint.Offset, stride: SSAValue, where: str, dim: int,
+def _row_span(acc: Access, row: access_patterns.Offset, stride: SSAValue, where: str, dim: int,
               kernel: tile.FuncOp, others: set[str | int]) -> Span:
     """``[row, row + 1)``: one row per access (``row`` is ``index * stride``),
     moved by every other scalar offset that moves along ``dim``
@@ -411,7 +413,7 @@ def _row_span(acc: Access, row: footprint.Offset, stride: SSAValue, where: str, 
     column (``input_ptrs + d``) is checked at launch (:func:`_in_row_check`)."""
     index = row.right if stride is row.left else row.left
     assert index is not None
-    name = footprint.param_name(stride) or "?"
+    name = ssa_values.param_name(stride) or "?"
     walks = _walks_along(acc, name, where, dim, kernel, set())
     if walks:
         raise fail(f"{where}: '{acc.param}' is indexed by a scalar row and also advanced along dim {dim} by a loop; "
@@ -425,32 +427,32 @@ def _row_span(acc: Access, row: footprint.Offset, stride: SSAValue, where: str, 
     return Span(terms, _unit(kernel), masked_below=below, masked_from=above, in_row=in_row)
 
 
-def _column_of_row(offset: footprint.Offset) -> bool:
+def _column_of_row(offset: access_patterns.Offset) -> bool:
     """A lone scalar that is no kernel parameter added to a scalar row's
     address: a loaded or computed column (``X_ptr + y``, a class index),
     taken to stay inside the row as the row's block columns are."""
-    return offset.right is None and footprint.param_name(offset.left) is None
+    return offset.right is None and ssa_values.param_name(offset.left) is None
 
 
-def _length_column(offset: footprint.Offset, stride: str) -> bool:
+def _length_column(offset: access_patterns.Offset, stride: str) -> bool:
     """A lone kernel parameter other than the row stride added to a scalar
     row's address (``input_ptrs + d``: the second half of a row of ``2 *
     d`` columns; ``X + n_cols + cols``: the next row of ``n_cols``). Only
     the launch's values tell the two apart (:func:`_in_row_check`)."""
-    name = footprint.param_name(offset.left) if offset.right is None else None
+    name = ssa_values.param_name(offset.left) if offset.right is None else None
     return name is not None and name != stride
 
 
-def _in_row_check(acc: Access, lengths: list[footprint.Offset], stride: str, kernel: tile.FuncOp,
+def _in_row_check(acc: Access, lengths: list[access_patterns.Offset], stride: str, kernel: tile.FuncOp,
                   where: str) -> tuple[str, str]:
     """The launch-time condition under which ``lengths`` stay inside the
     row: their sum plus the columns' mask bound is at most the row stride
     (``AccessKey.IN_ROW``). Refused where the columns have no such bound."""
     columns = [t for t in acc.terms if t.stride is None]
     upper = mask_limits(acc, columns[0], "", kernel)[1] if len(columns) == 1 else None
-    parts = [footprint.host_expr(o.left) for o in lengths] + [footprint.host_expr(upper) if upper is not None else None]
+    parts = [host_exprs.host_expr(o.left) for o in lengths] + [host_exprs.host_expr(upper) if upper is not None else None]
     if stride == "?" or any(p is None for p in parts):
-        names = ", ".join(footprint.param_name(o.left) or "?" for o in lengths)
+        names = ", ".join(ssa_values.param_name(o.left) or "?" for o in lengths)
         raise fail(f"{where}: the access of '{acc.param}' adds {names} to a row's address, which stays in the row "
                    f"only if the columns it reaches are below the row stride; its columns have no mask bound "
                    f"(`cols < n`) to tell: mask them, or write the offset as index * <stride parameter>")
@@ -475,7 +477,7 @@ def _row_mask_limits(acc: Access, terms: tuple[SSAValue, ...],
 
     def bound(upper: bool) -> SSAValue | None:
         for index, limit in mask_bounds.bound_values(mask, upper=upper):
-            limit = footprint.strip(limit)
+            limit = ssa_values.strip(limit)
             usable = (isinstance(limit, BlockArgument) and limit.owner is kernel.body.block) or (
                 isinstance(limit, OpResult) and isinstance(limit.op, arith.ConstantOp)
                 and isinstance(limit.op.value, IntegerAttr))
@@ -499,7 +501,7 @@ def _unit(kernel: tile.FuncOp) -> SSAValue:
 
 
 def _walks_along(acc: Access, stride: str | int, where: str, dim: int, kernel: tile.FuncOp,
-                 others: set[str | int]) -> tuple[footprint.Walk, ...]:
+                 others: set[str | int]) -> tuple[index_spans.Walk, ...]:
     """The loop-carried increments of ``acc``'s pointer that move it along
     ``dim``: a shift per iteration of a ``for`` loop; one along another dim
     leaves the footprint on ``dim`` unchanged (hoistable over that loop)."""
@@ -514,13 +516,13 @@ def _walks_along(acc: Access, stride: str | int, where: str, dim: int, kernel: t
         if not isinstance(carried.loop, scf.ForOp):
             raise fail(f"{where}: a while loop advances the pointer of '{acc.param}' along dim {dim}, so the rows "
                        f"of an iteration are not known; use a for loop (`for k in range(...)`)")
-        walks.append(footprint.Walk(carried.loop, shift))
+        walks.append(index_spans.Walk(carried.loop, shift))
     return tuple(walks)
 
 
 def _factors(value: SSAValue) -> list[SSAValue]:
     """The factors of a product tree ``a * b * c`` (one factor otherwise)."""
-    value = footprint.strip(value)
+    value = ssa_values.strip(value)
     if isinstance(value, OpResult) and isinstance(value.op, tile.MulOp):
         return _factors(value.op.lhs) + _factors(value.op.rhs)
     return [value]
@@ -547,11 +549,11 @@ def _compared(kernel: tile.FuncOp) -> set[str]:
     found: set[str] = set()
     for op in kernel.walk():
         if isinstance(op, tile.CmpOp):
-            found.update(n for n in (footprint.param_name(v) for v in op.operands) if n is not None)
+            found.update(n for n in (ssa_values.param_name(v) for v in op.operands) if n is not None)
     return found
 
 
-def _shift_along(offset: footprint.Offset, stride: str | int, where: str, param: str, dim: int,
+def _shift_along(offset: access_patterns.Offset, stride: str | int, where: str, param: str, dim: int,
                  kernel: tile.FuncOp, others: set[str | int]) -> SSAValue | None:
     """The scalar ``offset`` moves the tile along ``dim`` (whose stride is
     ``stride``) by the returned value, or along another dim (None).
@@ -566,23 +568,23 @@ def _shift_along(offset: footprint.Offset, stride: str | int, where: str, param:
     dim's); a bare scalar or a constant product shifts a unit-stride dim.
     Anything else is an error, not a guess."""
     if offset.right is None:
-        if footprint.param_name(offset.left) == stride:
+        if ssa_values.param_name(offset.left) == stride:
             return _unit(kernel)  # the dim's stride itself: one row (`X + stride_x + cols`)
         if stride == 1 and not _runtime_parameter(offset.left):
             return offset.left
         raise fail(f"{where}: the access of '{param}' adds a scalar offset with no stride"
-                   + (f" ('{footprint.param_name(offset.left)}', a runtime parameter, which may be a row length or "
+                   + (f" ('{ssa_values.param_name(offset.left)}', a runtime parameter, which may be a row length or "
                       "another dim's stride)" if _runtime_parameter(offset.left) else "")
                    + f"; cannot tell whether it moves along dim {dim} (write it as index * <stride parameter>)")
     factors = (offset.left, offset.right)
-    names = [footprint.param_name(f) for f in factors]
+    names = [ssa_values.param_name(f) for f in factors]
     for i, name in enumerate(names):
         if name is not None and name == stride:
             return factors[1 - i]
     flat = _factors(offset.left) + _factors(offset.right)
-    if isinstance(stride, str) and stride in [footprint.param_name(f) for f in flat]:
-        rest = " * ".join(f.name_hint or footprint.host_expr(f) or "<value>" for f in flat
-                         if footprint.param_name(f) != stride)
+    if isinstance(stride, str) and stride in [ssa_values.param_name(f) for f in flat]:
+        rest = " * ".join(f.name_hint or host_exprs.host_expr(f) or "<value>" for f in flat
+                         if ssa_values.param_name(f) != stride)
         raise fail(f"{where}: the access of '{param}' adds a product of {len(flat)} factors that contains dim {dim}'s "
                    f"stride {stride}: it moves the tile by whole rows, a number of rows the kernel never computes; "
                    f"write it as ({rest}) * {stride} (then the plan's extent must hold every row it reaches)")
@@ -610,7 +612,7 @@ def _shift_along(offset: footprint.Offset, stride: str | int, where: str, param:
 
 def _runtime_parameter(value: SSAValue) -> bool:
     """A runtime (not constexpr) scalar kernel parameter, seen through retypes."""
-    return footprint.param_name(value) is not None and isinstance(footprint.strip(value).type, tile.ScalarType)
+    return ssa_values.param_name(value) is not None and isinstance(ssa_values.strip(value).type, tile.ScalarType)
 
 
 def _explicit_stride(tensor: TensorOp, dim: int) -> bool:
@@ -623,7 +625,7 @@ def _mask_of(op: Operation) -> SSAValue | None:
     return getattr(op, "mask", None)
 
 
-def _check_mask(acc: Access, term: footprint.Term, tensor: TensorOp, dim: int, where: str) -> None:
+def _check_mask(acc: Access, term: access_patterns.Term, tensor: TensorOp, dim: int, where: str) -> None:
     """The plan's extent of ``dim`` must be the bound the kernel's mask puts
     on that dim's index: ``size=N`` against ``rows < M``, or a ``stride=``
     that picks the term masked by ``K``, would synchronise the wrong rows."""
@@ -631,23 +633,23 @@ def _check_mask(acc: Access, term: footprint.Term, tensor: TensorOp, dim: int, w
     if not (isinstance(size, str) and size.isidentifier()):
         return
     bounds = mask_bounds.index_bounds(_mask_of(acc.op))
-    mine = {b for b in bounds.get(footprint.strip(term.index), ()) if b.isidentifier()}
+    mine = {b for b in bounds.get(ssa_values.strip(term.index), ()) if b.isidentifier()}
     if mine and size not in mine:
         bound = ", ".join(sorted(mine))
         masked = [other for other in acc.terms
-                  if other is not term and size in bounds.get(footprint.strip(other.index), ())]
+                  if other is not term and size in bounds.get(ssa_values.strip(other.index), ())]
         stride = str(_stride_name(term))
         taken = f" (the term times {stride})" if stride != "1" else ""
         raise fail(f"{where}: the plan's extent of dim {dim} is {size}, but the index of '{acc.param}' it takes as "
                    f"that dim's{taken} is masked with < {bound}; "
                    f"{_mask_fix(acc.param, size, bound, masked[0] if masked else None, strided=bool(taken))}")
     for other in acc.terms:
-        if other is not term and size in bounds.get(footprint.strip(other.index), ()) and not mine:
+        if other is not term and size in bounds.get(ssa_values.strip(other.index), ()) and not mine:
             raise fail(f"{where}: the plan's extent of dim {dim} is {size}, but the kernel masks another dim of "
                        f"'{acc.param}' (stride {_stride_name(other)}) with < {size}; check the plan's dim= and stride=")
 
 
-def _mask_fix(param: str, size: str, bound: str, masked_by_size: footprint.Term | None, strided: bool) -> str:
+def _mask_fix(param: str, size: str, bound: str, masked_by_size: access_patterns.Term | None, strided: bool) -> str:
     """What to write in the plan when the index it takes for its dim is
     masked with ``bound`` instead of its extent ``size``: name the stride
     of the index ``size`` masks (strides declared in another order than
@@ -706,7 +708,7 @@ def _invariant_depth(span: Span, loops: tuple[Operation, ...]) -> int:
     """How many of the innermost ``loops`` the span does not depend on."""
     depth = 0
     for loop in reversed(loops):
-        if any(footprint.is_defined_inside(v, loop) for v in span.values()):
+        if any(loop_nesting.is_defined_inside(v, loop) for v in span.values()):
             break
         depth += 1
     return depth
@@ -760,7 +762,7 @@ def _bind_host_block_sizes(arg: BlockArgument) -> None:
     it dominates every access and wait, unless the kernel has them there."""
     if not isinstance(arg.type, tile.DescriptorType):
         return
-    found = footprint.top_block_sizes(arg)
+    found = access_patterns.top_block_sizes(arg)
     missing = [tile.DescriptorBlockSizeOp(arg, d) for d in range(arg.type.rank.data) if d not in found]
     Rewriter.insert_op(missing, InsertPoint.at_start(arg.owner))
 
@@ -801,7 +803,7 @@ def analyze(module: ModuleOp) -> ChunkDependencies:
             found: list[BoundAccess] = []
             for op in kernel.walk():
                 try:
-                    acc = footprint.access_of(op, {param})
+                    acc = access_patterns.access_of(op, {param})
                 except Unbounded as err:
                     raise fail(f"{_describe(op, kernel)}: {err}") from None
                 if acc is None or acc.param != param:
@@ -814,7 +816,7 @@ def analyze(module: ModuleOp) -> ChunkDependencies:
                         f"only {'loads' if expected == 'read' else 'stores'} of it can be fused"
                     )
                 span, stride = _span_along(acc, tensor, dim, kernel)
-                loops = tuple(footprint.enclosing_loops(op))
+                loops = tuple(loop_nesting.enclosing_loops(op))
                 if acc.role == "read":
                     _check_extent(acc, span, loops, tensor, dim, kernel)
                 found.append(BoundAccess(acc, plan, tensor, dim, span, loops, _invariant_depth(span, loops), stride))

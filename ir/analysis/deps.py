@@ -186,7 +186,7 @@ def _wide(value: int) -> bool:
 
 
 def eval_host(expr: str, env: Mapping[str, int], pid: tuple[int, int, int], grid: tuple[int, int, int]) -> int | None:
-    """A host expression of chunk-dependency-analysis (``footprint.host_expr``)
+    """A host expression of chunk-dependency-analysis (``host_exprs.host_expr``)
     at one program id of a launch grid; None for ``"?"``. Evaluated as the
     device computes it: ``//`` and ``%`` truncate toward zero (Triton's
     integer division, unlike Python's floor division), ``cdiv(a, b)`` is
@@ -210,7 +210,7 @@ def _parsed(expr: str) -> ast.Expression:
 
 
 class _HostEval:
-    """Evaluates the small language of ``footprint.host_expr`` (names, ints,
+    """Evaluates the small language of ``host_exprs.host_expr`` (names, ints,
     ``+ - * // %``, unary minus, ``min``/``max``/``cdiv``/``int64``) to
     ``(value, wide)`` pairs."""
 

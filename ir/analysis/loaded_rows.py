@@ -22,7 +22,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.traits import Pure
 
 from syncopate.dialects import tile
-from syncopate.ir.analysis import footprint
+from syncopate.ir.analysis import loop_nesting
 from syncopate.ir.analysis.ssa_walk import results_reached
 from syncopate.ir.contract import ORIGIN_ATTR
 
@@ -72,13 +72,13 @@ def _hoist_invariant(value: SSAValue) -> None:
     index alone; the ops keep their results, so every use still sees them)."""
     if not isinstance(value, OpResult):
         return
-    loop = next((lp for lp in footprint.enclosing_loops(value.op) if footprint.is_loop_invariant(value, lp)), None)
+    loop = next((lp for lp in loop_nesting.enclosing_loops(value.op) if loop_nesting.is_loop_invariant(value, lp)), None)
     if loop is not None:
         _move_before(value, loop)
 
 
 def _move_before(value: SSAValue, loop: Operation) -> None:
-    if not (isinstance(value, OpResult) and footprint.is_defined_inside(value, loop)):
+    if not (isinstance(value, OpResult) and loop_nesting.is_defined_inside(value, loop)):
         return
     for operand in value.op.operands:
         _move_before(operand, loop)

@@ -13,14 +13,14 @@ understand contribute nothing, so the result is evidence, never a guess.
 from __future__ import annotations
 
 from syncopate.dialects import tile
-from syncopate.ir.analysis import footprint
+from syncopate.ir.analysis import host_exprs, ssa_values
 from xdsl.ir import OpResult, SSAValue
 
 
 def _index(value: SSAValue) -> SSAValue:
-    value = footprint.strip(value)
+    value = ssa_values.strip(value)
     while isinstance(value, OpResult) and isinstance(value.op, tile.ExpandDimsOp):
-        value = footprint.strip(value.op.src)
+        value = ssa_values.strip(value.op.src)
     return value
 
 
@@ -28,7 +28,7 @@ def index_bounds(mask: SSAValue | None) -> dict[SSAValue, set[str]]:
     """{1-D index: host expressions it is compared below} for ``mask``."""
     bounds: dict[SSAValue, set[str]] = {}
     for index, bound in bound_values(mask, upper=True):
-        expr = footprint.host_expr(bound)
+        expr = host_exprs.host_expr(bound)
         if expr is not None:
             bounds.setdefault(index, set()).add(expr)
     return bounds

@@ -1,6 +1,6 @@
 """Every memory op a kernel parameter's pointer can reach, modelled or not.
 
-:func:`footprint.access_of` models the address forms it understands and
+:func:`access_patterns.access_of` models the address forms it understands and
 returns None for the rest, so a caller that only looks at what it models
 would silently skip an access (a pointer carried through a loop, ``xp +=
 BK * s`` inside the K loop, or one passed to a jit helper). This module

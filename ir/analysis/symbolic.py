@@ -38,7 +38,7 @@ from xdsl.ir import BlockArgument, Operation, OpResult, SSAValue
 from xdsl.traits import Pure
 
 from syncopate.dialects import tile
-from syncopate.ir.analysis import footprint
+from syncopate.ir.analysis import host_exprs, ssa_values
 
 _EXTREMA = {"tl.minimum": sympy.Min, "tl.maximum": sympy.Max, "min": sympy.Min, "max": sympy.Max}
 _ARITHMETIC = {tile.AddOp: sympy.Add, tile.SubOp: lambda a, b: a - b, tile.MulOp: sympy.Mul}
@@ -55,7 +55,7 @@ class Symbolic:
 
     def of(self, value: SSAValue) -> sympy.Expr:
         """The expression of ``value``."""
-        value = footprint.strip(value)
+        value = ssa_values.strip(value)
         if value not in self._memo:
             self._memo[value] = self._build(value)
         return self._memo[value]
@@ -102,13 +102,13 @@ class Symbolic:
         if isinstance(op, (tile.ProgramIdOp, tile.NumProgramsOp)):
             kind = "pid" if isinstance(op, tile.ProgramIdOp) else "num_programs"
             return self._atom((kind, op.axis.value.data), f"{kind}{op.axis.value.data}", nonnegative=True)
-        if isinstance(op, tile.DescriptorBlockSizeOp) and (desc := footprint.param_name(op.desc)) is not None:
+        if isinstance(op, tile.DescriptorBlockSizeOp) and (desc := ssa_values.param_name(op.desc)) is not None:
             # a host descriptor's block size: a launch constant, like a constexpr parameter
-            return self.param(footprint.descriptor_block_symbol(desc, op.dim.value.data), constexpr=True)
+            return self.param(host_exprs.descriptor_block_symbol(desc, op.dim.value.data), constexpr=True)
         if type(op) in _ARITHMETIC:
             return sympy.expand(_ARITHMETIC[type(op)](self.of(op.operands[0]), self.of(op.operands[1])))
         if isinstance(op, tile.CallOp) and op.callee.data in _MIN_MAX and len(op.arguments) == 2 and not op.kwarg_names:
-            # the clamps of footprint.intervals: the same Min/Max the verifier builds for the access
+            # the clamps of index_spans.intervals: the same Min/Max the verifier builds for the access
             return _MIN_MAX[op.callee.data](self.of(op.arguments[0]), self.of(op.arguments[1]))
         if isinstance(op, tile.FloorDivOp):
             quotient = self._exact_quotient(self.of(op.lhs), self.of(op.rhs))

@@ -26,7 +26,7 @@ from xdsl.dialects import scf
 from xdsl.ir import Operation
 
 from syncopate.dialects import tile
-from syncopate.ir.analysis.footprint import Span
+from syncopate.ir.analysis.index_spans import Span
 from syncopate.ir.analysis.symbolic import Symbolic, provably_le, text
 
 
@@ -41,7 +41,7 @@ def _extent(size: str | int, kernel: tile.FuncOp, values: Symbolic) -> sympy.Exp
 
 
 def _start(span: Span, values: Symbolic) -> sympy.Expr:
-    """The range's first row, as :func:`footprint.lo_of` plus the walks."""
+    """The range's first row, as :func:`index_spans.lo_of` plus the walks."""
     lo = sympy.Add(*(values.of(t) for t in span.lo_terms)) - sympy.Add(*(values.of(t) for t in span.lo_minus))
     lo += span.lo_const + sympy.Add(*(values.iteration(w.loop) * values.of(w.shift) for w in span.walks))
     return sympy.expand(lo)

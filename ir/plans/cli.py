@@ -3,11 +3,16 @@
 from __future__ import annotations
 
 import argparse
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from xdsl.context import Context
 
 from syncopate.dialects.chunk import PlanOp
 from syncopate.ir.plans.errors import PlanError
+
+if TYPE_CHECKING:
+    from syncopate.ir.plans.load import PlanSource
 
 __all__ = ["add_plan_arguments", "load_plan", "load_plans", "PlanError"]
 
@@ -34,17 +39,19 @@ def add_plan_arguments(arg_parser: argparse.ArgumentParser) -> None:
     )
 
 
-def load_plan(spec_or_path: str, ctx: Context) -> PlanOp:
-    """The verified chunk.plan of a .mlir path or a spec; raises PlanError."""
+def load_plan(spec_or_path: PlanSource, ctx: Context) -> PlanOp:
+    """The verified chunk.plan of a .mlir path, a spec or a template's typed
+    options; raises PlanError."""
     from syncopate.ir.plans.load import load  # imports sympy: only runs with a plan pay for it
 
     return load(spec_or_path, ctx)
 
 
-def load_plans(specs: list[str], ctx: Context) -> list[PlanOp]:
-    """The verified plans of several ``--plan`` values; their names must differ."""
+def load_plans(specs: Sequence[PlanSource], ctx: Context) -> list[PlanOp]:
+    """The verified plans of several ``--plan`` values (or typed options);
+    their names must differ."""
     plans = [load_plan(spec, ctx) for spec in specs]
-    seen: dict[str, str] = {}
+    seen: dict[str, PlanSource] = {}
     for spec, plan in zip(specs, plans):
         name = plan.sym_name.data
         if name in seen:

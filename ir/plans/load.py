@@ -14,6 +14,7 @@ from syncopate.ir.xdsl_lexer import nesting_message  # also makes xDSL's string-
 from syncopate.ir.plans.errors import PlanError
 from syncopate.ir.plans.model import Plan, to_op
 from syncopate.ir.plans.spec import plan_from_spec
+from syncopate.ir.plans.templates import TemplateOptions, instantiate
 from syncopate.ir.plans.verifier import verify_plan
 
 
@@ -79,8 +80,17 @@ def load_file(path: str, ctx: Context | None = None) -> PlanOp:
     return plan
 
 
-def load(spec_or_path: str, ctx: Context | None = None) -> PlanOp:
-    """A verified plan from a ``.mlir`` path or a template / port spec."""
+PlanSource = str | TemplateOptions
+"""What names a plan: a ``.mlir`` path or a template / port spec (text, as
+``--plan`` takes it), or a template's options built in Python
+(:func:`syncopate.ir.plans.templates.template`), which never go through text."""
+
+
+def load(spec_or_path: PlanSource, ctx: Context | None = None) -> PlanOp:
+    """A verified plan from a ``.mlir`` path, a template / port spec or a
+    template's typed options."""
+    if isinstance(spec_or_path, TemplateOptions):
+        return build(instantiate(spec_or_path))
     if spec_or_path.endswith(".py") and os.path.isfile(spec_or_path):
         raise PlanError(f"{spec_or_path}: a plan file is IR text holding one chunk.plan (.mlir), not Python; "
                         "give a kernel as the input file and --plan a spec or a .mlir file")

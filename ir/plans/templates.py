@@ -57,7 +57,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from syncopate.ir.plans.errors import PlanError
-from syncopate.ir.plans.expr import Extent, normalize, total
+from syncopate.ir.plans.expr import Extent, normalize, total, user_extent
 from syncopate.ir.plans.model import Chunk, Plan, Tensor
 from syncopate.ir.plans.tiling import is_empty, shift, tile
 
@@ -265,6 +265,22 @@ TEMPLATES: dict[str, Callable[[TemplateOptions], Iterator[_Move]]] = {
     "ring-exchange": _ring_exchange,
 }
 """Template name -> generator of its moves."""
+
+
+def template(kind: str, world: int, *, tensor: str = "a", dim: int = 0, size: Extent = "M",
+             chunks_per_rank: int = 1, order: str = "ring", splits: tuple[Extent, ...] | None = None,
+             name: str | None = None, param: str | None = None, stride: str | int | None = None) -> TemplateOptions:
+    """The typed form of the spec ``kind{world=W key=value ...}``: the same
+    options with the same defaults, ``size`` and ``splits`` bounded and
+    normalized as a spec's are (:func:`~syncopate.ir.plans.expr.user_extent`).
+    Code that builds a plan (the bench, a library caller) passes this to
+    :func:`syncopate.ir.plans.load.load` instead of writing a spec string."""
+    if kind not in TEMPLATES:
+        raise PlanError(f"unknown plan template '{kind}'; expected one of {', '.join(TEMPLATES)}")
+    return TemplateOptions(kind=kind, world=world, tensor=tensor, dim=dim, size=user_extent(size),
+                           chunks_per_rank=chunks_per_rank, order=order,
+                           splits=None if splits is None else tuple(user_extent(s) for s in splits),
+                           name=name, param=param, stride=stride)
 
 
 def instantiate(options: TemplateOptions) -> Plan:

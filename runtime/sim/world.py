@@ -20,7 +20,7 @@ from typing import Any
 import torch
 
 from syncopate.dialects import tile
-from syncopate.ir.analysis import deps, footprint
+from syncopate.ir.analysis import access_patterns, deps, unbounded
 from syncopate.ir.analysis.deps import ConcreteChunk
 from syncopate.ir.contract import CONSUMED
 from syncopate.ir.contract import AbiKey as K
@@ -46,8 +46,8 @@ def output_reads(program: FusedProgram, param: str) -> tuple[bool, bool]:
         if not isinstance(op, (tile.LoadOp, tile.DescriptorLoadOp, tile.AtomicRMWOp, tile.AtomicCASOp)):
             continue
         try:
-            access = footprint.access_of(op, {param})
-        except footprint.Unbounded:
+            access = access_patterns.access_of(op, {param})
+        except unbounded.Unbounded:
             access = True
         if access is None:
             continue

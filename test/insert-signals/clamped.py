@@ -1,5 +1,5 @@
 # Clamped row indices: the waits (and the signal of a clamped store) cover the
-# rows of footprint.intervals, computed in the kernel with tl.minimum /
+# rows of index_spans.intervals, computed in the kernel with tl.minimum /
 # tl.maximum from the same formulas the host uses.
 # `tl.minimum(offs, M - 1)`: one wait [min(lo, M - 1), min(lo + B, M)).
 # RUN: overlap-opt %s --kernel upper --plan 'all-gather{tensor=a_ptr dim=0 size=M world=2}' -p insert-signals | filecheck %s --check-prefix=UPPER

@@ -1,4 +1,4 @@
-"""``footprint.intervals`` against brute force: for every clamp and
+"""``index_spans.intervals`` against brute force: for every clamp and
 ``tl.where`` form the analysis accepts, every row a lane can touch lies in
 one of the returned ranges (never an under-approximation), and clamps are
 exact (no row outside the clamped rows)."""
@@ -9,7 +9,7 @@ import itertools
 
 import pytest
 
-from syncopate.ir.analysis.footprint import Clamp, Otherwise, Span, intervals
+from syncopate.ir.analysis.index_spans import Clamp, Otherwise, Span, intervals
 
 
 class Sym:

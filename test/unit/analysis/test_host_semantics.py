@@ -1,4 +1,4 @@
-"""Host expressions of the analysis (``footprint.host_expr``: tile rows,
+"""Host expressions of the analysis (``host_exprs.host_expr``: tile rows,
 extents, tile-loop counts) are evaluated as the device computes them:
 ``//`` and ``%`` truncate toward zero as in Triton (and C), ``tl.cdiv`` is
 Triton's ``(a + (b - 1)) // b``, and a value that leaves the device's integer

@@ -61,7 +61,7 @@ def cases():
             num_warps=cfg.num_warps, num_stages=cfg.num_stages))
     # without hoist_loops the K/V waits walk the loop (syn_wait_span_loop)
     yield ("ag-attn ce per-iteration", lambda: compile_for_hopper(
-        compile_fused(attention.kernel_path(), attention.KERNEL_NAME, attention.plan_specs(2),
+        compile_fused(attention.kernel_path(), attention.KERNEL_NAME, attention.plans(2),
                       "overlap{order=arrival backend=ce}"),
         {"GROUP": 8, "BLOCK_M": cfg.block_m, "BLOCK_N": cfg.block_n, "BLOCK_D": 128}, {"sm_scale": "fp32"},
         num_warps=cfg.num_warps, num_stages=cfg.num_stages))

@@ -6,6 +6,7 @@ Triton interpreter (the GPU World cannot run here)."""
 import pytest
 import torch
 from sim_gpu import SimulatedGpu
+from spec_text import same_pipeline, same_plan
 
 from syncopate.bench.attention import (
     CPU_ATTN,
@@ -13,7 +14,8 @@ from syncopate.bench.attention import (
     attn_kernel,
     launch_attention,
     make_attn_problem,
-    plan_specs,
+    pipeline,
+    plans,
     program_for,
     reference_attention,
     sdpa,
@@ -54,8 +56,11 @@ def test_triton_kernel_matches_the_reference_in_the_interpreter():
 
 
 def test_plans_gather_k_and_v_along_the_sequence():
-    assert plan_specs(2, 2) == ["all-gather{tensor=k_ptr dim=0 world=2 name=agk size=N_KV chunks_per_rank=2}",
-                                "all-gather{tensor=v_ptr dim=0 world=2 name=agv size=N_KV chunks_per_rank=2}"]
+    k, v = plans(2, 2)
+    assert same_plan(k, "all-gather{tensor=k_ptr dim=0 world=2 name=agk size=N_KV chunks_per_rank=2}")
+    assert same_plan(v, "all-gather{tensor=v_ptr dim=0 world=2 name=agv size=N_KV chunks_per_rank=2}")
+    assert same_pipeline(pipeline("ce", "arrival"), "overlap{order=arrival backend=ce hoist_loops=true}")
+    assert same_pipeline(pipeline("sm", "none", "walk"), "overlap{order=none backend=sm}")
     program = program_for(2, "ce", "arrival")
     assert [p.sym_name.data for p in program.plans] == ["agk", "agv"]
     # the K/V waits are hoisted above the loop over the sequence (one per tile, not one per block)

@@ -11,12 +11,13 @@ import dataclasses
 import pytest
 import torch
 from sim_gpu import SimulatedGpu
+from spec_text import same_pipeline, same_plan
 
 from syncopate.bench import fused, gemm
 from syncopate.bench.check import check_result
 from syncopate.bench.configs import CPU_DEFAULT, KERNELS, parse_tile, with_tile
 from syncopate.bench.context import BenchWorld
-from syncopate.bench.fused import fused_variants, pipeline_spec, plan_spec, program_for, row_options
+from syncopate.bench.fused import fused_variants, overlap_pass, plan, program_for, row_options
 from syncopate.bench.problem import BenchSpec, make_problem, reference_key
 from syncopate.bench.shapes import A2A_GEMM, AG_GEMM, GEMM_AR, GEMM_RS, SHAPES
 
@@ -25,11 +26,13 @@ def shape(workload):
     return next(s for s in SHAPES if s.workload == workload and s.name == "cpu-tiny")
 
 
-def test_plan_and_pipeline_specs():
-    assert plan_spec(AG_GEMM, 4) == "all-gather{tensor=a_ptr dim=0 world=4}"
-    assert plan_spec(GEMM_RS, 2) == "reduce-scatter{tensor=c_ptr dim=0 world=2}"
-    assert pipeline_spec("ce", "rotate") == "overlap{order=rotate backend=ce}"
-    assert pipeline_spec("ce", "arrival", "epilogue") == "overlap{order=arrival backend=ce reduce=epilogue}"
+def test_typed_plans_and_pipelines_match_their_spec_text():
+    assert same_plan(plan(AG_GEMM, 4), "all-gather{tensor=a_ptr dim=0 world=4}")
+    assert same_plan(plan(GEMM_RS, 2), "reduce-scatter{tensor=c_ptr dim=0 world=2}")
+    assert same_plan(plan(GEMM_AR, 2, 2), "all-reduce{tensor=c_ptr dim=0 world=2 chunks_per_rank=2}")
+    assert plan(AG_GEMM, 4, 3).chunks_per_rank == 3  # a value, never written into a string
+    assert same_pipeline(overlap_pass("ce", "rotate"), "overlap{order=rotate backend=ce}")
+    assert same_pipeline(overlap_pass("ce", "arrival", "epilogue"), "overlap{order=arrival backend=ce reduce=epilogue}")
 
 
 @pytest.mark.parametrize("kernel", KERNELS)
@@ -309,7 +312,7 @@ def test_ar_rows_sum_every_owners_rows_on_simulated_ranks(backend):
     the gather phase that copies them to every rank is the GPU runtime's),
     and each rank's row is checked on its whole output."""
     s, world = shape(GEMM_AR), 2
-    assert plan_spec(GEMM_AR, world, 2) == "all-reduce{tensor=c_ptr dim=0 world=2 chunks_per_rank=2}"
+    assert plan(GEMM_AR, world, 2).chunks_per_rank == 2
     gpus = [SimulatedGpu(world, r, {}) for r in range(world)]
     gpus[1].sim = gpus[0].sim
     rows = []

@@ -7,6 +7,7 @@ import dataclasses
 import pytest
 import torch
 from sim_gpu import SimulatedGpu
+from spec_text import same_plan
 
 from syncopate.bench.check import check_result
 from syncopate.bench.configs import CPU_DEFAULT
@@ -17,7 +18,7 @@ from syncopate.bench.moe import (
     grouped_kernel,
     launch_grouped_gemm,
     make_moe_problem,
-    plan_spec,
+    plan,
     segments,
     tile_tables,
 )
@@ -31,7 +32,7 @@ def test_mixtral_sizes_and_split():
     shape = select_shapes([A2A_GEMM], "mixtral-8x7b-4k", 4)[0]
     d = MoeDims.of(shape, 4)
     assert (d.local_experts, d.per_expert, d.rows, d.block) == (2, 1024, 8192, 2048)
-    assert plan_spec(MoeDims.of(TINY, 2)) == "all-to-all{tensor=x_ptr dim=0 world=2 splits=16,16,16,16}"
+    assert same_plan(plan(MoeDims.of(TINY, 2)), "all-to-all{tensor=x_ptr dim=0 world=2 splits=16,16,16,16}")
     with pytest.raises(ShapeError, match="experts=2 is not divisible by W=3"):
         TINY.check_world(3)
 

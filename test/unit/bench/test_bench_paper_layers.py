@@ -13,6 +13,7 @@ import sys
 import pytest
 import torch
 from sim_gpu import SimulatedGpu
+from spec_text import same_plan
 
 from syncopate.bench import paper_layers
 from syncopate.bench.check import check_result
@@ -121,6 +122,17 @@ def test_an_alone_row_is_wrong_when_its_first_stage_is():
     assert check_result(result(), spec.problem.references[OUT]).ok
     st["y"][:3] += 1.0  # a first stage that got some rows wrong
     assert torch.isnan(result()).all()
+
+
+def test_typed_plans_match_their_spec_text():
+    q, k, v = paper_layers.ulysses_plans(64, 2)
+    assert same_plan(k, "all-to-all{tensor=k_ptr dim=0 world=2 size=SEQ splits=32,32,32,32 name=a2ak}")
+    assert same_plan(paper_layers.out_proj_plan(256, 2),
+                     "all-to-all{tensor=a_ptr dim=1 world=2 size=K splits=256,256,256,256}")
+    assert same_plan(paper_layers.ring_plans(2)[1], "ring-exchange{tensor=v_ptr dim=0 world=2 size=N_KV name=rxv}")
+    d = paper_layers._moe_dims(TINY[MOE_LAYER], 2)
+    assert same_plan(paper_layers.combine_plan(d),
+                     f"all-to-all{{tensor=y_ptr dim=0 world=2 splits={','.join(map(str, d.splits()))}}}")
 
 
 def test_the_rows_compile_for_each_gpu_pipeline():

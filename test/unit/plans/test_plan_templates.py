@@ -185,3 +185,29 @@ def test_one_block_is_the_plan_without_blocks():
 def test_blocks_out_of_reach_are_refused(spec, message):
     with pytest.raises(PlanError, match=re.escape(message)):
         plan_from_spec(spec)
+
+
+@pytest.mark.parametrize("spec, typed", [
+    ("all-gather{world=4 tensor=a_ptr size=\"2*K\" chunks_per_rank=2}",
+     dict(kind="all-gather", world=4, tensor="a_ptr", size="2*K", chunks_per_rank=2)),
+    ("all-to-all{world=2 splits=1,2,3,4 name=x}", dict(kind="all-to-all", world=2, splits=(1, 2, 3, 4), name="x")),
+    ("reduce-scatter{world=3 size=10 order=direct}", dict(kind="reduce-scatter", world=3, size=10, order="direct")),
+])
+def test_typed_template_options_build_the_plan_their_spec_builds(spec, typed) -> None:
+    """The typed path (what the bench uses) and ``--plan`` text agree, and
+    ``load`` takes either."""
+    from syncopate.ir.plans.load import load
+    from syncopate.ir.plans.templates import instantiate, template
+
+    options = template(typed.pop("kind"), typed.pop("world"), **typed)
+    assert instantiate(options) == plan_from_spec(spec)
+    assert str(load(options)) == str(load(spec))
+
+
+def test_typed_template_options_are_checked_as_a_spec_is() -> None:
+    from syncopate.ir.plans.templates import template
+
+    with pytest.raises(PlanError, match="unknown plan template 'all-gathr'"):
+        template("all-gathr", 2)
+    with pytest.raises(PlanError, match="chunks_per_rank must be >= 1"):
+        template("all-gather", 2, chunks_per_rank=0)

@@ -69,12 +69,6 @@ ALLOWED = {
     # Triton). The helpers import nothing of syncopate, so no circle.
     ("syncopate.passes.device_helpers_ir", "syncopate.lowering.device_helpers"):
         "the passes call the device helpers, whose Triton source they import as tile IR",
-    # loaded_rows bounds rows read from a table with footprint's loop
-    # utilities (enclosing_loops, is_loop_invariant, is_defined_inside),
-    # and footprint asks loaded_rows whether an index reads memory. The
-    # circle goes once the loop utilities live in a module below both.
-    ("syncopate.ir.analysis.loaded_rows", "syncopate.ir.analysis.footprint"):
-        "the loop utilities loaded_rows uses live in footprint.py",
     # the compile cache keys its entries by the package's version, which the
     # facade defines; a module of the package runs only once the facade has
     # loaded, so the import loads nothing.
