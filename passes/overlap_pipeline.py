@@ -30,18 +30,20 @@ class OverlapPipelinePass(ChoiceOptions, ModulePass):
     with ``reduce=epilogue`` fuse-peer-reduction (the owner of a reduce-scatter
     sums the peers' partials in its tiles' epilogue; ``reduce=stream``, the
     default, leaves that add to the runtime), verify-sync{waits signals},
-    verify-addresses (with waits and signals both on) and
+    verify-addresses{strict=true} (with waits and signals both on) and
     lower-chunk-to-tile{memo}, in that order; each option goes to the
     stage of the same name (see each pass's documentation for assumptions and
     guarantees). ``overlap`` alone equals
     ``chunk-dependency-analysis,tile-reorder{order=arrival group=8},insert-signals,select-backend,``
-    ``verify-sync,verify-addresses,lower-chunk-to-tile``
+    ``verify-sync,verify-addresses{strict=true},lower-chunk-to-tile``
     (group=8: L2-grouped tiles within an arrival step, as in Triton's grouped matmul).
     verify-sync re-derives every access's footprint and checks the waits and
     signals the earlier stages placed; verify-addresses checks them again
-    from element offsets with no code shared with the footprint analysis
-    (an access it proves uncovered fails the pipeline; what its proofs
-    assume of a launch is recorded for the runtime to check). They run just before
+    from element offsets with no code shared with the footprint analysis:
+    an access it cannot bound, or bounded but cannot prove covered, fails
+    the pipeline naming its ``file.py:LINE``, so a fused kernel's every
+    planned access is proved by both; what its proofs assume of a launch is
+    recorded for the runtime to check. They run just before
     lower-chunk-to-tile, the last point where they are chunk span ops (after
     it they are helper calls over runtime tables). With ``waits=false`` or
     ``signals=false`` it skips that side too (the negative controls);

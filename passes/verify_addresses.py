@@ -40,7 +40,8 @@ class VerifyAddressesPass(ModulePass):
     / ``scf.while``, one exit); the strided-tensor layout of the planned tensor, with masks
     bounding each inner coordinate by at most its extent; no integer
     overflow. What a proof assumes of a launch (integer parameters >= 0, a
-    wrapped row's modulus >= 1, an unmasked offset that stays in its row)
+    divisor >= 1, an unmasked offset that stays in its row, a tensor
+    descriptor made in the kernel with the tensor's own shape and strides)
     it records on the kernel as ``chunk.assume``, one entry per access with
     the constexpr ``if`` arms it lies in; runtime/assumptions.py checks it
     at every launch. Rewrites nothing else.
@@ -53,9 +54,10 @@ class VerifyAddressesPass(ModulePass):
     descriptor or helper use of a planned pointer, an inner offset that may
     leave the row) or bounded but could not prove covered (*unproved*).
     Otherwise it succeeds: it never claims coverage it did not prove, but
-    without ``strict`` an unbounded access passes (verify-sync decides it).
-    The default ``overlap`` pipeline runs it without ``strict`` after
-    verify-sync (whenever both waits and signals are placed).
+    without ``strict`` an unbounded or unproved access passes. The default
+    ``overlap`` pipeline runs it with ``strict`` after verify-sync (whenever
+    both waits and signals are placed): a fused kernel's every planned
+    access is then proved by this model too.
     """
 
     name: ClassVar[str] = "verify-addresses"

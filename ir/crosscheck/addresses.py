@@ -33,8 +33,24 @@ Model (every assumption is listed; nothing else is assumed):
   ``tl.multiple_of`` / ``tl.max_contiguous`` (their first argument);
   ``tile.floordiv`` / ``tile.mod`` / ``tile.cdiv`` of lane-free values are
   uninterpreted functions (equal only to themselves) with the sign Triton's
-  truncation gives them (intops.py); ``(s + lane) % m`` is a wrapped row
-  (below). Loop-carried pointers
+  truncation gives them (intops.py), bounded where a coordinate needs it
+  (``a % m`` in ``[0, m - 1]`` and ``a // m`` in ``[0, hi(a) // m]`` for
+  ``a >= 0``, the divisor recorded >= 1); ``(s + lane) % m`` is a wrapped
+  row (below). ``tl.where(c, x, y)`` and an ``scf.if`` result are
+  ``Sel(x, y[, d])``: an access whose offset holds one is checked once per
+  choice, the choice made everywhere the same SSA value appears (offset,
+  mask, waits, signals), under the condition ``d <= 0`` or ``d > 0`` where
+  ``c`` is one comparison (a piece taken only at lanes its condition keeps
+  touches no row where that lane's range is empty). A jit helper's block
+  result is its body evaluated with the call's operands (fresh per call);
+  its scalar result is opaque, ``>= 0`` where that evaluation proves it. A
+  loop-carried scalar with no fixed increment is one opaque value per
+  iteration, ``>= init`` when that is inductive. A block the kernel reduces
+  with ``tl.min`` / ``tl.max`` that the model cannot otherwise express is a
+  lane between those two values. A mask term naming no block index holds
+  wherever the access touches memory: it is a fact the coverage proof may
+  use, and a term ``coord >= x`` with ``x >= 0`` proves an inner coordinate
+  (one read from memory) non-negative. Loop-carried pointers
   and offsets advanced by a loop-invariant increment are ``init +
   iteration * inc`` (an opaque symbol defined inside the loop is not
   invariant: it may differ in every iteration). ``m & other`` with ``m`` a
@@ -75,6 +91,16 @@ condition under which skipping the previous iteration's chunks is sound); a
 wait from row <= 0 to at least the plan's extent (or 2**31-1) covers every
 row of the tensor, and a read it dominates is covered whatever its index
 (a gather through loaded indices).
+
+Tensor descriptors: a block at ``offsets`` of a descriptor the kernel makes
+from a planned pointer (``tl.make_tensor_descriptor``) touches rows
+``[max(o, 0), min(o + block, shape))`` along the plan's dim (the copy engine
+reads nothing out of bounds); the proof records the descriptor's shape and
+strides, which must be the tensor's at each launch. A ``TensorDescriptor``
+argument that is the planned tensor touches ``[o, o + block)``, its block a
+launch symbol (runtime/descriptors.py refuses a descriptor that does not
+cover its whole tensor in its own layout). A jit helper that takes a
+planned pointer and accesses it inside is not followed: unbounded.
 """
 
 from __future__ import annotations

@@ -8,7 +8,8 @@ from xdsl.parser import Parser
 
 from syncopate.ir.context import make_context
 from syncopate.ir.crosscheck.addresses import Evaluator, Ptr, check
-from syncopate.ir.crosscheck.prove import le
+from syncopate.ir.crosscheck.intops import Sel
+from syncopate.ir.crosscheck.prove import le, lift
 
 B, M, P = sympy.symbols("B M P", integer=True, positive=True)
 
@@ -18,6 +19,40 @@ def test_le_proves_through_min_and_max_and_refuses_what_does_not_hold():
     assert le(sympy.Max(0, P - 1), P)
     assert not le(P * B + B, P * B + B - 1)
     assert not le(M, B)  # unrelated sizes: not provable either way
+
+
+def test_lift_moves_min_and_max_out_of_negated_terms():
+    # the where-clamp's piece `B - Max(0, M - B*P)` rows against `B*P + B - M`
+    assert lift(B - sympy.Max(0, M - B * P)) == sympy.Min(B, B * P + B - M)
+    piece = sympy.Min(1, sympy.Max(0, B - sympy.Max(0, M - B * P)))
+    wait = sympy.Min(1, sympy.Max(0, B * P + B - M))
+    assert le(piece, wait)
+
+
+def test_le_uses_a_fact_alone_and_only_where_it_holds():
+    # a mask term `P + 1 < M` (P + 2 - M <= 0) bounds the wait clipped at M
+    fact = P + 2 - M
+    assert not le(P + 2, sympy.Min(M, P + 2))
+    assert le(P + 2, sympy.Min(M, P + 2), facts=(fact,))
+    assert not le(P + 3, sympy.Min(M, P + 3), facts=(fact,))
+
+
+def test_sel_is_non_negative_only_when_both_choices_are():
+    x = sympy.Symbol("x", integer=True)
+    assert Sel(0, P).is_nonnegative
+    assert Sel(0, x).is_nonnegative is None
+    assert Sel(P, P) == P  # one value: no choice
+
+
+def test_waits_chain_in_any_order():
+    from syncopate.ir.crosscheck.addresses import Sync, _covered
+
+    first, second = object(), object()
+    # rows [P + 1, P + B + 1): the first wait [P, Min(M, P + B)) alone stops
+    # at M, the second [P + 1, P + B + 1) covers them whatever comes first
+    syncs = [Sync(first, P, sympy.Min(M, P + B)), Sync(second, P + 1, P + B + 1)]
+    assert _covered(P + 1, P + B + 1, syncs)
+    assert not _covered(P, P + B + 1, syncs[1:])
 
 
 HEADER = ('tile.func @k(%x_ptr: !tile.ptr, %s: !tile.scalar, %BLOCK: !tile.constexpr) attributes '
