@@ -82,7 +82,10 @@ PATHS = ("fused", "unfused", "replayed")  # in the order ties are broken
 GRAPH_PATHS = ("fused", "unfused")  # what a capture can take: the replayed path records the unfused one there
 # A fused launch reaches its steady state (a replayed graph) on the second sighting of its output's address;
 # with the previous result kept alive two addresses alternate, so four warm calls reach it for both.
-WARMUPS, ROUNDS, CALLS = 4, 3, 5
+# A block of CALLS calls spreads the first call's host latency (the pipeline's fill) thin: with few calls a
+# path that does less host work but more device work (the replay's input and output copies) wins a block
+# yet loses where calls run back to back and wait on the device.
+WARMUPS, ROUNDS, CALLS = 4, 3, 16
 
 
 class Key(NamedTuple):

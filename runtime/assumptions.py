@@ -113,6 +113,12 @@ def _in_row(record: dict, params: Mapping[str, Any], values: Mapping[str, int], 
     for key, lo, hi, masked in record["groups"]:
         k = key if isinstance(key, int) else values.get(key)
         lo_v, hi_v = evaluate(parse(lo), values), evaluate(parse(hi), values)
+        if (k is None or lo_v is None or hi_v is None) and masked and row is not None:
+            # a masked coordinate's range may depend on values read in the
+            # kernel (`offs < seq_len`): its mask keeps it in its dim, so only
+            # the own-dims rule, which does not need its range, can apply
+            groups.append((key, k, None, None, masked))
+            continue
         if k is None or lo_v is None or hi_v is None or row is None:
             raise AssumptionError(f"rank {rank}: {where}: cannot evaluate the offset within a row "
                                   f"({key}: [{lo}, {hi}]) at this launch")
@@ -140,7 +146,7 @@ def _own_dims(t, dim: int, groups: list) -> bool:
 def _below_row(t, dim: int, row: int, groups: list) -> bool:
     """The whole offset lies in ``[0, row)`` and the dims with smaller
     strides fit there too, so no other row's element lies in between."""
-    if any(k < 0 or lo < 0 for _, k, lo, _, _ in groups):
+    if any(k is None or lo is None or hi is None or k < 0 or lo < 0 for _, k, lo, hi, _ in groups):
         return False
     top = sum(k * hi for _, k, _, hi, _ in groups)
     inner = sum((t.shape[d] - 1) * t.stride(d) for d in range(t.dim()) if d != dim and t.stride(d) < row)

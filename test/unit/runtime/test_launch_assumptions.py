@@ -91,6 +91,20 @@ def test_a_descriptor_must_describe_the_planned_tensor():
         check([record], {"a": a}, {"M": 9, "K": 16}, (1,), (1,), 0)
 
 
+def test_a_masked_coordinate_bounded_by_a_loaded_length_needs_no_value_at_launch():
+    """The paged-attention cache: ``offs_t * stride_t`` masked by ``offs_t <
+    seq_len`` (``seq_len`` loaded in the kernel) has no range the launch can
+    evaluate; the mask keeps it in its dim, so the unmasked head coordinate
+    is checked against its own dim alone."""
+    cache = torch.empty(6, 4, 3, 8)  # [blocks, tokens, heads, dim], plan on dim 0
+    record = _in_row([["stride_t", "0", "Min(BLOCK - 1, v3_load - 1)", True],
+                      ["stride_h", "0", "npid1 - 1", False], [1, "0", "D - 1", True]])
+    values = {"stride": 96, "stride_t": 24, "stride_h": 8, "BLOCK": 4, "D": 8}
+    check([record], {"x": cache}, values, (2, 3), (2, 3), 0)
+    with pytest.raises(AssumptionError, match="may leave the row"):
+        check([record], {"x": cache}, values, (2, 4), (2, 4), 0)
+
+
 def test_an_offset_below_the_row_stride_stays_in_the_row_of_a_row_major_tensor():
     """``HALF + cols`` with ``cols < HALF`` (key 1): no dim fits it alone when
     the row holds 2 * HALF, but the whole offset stays below the row stride."""
