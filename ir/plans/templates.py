@@ -121,9 +121,11 @@ class TemplateOptions:
                             + (f" x blocks={self.blocks}" if self.blocks > 1 else "")
                             + f" is more chunks than a plan may have (at most {MAX_CHUNKS}, one signal-pad flag each)")
         if isinstance(self.size, int) and self.world * self.blocks > self.size > 0:
-            raise PlanError(f"{self.kind}: world={self.world}" + (f" x blocks={self.blocks}" if self.blocks > 1 else "")
-                            + f" is more shards than the {self.size} rows of dim {self.dim}; every rank needs at "
-                            "least one row of each block")
+            if self.blocks > 1:
+                raise PlanError(f"{self.kind}: world={self.world} x blocks={self.blocks} is more shards than the "
+                                f"{self.size} rows of dim {self.dim}; every rank needs at least one row of each block")
+            raise PlanError(f"{self.kind}: world={self.world} is more ranks than the {self.size} rows of dim "
+                            f"{self.dim}; every rank needs at least one row")
         for option in ("name", "tensor", "param", "stride"):
             value = getattr(self, option)
             if isinstance(value, str) and not (value.isidentifier() and not keyword.iskeyword(value)):
