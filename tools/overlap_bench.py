@@ -47,11 +47,6 @@ def _csv(text: str | None) -> list[str]:
 
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
-    from syncopate.bench.configs import SHAPE_TILE, parse_tile
-    from syncopate.bench.fused import BACKENDS, ORDERS, REDUCTIONS
-    from syncopate.bench.report import CONFIRM, EXPLORE
-    from syncopate.bench.shapes import WORKLOADS
-
     parser = argparse.ArgumentParser(
         prog="overlap-bench",
         description="Benchmark syncopate's fused multi-GPU kernels against cuBLAS+NCCL, PyTorch async-TP and "
@@ -60,6 +55,18 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         epilog="Every row is checked against an fp32 reference before it is timed; a row that fails is WRONG "
         "(exit status 1). Rows that cannot run say 'n/a: <reason>'.",
     )
+    _selection_arguments(parser)
+    _row_arguments(parser)
+    _run_arguments(parser)
+    args = parser.parse_args(argv)
+    _check_arguments(parser, args)
+    return args
+
+
+def _selection_arguments(parser: argparse.ArgumentParser) -> None:
+    """What to run: workloads, shapes, output, and how long to time each row."""
+    from syncopate.bench.shapes import WORKLOADS
+
     parser.add_argument("--workload", default=None, metavar="LIST",
                         help=f"comma list of workloads (default all: {','.join(WORKLOADS)}), or tp-layer alone "
                         "(a tensor-parallel decoder layer: torch TP, async-TP, syncopate ops)")
@@ -78,6 +85,14 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
                         "each, after every row is checked: GPU speed drifts within a run, and round-robin spreads "
                         "it over all rows instead of biasing those timed late; 1: one row after another "
                         "(default 5, 2 with --quick, 1 with --cpu)")
+
+
+def _row_arguments(parser: argparse.ArgumentParser) -> None:
+    """Which syncopate rows to run: seeds, phases, backends, orders, chunks, lanes, tiles."""
+    from syncopate.bench.configs import SHAPE_TILE
+    from syncopate.bench.fused import BACKENDS, ORDERS
+    from syncopate.bench.report import EXPLORE
+
     parser.add_argument("--seed", type=int, default=0,
                         help="seed of the random inputs and of the row order in each timing round (default 0)")
     parser.add_argument("--no-shuffle", action="store_true",
@@ -112,6 +127,10 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
                         help="ag-attn rows per placement of the K/V waits: hoist (one wait per tile above the loop "
                         "over the sequence) and/or walk (a wait per iteration that skips chunks already seen; "
                         "rows .../walk); default hoist")
+
+
+def _run_arguments(parser: argparse.ArgumentParser) -> None:
+    """How the run times and where it runs: L2, graphs, the debug spin, tuning, CPU mode."""
     parser.add_argument("--flush-l2", action="store_true",
                         help="zero a 256 MiB buffer before every timed iteration (cold L2; default warm)")
     parser.add_argument("--cuda-graph", action="store_true",
@@ -142,7 +161,14 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--world", type=int, default=None,
                         help="world size for --list-shapes labels; with --cpu, the local gloo ranks to start "
                         "(a GPU run uses torchrun's WORLD_SIZE)")
-    args = parser.parse_args(argv)
+
+
+def _check_arguments(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    """Values argparse cannot check, each refused with the option's name; the list options split."""
+    from syncopate.bench.configs import SHAPE_TILE, parse_tile
+    from syncopate.bench.fused import BACKENDS, ORDERS, REDUCTIONS
+    from syncopate.bench.report import CONFIRM, EXPLORE
+
     for name in ("iters", "warmup", "rounds"):
         value = getattr(args, name)
         if value is not None and value < (0 if name == "warmup" else 1):
@@ -190,7 +216,6 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     args.warmup = defaults[0] if args.warmup is None else args.warmup
     args.iters = defaults[1] if args.iters is None else args.iters
     args.rounds = defaults[2] if args.rounds is None else args.rounds
-    return args
 
 
 TP_LAYER = "tp-layer"  # the tensor-parallel decoder layer (not a fused-kernel workload)
