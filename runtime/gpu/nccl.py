@@ -11,6 +11,7 @@ next launch's rows. No readiness or release token is needed.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 import torch
@@ -44,9 +45,7 @@ def plan_delivery(w: GpuWorld, plan: PlanOp, chunks: list[ConcreteChunk], params
         split = deps.split_matrix(plan)
         inward, outward = [split[s][w.rank] for s in range(w.world)], split[w.rank]
         return (lambda: dist.all_to_all_single(recv, send, inward, outward, group=w.nccl_group),)
-    return tuple(_on_rows(rows(params[r.param], r.dim, r.lo, r.hi),
-                          lambda t, src=w.global_rank(r.dst): dist.broadcast(t, src=src, group=w.nccl_group), True)
-                 for r in owner_regions(chunks))
+    return _broadcasts(w, owner_regions(chunks), params)
 
 
 def plan_gather_reduced(w: GpuWorld, plan: PlanOp, chunks: list[ConcreteChunk],
@@ -55,10 +54,12 @@ def plan_gather_reduced(w: GpuWorld, plan: PlanOp, chunks: list[ConcreteChunk],
     owner's summed rows to every rank. Where the owners' rows are equal,
     dim-0 blocks of a contiguous tensor in rank order (the rows rule with
     a row count the group size divides), one in-place
-    ``all_gather_into_tensor``; else one ``broadcast`` per owner region."""
+    ``all_gather_into_tensor``; else one ``broadcast`` per owner region.
+    An owner's adjacent chunks count as one region (``chunks_per_rank``
+    splits the rows, not the gather)."""
     import torch.distributed as dist
 
-    regions = owner_regions(chunks)
+    regions = _joined(owner_regions(chunks))
     out = params[regions[0].param] if regions else None
     sizes = {r.hi - r.lo for r in regions}
     one_block_each = [r.dst for r in regions] == list(range(w.world))
@@ -67,7 +68,30 @@ def plan_gather_reduced(w: GpuWorld, plan: PlanOp, chunks: list[ConcreteChunk],
             and regions[-1].hi == out.shape[0]):
         mine = regions[w.rank]
         return (lambda: dist.all_gather_into_tensor(out, rows(out, 0, mine.lo, mine.hi), group=w.nccl_group),)
-    return plan_delivery(w, plan, chunks, params, {})
+    return _broadcasts(w, regions, params)
+
+
+def _broadcasts(w: GpuWorld, regions: list[ConcreteChunk], params: Mapping[str, Any]) -> tuple[Collective, ...]:
+    """One ``broadcast`` of each region's rows from its owner, in order."""
+    import torch.distributed as dist
+
+    return tuple(_on_rows(rows(params[r.param], r.dim, r.lo, r.hi),
+                          lambda t, src=w.global_rank(r.dst): dist.broadcast(t, src=src, group=w.nccl_group), True)
+                 for r in regions)
+
+
+def _joined(regions: list[ConcreteChunk]) -> list[ConcreteChunk]:
+    """``regions`` (by owner, then row) with each owner's adjacent regions
+    of one tensor and dim joined: an owner's rows split into several
+    chunks still go as one block (one collective each, not one per chunk)."""
+    joined: list[ConcreteChunk] = []
+    for r in regions:
+        last = joined[-1] if joined else None
+        if last is not None and (last.dst, last.param, last.dim, last.hi) == (r.dst, r.param, r.dim, r.lo):
+            joined[-1] = replace(last, hi=r.hi)
+        else:
+            joined.append(r)
+    return joined
 
 
 def plan_reduce(w: GpuWorld, regions: list[ConcreteChunk], params: Mapping[str, Any]) -> tuple[Collective, ...]:

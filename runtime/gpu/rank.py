@@ -77,12 +77,18 @@ class CachedLaunch:
     @functools.cached_property
     def replayable(self) -> bool:
         """Whether its launches may replay a CUDA graph: not with NCCL
-        collectives. Eagerly, a collective's kernel is queued before the
-        fused kernel, so it gets its SMs first; in a graph the two are
-        parallel branches that start in either order, and tiles spinning on
-        NCCL chunks over a full grid would hold every SM the collective
-        needs (the hang runtime/gpu/policies.py warns of)."""
-        return not (any(s.collectives for s in self.consumed) or any(p.collectives or p.gathers for p in self.produced))
+        collectives that the kernel's tiles wait on or that wait on single
+        tiles. Eagerly, a collective's kernel is queued before the fused
+        kernel, so it gets its SMs first; in a graph the two are parallel
+        branches that start in either order, and tiles spinning on NCCL
+        chunks over a full grid would hold every SM the collective needs
+        (the hang runtime/gpu/policies.py warns of). An all-reduce's gather
+        (``ReduceSteps.gathers``) may replay: the stream issues it after it
+        has waited for every tile signal of the launch's produced chunks,
+        no tile reads what it writes, and the next launch's kernel joins
+        after it, so no tile can spin while it needs SMs, in a graph as
+        eagerly."""
+        return not (any(s.collectives for s in self.consumed) or any(p.collectives for p in self.produced))
 
     @functools.cached_property
     def splittable(self) -> bool:

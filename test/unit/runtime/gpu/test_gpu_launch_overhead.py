@@ -683,3 +683,47 @@ def test_a_new_output_over_the_gathered_tensors_memory_is_refused_at_a_known_lau
     with pytest.raises(AbiError, match="'c_ptr' shares memory with 'a_ptr', the tensor plan @ag moves"):
         launch(over_a)
     assert len(w.launches) == 1 and len(runs) == 2
+
+
+@pytest.mark.parametrize("world", [2, 3])
+def test_an_all_reduce_on_ce_replays_with_its_gather_after_the_reduction(monkeypatch, world):
+    """GEMM + all-reduce over ce: its NCCL gather of the owners' sums is
+    issued after every tile wait, so its launches replay like a
+    reduce-scatter's (one graph launch each), and the graph holds the
+    gather after the last wait and sum. The same launch whose reduction
+    itself runs on NCCL (reduces that wait for single tiles) is not
+    replayed."""
+    import torch.distributed as dist
+
+    log_of: list[list] = []
+
+    def gather(kind):
+        return lambda *a, **k: log_of[0].append((kind, torch.cuda.current_stream().name))
+
+    monkeypatch.setattr(dist, "all_gather_into_tensor", gather("gather"))
+    monkeypatch.setattr(dist, "broadcast", gather("gather"))
+    monkeypatch.setattr(dist, "reduce", gather("reduce"))
+    real_context = _context
+
+    def context(mp, log, *a, **k):
+        log_of[:] = [log]
+        return real_context(mp, log, *a, **k)
+
+    monkeypatch.setattr(sys.modules[__name__], "_context", context)
+    plan = "all-reduce{{tensor=c_ptr dim=0 chunks_per_rank={n} world={w}}}"
+    seen = {}
+    for n in (1, 4):
+        per_launch, profile = _launches(monkeypatch, "gemm_ar.py", "ce", plan.format(n=n, w=world), world,
+                                        graphs=True)
+        assert [[op[:2] for op in ops] for ops in per_launch[2:]] == [[("replay", "compute")]] * (LAUNCHES - 2)
+        graph = list(per_launch[-1][0][2])
+        gathers = [i for i, op in enumerate(graph) if op[0] == "gather"]
+        assert gathers and all(graph[i][1] == "comm" for i in gathers)
+        reduced = [i for i, op in enumerate(graph) if op[0] in ("wait", "add", "copy", "arrival")]
+        assert reduced and max(reduced) < min(gathers), "the gather was captured before the reduction ended"
+        assert len(gathers) == (1 if world == 2 else world)  # one all-gather, or a broadcast per owner
+        seen[n] = sorted(profile.syncopate_host_calls())
+    assert seen[1] == seen[4], "host calls of a replayed all-reduce grow with its chunks"
+    per_launch, _ = _launches(monkeypatch, "gemm_ar.py", "nccl", plan.format(n=1, w=world), world, graphs=True)
+    assert all(ops and not any(op[0] == "replay" for op in ops) for ops in per_launch)
+    assert any(op[0] == "reduce" for op in per_launch[-1])
