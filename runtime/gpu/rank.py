@@ -83,11 +83,8 @@ class CachedLaunch:
         branches that start in either order, and tiles spinning on NCCL
         chunks over a full grid would hold every SM the collective needs
         (the hang runtime/gpu/policies.py warns of). An all-reduce's gather
-        (``ReduceSteps.gathers``) may replay: the stream issues it after it
-        has waited for every tile signal of the launch's produced chunks,
-        no tile reads what it writes, and the next launch's kernel joins
-        after it, so no tile can spin while it needs SMs, in a graph as
-        eagerly."""
+        (``ReduceSteps.gathers``) does not stop a replay: it is left out of
+        the graph and issued after its replay (:meth:`_gather`)."""
         return not (any(s.collectives for s in self.consumed) or any(p.collectives for p in self.produced))
 
     @functools.cached_property
@@ -153,7 +150,9 @@ class GpuRank:
             cached.extra[facts.spin_limit] = cached.spin_limit = sync.spin_limit
         if (options is not None and w.eager_graphs and cached.replayable and not sync.spin_limit
                 and not torch.cuda.is_current_stream_capturing()):
-            if w.whole_graphs and cached.graphs.replay((others, options), sync, lambda: self._issue(cached, run)):
+            if w.whole_graphs and cached.graphs.replay((others, options), sync,
+                                                       lambda: self._issue(cached, run, gathers=False)):
+                self._gather(cached)
                 return self._repeat(cached, config, key, (others, options))
             if cached.eager_runs and cached.splittable and device.memop_waits():
                 self._replay_communication(cached, run)
@@ -183,6 +182,7 @@ class GpuRank:
             w.touch(cached.pad_key, cached.staging)
             self.last = cached.launch
             cached.graphs.replay_graph(replay_key, graph, sync)
+            self._gather(cached)
             return True
 
         return repeat
@@ -197,7 +197,7 @@ class GpuRank:
         w, sync = self.world, cached.sync
         if cached.graphs.communication is None:
             raised: list[int] = []
-            graph = device.capture(lambda: self._issue(cached, None, raised))
+            graph = device.capture(lambda: self._issue(cached, None, raised, gathers=False))
             cached.graphs.communication = (graph, tuple(sorted(raised)))
         graph, raised = cached.graphs.communication
         flags.count_launch(sync, w.device)
@@ -208,14 +208,28 @@ class GpuRank:
         run(cached.extra, cached.grid)
         compute.wait_stream(w.comm_stream)
         flags.clear_flags(sync.flags, list(raised), cached.raised_words if raised == cached.raised else None)
+        self._gather(cached)
+
+    @staticmethod
+    def _gather(cached: CachedLaunch) -> None:
+        """An all-reduce's gather of the owners' sums after a replayed launch,
+        issued from the host on the caller's stream, which the graph has
+        joined after every reduction. Replay graphs leave it out: a graph
+        kept alive with NCCL work in it makes ``destroy_process_group`` wait
+        (test/e2e/probes/ops_in_graphs.py), and the runtime keeps its graphs
+        as long as the launch tables. A user's own capture still holds it."""
+        for steps in cached.produced:
+            for gather in steps.gathers:
+                gather()
 
     def _issue(self, cached: CachedLaunch, run: Callable[..., None] | None,
-               raised: list[int] | None = None) -> None:
+               raised: list[int] | None = None, gathers: bool = True) -> None:
         """Queue one launch of ``cached``: the epoch's count, then each
         stream's work in the protocol's order (docs/runtime-protocol.md).
         ``run`` None: only the communication streams' work, captured by
         :meth:`_replay_communication` (no count, no kernel, no flag clear:
-        the flags it raises are appended to ``raised``)."""
+        the flags it raises are appended to ``raised``). ``gathers`` False:
+        without an all-reduce's gathers (a replay capture; see :meth:`_gather`)."""
         w = self.world
         sync, reads, tokens = cached.sync, cached.reads, self.tokens
         if run is not None:
@@ -250,7 +264,7 @@ class GpuRank:
             run(cached.extra, cached.grid)
         with torch.cuda.stream(w.comm_stream):
             for steps in cached.produced:
-                reduce_scatter.issue_reduce(w, steps, sync)
+                reduce_scatter.issue_reduce(w, steps, sync, gathers)
             if reads.released_after_kernel:
                 w.comm_stream.wait_stream(compute)
                 self._release(sync, tokens, reads.released_after_kernel)

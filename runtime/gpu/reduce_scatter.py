@@ -235,9 +235,10 @@ def _counted(w: GpuWorld, waits: list[tuple[int, int]]) -> dict[str, Any]:
     return {"counted": counted, "counted_words": words}
 
 
-def issue_reduce(w: GpuWorld, steps: ReduceSteps, sync: SyncState) -> None:
+def issue_reduce(w: GpuWorld, steps: ReduceSteps, sync: SyncState, gathers: bool = True) -> None:
     """On the communication stream: one produced plan's steps (see
-    :func:`reduce`), then the reset of the produced flags they waited for.
+    :func:`reduce`), then the reset of the produced flags they waited for,
+    then an all-reduce's gathers (``gathers`` False: the caller issues them).
     The tile waits are written out inline: a launch issues them per region,
     and a helper call each would be host work per chunk."""
     flags_, epoch, limit, report = sync.flags, sync.epoch, sync.spin_limit, sync.report
@@ -274,7 +275,7 @@ def issue_reduce(w: GpuWorld, steps: ReduceSteps, sync: SyncState) -> None:
                     device.accumulate(arrival.out, total)
     # every wait above has passed once the lanes joined: this launch's tile signals are all in
     reset_counts(sync.flags, steps)
-    for gather in steps.gathers:  # an all-reduce: the owners' sums are in (their arrivals were summed above)
+    for gather in steps.gathers if gathers else ():  # an all-reduce: the owners' sums are in (summed above)
         gather()
 
 

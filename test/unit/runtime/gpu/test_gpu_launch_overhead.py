@@ -231,7 +231,7 @@ def _launches(monkeypatch, example: str, backend: str, plan: str | None, world: 
             launch(fused)
         per_launch.append(log[start:])
     # a launch that only replays a graph runs no kernel from the host
-    replayed = sum(1 for ops in per_launch[2:] if [op[0] for op in ops] == ["replay"])
+    replayed = sum(1 for ops in per_launch[2:] if ops and ops[0][0] == "replay" and ops[0][1] == "compute")
     assert len(runs) == LAUNCHES - replayed and all(k.keys() == runs[0].keys() for k in runs)
     return per_launch, profile
 
@@ -687,12 +687,12 @@ def test_a_new_output_over_the_gathered_tensors_memory_is_refused_at_a_known_lau
 
 @pytest.mark.parametrize("world", [2, 3])
 def test_an_all_reduce_on_ce_replays_with_its_gather_after_the_reduction(monkeypatch, world):
-    """GEMM + all-reduce over ce: its NCCL gather of the owners' sums is
-    issued after every tile wait, so its launches replay like a
-    reduce-scatter's (one graph launch each), and the graph holds the
-    gather after the last wait and sum. The same launch whose reduction
-    itself runs on NCCL (reduces that wait for single tiles) is not
-    replayed."""
+    """GEMM + all-reduce over ce: its launches replay like a
+    reduce-scatter's, one graph launch each, then the NCCL gather of the
+    owners' sums from the host on the caller's stream. The graph holds the
+    whole reduction and no NCCL work (a kept graph with NCCL work holds up
+    destroy_process_group). The same launch whose reduction itself runs on
+    NCCL (reduces that wait for single tiles) is not replayed."""
     import torch.distributed as dist
 
     log_of: list[list] = []
@@ -715,13 +715,14 @@ def test_an_all_reduce_on_ce_replays_with_its_gather_after_the_reduction(monkeyp
     for n in (1, 4):
         per_launch, profile = _launches(monkeypatch, "gemm_ar.py", "ce", plan.format(n=n, w=world), world,
                                         graphs=True)
-        assert [[op[:2] for op in ops] for ops in per_launch[2:]] == [[("replay", "compute")]] * (LAUNCHES - 2)
-        graph = list(per_launch[-1][0][2])
-        gathers = [i for i, op in enumerate(graph) if op[0] == "gather"]
-        assert gathers and all(graph[i][1] == "comm" for i in gathers)
-        reduced = [i for i, op in enumerate(graph) if op[0] in ("wait", "add", "copy", "arrival")]
-        assert reduced and max(reduced) < min(gathers), "the gather was captured before the reduction ended"
-        assert len(gathers) == (1 if world == 2 else world)  # one all-gather, or a broadcast per owner
+        gathers = [("gather", "compute")] * (1 if world == 2 else world)  # one all-gather, or a broadcast per owner
+        assert [[op[:2] for op in ops] for ops in per_launch[2:]] == [[("replay", "compute")] + gathers] * (
+            LAUNCHES - 2)
+        graph = per_launch[-1][0][2]
+        assert not any(op[0] in ("gather", "reduce") for op in graph)
+        assert any(op[0] == "add" for op in graph) and graph[-1][0] != "gather"
+        eager = [op[:2] for op in per_launch[0] if op[0] == "gather"]  # the first launch issues it eagerly
+        assert eager == [("gather", "comm")] * len(gathers)
         seen[n] = sorted(profile.syncopate_host_calls())
     assert seen[1] == seen[4], "host calls of a replayed all-reduce grow with its chunks"
     per_launch, _ = _launches(monkeypatch, "gemm_ar.py", "nccl", plan.format(n=1, w=world), world, graphs=True)
