@@ -275,7 +275,7 @@ def matmul_all_reduce(A: torch.Tensor, B: torch.Tensor, reduce_op: str, group_na
     """The fused matmul + reduce-scatter of A's rows, then an all-gather of
     each rank's reduced rows into one fresh tensor (the reduce-scatter's
     fused overlap, plus the all-reduce's second half as one collective)."""
-    from syncopate.pytorch import direct_collectives
+    from syncopate.runtime.gpu import direct_collectives
 
     group = process_group(group_name)
     a = A.reshape(-1, A.shape[-1])

@@ -61,7 +61,8 @@ from typing import Any
 
 import torch
 
-from syncopate.pytorch import direct_collectives, unfused_ops
+from syncopate.pytorch import unfused_ops
+from syncopate.runtime.gpu import direct_collectives
 from syncopate.pytorch.unfused_ops import process_group
 
 CAPTURE_AT = 2  # the sighting of a call that captures its graph

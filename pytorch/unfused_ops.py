@@ -10,7 +10,7 @@ all-reduce's twice), divided by the group size for ``avg``. A collective
 on rows (the dim is the first, or every dim before it has size 1) of a
 contiguous tensor is the in-place ``torch.distributed`` collective into a
 fresh tensor, as NCCL + cuBLAS code calls it, issued on the group itself
-(pytorch/direct_collectives.py); any other dim goes through
+(runtime/gpu/direct_collectives.py); any other dim goes through
 the functional collectives, as does the autograd formula's reduce-scatter
 (:func:`reduce_scatter`), which AOT autograd traces. The results equal PyTorch's ``symm_mem`` ops'
 fallbacks (same shapes, dtypes and values) and are fresh tensors that
@@ -25,7 +25,7 @@ import warnings
 
 import torch
 
-from syncopate.pytorch import direct_collectives
+from syncopate.runtime.gpu import direct_collectives
 
 REDUCE_OPS = ("sum", "avg")
 _WARNED: set[tuple[str, str]] = set()
@@ -172,7 +172,7 @@ def check_matmul_all_reduce(A: torch.Tensor, B: torch.Tensor, reduce_op: str, gr
 
 def matmul_all_reduce(A: torch.Tensor, B: torch.Tensor, reduce_op: str, group_name: str) -> torch.Tensor:
     """``A @ B`` summed (or averaged) over the group, on every rank: ``torch.matmul``, then the in-place all-reduce."""
-    from syncopate.pytorch import direct_collectives
+    from syncopate.runtime.gpu import direct_collectives
 
     out = torch.matmul(A, B)
     direct_collectives.all_reduce(out, process_group(group_name))

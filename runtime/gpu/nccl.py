@@ -19,6 +19,7 @@ import torch
 from syncopate.dialects.chunk import PlanOp
 from syncopate.ir.analysis import deps
 from syncopate.ir.analysis.deps import ConcreteChunk
+from syncopate.runtime.gpu import direct_collectives
 from syncopate.runtime.gpu.errors import GpuWorldError
 from syncopate.runtime.rows import rows
 from syncopate.runtime.staging import owner_regions
@@ -56,9 +57,9 @@ def plan_gather_reduced(w: GpuWorld, plan: PlanOp, chunks: list[ConcreteChunk],
     a row count the group size divides), one in-place
     ``all_gather_into_tensor``; else one ``broadcast`` per owner region.
     An owner's adjacent chunks count as one region (``chunks_per_rank``
-    splits the rows, not the gather)."""
-    import torch.distributed as dist
-
+    splits the rows, not the gather). The all-gather is the backend's call
+    itself (runtime/gpu/direct_collectives.py): it is the host work left in
+    a replayed all-reduce's launch."""
     regions = _joined(owner_regions(chunks))
     out = params[regions[0].param] if regions else None
     sizes = {r.hi - r.lo for r in regions}
@@ -66,8 +67,8 @@ def plan_gather_reduced(w: GpuWorld, plan: PlanOp, chunks: list[ConcreteChunk],
     if (out is not None and out.is_contiguous() and one_block_each and len(sizes) == 1
             and all(r.dim == 0 and r.lo == i * (r.hi - r.lo) for i, r in enumerate(regions))
             and regions[-1].hi == out.shape[0]):
-        mine = regions[w.rank]
-        return (lambda: dist.all_gather_into_tensor(out, rows(out, 0, mine.lo, mine.hi), group=w.nccl_group),)
+        mine = rows(out, 0, regions[w.rank].lo, regions[w.rank].hi)
+        return (lambda: direct_collectives.all_gather_into(out, mine, w.nccl_group),)
     return _broadcasts(w, regions, params)
 
 

@@ -219,7 +219,7 @@ MUTATIONS = [
              pytest=(REPLAYED,)),
     Mutation("the replay never measured", "pytorch/op_path.py",
              '**({"replayed": replayed} if replayed else {})', "", pytest=(OP_PATH,)),
-    Mutation("collectives issued as asynchronous ops", "pytorch/direct_collectives.py",
+    Mutation("collectives issued as asynchronous ops", "runtime/gpu/direct_collectives.py",
              "        opts.asyncOp = False", "        pass", pytest=(DIRECT,)),
 ]
 

@@ -1,5 +1,5 @@
 """The collectives syncopate.ops issues on the process group itself
-(pytorch/direct_collectives.py) give torch.distributed's results, on two
+(runtime/gpu/direct_collectives.py) give torch.distributed's results, on two
 gloo ranks: contiguous tensors take the direct call, and a complex tensor,
 a non-contiguous one, and a group inside a coalescing context fall back to
 the torch.distributed function (recorded, so a fallback that stopped
@@ -11,7 +11,7 @@ import pytest
 import torch
 import torch.distributed as dist
 
-from syncopate.pytorch import direct_collectives
+from syncopate.runtime.gpu import direct_collectives
 
 
 def _shard(rank: int, rows: int = 3, cols: int = 5, dtype=torch.float32) -> torch.Tensor:

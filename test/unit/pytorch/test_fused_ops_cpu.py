@@ -16,7 +16,8 @@ import torch.distributed as dist
 from syncopate.ir.analysis import deps
 from syncopate.ir.context import make_context
 from syncopate.ir.plans.cli import load_plans
-from syncopate.pytorch import direct_collectives, fused_ops, worlds
+from syncopate.pytorch import fused_ops, worlds
+from syncopate.runtime.gpu import direct_collectives
 
 WORLD, M, K, N = 3, 4, 16, 8  # rows per rank, A's width, B's width
 

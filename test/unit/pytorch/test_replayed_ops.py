@@ -16,7 +16,8 @@ import types
 import pytest
 import torch
 
-from syncopate.pytorch import direct_collectives, replayed_ops, unfused_ops
+from syncopate.pytorch import replayed_ops, unfused_ops
+from syncopate.runtime.gpu import direct_collectives
 
 WORLD = 2
 

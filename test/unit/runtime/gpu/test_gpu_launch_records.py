@@ -163,8 +163,14 @@ def test_an_all_reduce_gathers_each_owners_sum_after_the_reduction(monkeypatch, 
     global_rank = _in_sub_group(monkeypatch, w, sub_group) if world == 2 else (lambda r: r)
     monkeypatch.setattr(dist, "broadcast", lambda t, src, group=None: log.append(
         ("broadcast", src, t.data_ptr(), torch.cuda.current_stream().name)))
-    monkeypatch.setattr(dist, "all_gather_into_tensor", lambda out, mine, group=None: log.append(
-        ("all_gather", out.data_ptr(), mine.data_ptr(), out.numel(), torch.cuda.current_stream().name)))
+    from syncopate.runtime.gpu import direct_collectives
+
+    def all_gather(out, mine, group=None):
+        assert group == w.nccl_group  # the world's group (a sub-group's own), not the default one
+        log.append(("all_gather", out.data_ptr(), mine.data_ptr(), out.numel(), torch.cuda.current_stream().name))
+
+    monkeypatch.setattr(dist, "all_gather_into_tensor", all_gather)
+    monkeypatch.setattr(direct_collectives, "all_gather_into", all_gather)
     monkeypatch.setattr(dist, "reduce", lambda t, dst, group=None: log.append(("reduce", dst, t.data_ptr())))
     a, b = inputs[rank]["a"], inputs[rank]["b"]
     c = torch.empty(a.shape[0], b.shape[1])

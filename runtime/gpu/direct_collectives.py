@@ -13,7 +13,8 @@ asynchronous op, which NCCL runs on its own stream behind an event pair and
 a watchdog entry: 40-60 us more per small call on H100s.
 
 Assumed: contiguous real (not complex) plain tensors, the caller a member
-of ``group``. Where that may not hold, or the group is inside a
+of ``group``. Where that may not hold, the group is None (the default
+group, as ``torch.distributed`` reads it), or the group is inside a
 ``torch.distributed`` coalescing context (which queues collectives instead
 of issuing them), the ``torch.distributed`` function runs instead, so the
 results are always that function's.
@@ -30,7 +31,7 @@ def _direct(group: Any, *tensors: torch.Tensor) -> bool:
     """Whether the backend call may be issued directly (see the module docstring)."""
     from torch.distributed.distributed_c10d import _world
 
-    return (group not in _world.pg_coalesce_state
+    return (group is not None and group not in _world.pg_coalesce_state
             and all(type(t) is torch.Tensor and not t.is_complex() and t.is_contiguous() for t in tensors))
 
 
