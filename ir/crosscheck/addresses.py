@@ -1048,8 +1048,23 @@ def extremes(ev: Evaluator, expr: sympy.Expr, lanes: dict) -> tuple[sympy.Expr |
 
 def _is_divisor(ev: Evaluator, m: sympy.Expr) -> bool:
     """``m`` is a kernel parameter (recorded >= 1 where a proof divides by
-    it) or a provably positive value."""
-    return isinstance(m, sympy.Symbol) and m.name in ev.func.arg_names or le(sympy.Integer(1), m)
+    it), ``cdiv(p, q)`` of a kernel parameter ``p`` (recorded >= 1: with
+    ``q >= 1`` it is then >= 1, as a persistent GEMM's tile count per row
+    ``tl.cdiv(N, BLOCK_N)``) or a provably positive value."""
+    return (_recorded_divisor(ev, m) is not None or isinstance(m, sympy.Symbol) and m.name in ev.func.arg_names
+            or le(sympy.Integer(1), m))
+
+
+def _recorded_divisor(ev: Evaluator, m: sympy.Expr) -> str | None:
+    """The parameter a proof dividing by ``m`` records >= 1: ``m`` itself,
+    or ``p`` of ``cdiv(p, q)`` with ``q`` provably >= 1; None otherwise."""
+    if isinstance(m, sympy.Symbol) and m.name in ev.func.arg_names:
+        return m.name
+    if isinstance(m, TCdiv):
+        p, q = m.args
+        if isinstance(p, sympy.Symbol) and p.name in ev.func.arg_names and le(sympy.Integer(1), q):
+            return p.name
+    return None
 
 
 def _launch_symbols(ev: Evaluator, expr: sympy.Expr) -> bool:
@@ -1320,8 +1335,9 @@ class Checker:
         # a divisor (of a wrapped row, or of a coordinate bounded by it) >= 1
         for e in exprs:
             for c in e.atoms(TMod, TDiv):
-                if isinstance(c.args[1], sympy.Symbol) and c.args[1].name in least:
-                    least[c.args[1].name] = 1
+                name = _recorded_divisor(self.ev, c.args[1])
+                if name is not None and name not in self.ev.positive:
+                    least[name] = 1
         return least
 
     def _wrapped(self, access: Access, t: PlanTensor, row: Wrap, mask: Mask | None, syncs: list[Sync],

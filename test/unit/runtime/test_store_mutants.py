@@ -1,0 +1,67 @@
+"""Seeded mutants of the reduce-scatter GEMM's store (test/fuzz/store_mutants.py:
+tiles rotated across programs, negative remainders, rows from a jit helper, a
+tile pointer advanced to the tile's first row, tl.core spellings, strides as
+products or declared the other way round, plans that name the stride, widened
+rows, persistent tile loops) on simulated ranks under the sanitizer: each must
+fuse and match the original kernel, or be refused in one line. A signal that
+announces rows before they are stored, or other rows than were stored, makes an
+owner sum a partial that is not there: a wrong result, which fails here.
+``SYNCOPATE_FUZZ_STORE_CASES`` and ``SYNCOPATE_FUZZ_SEED`` take a larger or
+other sample (``python test/fuzz/store_mutants.py N --seed S`` prints each
+outcome)."""
+
+from __future__ import annotations
+
+import os
+import random
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "fuzz"))
+
+import input_mutants  # noqa: E402
+import store_mutants  # noqa: E402
+
+SEED = int(os.environ.get("SYNCOPATE_FUZZ_SEED", "0"))
+CASES = store_mutants.mutants(SEED, int(os.environ.get("SYNCOPATE_FUZZ_STORE_CASES", "30")))
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.name.split(" ")[0] for c in CASES])
+def test_a_store_mutant_fuses_correctly_or_is_refused(case):
+    result = input_mutants.outcome(case)
+    assert result.startswith(input_mutants.GOOD), f"{case.name}: {result}"
+
+
+def _case(kinds: tuple[str, ...], order: str) -> input_mutants.Mutant:
+    """The generator's mutant of exactly ``kinds`` (its other choices drawn), under tile order ``order``."""
+    rng = random.Random(0)
+    while True:
+        case = store_mutants.mutant(rng, 0)
+        if case.name.split(" ")[1] == "+".join(sorted(kinds)):
+            return input_mutants.Mutant(case.name, case.source, case.world, f"overlap{{order={order}}}",
+                                        case.delivery)
+
+
+@pytest.mark.parametrize("kinds", [("rotate",), ("advance", "widen"), ("helper", "negmod")])
+def test_stores_whose_rows_move_signal_the_rows_they_wrote(kinds):
+    """Spellings that fuse under the departure order (tile-reorder moves the
+    tiles whose rows other ranks own first): correct on every rank."""
+    assert input_mutants.outcome(_case(kinds, "arrival")) == "correct"
+
+
+@pytest.mark.parametrize("order", ["none", "rotate", "arrival"])
+def test_a_persistent_tile_loop_fuses_under_every_tile_order(order):
+    """Public persistent GEMMs' loop (``tile // num_n``, ``tile % num_n`` with
+    ``num_n = tl.cdiv(N, BLOCK_N)``): without a reorder the column tile is a
+    remainder by that count, which the address verifier bounds by recording
+    N >= 1 (it refused the kernel before)."""
+    assert input_mutants.outcome(_case(("persistent",), order)) == "correct"
+
+
+def test_the_sample_holds_every_kind():
+    kinds = {k for c in CASES for k in c.name.split(" ")[1].split("+")}
+    assert kinds == set(store_mutants.KINDS), kinds
+    again = store_mutants.mutants(SEED, len(CASES))
+    assert [c.source for c in again] == [c.source for c in CASES]  # seeded: the same sample every run
