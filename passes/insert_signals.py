@@ -19,6 +19,7 @@ from syncopate.ir.analysis import host_exprs, index_spans, loop_nesting, ssa_val
 from syncopate.ir.analysis.chunk_access import BoundAccess, analyze
 from syncopate.ir.analysis.manager import query
 from syncopate.ir.contract import ORIGIN_ATTR
+from syncopate.ir.locations import describe
 
 ORIGIN = StringAttr("insert-signals")
 WHOLE_DIM = 2**31 - 1  # extent of a hoisted wait: every chunk of the tensor (lo 0)
@@ -316,7 +317,10 @@ class InsertSignalsPass(ModulePass):
             raise PassFailedException(
                 f"insert-signals: @{kernel.sym_name.data} stores '{b.access.param}' inside a loop; "
                 "signalling a chunk written by several iterations of one tile is not supported "
-                "(store once per tile, after the loop)"
+                f"(store once per tile, after the loop). The store is {describe(b.access.op)}, in the loop "
+                f"{describe(b.loops[0])}; a persistent kernel's loop over tiles is one only in the form "
+                "`for tile in range(tl.program_id(0), tiles, step)` with the step `tl.num_programs(0)` or a "
+                "kernel parameter, in a kernel with no other program id"
             )
         anchor = _top_level_ancestor(b.access.op, tiles if in_tile_loop else kernel)
         for value in b.span.values():

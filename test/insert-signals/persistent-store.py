@@ -25,3 +25,4 @@ def gemm_rs(a_ptr, c_ptr, M, stride_am, stride_cm, BLOCK_M: tl.constexpr, BLOCK_
 # CHECK-NEXT:   }
 
 # LOOP: insert-signals: @gemm_rs stores 'c_ptr' inside a loop; signalling a chunk written by several iterations of one tile is not supported
+# LOOP-SAME: The store is persistent-store.py.tmp.loop.py:19: 'tile.store', in the loop persistent-store.py.tmp.loop.py:15: 'scf.for'; a persistent kernel's loop over tiles is one only in the form `for tile in range(tl.program_id(0), tiles, step)`
