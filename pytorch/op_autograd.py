@@ -6,8 +6,9 @@ group concatenated along ``gather_dim``:
 * ``grad A_shard`` = this rank's slice of ``sum over ranks of sum_i
   grad_out_i @ B_i^T`` (plus the gathered A's own gradient when the caller
   used it): a matmul + reduce-scatter, run as ``syncopate.ops.matmul_reduce_scatter``
-  on the gradients concatenated along N and the B's transposed and
-  concatenated along K (one call for any number of B's);
+  on the gradients concatenated along N and the B's concatenated along N,
+  then transposed as a view (one call for any number of B's, and no
+  weight transposed in memory);
 * ``grad B_i`` = ``A^T @ grad_out_i`` over the flattened leading dims, a
   local matmul with the gathered A (kept from the forward when it returned
   A, else gathered again).
@@ -53,7 +54,9 @@ def _ag_backward(ctx: Any, grad_A: torch.Tensor | None, grad_outs: list[torch.Te
     if ctx.needs_input_grad[0]:
         if used:
             G = used[0][0] if len(used) == 1 else torch.cat([g for g, _ in used], dim=-1)
-            Bt = used[0][1].t() if len(used) == 1 else torch.cat([B.t() for _, B in used], dim=0)
+            # the B's side by side, then one transposed view: a copy of whole rows, where concatenating
+            # their transposes would transpose every weight in memory at each backward
+            Bt = (used[0][1] if len(used) == 1 else torch.cat([B for _, B in used], dim=1)).t()
             grad_shard = torch.ops.syncopate.matmul_reduce_scatter(G, Bt, "sum", dim, name)
         if grad_A is not None:
             from syncopate.pytorch.unfused_ops import reduce_scatter

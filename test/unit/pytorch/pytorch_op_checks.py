@@ -181,6 +181,37 @@ def ag_gradcheck(rank, world):
     assert torch.autograd.gradcheck(whole, (A_all, B_all), fast_mode=True)
 
 
+def ag_backward_transposes_no_weight(rank, world):
+    """The backward of a gather with several B's is one matmul + reduce-scatter
+    against the B's side by side, as a transposed view (row stride 1): each
+    weight is copied once as whole rows, never transposed in memory. The
+    input gradient equals the sum of each B's own product."""
+    from syncopate.pytorch import unfused_ops
+
+    seen = []
+    original = unfused_ops.matmul_reduce_scatter
+
+    def recording(A, B, *args):
+        seen.append((tuple(B.shape), B.stride()))
+        return original(A, B, *args)
+
+    g = torch.Generator().manual_seed(6 + rank)
+    a = torch.randn(2, 5, dtype=torch.float64, generator=g, requires_grad=True)
+    bs = [torch.randn(5, n, dtype=torch.float64, generator=g, requires_grad=True) for n in (3, 4)]
+    unfused_ops.matmul_reduce_scatter = recording
+    try:
+        _, outs = syncopate.ops.all_gather_matmul(a, bs, 0, _group(), return_A=False)
+        grads = [torch.randn(o.shape, dtype=torch.float64, generator=g) for o in outs]
+        torch.autograd.backward(outs, grads)
+    finally:
+        unfused_ops.matmul_reduce_scatter = original
+    assert seen == [((7, 5), (1, 7))], seen
+    full = sum(gr @ b.detach().t() for gr, b in zip(grads, bs))  # this rank's grads times its B's ...
+    total = full.clone()
+    dist.all_reduce(total)  # ... summed over the ranks, then this rank's rows
+    torch.testing.assert_close(a.grad, total[rank * 2:(rank + 1) * 2])
+
+
 def rs_gradcheck(rank, world):
     for op, dim in (("sum", 0), ("avg", 1)):
         def whole(A_all, B_all, op=op, dim=dim):

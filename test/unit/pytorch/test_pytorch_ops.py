@@ -16,7 +16,7 @@ from gloo_ranks import run_checks
 CHECKS = ["ag_values", "rs_values", "same_as_torch_fallback", "ag_gradcheck", "rs_gradcheck", "fake_tracing",
           "compile_fullgraph", "warns_once", "bad_arguments", "compile_kernel", "compile_reduce_scatter",
           "compile_autotuned", "compile_heuristics", "opcheck_passes", "unfused_moves_each_byte_once",
-          "decisions_are_visible", "ar_values", "ar_gradcheck", "ar_op_contract"]
+          "decisions_are_visible", "ar_values", "ar_gradcheck", "ar_op_contract", "ag_backward_transposes_no_weight"]
 
 
 @pytest.fixture(scope="module")
