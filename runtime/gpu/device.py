@@ -91,8 +91,9 @@ def memory_ops(ops: tuple[tuple[str, torch.Tensor, int, int], ...]) -> None:
 
 
 def token_ops(sync: SyncState, ops: tuple[tuple[str, torch.Tensor, int, int], ...]) -> None:
-    """Token writes and waits (as :func:`memory_ops`; waits only on
-    ``sync``'s own pad), in order, on the current stream. Each memory
+    """Token writes and waits, and waits for a constant flag value such as a
+    region's tile count (as :func:`memory_ops`; waits only on ``sync``'s
+    own pad), in order, on the current stream. Each memory
     operation node of a CUDA graph costs host time at every replay, about a
     kernel launch's, whatever it holds: so they go as one batch. With a spin
     limit (the debug mode), or without the driver bindings, each wait is a

@@ -130,7 +130,8 @@ def reduce_staging(w: GpuWorld, launch: LaunchPlan, params: Mapping[str, Any], s
     return staging
 
 
-Waits = tuple[tuple[int, int], ...]  # (pad word, tiles) pairs: hold the stream until each word >= tiles
+# ("wait", pad, word, tiles) driver waits (device.token_ops): hold the stream until each word >= tiles
+Waits = tuple[tuple[str, torch.Tensor, int, int], ...]
 
 
 @dataclass(frozen=True)
@@ -187,7 +188,8 @@ def _plan_scatter(w: GpuWorld, lanes: int, plan: PlanOp, chunks: list[ConcreteCh
     mine = [c for c in chunks if c.src == w.rank]
 
     def tiles(region: ConcreteChunk) -> Waits:
-        return tuple((c.flag, counts.get((c.plan, c.id), 0)) for c in mine if region.lo <= c.lo and c.hi <= region.hi)
+        return tuple(("wait", sync.flags, c.flag, counts.get((c.plan, c.id), 0)) for c in mine
+                     if region.lo <= c.lo and c.hi <= region.hi)
 
     regions = owner_regions(chunks)
     if any(c.backend == "nccl" for c in chunks):
@@ -225,10 +227,10 @@ def _plan_scatter(w: GpuWorld, lanes: int, plan: PlanOp, chunks: list[ConcreteCh
         arrivals=tuple(own), fused=fused, staging=staging_key(layout, out), **_counted(w, waited))
 
 
-def _counted(w: GpuWorld, waits: list[tuple[int, int]]) -> dict[str, Any]:
+def _counted(w: GpuWorld, waits: list[tuple[str, torch.Tensor, int, int]]) -> dict[str, Any]:
     """``ReduceSteps.counted`` (and its device copy) for ``waits``: the
     produced flags the stream waits for, each once."""
-    counted = tuple(sorted({flag for flag, _ in waits}))
+    counted = tuple(sorted({flag for _, _, flag, _ in waits}))
     words = None
     if counted and not torch.cuda.is_current_stream_capturing():
         words = upload(counted, torch.int64, w.device)
@@ -239,12 +241,15 @@ def issue_reduce(w: GpuWorld, steps: ReduceSteps, sync: SyncState, gathers: bool
     """On the communication stream: one produced plan's steps (see
     :func:`reduce`), then the reset of the produced flags they waited for,
     then an all-reduce's gathers (``gathers`` False: the caller issues them).
-    The tile waits are written out inline: a launch issues them per region,
-    and a helper call each would be host work per chunk."""
+    A tile wait's target is the region's tile count, a constant (the
+    counts are zeroed after every launch), so each region's waits are one
+    batch of driver stream waits, which hold the stream without an SM: a
+    wait kernel would spin on an SM the fused kernel's tiles need, for as
+    long as those tiles run (one-program wait kernels only in the debug
+    mode or without the driver bindings, as for tokens)."""
     flags_, epoch, limit, report = sync.flags, sync.epoch, sync.spin_limit, sync.report
     for waits, collective in steps.collectives:
-        for flag, count in waits:
-            device.wait_flag(flags_, flag, 0, epoch, limit, report, least=count)
+        device.token_ops(sync, waits)
         collective()
     # hand back the tokens of the sources whose last partials this stream read (the previous launch),
     # then take each owner's token before sending to it: one batch each
@@ -256,8 +261,7 @@ def issue_reduce(w: GpuWorld, steps: ReduceSteps, sync: SyncState, gathers: bool
             for stream, sends in zip(streams, steps.sends):
                 with torch.cuda.stream(stream):
                     for send in sends:
-                        for flag, count in send.tiles:
-                            device.wait_flag(flags_, flag, 0, epoch, limit, report, least=count)
+                        device.token_ops(sync, send.tiles)
                         device.copy(send.dst, send.src)
                         device.write_epoch(send.owner_flags, send.flag, sync.epoch)
             # meanwhile, on the communication stream: sum the peers' partials of each own region as they arrive
@@ -269,8 +273,7 @@ def issue_reduce(w: GpuWorld, steps: ReduceSteps, sync: SyncState, gathers: bool
                         total = partial  # summed in place: the slot is read once per launch
                     else:
                         device.accumulate(total, partial)
-                for flag, count in arrival.tiles:
-                    device.wait_flag(flags_, flag, 0, epoch, limit, report, least=count)
+                device.token_ops(sync, arrival.tiles)
                 if total is not None:
                     device.accumulate(arrival.out, total)
     # every wait above has passed once the lanes joined: this launch's tile signals are all in

@@ -168,6 +168,12 @@ MUTATIONS = [
              "                                 for reader in readers[:0]) +\n"
              "                     tuple((\"wait\", sync.flags, tokens.ready(owner), 1) for owner in owners))",
              pytest=(TOKENS,)),
+    Mutation("tile waits one below their count", "runtime/gpu/reduce_scatter.py",
+             "counts.get((c.plan, c.id), 0)) for c in mine", "counts.get((c.plan, c.id), 0) - 1) for c in mine",
+             pytest=(RECORDS, OVERHEAD, f"{GPU}/test_gpu_reduce_order.py")),
+    Mutation("tile waits dropped before a send", "runtime/gpu/reduce_scatter.py",
+             "                        device.token_ops(sync, send.tiles)\n", "",
+             pytest=(RECORDS, OVERHEAD, f"{GPU}/test_gpu_reduce_order.py")),
     Mutation("staging tokens taken before they are there", "runtime/gpu/reduce_scatter.py",
              "    device.token_ops(sync, tuple((\"wait\", flags_, word, 1) for word in steps.takes) +",
              "    device.token_ops(sync, tuple((\"wait\", flags_, word, 1) for word in steps.takes[:0]) +",

@@ -363,7 +363,8 @@ def test_a_captured_launch_batches_its_tokens_as_often_at_any_world_and_chunk_co
     replay: a launch's token writes and waits go in batches, as many at any
     W and chunk count. The flags raised after the ce copies go as one batch
     per copy, on its lane: one per peer, as small chunks of a peer go as
-    one copy (runtime/gpu/ce.py)."""
+    one copy (runtime/gpu/ce.py). A reduce-scatter's waits for its tiles
+    are driver waits as well, never wait kernels."""
     batches = {}
     for world in (2, 4):
         for n in (1, 4):
@@ -377,9 +378,20 @@ def test_a_captured_launch_batches_its_tokens_as_often_at_any_world_and_chunk_co
             if example.startswith("ag_"):
                 assert after_copy == [i + 1 for i, op in enumerate(graph) if op[0] == "copy"]  # a flag batch each
                 assert len(copies) == (world - 1 if backend == "ce" else 0)
-            batches[(world, n)] = [op[1] for i, op in enumerate(graph) if op[0] == "memops" and i not in after_copy]
-            tokens = [(kind, index) for i, op in enumerate(graph) if op[0] == "memops" and i not in after_copy
-                      for kind, index, _v in op[2]]
+            # a reduce-scatter's waits for its tiles' counts (the produced flags the launch zeroes after them)
+            # are driver waits too: one batch per region, device work that grows with the chunks
+            counted = {word for op in graph if op[0] == "zero" for word in op[2]} if example.startswith("gemm_rs") \
+                else set()
+            tile_waits = [i for i, op in enumerate(graph) if op[0] == "memops" and i not in after_copy and counted
+                          and all(kind == "wait" and index in counted for kind, index, _v in op[2])]
+            assert {index for i in tile_waits for _k, index, _v in graph[i][2]} == counted
+            # no wait kernel for a tile count: it would spin on an SM the tiles need (the arrivals of staged
+            # partials, whose target is the epoch, are still waited for by a kernel)
+            assert not [op for op in graph if op[0] == "wait" and op[2] in counted]
+            token_batches = [i for i, op in enumerate(graph) if op[0] == "memops" and i not in after_copy
+                             and i not in tile_waits]
+            batches[(world, n)] = [graph[i][1] for i in token_batches]
+            tokens = [(kind, index) for i in token_batches for kind, index, _v in graph[i][2]]
             assert len(tokens) >= 2 * (world - 1)  # the batches hold every peer's token
     assert len({tuple(b) for b in batches.values()}) == 1, f"token batches grow with W or chunks: {batches}"
 
@@ -728,3 +740,27 @@ def test_an_all_reduce_on_ce_replays_with_its_gather_after_the_reduction(monkeyp
     per_launch, _ = _launches(monkeypatch, "gemm_ar.py", "nccl", plan.format(n=1, w=world), world, graphs=True)
     assert all(ops and not any(op[0] == "replay" for op in ops) for ops in per_launch)
     assert any(op[0] == "reduce" for op in per_launch[-1])
+
+
+@pytest.mark.parametrize("world", [2, 3])
+def test_a_reduce_scatters_tile_waits_expect_every_tile_that_writes_the_region(monkeypatch, world):
+    """Rank 0's stream holds each region's send (or its own sum) until every
+    tile that writes the region's rows has signalled: the wait's target is
+    the count of row tiles that meet the region times the column tiles,
+    counted here from the example's shapes and the rows rule
+    (``shard_bounds``), not by the runtime's tile counts."""
+    from syncopate.runtime.workload import shard_bounds
+
+    workload, _ = _program("gemm_rs.py", "ce", None, world)
+    m = workload.module
+    per_launch, _ = _launches(monkeypatch, "gemm_rs.py", "ce", None, world, memops=True)
+    counted = {word for op in per_launch[-1] if op[0] == "zero" for word in op[2]}
+    targets = sorted(value for op in per_launch[-1] if op[0] == "memops"
+                     for kind, index, value in op[2] if kind == "wait" and index in counted)
+    columns = -(-m.N_DIM // m.BLOCK_N)
+
+    def tiles(lo: int, hi: int) -> int:
+        return sum(1 for t in range(-(-m.M_DIM // m.BLOCK_M)) if t * m.BLOCK_M < hi and lo < (t + 1) * m.BLOCK_M)
+
+    regions = [shard_bounds(m.M_DIM, world, r) for r in range(world)]
+    assert targets == sorted(tiles(start, start + size) * columns for start, size in regions)
