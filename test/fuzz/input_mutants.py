@@ -106,9 +106,14 @@ def mutant(rng: random.Random, index: int) -> Mutant:
                                 "    M, K = a.shape\n    b = a[:b.shape[0], :b.shape[1]]\n    N = b.shape[1]\n")
     m = rng.choice((50, 64) if "alias" in kinds else (32, 37, 50, 64))  # alias: A has at least K rows
     source = source.replace("M_GLOBAL, K_DIM, N_DIM = 50, 40, 36", f"M_GLOBAL, K_DIM, N_DIM = {m}, 40, 36")
+    return launched(rng, f"#{index} {'+'.join(kinds)} shift={shift} M={m}", source)
+
+
+def launched(rng: random.Random, label: str, source: str) -> Mutant:
+    """``source`` as a mutant named ``label``, on a world size, tile order and delivery order drawn from ``rng``."""
     world, order, delivery = launch_choices(rng)
-    name = f"#{index} {'+'.join(kinds)} shift={shift} M={m} W={world} order={order} delivery={delivery}"
-    return Mutant(name, source, world, f"overlap{{order={order}}}", delivery)
+    return Mutant(f"{label} W={world} order={order} delivery={delivery}", source, world, f"overlap{{order={order}}}",
+                  delivery)
 
 
 def launch_choices(rng: random.Random) -> tuple[int, str, str]:

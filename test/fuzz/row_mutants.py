@@ -33,7 +33,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from input_mutants import Mutant, launch_choices, run_sample, sample  # noqa: E402
+from input_mutants import Mutant, launched, run_sample, sample  # noqa: E402
 
 KINDS = ("advance", "ncols", "index", "helper", "tile")
 HELPER = '''
@@ -111,9 +111,7 @@ def mutant(rng: random.Random, index: int) -> Mutant:
     rows = rng.choice((7, 12, 16, 23))
     body, grid = _body(kind, d)
     source = TEMPLATE.format(helper=HELPER if kind == "helper" else "", body=body, rows=rows, grid=grid)
-    world, order, delivery = launch_choices(rng)
-    name = f"#{index} {kind} d={d} rows={rows} W={world} order={order} delivery={delivery}"
-    return Mutant(name, source, world, f"overlap{{order={order}}}", delivery)
+    return launched(rng, f"#{index} {kind} d={d} rows={rows}", source)
 
 
 def mutants(seed: int, count: int) -> list[Mutant]:

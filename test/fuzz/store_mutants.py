@@ -47,7 +47,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from input_mutants import Mutant, launch_choices, run_sample, sample  # noqa: E402
+from input_mutants import Mutant, launched, run_sample, sample  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 BASE = (ROOT / "examples" / "gemm_rs.py").read_text()
@@ -134,9 +134,7 @@ def mutant(rng: random.Random, index: int) -> Mutant:
         source = _persistent(source, next((start[k] for k in kinds if k in start), "tl.program_id(axis=0)"))
     m = rng.choice((48, 50, 64, 70))
     source = _replace(source, "M_DIM, K_LOCAL, N_DIM = 50, 24, 36", f"M_DIM, K_LOCAL, N_DIM = {m}, 24, 36")
-    world, order, delivery = launch_choices(rng)
-    name = f"#{index} {'+'.join(kinds)} M={m} W={world} order={order} delivery={delivery}"
-    return Mutant(name, source, world, f"overlap{{order={order}}}", delivery)
+    return launched(rng, f"#{index} {'+'.join(kinds)} M={m}", source)
 
 
 def mutants(seed: int, count: int) -> list[Mutant]:
