@@ -206,7 +206,8 @@ MUTATIONS = [
              "    gathered[rank * m:(rank + 1) * m].view(front.shape).copy_(front)", "    pass",
              pytest=(OPS,)),
     Mutation("matmul_reduce_scatter returns rank 0's rows", "pytorch/fused_ops.py",
-             "    mine = c[rank * rows:(rank + 1) * rows]", "    mine = c[0:rows]",
+             "    mine = c.view(blocks, M // blocks, N)[:, rank * rows:(rank + 1) * rows]",
+             "    mine = c.view(blocks, M // blocks, N)[:, 0:rows]",
              pytest=(OPS,)),
     # the replayed path and the collectives' options (pytorch/replayed_ops.py, op_path.py, direct_collectives.py)
     Mutation("a replay returns its static output", "pytorch/replayed_ops.py",
