@@ -7,8 +7,8 @@ else a broadcast per owner, every rank in the owners' order), on the
 communication stream once the sums are in (``ReduceSteps.gathers``).
 
 The kernel raises a produced chunk's flag once per tile; the communication
-stream waits for the chunk's tile count with a one-program kernel
-(runtime/gpu/stream_wait.py), then hands the rows on: ``nccl`` reduces them
+stream waits for the chunk's tile count (driver stream waits; a one-program
+kernel, runtime/gpu/stream_wait.py, in the debug mode), then hands the rows on: ``nccl`` reduces them
 to their owner (runtime/gpu/nccl.py); ``ce`` copies the partial rows into
 the owner's symmetric staging slot and raises an arrival flag in the
 owner's pad, and the owner sums the staged partials as they arrive (or its
