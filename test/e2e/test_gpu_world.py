@@ -116,3 +116,14 @@ def test_ops_fuse_on_a_tensor_parallel_dimension_of_a_mesh():
     lines = re.findall(r"MESH rank (\d+): (ok|FAIL[^\n]*)", done.stdout)
     assert sorted(int(r) for r, _ in lines) == [0, 1, 2, 3], done.stdout[-3000:]
     assert all(status == "ok" for _, status in lines), "\n".join(s for _, s in lines)
+
+
+@pytest.mark.parametrize("world", WORLDS)
+def test_ported_llama_trains_as_torch_tp_on_gpus(world: int):
+    """The Llama-style model ported to syncopate.tp trains as torch TP does
+    (losses, first gradients, final weights within bf16 tolerances) with
+    every op call on the fused path (test/e2e/llama_tp.py)."""
+    done = _torchrun(world, str(ROOT / "test" / "e2e" / "llama_tp.py"), timeout=400)
+    lines = re.findall(r"LLAMA rank (\d+): ok", done.stdout)
+    assert done.returncode == 0 and sorted(int(r) for r in lines) == list(range(world)), \
+        done.stdout[-3000:] + done.stderr[-3000:]

@@ -6,9 +6,13 @@ For each ``SYNCOPATE_OPS_PATH`` (auto, unfused, fused) rank 0 prints, per
 call of all-gather + matmul and matmul + reduce-scatter, in ms: the wall
 time of 10 back-to-back calls, their device time when queued behind a
 sleep (the host's cost hidden), and the host time to enqueue them; under
-auto also the kernels of 3 calls (torch.profiler). Results are checked
-against NCCL + cuBLAS first. Equal device times with a longer wall time
-mean the call is bound by the host.
+auto also the kernels of 3 calls (torch.profiler). The ``impl`` rows call
+the unfused implementation (pytorch/unfused_ops.py) directly, without the
+ops' wrapper: their host time against the ops' unfused rows is the
+wrapper's cost. Results are checked against NCCL + cuBLAS first. Equal
+device times with a longer wall time mean the call is bound by the host.
+``PROFILE=1``: rank 0 also prints the 20 functions with the most own time
+over 200 calls of the unfused op and of its implementation.
 """
 import os
 import sys
@@ -17,6 +21,7 @@ import collections
 import torch
 import torch.distributed as dist
 import syncopate
+from syncopate.pytorch import unfused_ops
 M, K, N = (int(x) for x in sys.argv[1:4])
 torch.cuda.set_device(int(os.environ["LOCAL_RANK"]))
 dist.init_process_group("nccl")
@@ -38,7 +43,10 @@ def seq_rs():
     return out
 def ops_ag(): return syncopate.ops.all_gather_matmul(a, [B], 0, g, return_A=False)[1][0]
 def ops_rs(): return syncopate.ops.matmul_reduce_scatter(x, Br, "sum", 0, g)
-rows = {"AG seq": seq_ag, "AG ops": ops_ag, "RS seq": seq_rs, "RS ops": ops_rs}
+def impl_ag(): return unfused_ops.all_gather_matmul(a, [B], 0, g, False)[1][0]
+def impl_rs(): return unfused_ops.matmul_reduce_scatter(x, Br, "sum", 0, g)
+rows = {"AG seq": seq_ag, "AG impl": impl_ag, "AG ops": ops_ag, "RS seq": seq_rs, "RS impl": impl_rs, "RS ops": ops_rs}
+BASELINES = ("seq", "impl")  # rows timed once (under auto), not per path
 for path in ("auto", "unfused", "fused"):
     os.environ["SYNCOPATE_OPS_PATH"] = path
     for k in ("AG ops", "RS ops"):
@@ -46,10 +54,12 @@ for path in ("auto", "unfused", "fused"):
     torch.cuda.synchronize(); dist.barrier()
     assert torch.allclose(ops_ag().float(), seq_ag().float(), rtol=2e-2, atol=2e-2)
     assert torch.allclose(ops_rs().float(), seq_rs().float(), rtol=2e-2, atol=5e-2)
+    assert torch.allclose(impl_ag().float(), seq_ag().float(), rtol=2e-2, atol=2e-2)
+    assert torch.allclose(impl_rs().float(), seq_rs().float(), rtol=2e-2, atol=5e-2)
     res = collections.defaultdict(list)
     for _ in range(7):
         for k, f in rows.items():
-            if k.endswith("seq") and path != "auto": continue
+            if k.endswith(BASELINES) and path != "auto": continue
             dist.barrier(); torch.cuda.synchronize()
             t0 = time.perf_counter()
             for _ in range(10): f()
@@ -79,5 +89,17 @@ for path in ("auto", "unfused", "fused"):
                 for e in p.key_averages():
                     if e.device_type.name == "CUDA" or getattr(e, "device_time_total", 0):
                         print(f"     {e.count:3d} x {e.device_time_total/max(e.count,1):8.1f} us  {e.key[:90]}")
+if os.environ.get("PROFILE"):
+    import cProfile
+    import pstats
+    os.environ["SYNCOPATE_OPS_PATH"] = "unfused"
+    for k in ("AG ops", "AG impl"):
+        dist.barrier(); torch.cuda.synchronize()
+        prof = cProfile.Profile()
+        prof.runcall(lambda f=rows[k]: [f() for _ in range(200)])
+        torch.cuda.synchronize()
+        if r == 0:
+            print(f"--- cProfile of 200 calls: {k} (unfused), own time ---")
+            pstats.Stats(prof).sort_stats("tottime").print_stats(20)
 print(f"rank {r}", syncopate.stats() if hasattr(syncopate, "stats") else "")
 dist.barrier(); dist.destroy_process_group()
