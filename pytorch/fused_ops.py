@@ -37,8 +37,12 @@ width and dtype.
 
 The fused path applies to CUDA tensors of an NCCL group with two or more
 ranks that spans every rank (pytorch/worlds.py), fp16 or bf16, the collective on any dim but the last (the features),
-a contiguous A and moved rows (A's for the gather, the output's for the reduce-scatter) of a multiple of 16 bytes; the
-``*_refusal`` functions name the first condition a call misses, and the op then runs unfused.
+and moved rows (A's for the gather, the output's for the reduce-scatter) of a multiple of 16 bytes; the
+``*_refusal`` functions name the first condition a call misses, and the op then runs unfused. A may be
+non-contiguous (an attention output's ``transpose(1, 2).reshape(b, s, -1)``, which SDPA's kernels can
+leave with a padded batch stride, is the common case): the gather copies the shard into its symmetric
+buffer anyway, and the reduce-scatter hands the GEMM A's rows as one strided view where they are one,
+else a contiguous copy of A (one pass over A, where the unfused path would move the whole product).
 """
 
 from __future__ import annotations
@@ -132,13 +136,18 @@ def _common_refusal(A: torch.Tensor, Bs: list[torch.Tensor], dim: int, group_nam
         return f"a '{backend}' process group"
     if group.size() < 2:
         return "a group of one rank"
+    return layout_refusal(A, Bs, dim)
+
+
+def layout_refusal(A: torch.Tensor, Bs: list[torch.Tensor], dim: int) -> str | None:
+    """Why the tensors' dtypes and shapes keep the call off the fused path
+    (None: they do not). A's strides are not among the reasons (see the
+    module docstring)."""
     if A.dtype not in DTYPES or any(B.dtype != A.dtype for B in Bs):
         return f"dtype {A.dtype} (fused: float16, bfloat16, with B of A's dtype)"
     refusal = dim_refusal(tuple(A.shape), dim)
     if refusal:
         return refusal
-    if not A.is_contiguous():
-        return "a non-contiguous A"
     if (A.shape[-1] * A.element_size()) % 16:
         return "rows of A that are not a multiple of 16 bytes"
     return None
@@ -248,7 +257,7 @@ def matmul_reduce_scatter(A: torch.Tensor, B: torch.Tensor, reduce_op: str, scat
     blocks = max(math.prod(A.shape[:scatter_dim]), 1)  # an empty batch has no rows: one block of none
     if blocks > max_blocks(world):
         moved, dim, blocks = _rows_first(A, scatter_dim), 0, 1
-    a = moved.reshape(M, K)  # a view of the contiguous A, unless moved
+    a = moved.reshape(M, K)  # a view of A's rows where they are one strided view, else a copy
     c = _buffer("rs", group_name, (M, N), A.dtype, A.device)
     _gemm(_kernel("rs", group_name, blocks), a, B, c)
     rows = M // blocks // world  # this rank's slice of each block

@@ -11,8 +11,10 @@ the unfused implementation (pytorch/unfused_ops.py) directly, without the
 ops' wrapper: their host time against the ops' unfused rows is the
 wrapper's cost. Results are checked against NCCL + cuBLAS first. Equal
 device times with a longer wall time mean the call is bound by the host.
-``PROFILE=1``: rank 0 also prints the 20 functions with the most own time
-over 200 calls of the unfused op and of its implementation.
+``PROFILE=unfused,fused`` (paths, comma-separated): rank 0 also prints the
+25 functions with the most own time over 200 calls of the all-gather op on
+each path (and, for unfused, of its implementation). ``LOG=1`` logs the
+ops' decisions (the ``syncopate`` logger at INFO).
 """
 import os
 import sys
@@ -21,6 +23,10 @@ import collections
 import torch
 import torch.distributed as dist
 import syncopate
+if os.environ.get("LOG"):
+    import logging
+    logging.basicConfig(level=logging.WARNING)
+    logging.getLogger("syncopate").setLevel(logging.INFO)
 from syncopate.pytorch import unfused_ops
 M, K, N = (int(x) for x in sys.argv[1:4])
 torch.cuda.set_device(int(os.environ["LOCAL_RANK"]))
@@ -89,17 +95,21 @@ for path in ("auto", "unfused", "fused"):
                 for e in p.key_averages():
                     if e.device_type.name == "CUDA" or getattr(e, "device_time_total", 0):
                         print(f"     {e.count:3d} x {e.device_time_total/max(e.count,1):8.1f} us  {e.key[:90]}")
-if os.environ.get("PROFILE"):
+for path in filter(None, os.environ.get("PROFILE", "").split(",")):
     import cProfile
     import pstats
-    os.environ["SYNCOPATE_OPS_PATH"] = "unfused"
-    for k in ("AG ops", "AG impl"):
+    os.environ["SYNCOPATE_OPS_PATH"] = path
+    for k in ("AG ops", "AG impl") if path == "unfused" else ("AG ops",):
         dist.barrier(); torch.cuda.synchronize()
+        before = torch.cuda.memory_stats()
         prof = cProfile.Profile()
         prof.runcall(lambda f=rows[k]: [f() for _ in range(200)])
         torch.cuda.synchronize()
+        after = torch.cuda.memory_stats()
         if r == 0:
-            print(f"--- cProfile of 200 calls: {k} (unfused), own time ---")
-            pstats.Stats(prof).sort_stats("tottime").print_stats(20)
+            grew = {s: after.get(s, 0) - before.get(s, 0) for s in ("num_device_alloc", "num_device_free",
+                                                                    "num_alloc_retries", "num_sync_all_streams")}
+            print(f"--- cProfile of 200 calls: {k} (path {path}), own time; allocator counts over them: {grew} ---")
+            pstats.Stats(prof).sort_stats("tottime").print_stats(25)
 print(f"rank {r}", syncopate.stats() if hasattr(syncopate, "stats") else "")
 dist.barrier(); dist.destroy_process_group()

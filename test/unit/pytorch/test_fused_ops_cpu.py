@@ -307,3 +307,39 @@ def test_new_row_counts_in_a_seen_bucket_allocate_no_symmetric_memory(monkeypatc
         torch.testing.assert_close(gathered[:rows], shard)  # rank 0's rows of this call
         torch.testing.assert_close(out, gathered @ b, equal_nan=True)  # peers write no rows here
     assert allocations == [], f"new row counts in a seen bucket allocated symmetric memory: {allocations[:3]}"
+
+
+@pytest.mark.parametrize("rank", range(WORLD))
+def test_a_non_contiguous_a_runs_fused(monkeypatch, rank_of, rank):
+    """An attention output laid out [b, s, heads, d] in memory but padded
+    between batch entries (as SDPA's kernels can leave it), reshaped to
+    [b, s, features]: not contiguous, and its rows are no single strided
+    view. The fused path takes it (no refusal): the gather copies the shard
+    into its rows, the reduce-scatter hands the GEMM a contiguous copy."""
+    rank_of[0] = rank
+    batch, heads = 2, 2
+    padded = torch.randn(batch, WORLD * M * heads * (K // heads) + 8)
+    a = padded[:, :WORLD * M * K].view(batch, WORLD * M, heads, K // heads).reshape(batch, WORLD * M, K)
+    assert not a.is_contiguous()
+    assert fused_ops.layout_refusal(a.bfloat16(), [torch.randn(K, N).bfloat16()], 1) is None
+    monkeypatch.setattr(fused_ops, "_kernel", lambda kind, group, blocks=1: PlannedReduceScatterGemm(rank, blocks))
+    b = torch.randn(K, N)
+    out = fused_ops.matmul_reduce_scatter(a, b, "sum", 1, "g")
+    torch.testing.assert_close(out, (WORLD * (a @ b))[:, rank * M:(rank + 1) * M])
+    shard = a[:, rank * M:(rank + 1) * M]
+    assert not shard.is_contiguous()
+
+    class Gather(FakeAllGatherGemm):
+        def __getitem__(self, grid):
+            def run(g, b, c, *args, **kwargs):
+                for peer in range(WORLD):
+                    if peer != self.rank:
+                        rows = a[:, peer * M:(peer + 1) * M].movedim(1, 0).reshape(-1, K)
+                        g[peer * rows.shape[0]:(peer + 1) * rows.shape[0]] = rows
+                c.copy_(g @ b)
+            return run
+
+    monkeypatch.setattr(fused_ops, "_kernel", lambda kind, group, blocks=1: Gather(rank))
+    gathered, (prod,) = fused_ops.all_gather_matmul(shard, [b], 1, "g", return_A=True)
+    torch.testing.assert_close(gathered, a)
+    torch.testing.assert_close(prod, a @ b)
