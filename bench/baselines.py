@@ -129,103 +129,120 @@ def _empty(shape: tuple[int, int], ctx: BenchWorld) -> torch.Tensor:
 
 
 def _ag_gemm(spec: BenchSpec, ctx: BenchWorld) -> list[Variant]:
-    p, d, cfg, group = spec.problem, spec.dims, spec.config, ctx.group
-    assert p is not None and d.gathered is not None
-    st: dict[str, Any] = {}
-    kernel = gemm_kernel(cfg)
+    return _AgGemmRows(spec, ctx).variants()
 
-    def alloc(*names: str) -> None:
+
+class _AgGemmRows:
+    """The all-gather GEMM's baseline rows: sequential NCCL (or ce) +
+    cuBLAS (or the bench's Triton GEMM), torch's async-TP (its symmetric-
+    memory op, and its native path where it applies), and each half alone.
+    The rows share the tensors in ``st``, which a row's setup allocates and
+    its teardown clears."""
+
+    def __init__(self, spec: BenchSpec, ctx: BenchWorld):
+        assert spec.problem is not None and spec.dims.gathered is not None
+        self.p, self.d, self.cfg, self.ctx = spec.problem, spec.dims, spec.config, ctx
+        self.st: dict[str, Any] = {}
+        self.kernel = gemm_kernel(self.cfg)
+
+    def alloc(self, *names: str) -> None:
+        d = self.d
         for name in names:
             shape = {"gathered": d.gathered, "a_full": d.gathered, "a": d.a}.get(name, d.c)
-            st[name] = _empty(shape, ctx)
+            self.st[name] = _empty(shape, self.ctx)
 
-    def produce_shard(version: int) -> None:
-        st["a"].copy_(p.a_versions[version])
+    def produce_shard(self, version: int) -> None:
+        self.st["a"].copy_(self.p.a_versions[version])
 
-    def produce_full(version: int) -> None:
-        st["a_full"].copy_(p.a_full_versions[version])
+    def produce_full(self, version: int) -> None:
+        self.st["a_full"].copy_(self.p.a_full_versions[version])
 
-    def ce_setup(*names: str) -> None:
-        alloc("a", *names)
-        st["ce"] = ce.make_gather(ctx, d.gathered, ctx.dtype)
+    def ce_setup(self, *names: str) -> None:
+        self.alloc("a", *names)
+        self.st["ce"] = ce.make_gather(self.ctx, self.d.gathered, self.ctx.dtype)
 
-    def seq_cublas() -> None:
-        comm.all_gather_rows(st["gathered"], st["a"], group)
-        torch.matmul(st["gathered"], p.b, out=st["c"])
+    def seq_cublas(self) -> None:
+        comm.all_gather_rows(self.st["gathered"], self.st["a"], self.ctx.group)
+        torch.matmul(self.st["gathered"], self.p.b, out=self.st["c"])
 
-    def seq_ce() -> None:
-        st["ce"](st["gathered"], st["a"])
-        torch.matmul(st["gathered"], p.b, out=st["c"])
+    def seq_ce(self) -> None:
+        self.st["ce"](self.st["gathered"], self.st["a"])
+        torch.matmul(self.st["gathered"], self.p.b, out=self.st["c"])
 
-    def seq_triton() -> None:
-        comm.all_gather_rows(st["gathered"], st["a"], group)
-        launch_gemm(kernel, st["gathered"], p.b, st["c"], cfg)
+    def seq_triton(self) -> None:
+        comm.all_gather_rows(self.st["gathered"], self.st["a"], self.ctx.group)
+        launch_gemm(self.kernel, self.st["gathered"], self.p.b, self.st["c"], self.cfg)
 
-    def async_tp_setup() -> None:
-        if ctx.cpu:
+    def async_tp_setup(self) -> None:
+        if self.ctx.cpu:
             raise RuntimeError("needs CUDA")
-        comm.enable_symmetric_memory(ctx.group_name)
-        alloc("a")
+        comm.enable_symmetric_memory(self.ctx.group_name)
+        self.alloc("a")
 
-    def async_tp() -> None:
-        _, outs = torch.ops.symm_mem.fused_all_gather_matmul(st["a"], [p.b], gather_dim=0, group_name=ctx.group_name)
-        st["c"] = outs[0]
+    def async_tp(self) -> None:
+        _, outs = torch.ops.symm_mem.fused_all_gather_matmul(self.st["a"], [self.p.b], gather_dim=0,
+                                                              group_name=self.ctx.group_name)
+        self.st["c"] = outs[0]
 
-    def native_setup() -> None:
-        async_tp_setup()
+    def native_setup(self) -> None:
+        self.async_tp_setup()
         with native_async_tp():
-            if not native_applies(st["a"], p.b, ctx.group_name):
+            if not native_applies(self.st["a"], self.p.b, self.ctx.group_name):
                 raise RuntimeError("not run: torch's native async-TP path does not apply to this shape")
 
-    def native() -> None:
+    def native(self) -> None:
         with native_async_tp():
-            async_tp()
+            self.async_tp()
 
-    def cublas_alone() -> None:
-        torch.matmul(st["a_full"], p.b, out=st["c"])
+    def cublas_alone(self) -> None:
+        torch.matmul(self.st["a_full"], self.p.b, out=self.st["c"])
 
-    def triton_alone() -> None:
-        launch_gemm(kernel, st["a_full"], p.b, st["c"], cfg)
+    def triton_alone(self) -> None:
+        launch_gemm(self.kernel, self.st["a_full"], self.p.b, self.st["c"], self.cfg)
 
-    def comm_alone() -> None:
-        comm.all_gather_rows(st["gathered"], st["a"], group)
+    def comm_alone(self) -> None:
+        comm.all_gather_rows(self.st["gathered"], self.st["a"], self.ctx.group)
 
-    def ce_alone() -> None:
-        st["ce"](st["gathered"], st["a"])
+    def ce_alone(self) -> None:
+        self.st["ce"](self.st["gathered"], self.st["a"])
 
-    def out() -> torch.Tensor | None:
-        return st.get("c")
+    def out(self) -> torch.Tensor | None:
+        return self.st.get("c")
 
-    def gathered() -> torch.Tensor | None:
-        return st.get("gathered")
+    def gathered(self) -> torch.Tensor | None:
+        return self.st.get("gathered")
 
-    def row(name: str, run: Callable[[], None], setup: Callable[[], None], poisoned: Callable[[], None],
-            group_: str, compute: str | None, result: Callable[[], torch.Tensor | None] = out, expect: str = OUT,
-            produce: Callable[[int], None] = produce_shard) -> Variant:
-        return Variant(name, run, result, setup, poisoned, st.clear, group_, compute, expect,
-                       versions=p.versions, produce=produce)
+    def poison_library_output(self) -> None:
+        poison_allocator(self.d.c, self.ctx.dtype, self.ctx.device)
 
-    def poison_library_output() -> None:
-        poison_allocator(d.c, ctx.dtype, ctx.device)
+    def row(self, name: str, run: Callable[[], None], setup: Callable[[], None], poisoned: Callable[[], None],
+            group_: str, compute: str | None, result: Callable[[], torch.Tensor | None] | None = None,
+            expect: str = OUT, produce: Callable[[int], None] | None = None) -> Variant:
+        return Variant(name, run, result or self.out, setup, poisoned, self.st.clear, group_, compute, expect,
+                       versions=self.p.versions, produce=produce or self.produce_shard)
 
-    return [
-        row(SEQ_CUBLAS, seq_cublas, lambda: alloc("a", "gathered", "c"), lambda: poison(st["gathered"], st["c"]),
-            BASELINE, CUBLAS),
-        row(SEQ_CE, seq_ce, lambda: ce_setup("gathered", "c"),
-            lambda: poison(st["gathered"], st["c"], st["ce"].buffer), BASELINE, CUBLAS),
-        _needs_cuda(row(ASYNC_TP, async_tp, async_tp_setup, poison_library_output, BASELINE, CUBLAS), ctx),
-        _needs_cuda(row(ASYNC_TP_NATIVE, native, native_setup, poison_library_output, BASELINE, CUBLAS), ctx),
-        row(SEQ_TRITON, seq_triton, lambda: alloc("a", "gathered", "c"), lambda: poison(st["gathered"], st["c"]),
-            BASELINE, TRITON),
-        row(CUBLAS_ALONE, cublas_alone, lambda: alloc("a_full", "c"), lambda: poison(st["c"]), ALONE, None,
-            produce=produce_full),
-        row(TRITON_ALONE, triton_alone, lambda: alloc("a_full", "c"), lambda: poison(st["c"]), ALONE, None,
-            produce=produce_full),
-        row(COMM_ALONE, comm_alone, lambda: alloc("a", "gathered"), lambda: poison(st["gathered"]), ALONE, None,
-            gathered, GATHERED),
-        row(CE_ALONE, ce_alone, lambda: ce_setup("gathered"), lambda: poison(st["gathered"], st["ce"].buffer),
-            ALONE, None, gathered, GATHERED),
-    ]
+    def variants(self) -> list[Variant]:
+        st, ctx, row = self.st, self.ctx, self.row
+        return [
+            row(SEQ_CUBLAS, self.seq_cublas, lambda: self.alloc("a", "gathered", "c"),
+                lambda: poison(st["gathered"], st["c"]), BASELINE, CUBLAS),
+            row(SEQ_CE, self.seq_ce, lambda: self.ce_setup("gathered", "c"),
+                lambda: poison(st["gathered"], st["c"], st["ce"].buffer), BASELINE, CUBLAS),
+            _needs_cuda(row(ASYNC_TP, self.async_tp, self.async_tp_setup, self.poison_library_output, BASELINE,
+                            CUBLAS), ctx),
+            _needs_cuda(row(ASYNC_TP_NATIVE, self.native, self.native_setup, self.poison_library_output, BASELINE,
+                            CUBLAS), ctx),
+            row(SEQ_TRITON, self.seq_triton, lambda: self.alloc("a", "gathered", "c"),
+                lambda: poison(st["gathered"], st["c"]), BASELINE, TRITON),
+            row(CUBLAS_ALONE, self.cublas_alone, lambda: self.alloc("a_full", "c"), lambda: poison(st["c"]), ALONE,
+                None, produce=self.produce_full),
+            row(TRITON_ALONE, self.triton_alone, lambda: self.alloc("a_full", "c"), lambda: poison(st["c"]), ALONE,
+                None, produce=self.produce_full),
+            row(COMM_ALONE, self.comm_alone, lambda: self.alloc("a", "gathered"), lambda: poison(st["gathered"]),
+                ALONE, None, self.gathered, GATHERED),
+            row(CE_ALONE, self.ce_alone, lambda: self.ce_setup("gathered"),
+                lambda: poison(st["gathered"], st["ce"].buffer), ALONE, None, self.gathered, GATHERED),
+        ]
 
 
 @contextmanager

@@ -297,32 +297,22 @@ def run(args: argparse.Namespace, ctx: Any, shapes: list[Any]) -> int:
     """Measure every shape on this rank; rank 0 reports."""
     import torch
 
-    from syncopate.bench import autotune, report, summary
-    from syncopate.bench.baselines import baseline_variants
-    from syncopate.bench.configs import config_for
-    from syncopate.bench.fused import fused_variants
-    from syncopate.bench.no_comm import no_comm_variant
+    from syncopate.bench import autotune, report
     from syncopate.bench.cases import make_spec
-    from syncopate.bench.report import CONFIRM, EXPLORE
-    from syncopate.bench.runner import RunOptions, run_case, short_reason
-    from syncopate.bench.variants import unavailable
+    from syncopate.bench.configs import config_for
+    from syncopate.bench.report import CONFIRM
+    from syncopate.bench.runner import RunOptions, run_case
 
     lead = ctx.rank == 0
     options = RunOptions(args.warmup, args.iters, FLUSH_BYTES if args.flush_l2 else 0, args.cuda_graph, args.rounds,
                          args.seed, not args.no_shuffle)
-    device_name = ctx.device_name
     started = time.time()
 
     def say(text: str) -> None:
         if lead:
             print(text, file=sys.stderr, flush=True)
 
-    say(f"overlap-bench: W={ctx.world} on {device_name}, {len(shapes)} shape(s), "
-        f"warm-up {options.warmup}, {options.iters} timed iterations"
-        f"{f' in each of {options.rounds} round-robin rounds' if options.rounds > 1 else ''}, L2 {'flushed' if args.flush_l2 else 'warm'}, "
-        f"{'CUDA graph replays' if args.cuda_graph and not ctx.cpu else 'eager launches'}, "
-        f"row order {'shuffled (seed ' + str(args.seed) + ')' if options.shuffle else 'fixed'}, "
-        f"phases {','.join(args.phases)}")
+    say(_opening(args, ctx, shapes, options))
     try:  # before anything is timed
         headlines = _headlines(args, ctx, shapes) if CONFIRM in args.phases else {}
     except autotune.AutotuneError as err:
@@ -338,16 +328,7 @@ def run(args: argparse.Namespace, ctx: Any, shapes: list[Any]) -> int:
             return _error(str(err))
         for phase in args.phases:
             say(f"{tag}: {phase}")
-            if phase == EXPLORE:
-                variants = baseline_variants(spec, ctx) + [no_comm_variant(spec, ctx)]
-                try:
-                    variants += fused_variants(spec, ctx, args.backends, args.orders, args.chunks,
-                                               args.lanes or [ctx.default_lanes], args.attn_waits, args.tiles,
-                                               _auto_choice(args, ctx, shape), args.reduce, args.direct)
-                except Exception as err:  # a broken extension must not take the baselines down
-                    variants.append(unavailable("syncopate", f"fused_variants failed: {short_reason(err)}"))
-            else:
-                variants = baseline_variants(spec, ctx) + _confirm_rows(spec, ctx, headlines[shape], args)
+            variants = _phase_variants(args, ctx, spec, shape, headlines, phase)
 
             def progress(variant: Any, row: Any, seconds: float, tag: str = tag) -> None:
                 shown = f"{row.ms:.3f} ms" if row.ok else row.status
@@ -356,7 +337,7 @@ def run(args: argparse.Namespace, ctx: Any, shapes: list[Any]) -> int:
             def round_done(done: int, rounds: int, seconds: float, tag: str = tag) -> None:
                 say(f"{tag}: rows checked; timing round {done}/{rounds} done ({seconds:.1f}s)")
 
-            table = run_case(spec, ctx, variants, options, device_name, progress, round_done, phase)
+            table = run_case(spec, ctx, variants, options, ctx.device_name, progress, round_done, phase)
             tables.append(table)
             if lead:
                 print(report.format_table(table) + "\n", flush=True)
@@ -364,24 +345,70 @@ def run(args: argparse.Namespace, ctx: Any, shapes: list[Any]) -> int:
             if not ctx.cpu:
                 torch.cuda.empty_cache()
         del spec
-
-    if lead:
-        print(summary.format_summary(tables) + "\n", flush=True)
-        _write_outputs(args, ctx, tables, started)
-        if args.autotune:
-            try:  # the exploration's best rows: the headlines of later runs
-                choices = autotune.record([t for t in tables if t.phase == EXPLORE], args.cache)
-            except autotune.AutotuneError as err:
-                print(f"overlap-bench: error: {err}", file=sys.stderr)
-                return EXIT_ERROR
-            for key, choice in choices:
-                text = f"{choice.text()} ({choice.ms:.3f} ms)" if choice else "no checked syncopate row: unchanged"
-                print(f"autotune {key.text()}: {text}")
-            print(f"autotune cache: {args.cache or autotune.default_cache_path()}")
+    if lead and _report(args, ctx, tables, started):
+        return EXIT_ERROR
     wrong = report.any_wrong(tables)
     if wrong and lead:
         print("overlap-bench: some rows are WRONG (failed the reference check)", file=sys.stderr)
     return EXIT_WRONG if wrong else 0
+
+
+def _opening(args: argparse.Namespace, ctx: Any, shapes: list[Any], options: Any) -> str:
+    """The line that says what this run measures, and how."""
+    rounds = f" in each of {options.rounds} round-robin rounds" if options.rounds > 1 else ""
+    order = "shuffled (seed " + str(args.seed) + ")" if options.shuffle else "fixed"
+    return (f"overlap-bench: W={ctx.world} on {ctx.device_name}, {len(shapes)} shape(s), "
+            f"warm-up {options.warmup}, {options.iters} timed iterations{rounds}, "
+            f"L2 {'flushed' if args.flush_l2 else 'warm'}, "
+            f"{'CUDA graph replays' if args.cuda_graph and not ctx.cpu else 'eager launches'}, "
+            f"row order {order}, phases {','.join(args.phases)}")
+
+
+def _phase_variants(args: argparse.Namespace, ctx: Any, spec: Any, shape: Any, headlines: dict[Any, Any],
+                    phase: str) -> list[Any]:
+    """The rows one phase of one shape times: explore, every baseline, the
+    no-communication row and every fused variant asked for; confirm, every
+    baseline and the shape's headline rows."""
+    from syncopate.bench.baselines import baseline_variants
+    from syncopate.bench.fused import fused_variants
+    from syncopate.bench.no_comm import no_comm_variant
+    from syncopate.bench.report import EXPLORE
+    from syncopate.bench.runner import short_reason
+    from syncopate.bench.variants import unavailable
+
+    if phase != EXPLORE:
+        return baseline_variants(spec, ctx) + _confirm_rows(spec, ctx, headlines[shape], args)
+    variants = baseline_variants(spec, ctx) + [no_comm_variant(spec, ctx)]
+    try:
+        variants += fused_variants(spec, ctx, args.backends, args.orders, args.chunks,
+                                   args.lanes or [ctx.default_lanes], args.attn_waits, args.tiles,
+                                   _auto_choice(args, ctx, shape), args.reduce, args.direct)
+    except Exception as err:  # a broken extension must not take the baselines down
+        variants.append(unavailable("syncopate", f"fused_variants failed: {short_reason(err)}"))
+    return variants
+
+
+def _report(args: argparse.Namespace, ctx: Any, tables: list[Any], started: float) -> bool:
+    """Rank 0, after every shape: the summary, the output files and, with
+    ``--autotune``, the exploration's best rows recorded as later runs'
+    headlines. True where recording them failed."""
+    from syncopate.bench import autotune, summary
+    from syncopate.bench.report import EXPLORE
+
+    print(summary.format_summary(tables) + "\n", flush=True)
+    _write_outputs(args, ctx, tables, started)
+    if not args.autotune:
+        return False
+    try:
+        choices = autotune.record([t for t in tables if t.phase == EXPLORE], args.cache)
+    except autotune.AutotuneError as err:
+        print(f"overlap-bench: error: {err}", file=sys.stderr)
+        return True
+    for key, choice in choices:
+        text = f"{choice.text()} ({choice.ms:.3f} ms)" if choice else "no checked syncopate row: unchanged"
+        print(f"autotune {key.text()}: {text}")
+    print(f"autotune cache: {args.cache or autotune.default_cache_path()}")
+    return False
 
 
 def _headlines(args: argparse.Namespace, ctx: Any, shapes: list[Any]) -> dict[Any, Any]:

@@ -148,7 +148,8 @@ def _in_dim_order(terms: tuple[access_patterns.Term, ...]) -> list[access_patter
 
 def _span_along(acc: Access, tensor: TensorOp, dim: int, kernel: tile.FuncOp) -> tuple[Span, str | int | None]:
     """The footprint of ``acc`` along logical ``dim`` of ``tensor``, and the
-    stride of that dim found in the address."""
+    stride of that dim found in the address: which address term (or row
+    offset) is that dim, then its span (:func:`_term_span`)."""
     where = _describe(acc.op, kernel)
     rank = len(tensor.shape.data)
     if acc.desc_spans:
@@ -204,6 +205,17 @@ def _span_along(acc: Access, tensor: TensorOp, dim: int, kernel: tile.FuncOp) ->
             f"{where}: cannot tell which address term of '{acc.param}' is dim {dim} "
             f"(terms with strides: {found}); give the plan option stride=<the stride parameter of dim {dim}>"
         )
+    return _term_span(acc, term, tensor, dim, kernel, where)
+
+
+def _term_span(acc: Access, term: access_patterns.Term, tensor: TensorOp, dim: int, kernel: tile.FuncOp,
+               where: str) -> tuple[Span, str | int | None]:
+    """The span of ``term``, the address term of logical ``dim``: its
+    index's bounds (or, for a read through loaded rows, their range), the
+    scalar offsets and loop walks that move it, the forms refused when
+    they combine (wrapped or clamped indices that also move, stores through
+    ``tl.where``), and the mask's bounds where the index alone gives the rows."""
+    strides = tensor.stride_values
     loaded = False
     try:
         span = index_spans.span_of(term.index)
