@@ -220,6 +220,11 @@ def main() -> None:
     for (name, got), (_, want) in zip(ported.named_parameters(), reference.named_parameters()):
         err = relative(full(got.detach()), full(want.detach()))
         assert err <= weight_tol, f"{name} after {STEPS} steps: relative error {err:.3g}"
+    # one gather and one reduce-scatter per half layer, forward and backward, as torch TP's sequence parallelism:
+    # the shared column-wise styles gather q/k/v's (gate/up's) input once and keep it for the backward
+    calls = {op: sum(found.values()) for op, found in counts.items()}
+    want_calls = {"all_gather_matmul": 4 * LAYERS * STEPS, "matmul_reduce_scatter": 4 * LAYERS * STEPS}
+    assert calls == want_calls, f"op calls {calls}, torch TP's collective count {want_calls}"
     if gpu:  # the ops' calls, forward and backward: {op: {"fused": n, "unfused": m}}
         assert counts and all(found["fused"] and not found["unfused"] for found in counts.values()), \
             f"not every op call took the fused path: {counts}"

@@ -4,7 +4,7 @@
 
 For each ``SYNCOPATE_OPS_PATH`` (auto, unfused, fused) rank 0 prints, per
 call of all-gather + matmul and matmul + reduce-scatter, in ms: the wall
-time of 10 back-to-back calls, their device time when queued behind a
+time of ``CALLS`` (10) back-to-back calls, median of ``ROUNDS`` (7) rounds, their device time when queued behind a
 sleep (the host's cost hidden), and the host time to enqueue them; under
 auto also the kernels of 3 calls (torch.profiler). The ``impl`` rows call
 the unfused implementation (pytorch/unfused_ops.py) directly, without the
@@ -20,6 +20,7 @@ import os
 import sys
 import time
 import collections
+import statistics
 import torch
 import torch.distributed as dist
 import syncopate
@@ -29,6 +30,7 @@ if os.environ.get("LOG"):
     logging.getLogger("syncopate").setLevel(logging.INFO)
 from syncopate.pytorch import unfused_ops
 M, K, N = (int(x) for x in sys.argv[1:4])
+ROUNDS, CALLS = int(os.environ.get("ROUNDS", "7")), int(os.environ.get("CALLS", "10"))  # timed rounds, calls per round
 torch.cuda.set_device(int(os.environ["LOCAL_RANK"]))
 dist.init_process_group("nccl")
 r, W = dist.get_rank(), dist.get_world_size()
@@ -63,26 +65,26 @@ for path in ("auto", "unfused", "fused"):
     assert torch.allclose(impl_ag().float(), seq_ag().float(), rtol=2e-2, atol=2e-2)
     assert torch.allclose(impl_rs().float(), seq_rs().float(), rtol=2e-2, atol=5e-2)
     res = collections.defaultdict(list)
-    for _ in range(7):
+    for _ in range(ROUNDS):
         for k, f in rows.items():
             if k.endswith(BASELINES) and path != "auto": continue
             dist.barrier(); torch.cuda.synchronize()
             t0 = time.perf_counter()
-            for _ in range(10): f()
+            for _ in range(CALLS): f()
             t1 = time.perf_counter(); torch.cuda.synchronize(); t2 = time.perf_counter()
-            res[k + " wall"].append((t2 - t0) / 10e-3); res[k + " host"].append((t1 - t0) / 10e-3)
+            res[k + " wall"].append((t2 - t0) / CALLS * 1e3); res[k + " host"].append((t1 - t0) / CALLS * 1e3)
             dist.barrier(); torch.cuda.synchronize()
             torch.cuda._sleep(50_000_000)  # ~25 ms: the calls queue behind it
             e0, e1 = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
             e0.record()
-            for _ in range(10): f()
+            for _ in range(CALLS): f()
             e1.record(); torch.cuda.synchronize()
-            res[k + " device"].append(e0.elapsed_time(e1) / 10)
+            res[k + " device"].append(e0.elapsed_time(e1) / CALLS)
     if r == 0:
-        print(f"== path={path} W={W} M={M} K={K} N={N} ms/call (median of 7 x 10)")
+        print(f"== path={path} W={W} M={M} K={K} N={N} ms/call (median of {ROUNDS} x {CALLS})")
         for k in rows:
             if k + " wall" in res:
-                print(f"  {k:8s} wall {sorted(res[k+' wall'])[3]:.3f}  device {sorted(res[k+' device'])[3]:.3f}  host {sorted(res[k+' host'])[3]:.3f}")
+                print(f"  {k:8s} wall {statistics.median(res[k+' wall']):.3f}  device {statistics.median(res[k+' device']):.3f}  host {statistics.median(res[k+' host']):.3f}")
     from torch.profiler import profile, ProfilerActivity
     if path == "auto":
         for k in rows:
