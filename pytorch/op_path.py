@@ -29,8 +29,12 @@ clock between two ``torch.cuda.synchronize()``: what an eager caller
 waits, host overhead included. A path's time is its fastest block's mean
 per call, then the slowest rank's (an all-reduce MAX over the op's group):
 every rank compares the same numbers and takes the same path, since a
-rank that runs the fused kernel while a peer runs NCCL hangs. Ties go to
-the fused path, then to the eager unfused one. The measuring call returns the result of the chosen path's last
+rank that runs the fused kernel while a peer runs NCCL hangs. A path
+other than the unfused one is taken only where it is at least ``MARGIN``
+faster than the unfused one (the fastest such path; ties to the fused
+one): blocks of one path differ by a few percent from run to run, and the
+unfused path is what NCCL + cuBLAS code runs, so a close call keeps the op
+from running slower than the code it replaces. The measuring call returns the result of the chosen path's last
 call: every call of a path computes the same values from the same inputs
 into fresh tensors.
 
@@ -42,8 +46,9 @@ therefore also times each of the fused and the unfused path's device time:
 enough for the host to queue them all, timed with CUDA events (a replay
 runs the unfused path's own kernels and collectives, so it has no device
 time of its own). The fastest block's mean, then the slowest rank's, gives
-the path taken under capture: the key's ``graph_path``, logged with its
-reason when a capture first takes it. Without device times (CPU groups)
+the path taken under capture (the fused one only where it is ``MARGIN``
+faster): the key's ``graph_path``, logged with its reason when a capture
+first takes it. Without device times (CPU groups)
 a capture takes the eager choice.
 
 Assumed: every rank of the group calls the op with the same keys in the
@@ -86,6 +91,7 @@ GRAPH_PATHS = ("fused", "unfused")  # what a capture can take: the replayed path
 # path that does less host work but more device work (the replay's input and output copies) wins a block
 # yet loses where calls run back to back and wait on the device.
 WARMUPS, ROUNDS, CALLS = 4, 3, 16
+MARGIN = 0.05  # how much faster than the unfused path another path must be to be taken
 
 
 class Key(NamedTuple):
@@ -223,11 +229,21 @@ def _measure(group_name: str, candidates: dict[str, Callable[[], Any]]) -> tuple
     device = _device_times(group_name, calls, best)
     agreed = agree([*best.values(), *device.values()], group_name)
     times, device = dict(zip(calls, agreed)), dict(zip(device, agreed[len(calls):]))
-    path = min(calls, key=lambda p: (times[p], PATHS.index(p)))
-    graph_path = min(device, key=lambda p: (device[p], GRAPH_PATHS.index(p))) if device else None
+    path = faster_than_unfused(times, PATHS)
+    graph_path = faster_than_unfused(device, GRAPH_PATHS) if device else None
     choice = Choice(path, times["fused"], times["unfused"], unfused_ops.group_size(group_name), times.get("replayed"),
                     graph_path, device.get("fused"), device.get("unfused"))
     return choice, last[path]
+
+
+def faster_than_unfused(seconds: dict[str, float], order: tuple[str, ...]) -> str:
+    """The path to take given each path's ``seconds`` per call: the fastest
+    (ties in ``order``), unless it is not the unfused path and is less than
+    ``MARGIN`` faster than it, in which case the unfused path."""
+    fastest = min(seconds, key=lambda p: (seconds[p], order.index(p)))
+    if fastest != "unfused" and seconds[fastest] > seconds["unfused"] * (1 - MARGIN):
+        return "unfused"
+    return fastest
 
 
 def _device_times(group_name: str, calls: dict[str, Callable[[], None]], eager: dict[str, float]) -> dict[str, float]:
