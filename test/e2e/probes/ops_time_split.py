@@ -11,9 +11,10 @@ the unfused implementation (pytorch/unfused_ops.py) directly, without the
 ops' wrapper: their host time against the ops' unfused rows is the
 wrapper's cost. Results are checked against NCCL + cuBLAS first. Equal
 device times with a longer wall time mean the call is bound by the host.
-``PROFILE=unfused,fused`` (paths, comma-separated): rank 0 also prints the
-25 functions with the most own time over 200 calls of the all-gather op on
-each path (and, for unfused, of its implementation). ``LOG=1`` logs the
+``PROFILE=auto,unfused,fused`` (paths, comma-separated): rank 0 also prints
+the 25 functions with the most own time over 200 calls of each op on each
+path (``auto``: the measured choice; with auto and unfused, also of the
+unfused implementation called directly). ``LOG=1`` logs the
 ops' decisions (the ``syncopate`` logger at INFO).
 """
 import os
@@ -101,7 +102,7 @@ for path in filter(None, os.environ.get("PROFILE", "").split(",")):
     import cProfile
     import pstats
     os.environ["SYNCOPATE_OPS_PATH"] = path
-    for k in ("AG ops", "AG impl") if path == "unfused" else ("AG ops",):
+    for k in ("AG ops", "AG impl", "RS ops", "RS impl") if path in ("unfused", "auto") else ("AG ops", "RS ops"):
         dist.barrier(); torch.cuda.synchronize()
         before = torch.cuda.memory_stats()
         prof = cProfile.Profile()
