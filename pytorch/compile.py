@@ -41,14 +41,16 @@ from syncopate.pytorch.worlds import (
 )
 
 
-def compile(kernel: Any, plans: Sequence[str], pipeline: str = "overlap", kernel_name: str | None = None,
+def compile(kernel: Any, plans: Sequence[Any], pipeline: str = "overlap", kernel_name: str | None = None,
             group: Any = None) -> Any:
     """Fuse ``plans`` into ``kernel`` for the ranks of ``group``.
 
     ``kernel``: the single-GPU ``@triton.jit`` function, unchanged. ``plans``:
     plan specs as for ``overlap-opt --plan``, without ``world=`` (added from
     the group's size), e.g. ``["all-gather{tensor=a_ptr dim=0}"]``;
-    ``tensor=`` names the kernel's pointer parameter. ``pipeline``: the
+    ``tensor=`` names the kernel's pointer parameter. Code that builds a
+    plan passes the typed form instead
+    (``syncopate.ir.plans.templates.template``, its ``world`` the group's size). ``pipeline``: the
     ``overlap-opt`` pipeline (default ``overlap``; options as
     ``overlap{backend=sm}``). ``kernel_name``: the kernel's name in its file
     (default: the function's own name). ``group``: the
@@ -67,7 +69,6 @@ def compile(kernel: Any, plans: Sequence[str], pipeline: str = "overlap", kernel
     import torch.distributed as dist
 
     from syncopate.runtime.fused import FusedKernel, load_program
-    from syncopate.runtime.harness.workload import with_world
 
     group = resolve_group(group)
     world, rank = dist.get_world_size(group), dist.get_rank(group)
@@ -78,15 +79,16 @@ def compile(kernel: Any, plans: Sequence[str], pipeline: str = "overlap", kernel
         raise SyncopateSetupError(f"syncopate.compile: the source of kernel '{name}' is not in a file")
     with open(path) as f:
         source = f.read()
-    specs = [with_world(s, world) for s in plans]
-    key = cache.cache_key(source, name, specs, pipeline)
+    specs = [_with_world(p, world) for p in plans]
+    texts = [s if isinstance(s, str) else repr(s) for s in specs]  # a typed plan's repr names every option
+    key = cache.cache_key(source, name, texts, pipeline)
     start = time.perf_counter()
     module = cache.load(key, name)
     hit = module is not None
     if module is None:
         module, files = _run_frontend(path, name, specs, pipeline)
         cache.store(key, name, module, files)
-    LOG.info("syncopate.compile %s (%s, %s): %s in %.2f s", name, "; ".join(specs), pipeline,
+    LOG.info("syncopate.compile %s (%s, %s): %s in %.2f s", name, "; ".join(texts), pipeline,
              "loaded from the cache" if hit else "compiled", time.perf_counter() - start)
     program = load_program(module, name, cache.cache_dir())
     context = GroupContext(group, rank, _gathered_params(program))
@@ -98,6 +100,18 @@ def compile(kernel: Any, plans: Sequence[str], pipeline: str = "overlap", kernel
     autotuner = autotuner_of(kernel)
     choose = None if autotuner is None else BenchmarkedConfig(autotuner, group)
     return FusedKernel(program, kernel, context, choose)
+
+
+def _with_world(plan: Any, world: int) -> Any:
+    """A plan spec with ``world=`` added; a typed plan (``ir.plans.templates.template``) checked to be for ``world``."""
+    from syncopate.runtime.harness.workload import with_world
+
+    if isinstance(plan, str):
+        return with_world(plan, world)
+    if plan.world != world:
+        raise SyncopateSetupError(f"syncopate.compile: the {plan.kind} plan of '{plan.tensor}' is for world={plan.world}, "
+                                  f"but the group has {world} ranks")
+    return plan
 
 
 def _python_function(kernel: Any) -> Callable[..., Any]:

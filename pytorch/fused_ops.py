@@ -93,19 +93,20 @@ def gemm_tile(m: int, n: int, sms: int) -> Tile:
 @functools.lru_cache(maxsize=16)
 def _sms(device: torch.device) -> int:
     return torch.cuda.get_device_properties(device).multi_processor_count
-PLANS = {"ag": "all-gather{tensor=a_ptr dim=0}", "rs": "reduce-scatter{tensor=c_ptr dim=0}"}
+PLANS = {"ag": ("all-gather", "a_ptr"), "rs": ("reduce-scatter", "c_ptr")}  # kind -> (template, planned parameter)
 
 _KERNELS: dict[tuple[str, str, int], Any] = {}  # (plan kind, group name, blocks) -> fused kernel
 _BUFFERS: dict[tuple, torch.Tensor] = {}  # (kind, group name, row bucket, width, dtype, device) -> buffer
 
 
-def plan_spec(kind: str, blocks: int = 1) -> str:
-    """The plan of ``kind`` ("ag" or "rs"); ``blocks``: the reduce-scatter's
-    rows are that many blocks, each scattered over the ranks (the template's
-    ``blocks=``)."""
-    if blocks == 1:
-        return PLANS[kind]
-    return PLANS[kind][:-1] + f" blocks={blocks}}}"
+def plan_for(kind: str, world: int, blocks: int = 1) -> Any:
+    """The plan of ``kind`` ("ag" or "rs") over ``world`` ranks, typed (the
+    library GEMM's rows on dim 0); ``blocks``: the reduce-scatter's rows
+    are that many blocks, each scattered over the ranks."""
+    from syncopate.ir.plans.templates import template
+
+    collective, tensor = PLANS[kind]
+    return template(collective, world, tensor=tensor, dim=0, blocks=blocks)
 
 
 # Verifying a plan's symbolic extents grows faster than its blocks and chunks: at W = 8 it takes 1.8 s with 16
@@ -189,7 +190,8 @@ def _kernel(kind: str, group_name: str, blocks: int = 1) -> Any:
         from syncopate.kernels.gemm_bf16 import gemm_kernel
         from syncopate.pytorch.compile import compile as compile_kernel
 
-        _KERNELS[key] = compile_kernel(gemm_kernel, [plan_spec(kind, blocks)], group=process_group(group_name))
+        group = process_group(group_name)
+        _KERNELS[key] = compile_kernel(gemm_kernel, [plan_for(kind, group.size(), blocks)], group=group)
     return _KERNELS[key]
 
 

@@ -270,8 +270,9 @@ TEMPLATES: dict[str, Callable[[TemplateOptions], Iterator[_Move]]] = {
 
 
 def template(kind: str, world: int, *, tensor: str = "a", dim: int = 0, size: Extent = "M",
-             chunks_per_rank: int = 1, order: str = "ring", splits: tuple[Extent, ...] | None = None,
-             name: str | None = None, param: str | None = None, stride: str | int | None = None) -> TemplateOptions:
+             chunks_per_rank: int = 1, blocks: int = 1, order: str = "ring",
+             splits: tuple[Extent, ...] | None = None, name: str | None = None, param: str | None = None,
+             stride: str | int | None = None) -> TemplateOptions:
     """The typed form of the spec ``kind{world=W key=value ...}``: the same
     options with the same defaults, ``size`` and ``splits`` bounded and
     normalized as a spec's are (:func:`~syncopate.ir.plans.expr.user_extent`).
@@ -280,7 +281,7 @@ def template(kind: str, world: int, *, tensor: str = "a", dim: int = 0, size: Ex
     if kind not in TEMPLATES:
         raise PlanError(f"unknown plan template '{kind}'; expected one of {', '.join(TEMPLATES)}")
     return TemplateOptions(kind=kind, world=world, tensor=tensor, dim=dim, size=user_extent(size),
-                           chunks_per_rank=chunks_per_rank, order=order,
+                           chunks_per_rank=chunks_per_rank, blocks=blocks, order=order,
                            splits=None if splits is None else tuple(user_extent(s) for s in splits),
                            name=name, param=param, stride=stride)
 

@@ -61,7 +61,7 @@ def fused_batch_sequence_dim(rank, world):
     the sequence dim (the tp styles' layout), fused (the module forces the
     path): the same values as the collectives along dim 1. The
     reduce-scatter hands the fused GEMM A itself (no copy) under a plan of
-    one block per batch entry (fused_ops.plan_spec), for batches of 2 and 3,
+    one block per batch entry (fused_ops.plan_for), for batches of 2 and 3,
     sum and avg, back to back with new inputs, and with each rank's slice
     of s not a multiple of the GEMM's row tile (tiles that straddle two
     owners' rows)."""

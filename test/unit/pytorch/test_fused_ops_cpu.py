@@ -49,9 +49,9 @@ class FakeReduceScatterGemm:
         return lambda a, b, c, *args, **kwargs: c.copy_(WORLD * (a @ b))
 
 
-def owned_rows(spec: str, rows: int, rank: int) -> list[tuple[int, int]]:
-    """The rows ``rank`` owns of a reduce-scatter plan ``spec`` (no world=) over ``rows`` rows."""
-    plan = load_plans([spec[:-1] + f" world={WORLD}}}"], make_context())[0]
+def owned_rows(blocks: int, rows: int, rank: int) -> list[tuple[int, int]]:
+    """The rows ``rank`` owns of the op's reduce-scatter plan of ``blocks`` over ``rows`` rows."""
+    plan = load_plans([fused_ops.plan_for("rs", WORLD, blocks)], make_context())[0]
     return [(c.lo, c.hi) for c in deps.concrete_chunks(plan, {"M": rows}, 0) if c.is_local and c.dst == rank]
 
 
@@ -62,13 +62,13 @@ class PlannedReduceScatterGemm:
     A each launch is handed."""
 
     def __init__(self, rank: int, blocks: int):
-        self.rank, self.spec, self.launched = rank, fused_ops.plan_spec("rs", blocks), []
+        self.rank, self.blocks, self.launched = rank, blocks, []
 
     def __getitem__(self, grid):
         def run(a, b, c, *args, **kwargs):
             self.launched.append(a)
             c.fill_(float("nan"))
-            for lo, hi in owned_rows(self.spec, a.shape[0], self.rank):
+            for lo, hi in owned_rows(self.blocks, a.shape[0], self.rank):
                 c[lo:hi] = WORLD * (a[lo:hi] @ b)
         return run
 
@@ -205,14 +205,16 @@ def test_the_most_blocks_fit_the_signal_pad(world, blocks):
     """``max_blocks``: the caps on blocks and chunks; such a plan's flags fit
     the signal pad, one per chunk in its lower half and its ce staging's
     arrival flags and tokens in its upper half."""
-    from syncopate.ir.plans.spec import plan_from_spec
+    from dataclasses import replace
+
+    from syncopate.ir.plans.templates import instantiate
     from syncopate.runtime.gpu.flags import FLAG_CAPACITY
     from syncopate.runtime.gpu.gather_tokens import GatherTokens
     from syncopate.runtime.staging import StagingLayout, owner_regions
 
     assert fused_ops.max_blocks(world) == blocks
     rows = 16 * blocks * world  # a literal size: the chunks of M bound to it, without symbolic work
-    plan = plan_from_spec(fused_ops.plan_spec("rs", blocks)[:-1] + f" world={world} size={rows}}}")
+    plan = instantiate(replace(fused_ops.plan_for("rs", world, blocks), size=rows))
     chunks = [deps.ConcreteChunk("rs", c.id, c.id, "c", "c_ptr", 0, c.offset, c.offset + c.size, c.src, c.dst,
                                  c.step, "ce") for c in plan.chunks]
     assert len(chunks) <= FLAG_CAPACITY // 2

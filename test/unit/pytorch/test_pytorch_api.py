@@ -171,3 +171,22 @@ def test_the_ops_have_torchs_schemas_and_stride_tags(ours, theirs):
     torch_op = getattr(torch.ops.symm_mem, theirs).default
     assert str(mine._schema).split("(", 1)[1] == str(torch_op._schema).split("(", 1)[1]
     assert torch.Tag.needs_fixed_stride_order in mine.tags
+
+
+def test_compile_takes_typed_plans_for_the_groups_world():
+    """The ops build their plans typed (no spec string written in one module
+    and parsed in another); a typed plan must be for the group's size, and
+    its options reach the cache key."""
+    from syncopate.ir.plans.templates import template
+    from syncopate.pytorch import compile as compile_module
+    from syncopate.pytorch import fused_ops
+    from syncopate.pytorch.worlds import SyncopateSetupError
+
+    assert compile_module._with_world("all-gather{tensor=a_ptr dim=0}", 2) == "all-gather{tensor=a_ptr dim=0 world=2}"
+    typed = fused_ops.plan_for("rs", 2, blocks=3)
+    assert typed == template("reduce-scatter", 2, tensor="c_ptr", dim=0, blocks=3)
+    assert compile_module._with_world(typed, 2) is typed
+    with pytest.raises(SyncopateSetupError, match="reduce-scatter plan of 'c_ptr' is for world=2, but the group has 4"):
+        compile_module._with_world(typed, 4)
+    keys = {cache.cache_key("src", "k", [repr(fused_ops.plan_for("rs", 2, b))], "overlap") for b in (1, 2)}
+    assert len(keys) == 2
