@@ -331,9 +331,14 @@ def compile_kernel(rank, world):
 
 
 def compile_reduce_scatter(rank, world):
+    """syncopate.compile of the reduce-scatter GEMM with the plan in its
+    typed form, as the ops build it (fused_ops.plan_for): each rank gets
+    its rows of the summed product."""
+    from syncopate.pytorch import fused_ops
+
     ex = _example("gemm_rs")
     gemm_rs_kernel, BLOCK_M, BLOCK_N, BLOCK_K = ex.gemm_rs_kernel, ex.BLOCK_M, ex.BLOCK_N, ex.BLOCK_K
-    fused = syncopate.compile(gemm_rs_kernel, ["reduce-scatter{tensor=c_ptr dim=0}"])
+    fused = syncopate.compile(gemm_rs_kernel, [fused_ops.plan_for("rs", world)])
     As, Bs = _shards((8, 16), world, torch.float32, 1), _shards((16, 16), world, torch.float32, 2)
     a, b = As[rank], Bs[rank]
     c = torch.empty(8, 16)
