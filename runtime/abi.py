@@ -59,7 +59,34 @@ def launch_env(program: FusedProgram, params: Mapping[str, Any]) -> dict[str, in
                 raise AbiError(f"the plans read extent {e.symbol} from two tensors of different lengths: "
                                f"{first.describe()} is {env[e.symbol]}, {e.describe()} is {value}; give the plans "
                                "different size= names")
+    _check_strides(program, params, env)
     return env
+
+
+def _check_strides(program: FusedProgram, params: Mapping[str, Any], env: Mapping[str, int]) -> None:
+    """A planned tensor's dims are the launched tensor's own only where each
+    stride parameter the plan names for them (by the kernel's declaration
+    order, or ``stride=``) holds the tensor's stride along that dim: the
+    analysis found the plan's dim in the addresses by those names, and the
+    runtime moves rows along the tensor's own dims. A tensor of the plan's
+    rank whose stride along a dim of two or more entries is not the named
+    argument's value is refused: stride parameters declared in another
+    order than the dims (a mask need not reveal it), or a transposed view
+    launched with its strides swapped."""
+    for plan in program.plans:
+        for tensor in plan.tensors:
+            t = params.get(tensor.param.data)
+            strides = tensor.stride_values
+            if not isinstance(t, torch.Tensor) or t.dim() != len(strides):
+                continue
+            for dim, name in enumerate(strides):
+                if isinstance(name, str) and name in env and t.shape[dim] > 1 and t.stride(dim) != env[name]:
+                    raise AbiError(
+                        f"plan @{plan.sym_name.data} takes '{name}' as the stride of dim {dim} of "
+                        f"'{tensor.param.data}', but the launch passes {name}={env[name]} while '{tensor.param.data}' "
+                        f"has stride {t.stride(dim)} along dim {dim} (shape {tuple(t.shape)}, strides {t.stride()}): "
+                        f"declare the stride parameters in the order of the dims, or name the plan's with "
+                        f"stride=<parameter>; a transposed view must be launched as the tensor it is")
 
 
 def _check_layout(e: LaunchExtent, t: torch.Tensor, env: Mapping[str, int]) -> None:
