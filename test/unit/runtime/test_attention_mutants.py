@@ -56,9 +56,11 @@ def test_pointers_advanced_each_iteration_are_refused_naming_the_load():
     waits for each iteration's block (``chunk.wait_span_loop``), but the
     address verifier cannot prove its start, ``(iv - lb) // step`` blocks
     on, and refuses the load at its line. The refusal is needed as it
-    stands: a verifier that took that division as exact accepted
-    mutants that the simulated ranks' sanitizer then caught reading
-    unwaited rows (K's strides declared the other way round, and pointers
-    that start past the first row)."""
+    stands: a verifier that takes that division as exact accepts pointers
+    that start a block or more past the first row, whose last iteration
+    waits for rows past the plan's extent (the simulated ranks' sanitizer
+    reports such a wait). K's strides declared the other way round, the
+    other class it let through, are now refused at launch
+    (runtime/abi._check_strides)."""
     result = input_mutants.outcome(_case(("advance",)))
     assert result.startswith("refused: verify-addresses: mutant.py:") and "uncovered" in result, result
