@@ -72,7 +72,10 @@ def _check_strides(program: FusedProgram, params: Mapping[str, Any], env: Mappin
     rank whose stride along a dim of two or more entries is not the named
     argument's value is refused: stride parameters declared in another
     order than the dims (a mask need not reveal it), or a transposed view
-    launched with its strides swapped."""
+    launched with its strides swapped. (:func:`_check_layout` checks the
+    split dim alone, for tensors of any rank, where the plan reads its
+    extent from the shape; it runs first, so its message is the one such a
+    launch sees.)"""
     for plan in program.plans:
         for tensor in plan.tensors:
             t = params.get(tensor.param.data)

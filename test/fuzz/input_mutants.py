@@ -129,6 +129,17 @@ def sample(make: Callable[[random.Random, int], Mutant], seed: int, count: int) 
     return [make(rng, i) for i in range(count)]
 
 
+def first_of(make: Callable[[random.Random, int], Mutant], kinds: tuple[str, ...]) -> Mutant:
+    """The first mutant ``make`` draws (seed 0) whose kinds are exactly
+    ``kinds`` (the name's second word), its other choices drawn as the
+    generator draws them."""
+    rng = random.Random(0)
+    while True:
+        case = make(rng, 0)
+        if case.name.split(" ")[1] == "+".join(sorted(kinds)):
+            return case
+
+
 def mutants(seed: int, count: int) -> list[Mutant]:
     return sample(mutant, seed, count)
 
