@@ -9,9 +9,12 @@ once per process group:
   flattened into rows, is copied into this rank's rows of a symmetric
   M x K buffer (the documented copy: the op's caller passes an ordinary
   tensor; moving the dim makes it a transposing copy, no extra pass), and
-  the fused kernel multiplies the rows as they arrive by ``Bs[0]``. The
-  other B's multiply the gathered buffer with ``torch.matmul``. The
-  results are views that move the gather dim back, as
+  the fused kernel multiplies the rows as they arrive by ``Bs[0]``; given
+  two or three B's of one layout (Q/K/V, gate/up: ``nn.Linear`` weights,
+  transposed) it is the shared-A GEMM (kernels/gemm_shared_a.py), whose
+  one launch multiplies each arriving row by all of them. B's it leaves
+  (past the third, or of mixed layouts) multiply the gathered buffer with
+  ``torch.matmul``. The results are views that move the gather dim back, as
   ``torch.ops.symm_mem.fused_all_gather_matmul``'s are: with a batch of two
   or more and the sequence dim gathered (``[b, s, h]``, dim 1) they are not
   contiguous. The gathered A is returned as a copy, since the buffer is
@@ -94,8 +97,12 @@ def gemm_tile(m: int, n: int, sms: int) -> Tile:
 def _sms(device: torch.device) -> int:
     return torch.cuda.get_device_properties(device).multi_processor_count
 PLANS = {"ag": ("all-gather", "a_ptr"), "rs": ("reduce-scatter", "c_ptr")}  # kind -> (template, planned parameter)
+# kernel kind -> (plan kind, library module, kernel): "ag-shared" multiplies one gathered A by up to SHARED_BS B's
+KERNELS = {"ag": ("ag", "gemm_bf16", "gemm_kernel"), "rs": ("rs", "gemm_bf16", "gemm_kernel"),
+           "ag-shared": ("ag", "gemm_shared_a", "gemm_shared_a_kernel")}
+SHARED_BS = 3
 
-_KERNELS: dict[tuple[str, str, int], Any] = {}  # (plan kind, group name, blocks) -> fused kernel
+_KERNELS: dict[tuple[str, str, int], Any] = {}  # (kernel kind, group name, blocks) -> fused kernel
 _BUFFERS: dict[tuple, torch.Tensor] = {}  # (kind, group name, row bucket, width, dtype, device) -> buffer
 
 
@@ -185,13 +192,17 @@ def matmul_reduce_scatter_refusal(A: torch.Tensor, B: torch.Tensor, scatter_dim:
 
 
 def _kernel(kind: str, group_name: str, blocks: int = 1) -> Any:
+    """The fused kernel of ``kind`` (a key of ``KERNELS``) for the group, compiled once."""
     key = (kind, group_name, blocks)
     if key not in _KERNELS:
-        from syncopate.kernels.gemm_bf16 import gemm_kernel
+        import importlib
+
         from syncopate.pytorch.compile import compile as compile_kernel
 
+        plan, module, name = KERNELS[kind]
+        kernel = getattr(importlib.import_module(f"syncopate.kernels.{module}"), name)
         group = process_group(group_name)
-        _KERNELS[key] = compile_kernel(gemm_kernel, [plan_for(kind, group.size(), blocks)], group=group)
+        _KERNELS[key] = compile_kernel(kernel, [plan_for(plan, group.size(), blocks)], group=group)
     return _KERNELS[key]
 
 
@@ -224,6 +235,32 @@ def _gemm(kernel: Any, a: torch.Tensor, b: torch.Tensor, c: torch.Tensor) -> Non
                  num_stages=t.num_stages)
 
 
+def shared_layout(bs: list[torch.Tensor]) -> bool | None:
+    """The layout all of ``bs`` share, as the shared-A kernel's ``B_NK``:
+    True where each is the transpose of a contiguous N x K weight
+    (``nn.Linear``'s, as torch TP's column-wise layers pass it), False where
+    each is a contiguous K x N matrix; None for any other mix."""
+    if all(b.stride() == (1, b.shape[0]) for b in bs):
+        return True
+    if all(b.stride() == (b.shape[1], 1) for b in bs):
+        return False
+    return None
+
+
+def gemm_shared_a(kernel: Any, a: torch.Tensor, bs: list[torch.Tensor], cs: list[torch.Tensor], b_nk: bool) -> None:
+    """``cs[i] = a @ bs[i]`` for up to ``SHARED_BS`` B's of one layout
+    (:func:`shared_layout`) in one launch of the shared-A kernel (each C
+    contiguous); unused slots get width 0."""
+    m, k = a.shape
+    widths = [b.shape[1] for b in bs] + [0] * (SHARED_BS - len(bs))
+    bs = bs + [bs[0]] * (SHARED_BS - len(bs))
+    cs = cs + [cs[0]] * (SHARED_BS - len(cs))
+    t = gemm_tile(m, sum(widths), _sms(a.device))
+    grid = (-(-m // t.block_m), sum(-(-n // t.block_n) for n in widths))
+    kernel[grid](a, *bs, *cs, m, *widths, k, a.stride(0), a.stride(1), B_NK=b_nk, BLOCK_M=t.block_m,
+                 BLOCK_N=t.block_n, BLOCK_K=t.block_k, num_warps=t.num_warps, num_stages=t.num_stages)
+
+
 def all_gather_matmul(A_shard: torch.Tensor, Bs: list[torch.Tensor], gather_dim: int, group_name: str,
                       return_A: bool) -> tuple[torch.Tensor | None, list[torch.Tensor]]:
     import torch.distributed as dist
@@ -241,9 +278,14 @@ def all_gather_matmul(A_shard: torch.Tensor, Bs: list[torch.Tensor], gather_dim:
     def back(t: torch.Tensor) -> torch.Tensor:
         return t.view(*gathered_shape, t.shape[-1]).movedim(0, gather_dim)
 
-    first = torch.empty(world * m, Bs[0].shape[1], dtype=A_shard.dtype, device=A_shard.device)
-    _gemm(_kernel("ag", group_name), gathered, Bs[0], first)
-    outs = [back(first)] + [back(torch.matmul(gathered, B)) for B in Bs[1:]]
+    b_nk = shared_layout(Bs[:SHARED_BS]) if len(Bs) > 1 else None
+    fused = Bs[:SHARED_BS] if b_nk is not None else Bs[:1]
+    cs = [torch.empty(world * m, B.shape[1], dtype=A_shard.dtype, device=A_shard.device) for B in fused]
+    if b_nk is None:
+        _gemm(_kernel("ag", group_name), gathered, fused[0], cs[0])
+    else:
+        gemm_shared_a(_kernel("ag-shared", group_name), gathered, fused, cs, b_nk)
+    outs = [back(c) for c in cs] + [back(torch.matmul(gathered, B)) for B in Bs[len(fused):]]
     return (back(gathered).clone() if return_A else None), outs
 
 

@@ -11,6 +11,7 @@ from pathlib import Path
 import triton
 from triton.backends.compiler import GPUTarget
 
+from syncopate import kernels
 from syncopate.bench import attention, moe
 from syncopate.bench.configs import GemmConfig
 from syncopate.bench.fused import program_for
@@ -21,7 +22,8 @@ from syncopate.runtime.fused import compile_fused
 
 HOPPER = GPUTarget("cuda", 90, 32)
 EXAMPLES = Path(__file__).resolve().parents[3] / "examples"
-BF16 = ("a_ptr", "b_ptr", "c_ptr", "q_ptr", "k_ptr", "v_ptr", "o_ptr", "x_ptr", "w_ptr", "out_ptr")
+BF16 = ("a_ptr", "b_ptr", "c_ptr", "b0_ptr", "b1_ptr", "b2_ptr", "c0_ptr", "c1_ptr", "c2_ptr", "q_ptr", "k_ptr",
+        "v_ptr", "o_ptr", "x_ptr", "w_ptr", "out_ptr")
 
 
 def compile_for_hopper(program, constexprs: dict, scalars: dict | None = None, **options):
@@ -69,6 +71,11 @@ def cases():
                                ["all-gather{tensor=a_ptr dim=0 world=2}"], "overlap{order=arrival backend=ce}")
     yield ("persistent gemm ce", lambda: compile_for_hopper(
         persistent, {"BLOCK_M": 128, "BLOCK_N": 256, "BLOCK_K": 64, "PROGRAMS": 132}, num_warps=8, num_stages=3))
+    # syncopate.ops' shared-A GEMM (two or three B's of one gathered A), as pytorch/fused_ops.py compiles it
+    yield ("ops shared-a ce", lambda: compile_for_hopper(
+        compile_fused(kernels.source_path("gemm_shared_a.py"), "gemm_shared_a_kernel",
+                      ["all-gather{tensor=a_ptr dim=0 world=2}"], "overlap{order=arrival backend=ce}"),
+        {"B_NK": True, "BLOCK_M": 128, "BLOCK_N": 256, "BLOCK_K": 64}, num_warps=8, num_stages=3))
     shape = next(s for s in SHAPES if s.workload == A2A_GEMM and s.name == "mixtral-8x7b-4k")
     for backend, kernel in (("ce", "ptr"), ("sm", "ptr"), ("ce", "tma"), ("ce", "persistent")):
         config = GemmConfig(kernel=kernel)

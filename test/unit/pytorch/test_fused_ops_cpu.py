@@ -26,19 +26,37 @@ def _shard(rank: int, call: int) -> torch.Tensor:
     return torch.randn(M, K, generator=torch.Generator().manual_seed(100 * call + rank))
 
 
+def multiply(a: torch.Tensor, args: tuple) -> None:
+    """What the GEMM launched with ``(a, *args)`` computes: ``c = a @ b``
+    for the plain kernel's ``(b, c, M, N, K, ...)``, ``c_i = a @ b_i`` for
+    each used slot of the shared-A kernel's ``(b0, b1, b2, c0, c1, c2, M,
+    N0, N1, N2, K, ...)`` (an unused slot has width 0)."""
+    if not isinstance(args[2], torch.Tensor):
+        args[1].copy_(a @ args[0])
+        return
+    slots = fused_ops.SHARED_BS
+    bs, cs, widths = args[:slots], args[slots:2 * slots], args[2 * slots + 1:3 * slots + 1]
+    for b, c, n in zip(bs, cs, widths):
+        if n:
+            c.copy_(a @ b)
+
+
 class FakeAllGatherGemm:
     """The fused all-gather GEMM of one rank: the peers' rows arrive (the
-    peers' shards of ``call``), this rank's must already be there; c = a @ b."""
+    peers' shards of ``call``), this rank's must already be there; then
+    the products (:func:`multiply`). Keeps the grid of each launch."""
 
     def __init__(self, rank: int):
-        self.rank, self.call = rank, 0
+        self.rank, self.call, self.grids = rank, 0, []
 
     def __getitem__(self, grid):
-        def run(a, b, c, *args, **kwargs):
+        self.grids.append(grid)
+
+        def run(a, *args, **kwargs):
             for peer in range(WORLD):
                 if peer != self.rank:
                     a[peer * M:(peer + 1) * M] = _shard(peer, self.call)
-            c.copy_(a @ b)
+            multiply(a, args)
         return run
 
 
@@ -100,6 +118,58 @@ def test_all_gather_matmul_multiplies_this_calls_shards(monkeypatch, rank_of, ra
         torch.testing.assert_close(outs[1], full @ (2 * b))
 
 
+def _weights(widths: tuple[int, ...], layout: str) -> list[torch.Tensor]:
+    """B's of ``widths``: nn.Linear weights transposed ("nk"), contiguous K x N ("kn"), or alternating ("mixed")."""
+    def one(i: int, n: int) -> torch.Tensor:
+        nk = layout == "nk" or layout == "mixed" and i % 2 == 0
+        return torch.randn(n, K).t() if nk else torch.randn(K, n)
+    return [one(i, n) for i, n in enumerate(widths)]
+
+
+@pytest.mark.parametrize("rank", range(WORLD))
+@pytest.mark.parametrize("count", [2, 3, 5])
+@pytest.mark.parametrize("layout", ["nk", "kn"])
+def test_shared_inputs_run_in_one_fused_launch(monkeypatch, rank_of, rank, count, layout):
+    """Two or three B's of one layout (Q/K/V, gate/up) run in one launch of
+    the shared-A kernel, told the layout, whose grid covers every B's column
+    tiles; B's past the third multiply the gathered rows after it. Each
+    output is its own contiguous tensor."""
+    rank_of[0] = rank
+    kernel = FakeAllGatherGemm(rank)
+    launched = []
+    monkeypatch.setattr(fused_ops, "_kernel", lambda kind, group, blocks=1: launched.append(kind) or kernel)
+    widths = (24, 8, 8, 16, 4)[:count]
+    bs = _weights(widths, layout)
+    assert fused_ops.shared_layout(bs[:3]) is (layout == "nk")
+    for call in range(2):
+        kernel.call = call
+        _, outs = fused_ops.all_gather_matmul(_shard(rank, call), bs, 0, "g", return_A=False)
+        full = torch.cat([_shard(r, call) for r in range(WORLD)])
+        for b, out in zip(bs, outs):
+            assert out.is_contiguous()
+            torch.testing.assert_close(out, full @ b)
+    assert launched == ["ag-shared", "ag-shared"]
+    tile = fused_ops.gemm_tile(WORLD * M, sum(widths[:3]), 132)
+    assert kernel.grids[-1] == (1, sum(-(-n // tile.block_n) for n in widths[:3]))
+
+
+@pytest.mark.parametrize("rank", range(WORLD))
+def test_shared_inputs_of_mixed_layouts_fuse_the_first(monkeypatch, rank_of, rank):
+    """B's of two layouts (or any other strides) have no one ``B_NK``: the
+    plain fused GEMM runs the first, torch.matmul the rest, all exact."""
+    rank_of[0] = rank
+    kernel = FakeAllGatherGemm(rank)
+    launched = []
+    monkeypatch.setattr(fused_ops, "_kernel", lambda kind, group, blocks=1: launched.append(kind) or kernel)
+    bs = _weights((24, 8, 8), "mixed")
+    assert fused_ops.shared_layout(bs) is None
+    _, outs = fused_ops.all_gather_matmul(_shard(rank, 0), bs, 0, "g", return_A=False)
+    full = torch.cat([_shard(r, 0) for r in range(WORLD)])
+    for b, out in zip(bs, outs):
+        torch.testing.assert_close(out, full @ b)
+    assert launched == ["ag"]
+
+
 @pytest.mark.parametrize("rank", range(WORLD))
 @pytest.mark.parametrize("op", ["sum", "avg"])
 def test_matmul_reduce_scatter_returns_this_ranks_rows(monkeypatch, rank_of, rank, op):
@@ -147,12 +217,12 @@ def test_a_batch_gathers_and_scatters_along_its_own_dim(monkeypatch, rank_of, ra
 
     class Gather(FakeAllGatherGemm):
         def __getitem__(self, grid):
-            def run(a, b, c, *args, **kwargs):
+            def run(a, *args, **kwargs):
                 for peer in range(WORLD):
                     if peer != self.rank:
                         rows = shards[peer].movedim(dim, 0).reshape(-1, K)
                         a[peer * rows.shape[0]:(peer + 1) * rows.shape[0]] = rows
-                c.copy_(a @ b)
+                multiply(a, args)
             return run
 
     monkeypatch.setattr(fused_ops, "_kernel", lambda kind, group, blocks=1: Gather(rank))
