@@ -51,6 +51,7 @@ else a contiguous copy of A (one pass over A, where the unfused path would move 
 from __future__ import annotations
 
 import functools
+import json
 import math
 import os
 from typing import Any, NamedTuple
@@ -75,8 +76,10 @@ class Tile(NamedTuple):
     efficiency: float
 
 
-# Hopper configurations of the Triton matmul tutorial's kind, largest first.
-TILES = (Tile(128, 256, 64, 8, 3, 1.0), Tile(128, 128, 64, 4, 4, 0.85), Tile(64, 128, 64, 4, 4, 0.7))
+# Hopper configurations of the Triton matmul tutorial's kind, largest first. 128 x 128 runs 8 warps: with 4 warps
+# and 4 stages it was slower on every shape of pytorch/gemm_table.json (1.07-1.6x the time).
+TILES = (Tile(128, 256, 64, 8, 3, 1.0), Tile(128, 128, 64, 8, 3, 0.85), Tile(64, 128, 64, 4, 4, 0.7))
+TABLE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "gemm_table.json")
 
 
 @functools.lru_cache(maxsize=1024)
@@ -91,6 +94,40 @@ def gemm_tile(m: int, n: int, sms: int) -> Tile:
         return -(-tiles // sms) * t.block_m * t.block_n / t.efficiency
 
     return min(TILES, key=cost)
+
+
+@functools.lru_cache(maxsize=1)
+def _measured() -> tuple[tuple[int, int], dict[tuple, list[tuple[int, Tile]]]]:
+    """The shipped table (``TABLE``): its GPU's capability, and per (kind,
+    B layout, k, n) the measured rows and their fastest tile, by rows."""
+    with open(TABLE) as f:
+        data = json.load(f)
+    found: dict[tuple, list[tuple[int, Tile]]] = {}
+    for e in data["entries"]:
+        found.setdefault((e["kind"], e["b_nk"], e["k"], e["n"]), []).append((e["m"], Tile(*e["tile"], 1.0)))
+    return tuple(data["capability"]), {key: sorted(rows) for key, rows in found.items()}
+
+
+def b_layout(b: torch.Tensor) -> bool | None:
+    """``B_NK`` of one B (see :func:`shared_layout`), None for other strides."""
+    return shared_layout([b])
+
+
+def measured_tile(kind: str, m: int, k: int, n: int, b_nk: bool | None, capability: tuple[int, int] | None) -> Tile | None:
+    """The shipped table's tile for this GEMM (the entry of the same kind,
+    B layout, k and n whose row count is nearest ``m`` on a log scale), or
+    None: no entry, another GPU generation than the table's, or B in
+    another layout."""
+    table_capability, table = _measured()
+    rows = table.get((kind, b_nk, k, n)) if b_nk is not None and capability == table_capability else None
+    if not rows:
+        return None
+    return min(rows, key=lambda row: abs(math.log2(row[0]) - math.log2(max(m, 1))))[1]
+
+
+@functools.lru_cache(maxsize=16)
+def _capability(device: torch.device) -> tuple[int, int] | None:
+    return tuple(torch.cuda.get_device_capability(device)) if device.type == "cuda" else None
 
 
 @functools.lru_cache(maxsize=16)
@@ -225,10 +262,12 @@ def _buffer(kind: str, group_name: str, shape: tuple[int, int], dtype: torch.dty
     return buf[:rows]
 
 
-def _gemm(kernel: Any, a: torch.Tensor, b: torch.Tensor, c: torch.Tensor) -> None:
+def _gemm(kernel: Any, a: torch.Tensor, b: torch.Tensor, c: torch.Tensor, kind: str) -> None:
+    """``c = a @ b`` with the fused kernel of ``kind``, in the shipped
+    table's tile for this shape, else :func:`gemm_tile`'s."""
     m, k = a.shape
     n = b.shape[1]
-    t = gemm_tile(m, n, _sms(a.device))
+    t = measured_tile(kind, m, k, n, b_layout(b), _capability(a.device)) or gemm_tile(m, n, _sms(a.device))
     grid = (-(-m // t.block_m), -(-n // t.block_n))
     kernel[grid](a, b, c, m, n, k, a.stride(0), a.stride(1), b.stride(0), b.stride(1), c.stride(0), c.stride(1),
                  BLOCK_M=t.block_m, BLOCK_N=t.block_n, BLOCK_K=t.block_k, num_warps=t.num_warps,
@@ -282,7 +321,7 @@ def all_gather_matmul(A_shard: torch.Tensor, Bs: list[torch.Tensor], gather_dim:
     fused = Bs[:SHARED_BS] if b_nk is not None else Bs[:1]
     cs = [torch.empty(world * m, B.shape[1], dtype=A_shard.dtype, device=A_shard.device) for B in fused]
     if b_nk is None:
-        _gemm(_kernel("ag", group_name), gathered, fused[0], cs[0])
+        _gemm(_kernel("ag", group_name), gathered, fused[0], cs[0], "ag")
     else:
         gemm_shared_a(_kernel("ag-shared", group_name), gathered, fused, cs, b_nk)
     outs = [back(c) for c in cs] + [back(torch.matmul(gathered, B)) for B in Bs[len(fused):]]
@@ -303,7 +342,7 @@ def matmul_reduce_scatter(A: torch.Tensor, B: torch.Tensor, reduce_op: str, scat
         moved, dim, blocks = _rows_first(A, scatter_dim), 0, 1
     a = moved.reshape(M, K)  # a view of A's rows where they are one strided view, else a copy
     c = _buffer("rs", group_name, (M, N), A.dtype, A.device)
-    _gemm(_kernel("rs", group_name, blocks), a, B, c)
+    _gemm(_kernel("rs", group_name, blocks), a, B, c, "rs")
     rows = M // blocks // world  # this rank's slice of each block
     mine = c.view(blocks, M // blocks, N)[:, rank * rows:(rank + 1) * rows]
     mine = mine.reshape(*moved.shape[:dim], moved.shape[dim] // world, *moved.shape[dim + 1:-1], N)

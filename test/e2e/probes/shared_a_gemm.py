@@ -59,7 +59,7 @@ def main() -> None:
                 refs = [a @ b for b in bs]
 
                 def before():
-                    fused_ops._gemm(plain, a, bs[0], cs[0])
+                    fused_ops._gemm(plain, a, bs[0], cs[0], "ag")
                     return [a @ b for b in bs[1:]]
 
                 def after():

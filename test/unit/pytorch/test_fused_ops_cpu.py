@@ -7,6 +7,7 @@ the reduce-scatter returns this rank's rows."""
 
 from __future__ import annotations
 
+import json
 import types
 
 import pytest
@@ -415,3 +416,58 @@ def test_a_non_contiguous_a_runs_fused(monkeypatch, rank_of, rank):
     gathered, (prod,) = fused_ops.all_gather_matmul(shard, [b], 1, "g", return_A=True)
     torch.testing.assert_close(gathered, a)
     torch.testing.assert_close(prod, a @ b)
+
+
+def test_the_shipped_table_covers_the_paper_shapes_in_both_layouts():
+    """pytorch/gemm_table.json (test/e2e/probes/ops_gemm_table.py) holds a
+    measured tile for the per-rank GEMM of every paper AG and RS shape at
+    W = 2 and 4, for nn.Linear weights and for K x N matrices, on Hopper."""
+    from syncopate.bench.shapes import AG_GEMM, GEMM_RS, PAPER, SHAPES
+
+    capability, table = fused_ops._measured()
+    assert capability == (9, 0)
+    for shape in (s for s in SHAPES if PAPER in s.groups and s.workload in (AG_GEMM, GEMM_RS)):
+        kind = "ag" if shape.workload == AG_GEMM else "rs"
+        for world in (2, 4):
+            m, k, n = shape.local(world).gemm
+            for b_nk in (True, False):
+                tile = fused_ops.measured_tile(kind, m, k, n, b_nk, (9, 0))
+                assert tile is not None and (kind, b_nk, k, n) in table, (shape.name, world, b_nk)
+                assert tile.block_k == 64 and tile.num_warps in (4, 8)
+
+
+def test_a_measured_tile_is_the_entry_nearest_in_rows_of_the_same_gpu_generation(monkeypatch):
+    a, b = fused_ops.Tile(1, 1, 64, 4, 4, 1.0), fused_ops.Tile(2, 2, 64, 8, 3, 1.0)
+    monkeypatch.setattr(fused_ops, "_measured", lambda: ((9, 0), {("ag", True, 64, 32): [(1024, a), (8192, b)]}))
+    assert fused_ops.measured_tile("ag", 2048, 64, 32, True, (9, 0)) is a  # 2x from 1024, 4x from 8192
+    assert fused_ops.measured_tile("ag", 4096, 64, 32, True, (9, 0)) is b
+    assert fused_ops.measured_tile("ag", 4096, 64, 32, True, (10, 0)) is None  # another GPU generation
+    assert fused_ops.measured_tile("ag", 4096, 64, 32, False, (9, 0)) is None  # B in the other layout
+    assert fused_ops.measured_tile("ag", 4096, 64, 32, None, (9, 0)) is None  # B in neither
+    assert fused_ops.measured_tile("rs", 4096, 64, 32, True, (9, 0)) is None
+
+
+def test_a_launch_takes_the_measured_tile_on_the_tables_gpus(monkeypatch):
+    """On the table's GPU generation a shape in it launches in its measured
+    tile; elsewhere (or without an entry) in the cost model's."""
+    entry = next(e for e in json.load(open(fused_ops.TABLE))["entries"]
+                 if e["tile"][:2] != [fused_ops.gemm_tile(e["m"], e["n"], 132).block_m,
+                                      fused_ops.gemm_tile(e["m"], e["n"], 132).block_n])
+    launched = []
+
+    class Kernel:
+        def __getitem__(self, grid):
+            return lambda *args, **kwargs: launched.append((grid, kwargs["BLOCK_M"], kwargs["BLOCK_N"]))
+
+    m, k, n = entry["m"], entry["k"], entry["n"]
+    a = torch.empty(m, k, device="meta")
+    b = torch.empty(n, k, device="meta").t() if entry["b_nk"] else torch.empty(k, n, device="meta")
+    c = torch.empty(m, n, device="meta")
+    monkeypatch.setattr(fused_ops, "_sms", lambda device: 132)
+    for capability in ((9, 0), (8, 0)):
+        monkeypatch.setattr(fused_ops, "_capability", lambda device, capability=capability: capability)
+        fused_ops._gemm(Kernel(), a, b, c, entry["kind"])
+    bm, bn = entry["tile"][:2]
+    model = fused_ops.gemm_tile(m, n, 132)
+    assert launched == [((-(-m // bm), -(-n // bn)), bm, bn),
+                        ((-(-m // model.block_m), -(-n // model.block_n)), model.block_m, model.block_n)]
