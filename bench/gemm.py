@@ -102,6 +102,13 @@ def launch_gemm(kernel: Any, a: torch.Tensor, b: torch.Tensor, c: torch.Tensor, 
     k2, n = b.shape
     if k != k2 or tuple(c.shape) != (m, n):
         raise ValueError(f"launch_gemm: shapes a {tuple(a.shape)}, b {tuple(b.shape)}, c {tuple(c.shape)} do not match")
+    if config.kernel in DESCRIPTOR_KERNELS:
+        # their descriptors take the last stride as 1 and never read the argument: any other layout reads wrong data
+        for name, t in (("a", a), ("b", b), ("c", c)):
+            if t.stride(1) != 1:
+                raise ValueError(f"launch_gemm: the {config.kernel} kernel reads {name} through a tensor descriptor, "
+                                 f"which needs rows of consecutive elements; {name} has strides {tuple(t.stride())} "
+                                 f"(an nn.Linear weight's .t(), say): pass {name}.contiguous() or use the ptr kernel")
     g = grid(m, n, config, a.device, reserved)
     kernel[g](a, b, c, m, n, k, a.stride(0), a.stride(1), b.stride(0), b.stride(1), c.stride(0), c.stride(1),
               **kernel_constexprs(config, g[0]), **config.launch_options())

@@ -349,3 +349,25 @@ def test_ar_rows_the_compiler_refuses_say_why_they_do_not_run():
     assert rows[0].na is None
     assert rows[1].na.startswith("not run:") and "gemm-rs only" in rows[1].na
     assert rows[2].na == fused.SM_REDUCED
+
+
+@pytest.mark.parametrize("kernel", ["tma", "persistent", "persistent-flat"])
+@pytest.mark.parametrize("which", ["a", "b", "c"])
+def test_descriptor_kernels_refuse_a_strided_operand_before_launching(kernel, which):
+    """The TMA and persistent GEMMs build descriptors that take each row as
+    consecutive elements and never read the last stride: a transposed
+    nn.Linear weight (or any such operand) would silently read other
+    elements, so the launch is refused, naming the operand and the fix."""
+    from syncopate.bench import configs
+    from syncopate.bench.gemm import launch_gemm
+
+    class NeverLaunched:
+        def __getitem__(self, grid):
+            raise AssertionError("launched")
+
+    m, k, n = 32, 16, 48
+    tensors = {"a": torch.empty(m, k), "b": torch.empty(k, n), "c": torch.empty(m, n)}
+    rows, cols = tensors[which].shape
+    tensors[which] = torch.empty(cols, rows).t()
+    with pytest.raises(ValueError, match=f"reads {which} through a tensor descriptor.*{which}.contiguous"):
+        launch_gemm(NeverLaunched(), tensors["a"], tensors["b"], tensors["c"], configs.GemmConfig(kernel=kernel))
