@@ -100,8 +100,10 @@ class ChunkDependencyAnalysisPass(ModulePass):
     reduce-scattered one, a read whose rows can leave the plan's extent
     (they move by at least the extent per program id or loop iteration, e.g.
     a head offset ``(off_hz * N_CTX) * stride`` with ``size=N_CTX``, or start
-    past it at the first tile; see ``ir/analysis/wait_extent.py``: its wait
-    would meet no chunk), plans of different worlds, or plan symbols that are not kernel parameters are
+    past it at the first tile, or rows walked by loop-carried pointers whose
+    start is not provably below the extent in the loop's last iteration; see
+    ``ir/analysis/wait_extent.py``: its wait would meet no chunk), plans of
+    different worlds, or plan symbols that are not kernel parameters are
     errors naming the op; nothing is guessed. ``syncopate.ir.deps`` turns the
     attributes into a networkx tile -> chunk graph for concrete sizes.
     """

@@ -680,8 +680,14 @@ def _check_extent(acc: Access, span: Span, loops: tuple[Operation, ...], tensor:
                   kernel: tile.FuncOp) -> None:
     """A read whose rows can leave the plan's extent would wait for no chunk
     and read unsynchronised rows (see ``ir/analysis/wait_extent.py``)."""
-    from syncopate.ir.analysis.wait_extent import leaves_extent  # sympy: imported only for reads
+    from syncopate.ir.analysis.wait_extent import leaves_extent, walk_leaves_extent  # sympy: only for reads
 
+    problem = walk_leaves_extent(span, tensor.shape_values[dim], kernel)
+    if problem is not None:
+        raise fail(f"{_describe(acc.op, kernel)}: the access of '{acc.param}' along dim {dim}: {problem}, where no "
+                   f"chunk lies. Start the pointers at the block the first iteration reads (`offs_n = "
+                   f"tl.arange(0, BLOCK_N)`, shifts added to the rows of each load), or compute each iteration's "
+                   f"rows from the loop variable (`start_n + offs_n`) with a mask `< {tensor.shape_values[dim]}`")
     problem = leaves_extent(span, loops, tensor.shape_values[dim], kernel)
     if problem is not None:
         raise fail(f"{_describe(acc.op, kernel)}: the access of '{acc.param}' along dim {dim}: {problem}, where no "

@@ -69,13 +69,35 @@ class Wrap(TMod):
 
 
 class TDiv(_IntOp):
-    """``a // b`` (Triton's truncating division)."""
+    """``a // b`` (Triton's truncating division). Where ``a`` is ``b``
+    times a polynomial ``q`` with integer coefficients it is ``q``, since
+    dividing an exact multiple truncates nothing: the iteration number
+    ``(iv - lb) // step`` of a loop whose ``iv`` is ``lb + step * j``, as
+    insert-signals writes a walked pointer's wait."""
 
     both_signs = True
 
     @staticmethod
     def fold(a: int, b: int) -> int:
         return _trunc_div(a, b)
+
+    @classmethod
+    def eval(cls, a, b):
+        folded = super().eval(a, b)
+        if folded is not None or b == 0:
+            return folded
+        return _multiple_of(a, b)
+
+
+def _multiple_of(a: sympy.Expr, b: sympy.Expr) -> sympy.Expr | None:
+    """``q`` with ``a == b * q`` and ``q`` an integer polynomial, or None."""
+    numerator, denominator = sympy.fraction(sympy.together(sympy.expand(a) / b))
+    if denominator != 1:
+        return None
+    q = sympy.expand(numerator)
+    if any(not term.as_coeff_Mul()[0].is_Integer for term in sympy.Add.make_args(q)):
+        return None
+    return q
 
 
 class TCdiv(_IntOp):

@@ -6,7 +6,7 @@
 # A row gather through `(pid_m * BLOCK_M + tl.arange(0, BLOCK_M)) % M`: two
 # waits before the loop, [s, s + BLOCK_M) and the wrapped [0, s + BLOCK_M - M).
 # RUN: overlap-opt %s --kernel mm --plan 'all-gather{tensor=a_ptr dim=0 size=M world=2}' -p insert-signals | filecheck %s --check-prefix=WRAP
-# A loop over k from 1 by 2: the iteration number is (k - 1) // 2.
+# A loop over k from 1 by 2 * BLOCK: the iteration number is (k - 1) // (2 * BLOCK).
 # RUN: overlap-opt %s --kernel odd --plan 'all-gather{tensor=x_ptr dim=0 size=N world=2}' -p insert-signals | filecheck %s --check-prefix=ODD
 # One row per program (`X += row * stride`): wait [row, row + 1), signal it.
 # RUN: overlap-opt %s --kernel rows --plan 'all-gather{tensor=X dim=0 size=M_ROWS world=2}' -p insert-signals | filecheck %s --check-prefix=ROW
@@ -35,7 +35,7 @@ def mm(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride_bk, stride_cm,
 def odd(x_ptr, y_ptr, N, BLOCK: tl.constexpr):
     ptrs = x_ptr + tl.arange(0, BLOCK)
     acc = tl.zeros((BLOCK,), dtype=tl.float32)
-    for k in range(1, N, 2):
+    for k in range(1, N, 2 * BLOCK):
         acc += tl.load(ptrs)
         ptrs += 2 * BLOCK
     tl.store(y_ptr + tl.arange(0, BLOCK), acc)

@@ -46,16 +46,21 @@ def test_spellings_of_the_block_loads_fuse(kinds):
     assert input_mutants.outcome(_case(kinds)) == "correct"
 
 
-def test_pointers_advanced_each_iteration_are_refused_naming_the_load():
+def test_pointers_advanced_each_iteration_fuse():
     """The tutorial's ``k_ptrs += BLOCK_N * stride_kn``: insert-signals
-    waits for each iteration's block (``chunk.wait_span_loop``), but the
-    address verifier cannot prove its start, ``(iv - lb) // step`` blocks
-    on, and refuses the load at its line. The refusal is needed as it
-    stands: a verifier that takes that division as exact accepts pointers
-    that start a block or more past the first row, whose last iteration
-    waits for rows past the plan's extent (the simulated ranks' sanitizer
-    reports such a wait). K's strides declared the other way round, the
-    other class it let through, are now refused at launch
-    (runtime/abi._check_strides)."""
-    result = input_mutants.outcome(_case(("advance",)))
-    assert result.startswith("refused: verify-addresses: mutant.py:") and "uncovered" in result, result
+    waits for each iteration's block (``chunk.wait_span_loop``, its start
+    ``(iv - lb) // step`` blocks on), which the address verifier takes as
+    exact (``iv - lb`` is a multiple of the step), and the analysis proves
+    the walk's start below the extent in the loop's last iteration."""
+    assert input_mutants.outcome(_case(("advance",))) == "correct"
+
+
+def test_advanced_pointers_that_start_rows_on_are_refused_naming_the_load():
+    """Pointers that start some rows past the first block can start past
+    the plan's extent in the last iteration: a wait there meets no chunk
+    (its load is masked, the wait is not), so the analysis refuses them at
+    the load's line, with the rewrite."""
+    case = _case(("advance", "shift"))
+    result = input_mutants.outcome(case)
+    assert result.startswith("refused: chunk-dependency-analysis: mutant.py:"), (case.name, result)
+    assert "not provably below the plan's extent N_KV" in result and "offs_n = tl.arange(0, BLOCK_N)" in result, result
