@@ -129,9 +129,22 @@ def test_cpu_run_autotune_leaves_na_tables_unchanged(cpu_run):
     (["--cpu", "--dtype", "fp16"], "--dtype fp16 applies to GPU runs"),
     (["--cpu", "--dtype", "fp8"], "argument --dtype: invalid choice: 'fp8'"),
 ])
-def test_usage_errors_exit_2_naming_the_option(args, message):
-    proc = bench(*args)
-    assert proc.returncode == 2 and message in proc.stderr, proc.stderr
+def test_usage_errors_exit_2_naming_the_option(args, message, capsys):
+    """Run in this process (each error ends before any work starts); the
+    command-line test below checks that the process's exit code is main's."""
+    from syncopate.tools import overlap_bench
+
+    try:
+        code = overlap_bench.main(list(args))
+    except SystemExit as exit_:  # argparse's own errors
+        code = exit_.code
+    err = capsys.readouterr().err
+    assert code == 2 and message in err, err
+
+
+def test_a_usage_error_exits_2_from_the_command_line():
+    proc = bench("--cpu", "--iters", "0")
+    assert proc.returncode == 2 and "--iters must be >= 1" in proc.stderr, proc.stderr
 
 
 def test_gpu_mode_outside_torchrun_says_how_to_launch():

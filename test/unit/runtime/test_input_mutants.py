@@ -19,7 +19,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "fuzz"))
 import input_mutants  # noqa: E402
 
 CASES = input_mutants.mutants(int(os.environ.get("SYNCOPATE_FUZZ_SEED", "0")),
-                              int(os.environ.get("SYNCOPATE_FUZZ_CASES", "160")))
+                              int(os.environ.get("SYNCOPATE_FUZZ_CASES", "110")))
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c.name.split(" ")[0] for c in CASES])
