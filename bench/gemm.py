@@ -19,7 +19,7 @@ from typing import Any
 import torch
 
 from syncopate.bench.configs import PERSISTENT_KERNELS, GemmConfig
-from syncopate.kernels import source_path
+from syncopate.kernels import b_layout, source_path
 from syncopate.ir.contract import AbiKey
 
 _KERNELS = {"ptr": ("gemm_bf16", "gemm_kernel"), "tma": ("gemm_bf16_tma", "gemm_tma_kernel"),
@@ -49,12 +49,9 @@ def gemm_kernel(config: GemmConfig) -> Any:
 
 def scratch_allocator() -> None:
     """Device-side tensor descriptors need global scratch memory from the host."""
-    import triton
+    from syncopate.runtime.gpu.scratch import ensure_triton_allocator
 
-    def alloc(size: int, alignment: int, stream: Any) -> torch.Tensor:
-        return torch.empty(size, dtype=torch.int8, device="cuda" if torch.cuda.is_available() else "cpu")
-
-    triton.set_allocator(alloc)
+    ensure_triton_allocator()
 
 
 def grid(m: int, n: int, config: GemmConfig, device: torch.device | None = None, reserved: int = 0) -> tuple[int, ...]:
@@ -102,16 +99,18 @@ def launch_gemm(kernel: Any, a: torch.Tensor, b: torch.Tensor, c: torch.Tensor, 
     k2, n = b.shape
     if k != k2 or tuple(c.shape) != (m, n):
         raise ValueError(f"launch_gemm: shapes a {tuple(a.shape)}, b {tuple(b.shape)}, c {tuple(c.shape)} do not match")
+    b_nk = config.kernel in PERSISTENT_KERNELS and b_layout(b) is True
     if config.kernel in DESCRIPTOR_KERNELS:
-        # their descriptors take the last stride as 1 and never read the argument: any other layout reads wrong data
+        # their descriptors take the last stride as 1 and never read the argument: any other layout reads wrong
+        # data (the persistent kernel also reads B as nn.Linear keeps a weight, B_NK)
         for name, t in (("a", a), ("b", b), ("c", c)):
-            if t.stride(1) != 1:
+            if t.stride(1) != 1 and not (name == "b" and b_nk):
                 raise ValueError(f"launch_gemm: the {config.kernel} kernel reads {name} through a tensor descriptor, "
                                  f"which needs rows of consecutive elements; {name} has strides {tuple(t.stride())} "
                                  f"(an nn.Linear weight's .t(), say): pass {name}.contiguous() or use the ptr kernel")
     g = grid(m, n, config, a.device, reserved)
     kernel[g](a, b, c, m, n, k, a.stride(0), a.stride(1), b.stride(0), b.stride(1), c.stride(0), c.stride(1),
-              **kernel_constexprs(config, g[0]), **config.launch_options())
+              **kernel_constexprs(config, g[0]), **({"B_NK": True} if b_nk else {}), **config.launch_options())
 
 
 def kernel_constexprs(config: GemmConfig, programs: int) -> dict[str, int]:

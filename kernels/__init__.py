@@ -15,3 +15,16 @@ import os
 def source_path(file: str) -> str:
     """The path of kernel source ``file`` of this folder (what ``compile_fused`` reads)."""
     return os.path.join(os.path.dirname(os.path.abspath(__file__)), file)
+
+
+def b_layout(b) -> bool | None:
+    """The layout of a GEMM's B (K x N) as the library kernels' ``B_NK``
+    constexpr names it: True where B is ``W.t()`` for a contiguous N x K
+    ``W``, as ``nn.Linear`` keeps its weight (and torch TP's column-wise
+    layers pass it); False where B is itself contiguous; None otherwise."""
+    k, n = b.shape
+    if b.stride() == (1, k):
+        return True
+    if b.stride() == (n, 1):
+        return False
+    return None

@@ -1,8 +1,11 @@
 """The fused (GPU) implementation of ``syncopate.ops``.
 
-Both ops run the library's tiled GEMM (kernels/gemm_bf16.py, the
-same kernel ``overlap-bench`` fuses) compiled with ``syncopate.compile``
-once per process group:
+Both ops run a library GEMM that ``overlap-bench`` fuses too, compiled
+with ``syncopate.compile`` once per process group and kernel: on Hopper
+the persistent TMA kernel (kernels/gemm_bf16_persistent.py), reading an
+``nn.Linear`` weight as stored, else the tiled pointer kernel
+(kernels/gemm_bf16.py); pytorch/gemm_choice.py picks the kernel and tile
+per shape:
 
 * all-gather + matmul: plan ``all-gather{tensor=a_ptr dim=0}``. A_shard,
   its gather dim moved to the front and the dims before the last
@@ -50,92 +53,26 @@ else a contiguous copy of A (one pass over A, where the unfused path would move 
 
 from __future__ import annotations
 
-import functools
-import json
 import math
 import os
-from typing import Any, NamedTuple
+from typing import Any
 
 import torch
 
+from syncopate.kernels import b_layout
+from syncopate.pytorch import gemm_choice
 from syncopate.pytorch.unfused_ops import process_group
+from syncopate.runtime.gpu.scratch import ensure_triton_allocator
 
 DTYPES = (torch.float16, torch.bfloat16)
 
 
-class Tile(NamedTuple):
-    """A GEMM configuration of the fused kernel, with the share of a large
-    tile's per-SM throughput it reaches (smaller tiles reuse less of each
-    loaded block)."""
-
-    block_m: int
-    block_n: int
-    block_k: int
-    num_warps: int
-    num_stages: int
-    efficiency: float
-
-
-# Hopper configurations of the Triton matmul tutorial's kind, largest first. 128 x 128 runs 8 warps: with 4 warps
-# and 4 stages it was slower on every shape of pytorch/gemm_table.json (1.07-1.6x the time).
-TILES = (Tile(128, 256, 64, 8, 3, 1.0), Tile(128, 128, 64, 8, 3, 0.85), Tile(64, 128, 64, 4, 4, 0.7))
-TABLE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "gemm_table.json")
-
-
-@functools.lru_cache(maxsize=1024)
-def gemm_tile(m: int, n: int, sms: int) -> Tile:
-    """The tile of an m x n output on a GPU of ``sms`` SMs: the least
-    modelled time, waves (tiles over SMs, rounded up) times a tile's work
-    over its efficiency; ties go to the larger tile. A 128 x 256 tile leaves
-    half the SMs idle on a small output (1024 x 2048: 64 tiles on 132 SMs),
-    where a 128 x 128 one fills them."""
-    def cost(t: Tile) -> float:
-        tiles = -(-m // t.block_m) * -(-n // t.block_n)
-        return -(-tiles // sms) * t.block_m * t.block_n / t.efficiency
-
-    return min(TILES, key=cost)
-
-
-@functools.lru_cache(maxsize=1)
-def _measured() -> tuple[tuple[int, int], dict[tuple, list[tuple[int, Tile]]]]:
-    """The shipped table (``TABLE``): its GPU's capability, and per (kind,
-    B layout, k, n) the measured rows and their fastest tile, by rows."""
-    with open(TABLE) as f:
-        data = json.load(f)
-    found: dict[tuple, list[tuple[int, Tile]]] = {}
-    for e in data["entries"]:
-        found.setdefault((e["kind"], e["b_nk"], e["k"], e["n"]), []).append((e["m"], Tile(*e["tile"], 1.0)))
-    return tuple(data["capability"]), {key: sorted(rows) for key, rows in found.items()}
-
-
-def b_layout(b: torch.Tensor) -> bool | None:
-    """``B_NK`` of one B (see :func:`shared_layout`), None for other strides."""
-    return shared_layout([b])
-
-
-def measured_tile(kind: str, m: int, k: int, n: int, b_nk: bool | None, capability: tuple[int, int] | None) -> Tile | None:
-    """The shipped table's tile for this GEMM (the entry of the same kind,
-    B layout, k and n whose row count is nearest ``m`` on a log scale), or
-    None: no entry, another GPU generation than the table's, or B in
-    another layout."""
-    table_capability, table = _measured()
-    rows = table.get((kind, b_nk, k, n)) if b_nk is not None and capability == table_capability else None
-    if not rows:
-        return None
-    return min(rows, key=lambda row: abs(math.log2(row[0]) - math.log2(max(m, 1))))[1]
-
-
-@functools.lru_cache(maxsize=16)
-def _capability(device: torch.device) -> tuple[int, int] | None:
-    return tuple(torch.cuda.get_device_capability(device)) if device.type == "cuda" else None
-
-
-@functools.lru_cache(maxsize=16)
-def _sms(device: torch.device) -> int:
-    return torch.cuda.get_device_properties(device).multi_processor_count
 PLANS = {"ag": ("all-gather", "a_ptr"), "rs": ("reduce-scatter", "c_ptr")}  # kind -> (template, planned parameter)
-# kernel kind -> (plan kind, library module, kernel): "ag-shared" multiplies one gathered A by up to SHARED_BS B's
+# kernel kind -> (plan kind, library module, kernel): "-persistent" (pytorch/gemm_choice.py) walks the tiles in one
+# program per SM; "ag-shared" multiplies one gathered A by up to SHARED_BS B's
 KERNELS = {"ag": ("ag", "gemm_bf16", "gemm_kernel"), "rs": ("rs", "gemm_bf16", "gemm_kernel"),
+           "ag-persistent": ("ag", "gemm_bf16_persistent", "gemm_persistent_kernel"),
+           "rs-persistent": ("rs", "gemm_bf16_persistent", "gemm_persistent_kernel"),
            "ag-shared": ("ag", "gemm_shared_a", "gemm_shared_a_kernel")}
 SHARED_BS = 3
 
@@ -262,28 +199,34 @@ def _buffer(kind: str, group_name: str, shape: tuple[int, int], dtype: torch.dty
     return buf[:rows]
 
 
-def _gemm(kernel: Any, a: torch.Tensor, b: torch.Tensor, c: torch.Tensor, kind: str) -> None:
-    """``c = a @ b`` with the fused kernel of ``kind``, in the shipped
-    table's tile for this shape, else :func:`gemm_tile`'s."""
+def _gemm(a: torch.Tensor, b: torch.Tensor, c: torch.Tensor, kind: str, group_name: str, blocks: int = 1) -> None:
+    """``c = a @ b`` with the fused kernel of ``kind`` ("ag" or "rs") for
+    the group, in the kernel and tile :func:`gemm_choice.choose` picks."""
     m, k = a.shape
     n = b.shape[1]
-    t = measured_tile(kind, m, k, n, b_layout(b), _capability(a.device)) or gemm_tile(m, n, _sms(a.device))
-    grid = (-(-m // t.block_m), -(-n // t.block_n))
-    kernel[grid](a, b, c, m, n, k, a.stride(0), a.stride(1), b.stride(0), b.stride(1), c.stride(0), c.stride(1),
-                 BLOCK_M=t.block_m, BLOCK_N=t.block_n, BLOCK_K=t.block_k, num_warps=t.num_warps,
-                 num_stages=t.num_stages)
+    t = gemm_choice.choose(kind, a, b, c)
+    args = (a, b, c, m, n, k, a.stride(0), a.stride(1), b.stride(0), b.stride(1), c.stride(0), c.stride(1))
+    blocks_and_options = dict(BLOCK_M=t.block_m, BLOCK_N=t.block_n, BLOCK_K=t.block_k, num_warps=t.num_warps,
+                              num_stages=t.num_stages)
+    if t.kernel == gemm_choice.PTR:
+        _kernel(kind, group_name, blocks)[(-(-m // t.block_m), -(-n // t.block_n))](*args, **blocks_and_options)
+        return
+    # one program per SM whatever the shape (programs past the last tile find none): PROGRAMS is a constexpr, so
+    # a count that followed the tiles would compile the kernel again for every new token count
+    programs = gemm_choice.sms(a.device)
+    ensure_triton_allocator()  # the kernel's descriptors take scratch memory; the caller's thread may have none
+    _kernel(f"{kind}-{gemm_choice.PERSISTENT}", group_name, blocks)[(programs,)](
+        *args, **blocks_and_options, PROGRAMS=programs, GROUP_M=gemm_choice.PERSISTENT_GROUP_M, FLATTEN=False,
+        B_NK=b_layout(b))
 
 
 def shared_layout(bs: list[torch.Tensor]) -> bool | None:
-    """The layout all of ``bs`` share, as the shared-A kernel's ``B_NK``:
-    True where each is the transpose of a contiguous N x K weight
-    (``nn.Linear``'s, as torch TP's column-wise layers pass it), False where
-    each is a contiguous K x N matrix; None for any other mix."""
-    if all(b.stride() == (1, b.shape[0]) for b in bs):
-        return True
-    if all(b.stride() == (b.shape[1], 1) for b in bs):
-        return False
-    return None
+    """The layout all of ``bs`` share, as the library kernels' ``B_NK``
+    (``syncopate.kernels.b_layout``: True for ``nn.Linear`` weights
+    transposed, as torch TP's column-wise layers pass them, False for
+    contiguous K x N matrices); None for any other mix."""
+    layouts = {b_layout(b) for b in bs}
+    return layouts.pop() if len(layouts) == 1 else None
 
 
 def gemm_shared_a(kernel: Any, a: torch.Tensor, bs: list[torch.Tensor], cs: list[torch.Tensor], b_nk: bool) -> None:
@@ -294,7 +237,7 @@ def gemm_shared_a(kernel: Any, a: torch.Tensor, bs: list[torch.Tensor], cs: list
     widths = [b.shape[1] for b in bs] + [0] * (SHARED_BS - len(bs))
     bs = bs + [bs[0]] * (SHARED_BS - len(bs))
     cs = cs + [cs[0]] * (SHARED_BS - len(cs))
-    t = gemm_tile(m, sum(widths), _sms(a.device))
+    t = gemm_choice.gemm_tile(m, sum(widths), gemm_choice.sms(a.device))
     grid = (-(-m // t.block_m), sum(-(-n // t.block_n) for n in widths))
     kernel[grid](a, *bs, *cs, m, *widths, k, a.stride(0), a.stride(1), B_NK=b_nk, BLOCK_M=t.block_m,
                  BLOCK_N=t.block_n, BLOCK_K=t.block_k, num_warps=t.num_warps, num_stages=t.num_stages)
@@ -321,7 +264,7 @@ def all_gather_matmul(A_shard: torch.Tensor, Bs: list[torch.Tensor], gather_dim:
     fused = Bs[:SHARED_BS] if b_nk is not None else Bs[:1]
     cs = [torch.empty(world * m, B.shape[1], dtype=A_shard.dtype, device=A_shard.device) for B in fused]
     if b_nk is None:
-        _gemm(_kernel("ag", group_name), gathered, fused[0], cs[0], "ag")
+        _gemm(gathered, fused[0], cs[0], "ag", group_name)
     else:
         gemm_shared_a(_kernel("ag-shared", group_name), gathered, fused, cs, b_nk)
     outs = [back(c) for c in cs] + [back(torch.matmul(gathered, B)) for B in Bs[len(fused):]]
@@ -342,7 +285,7 @@ def matmul_reduce_scatter(A: torch.Tensor, B: torch.Tensor, reduce_op: str, scat
         moved, dim, blocks = _rows_first(A, scatter_dim), 0, 1
     a = moved.reshape(M, K)  # a view of A's rows where they are one strided view, else a copy
     c = _buffer("rs", group_name, (M, N), A.dtype, A.device)
-    _gemm(_kernel("rs", group_name, blocks), a, B, c, "rs")
+    _gemm(a, B, c, "rs", group_name, blocks)
     rows = M // blocks // world  # this rank's slice of each block
     mine = c.view(blocks, M // blocks, N)[:, rank * rows:(rank + 1) * rows]
     mine = mine.reshape(*moved.shape[:dim], moved.shape[dim] // world, *moved.shape[dim + 1:-1], N)

@@ -4,7 +4,9 @@
 
     torchrun --standalone --nproc-per-node=1 test/e2e/probes/ops_gemm_table.py [OUT.json]
 
-The library GEMM (kernels/gemm_bf16.py) is fused with the ops' own plans
+The ops' two library GEMMs (kernels/gemm_bf16.py, the pointer kernel, and
+kernels/gemm_bf16_persistent.py, launched as pytorch/gemm_choice.py
+launches it: one program per SM, ``B_NK`` from B's layout) are fused with the ops' own plans
 (``all-gather`` of A's rows, ``reduce-scatter`` of C's rows) and pipeline
 (``overlap``) at W = 1 on one GPU: tile reorder and the waits and signals
 on local chunks run as in a real launch, without transfers, so what is
@@ -14,7 +16,7 @@ ag-gemm and gemm-rs shapes (anchor, Llama and paper groups) at W = 2 and
 ``nn.Linear`` keeps a weight (N x K, used transposed: torch TP's layout,
 ``b_nk``) and as a contiguous K x N matrix, each candidate of ``CONFIGS``
 is checked against ``torch.matmul`` and timed (``triton.testing.do_bench``,
-median ms); the fastest is the shape's entry. ``cublas_ms`` is
+median ms); the fastest is the shape's entry, with its ``kernel``. ``cublas_ms`` is
 ``torch.matmul`` on the same operands, for reference. ``SHAPES=N`` keeps
 the first N GEMMs (a quick run).
 """
@@ -28,8 +30,10 @@ import sys
 import torch
 import triton
 
-CONFIGS = ((128, 256, 64, 8, 3), (128, 128, 64, 8, 3), (128, 128, 64, 4, 4), (64, 128, 64, 4, 4),
-           (128, 256, 64, 8, 4), (256, 128, 64, 8, 3))  # (BLOCK_M, BLOCK_N, BLOCK_K, warps, stages)
+# (kernel, BLOCK_M, BLOCK_N, BLOCK_K, warps, stages): the pointer kernel's tiles that won a shape before, and the
+# persistent kernel's two (its 128 x 256 tile fits three stages in shared memory)
+CONFIGS = (("ptr", 128, 256, 64, 8, 3), ("ptr", 128, 256, 64, 8, 4), ("ptr", 128, 128, 64, 8, 3),
+           ("persistent", 128, 256, 64, 8, 3), ("persistent", 128, 128, 64, 8, 4))
 SERVING_ROWS = (1024, 2048, 4096)
 
 
@@ -53,16 +57,28 @@ def main() -> None:
     os.environ.pop("TRITON_INTERPRET", None)
     from syncopate import kernels
     from syncopate.kernels.gemm_bf16 import gemm_kernel
+    from syncopate.kernels.gemm_bf16_persistent import gemm_persistent_kernel
+    from syncopate.pytorch import gemm_choice
     from syncopate.runtime.fused import FusedKernel, compile_fused
     from syncopate.runtime.gpu import GpuWorld
+    from syncopate.runtime.gpu.scratch import ensure_triton_allocator
 
     world = GpuWorld.from_torchrun()
+    ensure_triton_allocator()
     plans = {"ag": "all-gather{tensor=a_ptr dim=0 world=1}", "rs": "reduce-scatter{tensor=c_ptr dim=0 world=1}"}
-    fused = {kind: FusedKernel(compile_fused(kernels.source_path("gemm_bf16.py"), "gemm_kernel", [spec], "overlap"),
-                               gemm_kernel, world.context()) for kind, spec in plans.items()}
+    sources = {"ptr": ("gemm_bf16.py", gemm_kernel), "persistent": ("gemm_bf16_persistent.py", gemm_persistent_kernel)}
+    fused = {(kind, kernel): FusedKernel(compile_fused(kernels.source_path(file), original.__name__, [spec], "overlap"),
+                                         original, world.context())
+             for kind, spec in plans.items() for kernel, (file, original) in sources.items()}
     chosen = gemms()[:int(os.environ.get("SHAPES", "100000"))]
     props = torch.cuda.get_device_properties(world.device)
-    table = {"device": props.name, "capability": [props.major, props.minor], "sms": props.multi_processor_count,
+    programs = props.multi_processor_count
+    table = {"about": "Measured by test/e2e/probes/ops_gemm_table.py: the fused library GEMMs (kernels/gemm_bf16.py, "
+                      "kernels/gemm_bf16_persistent.py) at W = 1, fastest kernel and tile per per-rank GEMM (kind, m, "
+                      "k, n, B layout); read by pytorch/gemm_choice.measured_tile.",
+             "command": "torchrun --standalone --nproc-per-node=1 test/e2e/probes/ops_gemm_table.py "
+                        "pytorch/gemm_table.json",
+             "device": props.name, "capability": [props.major, props.minor], "sms": props.multi_processor_count,
              "triton": triton.__version__, "torch": torch.__version__, "entries": []}
     path = sys.argv[1] if len(sys.argv) > 1 else "gemm_table.json"
     entries = table["entries"]
@@ -77,24 +93,32 @@ def main() -> None:
             ref = a @ b
             cublas = triton.testing.do_bench(lambda: a @ b, warmup=5, rep=25)
             times = {}
-            for bm, bn, bk, warps, stages in CONFIGS:
-                def run(bm=bm, bn=bn, bk=bk, warps=warps, stages=stages):
-                    fused[kind][(triton.cdiv(m, bm), triton.cdiv(n, bn))](
-                        a, b, c, m, n, k, a.stride(0), a.stride(1), b.stride(0), b.stride(1), c.stride(0), c.stride(1),
-                        BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=bk, num_warps=warps, num_stages=stages)
+            for kernel, bm, bn, bk, warps, stages in CONFIGS:
+                args = (a, b, c, m, n, k, a.stride(0), a.stride(1), b.stride(0), b.stride(1), c.stride(0), c.stride(1))
+                options = dict(BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=bk, num_warps=warps, num_stages=stages)
+                if kernel == "ptr":
+                    def run(kernel=kernel, args=args, options=options, bm=bm, bn=bn):
+                        fused[kind, kernel][(triton.cdiv(m, bm), triton.cdiv(n, bn))](*args, **options)
+                else:
+                    def run(kernel=kernel, args=args, options=options):
+                        fused[kind, kernel][(programs,)](*args, **options, PROGRAMS=programs,
+                                                         GROUP_M=gemm_choice.PERSISTENT_GROUP_M, FLATTEN=False,
+                                                         B_NK=b_nk)
                 c.zero_()
                 run()
                 torch.cuda.synchronize()
                 err = ((c.float() - ref.float()).abs().max() / ref.float().abs().max()).item()
                 if err > 2e-2:
-                    raise SystemExit(f"{kind} {m}x{k}x{n} b_nk={b_nk} {bm}x{bn}x{bk}: off by {err:.3g}")
-                times[f"{bm}x{bn}x{bk}x{warps}x{stages}"] = triton.testing.do_bench(run, warmup=5, rep=25)
+                    raise SystemExit(f"{kind} {m}x{k}x{n} b_nk={b_nk} {kernel} {bm}x{bn}x{bk}: off by {err:.3g}")
+                times[f"{kernel}:{bm}x{bn}x{bk}x{warps}x{stages}"] = triton.testing.do_bench(run, warmup=5, rep=25)
             best = min(times, key=times.get)
-            entries.append({"kind": kind, "m": m, "k": k, "n": n, "b_nk": b_nk, "tile": [int(x) for x in best.split("x")],
+            kernel, tile = best.split(":")
+            entries.append({"kind": kind, "m": m, "k": k, "n": n, "b_nk": b_nk, "kernel": kernel,
+                            "tile": [int(x) for x in tile.split("x")],
                             "ms": round(times[best], 4), "cublas_ms": round(cublas, 4),
                             "ms_by_tile": {t: round(v, 4) for t, v in times.items()}})
             print(f"[{i + 1}/{len(chosen)}] {kind} {m}x{k}x{n} b_nk={int(b_nk)}: best {best} {times[best]:.3f} ms, "
-                  f"128x256 {times['128x256x64x8x3']:.3f}, cuBLAS {cublas:.3f}", flush=True)
+                  f"ptr 128x256 {times['ptr:128x256x64x8x3']:.3f}, cuBLAS {cublas:.3f}", flush=True)
         with open(path, "w") as f:  # after every shape, so a cut-short run keeps what it measured
             json.dump(table, f, indent=1)
     print(f"wrote {len(entries)} entries to {path}")

@@ -3,6 +3,7 @@ print one JSON line per case: ``{"case": ..., "ok": ..., "error": ...}``.
 Run as a script with the interpreter off (test_hopper_compile.py does);
 Triton lowers to a cubin without a GPU."""
 
+import inspect
 import json
 import sys
 import traceback
@@ -28,8 +29,12 @@ BF16 = ("a_ptr", "b_ptr", "c_ptr", "b0_ptr", "b1_ptr", "b2_ptr", "c0_ptr", "c1_p
 
 def compile_for_hopper(program, constexprs: dict, scalars: dict | None = None, **options):
     """The compiled fused kernel: bf16 data pointers, int32 tables and
-    scalars (int64 for the SM backend's copy table)."""
+    scalars (int64 for the SM backend's copy table). A constexpr parameter
+    the case leaves out takes its default, as a launch would."""
     func = program.kernel
+    defaults = inspect.signature(program.jit.fn).parameters
+    constexprs = {**{name: p.default for name, p in defaults.items()
+                     if p.default is not inspect.Parameter.empty and "constexpr" in str(p.annotation)}, **constexprs}
     signature = {}
     for name, arg in zip(func.arg_names, func.body.block.args):
         if name in constexprs:
@@ -76,6 +81,13 @@ def cases():
         compile_fused(kernels.source_path("gemm_shared_a.py"), "gemm_shared_a_kernel",
                       ["all-gather{tensor=a_ptr dim=0 world=2}"], "overlap{order=arrival backend=ce}"),
         {"B_NK": True, "BLOCK_M": 128, "BLOCK_N": 256, "BLOCK_K": 64}, num_warps=8, num_stages=3))
+    # syncopate.ops' persistent GEMM with nn.Linear weights (B_NK), as pytorch/fused_ops.py launches it
+    for kind, spec in (("ag", "all-gather{tensor=a_ptr dim=0 world=2}"), ("rs", "reduce-scatter{tensor=c_ptr dim=0 world=2}")):
+        yield (f"ops {kind} persistent nk ce", lambda spec=spec: compile_for_hopper(
+            compile_fused(kernels.source_path("gemm_bf16_persistent.py"), "gemm_persistent_kernel", [spec],
+                          "overlap{order=arrival backend=ce}"),
+            {"B_NK": True, "BLOCK_M": 128, "BLOCK_N": 256, "BLOCK_K": 64, "PROGRAMS": 132, "GROUP_M": 8,
+             "FLATTEN": False}, num_warps=8, num_stages=3))
     shape = next(s for s in SHAPES if s.workload == A2A_GEMM and s.name == "mixtral-8x7b-4k")
     for backend, kernel in (("ce", "ptr"), ("sm", "ptr"), ("ce", "tma"), ("ce", "persistent")):
         config = GemmConfig(kernel=kernel)

@@ -355,9 +355,11 @@ def test_ar_rows_the_compiler_refuses_say_why_they_do_not_run():
 @pytest.mark.parametrize("which", ["a", "b", "c"])
 def test_descriptor_kernels_refuse_a_strided_operand_before_launching(kernel, which):
     """The TMA and persistent GEMMs build descriptors that take each row as
-    consecutive elements and never read the last stride: a transposed
-    nn.Linear weight (or any such operand) would silently read other
-    elements, so the launch is refused, naming the operand and the fix."""
+    consecutive elements and never read the last stride: such an operand
+    would silently read other elements, so the launch is refused, naming
+    the operand and the fix. The one exception is the persistent kernel's
+    B as an nn.Linear weight's ``.t()``, which it reads as stored
+    (``B_NK``, the next test)."""
     from syncopate.bench import configs
     from syncopate.bench.gemm import launch_gemm
 
@@ -368,6 +370,28 @@ def test_descriptor_kernels_refuse_a_strided_operand_before_launching(kernel, wh
     m, k, n = 32, 16, 48
     tensors = {"a": torch.empty(m, k), "b": torch.empty(k, n), "c": torch.empty(m, n)}
     rows, cols = tensors[which].shape
-    tensors[which] = torch.empty(cols, rows).t()
+    # the transpose of a contiguous matrix, or for the persistent kernel's B a view with every other column
+    strided = torch.empty(rows, 2 * cols)[:, ::2] if which == "b" and kernel != "tma" else torch.empty(cols, rows).t()
+    tensors[which] = strided
     with pytest.raises(ValueError, match=f"reads {which} through a tensor descriptor.*{which}.contiguous"):
         launch_gemm(NeverLaunched(), tensors["a"], tensors["b"], tensors["c"], configs.GemmConfig(kernel=kernel))
+
+
+@pytest.mark.parametrize("kernel", ["persistent", "persistent-flat"])
+def test_the_persistent_kernel_reads_a_linear_weight_as_stored(kernel):
+    """B = W.t() with W (N x K) contiguous launches with ``B_NK``; a
+    contiguous K x N B without it (the kernel's default)."""
+    from syncopate.bench import configs
+    from syncopate.bench.gemm import launch_gemm
+
+    launched = []
+
+    class Kernel:
+        def __getitem__(self, grid):
+            return lambda *args, **kwargs: launched.append(kwargs.get("B_NK"))
+
+    m, k, n = 32, 16, 48
+    a, c = torch.empty(m, k), torch.empty(m, n)
+    launch_gemm(Kernel(), a, torch.empty(n, k).t(), c, configs.GemmConfig(kernel=kernel))
+    launch_gemm(Kernel(), a, torch.empty(k, n), c, configs.GemmConfig(kernel=kernel))
+    assert launched == [True, None]

@@ -17,7 +17,7 @@ import torch.distributed as dist
 from syncopate.ir.analysis import deps
 from syncopate.ir.context import make_context
 from syncopate.ir.plans.cli import load_plans
-from syncopate.pytorch import fused_ops, worlds
+from syncopate.pytorch import fused_ops, gemm_choice, worlds
 from syncopate.runtime.gpu import direct_collectives
 
 WORLD, M, K, N = 3, 4, 16, 8  # rows per rank, A's width, B's width
@@ -100,7 +100,7 @@ def rank_of(monkeypatch):
     monkeypatch.setattr(worlds, "empty", lambda shape, dtype, device, group: torch.full(shape, float("nan"),
                                                                                              dtype=dtype, device=device))
     monkeypatch.setattr(fused_ops, "_BUFFERS", {})
-    monkeypatch.setattr(fused_ops, "_sms", lambda device: 132)  # an H100's SM count (no GPU here)
+    monkeypatch.setattr(gemm_choice, "sms", lambda device: 132)  # an H100's SM count (no GPU here)
     return rank
 
 
@@ -150,7 +150,7 @@ def test_shared_inputs_run_in_one_fused_launch(monkeypatch, rank_of, rank, count
             assert out.is_contiguous()
             torch.testing.assert_close(out, full @ b)
     assert launched == ["ag-shared", "ag-shared"]
-    tile = fused_ops.gemm_tile(WORLD * M, sum(widths[:3]), 132)
+    tile = gemm_choice.gemm_tile(WORLD * M, sum(widths[:3]), 132)
     assert kernel.grids[-1] == (1, sum(-(-n // tile.block_n) for n in widths[:3]))
 
 
@@ -325,9 +325,9 @@ def test_which_collective_dims_run_fused(shape, dim, fused):
     (1024, 2048, 16, (128, 256)),  # a small GPU: waves of either take as long, the larger tile is more efficient
 ])
 def test_the_gemm_tile_fills_the_sms_the_output_can(m, n, sms, expected):
-    t = fused_ops.gemm_tile(m, n, sms)
+    t = gemm_choice.gemm_tile(m, n, sms)
     assert (t.block_m, t.block_n) == expected
-    assert t in fused_ops.TILES
+    assert t in gemm_choice.TILES
 
 
 @pytest.mark.parametrize("rank", range(WORLD))
@@ -424,50 +424,60 @@ def test_the_shipped_table_covers_the_paper_shapes_in_both_layouts():
     W = 2 and 4, for nn.Linear weights and for K x N matrices, on Hopper."""
     from syncopate.bench.shapes import AG_GEMM, GEMM_RS, PAPER, SHAPES
 
-    capability, table = fused_ops._measured()
+    capability, table = gemm_choice.measured()
     assert capability == (9, 0)
     for shape in (s for s in SHAPES if PAPER in s.groups and s.workload in (AG_GEMM, GEMM_RS)):
         kind = "ag" if shape.workload == AG_GEMM else "rs"
         for world in (2, 4):
             m, k, n = shape.local(world).gemm
             for b_nk in (True, False):
-                tile = fused_ops.measured_tile(kind, m, k, n, b_nk, (9, 0))
+                tile = gemm_choice.measured_tile(kind, m, k, n, b_nk, (9, 0))
                 assert tile is not None and (kind, b_nk, k, n) in table, (shape.name, world, b_nk)
                 assert tile.block_k == 64 and tile.num_warps in (4, 8)
 
 
 def test_a_measured_tile_is_the_entry_nearest_in_rows_of_the_same_gpu_generation(monkeypatch):
-    a, b = fused_ops.Tile(1, 1, 64, 4, 4, 1.0), fused_ops.Tile(2, 2, 64, 8, 3, 1.0)
-    monkeypatch.setattr(fused_ops, "_measured", lambda: ((9, 0), {("ag", True, 64, 32): [(1024, a), (8192, b)]}))
-    assert fused_ops.measured_tile("ag", 2048, 64, 32, True, (9, 0)) is a  # 2x from 1024, 4x from 8192
-    assert fused_ops.measured_tile("ag", 4096, 64, 32, True, (9, 0)) is b
-    assert fused_ops.measured_tile("ag", 4096, 64, 32, True, (10, 0)) is None  # another GPU generation
-    assert fused_ops.measured_tile("ag", 4096, 64, 32, False, (9, 0)) is None  # B in the other layout
-    assert fused_ops.measured_tile("ag", 4096, 64, 32, None, (9, 0)) is None  # B in neither
-    assert fused_ops.measured_tile("rs", 4096, 64, 32, True, (9, 0)) is None
+    a, b = gemm_choice.Tile(1, 1, 64, 4, 4, 1.0), gemm_choice.Tile(2, 2, 64, 8, 3, 1.0)
+    monkeypatch.setattr(gemm_choice, "measured", lambda: ((9, 0), {("ag", True, 64, 32): [(1024, a), (8192, b)]}))
+    assert gemm_choice.measured_tile("ag", 2048, 64, 32, True, (9, 0)) is a  # 2x from 1024, 4x from 8192
+    assert gemm_choice.measured_tile("ag", 4096, 64, 32, True, (9, 0)) is b
+    assert gemm_choice.measured_tile("ag", 4096, 64, 32, True, (10, 0)) is None  # another GPU generation
+    assert gemm_choice.measured_tile("ag", 4096, 64, 32, False, (9, 0)) is None  # B in the other layout
+    assert gemm_choice.measured_tile("ag", 4096, 64, 32, None, (9, 0)) is None  # B in neither
+    assert gemm_choice.measured_tile("rs", 4096, 64, 32, True, (9, 0)) is None
 
 
-def test_a_launch_takes_the_measured_tile_on_the_tables_gpus(monkeypatch):
+@pytest.mark.parametrize("kernel", [gemm_choice.PTR, gemm_choice.PERSISTENT])
+def test_a_launch_takes_the_measured_kernel_and_tile_on_the_tables_gpus(monkeypatch, kernel):
     """On the table's GPU generation a shape in it launches in its measured
-    tile; elsewhere (or without an entry) in the cost model's."""
-    entry = next(e for e in json.load(open(fused_ops.TABLE))["entries"]
-                 if e["tile"][:2] != [fused_ops.gemm_tile(e["m"], e["n"], 132).block_m,
-                                      fused_ops.gemm_tile(e["m"], e["n"], 132).block_n])
+    kernel and tile (the persistent kernel on one program per SM); elsewhere
+    (or without an entry) in the cost model's tile of the pointer kernel."""
+    entries = [e for e in json.load(open(gemm_choice.TABLE))["entries"] if e["kernel"] == kernel]
+    # prefer an entry whose blocks are not the model's, so the two launches differ in more than the kernel
+    entry = next((e for e in entries if e["tile"][:2] != list(gemm_choice.gemm_tile(e["m"], e["n"], 132)[:2])),
+                 entries[0])
     launched = []
 
     class Kernel:
+        def __init__(self, kind):
+            self.kind = kind
+
         def __getitem__(self, grid):
-            return lambda *args, **kwargs: launched.append((grid, kwargs["BLOCK_M"], kwargs["BLOCK_N"]))
+            return lambda *args, **kwargs: launched.append((self.kind, grid, kwargs["BLOCK_M"], kwargs["BLOCK_N"]))
 
     m, k, n = entry["m"], entry["k"], entry["n"]
     a = torch.empty(m, k, device="meta")
     b = torch.empty(n, k, device="meta").t() if entry["b_nk"] else torch.empty(k, n, device="meta")
     c = torch.empty(m, n, device="meta")
-    monkeypatch.setattr(fused_ops, "_sms", lambda device: 132)
+    monkeypatch.setattr(gemm_choice, "sms", lambda device: 132)
+    monkeypatch.setattr(fused_ops, "_kernel", lambda kind, group, blocks=1: Kernel(kind))
+    monkeypatch.setattr(fused_ops, "ensure_triton_allocator", lambda: None)
     for capability in ((9, 0), (8, 0)):
-        monkeypatch.setattr(fused_ops, "_capability", lambda device, capability=capability: capability)
-        fused_ops._gemm(Kernel(), a, b, c, entry["kind"])
+        monkeypatch.setattr(gemm_choice, "capability", lambda device, capability=capability: capability)
+        fused_ops._gemm(a, b, c, entry["kind"], "g")
     bm, bn = entry["tile"][:2]
-    model = fused_ops.gemm_tile(m, n, 132)
-    assert launched == [((-(-m // bm), -(-n // bn)), bm, bn),
-                        ((-(-m // model.block_m), -(-n // model.block_n)), model.block_m, model.block_n)]
+    model = gemm_choice.gemm_tile(m, n, 132)
+    measured = (entry["kind"], (-(-m // bm), -(-n // bn))) if kernel == gemm_choice.PTR \
+        else (f"{entry['kind']}-persistent", (132,))
+    assert launched == [(*measured, bm, bn),
+                        (entry["kind"], (-(-m // model.block_m), -(-n // model.block_n)), model.block_m, model.block_n)]

@@ -18,7 +18,7 @@ import torch
 import torch.distributed as dist
 
 import syncopate
-from syncopate.pytorch import fused_ops, worlds, op_path, unfused_ops
+from syncopate.pytorch import fused_ops, gemm_choice, op_path, unfused_ops, worlds
 
 WORLD, K, N = 2, 8, 4
 MS = 1e-3
@@ -325,7 +325,7 @@ def fused_code(monkeypatch):
     monkeypatch.setattr(worlds, "empty", lambda shape, dtype, device, group: torch.full(shape, float("nan"),
                                                                                              dtype=dtype, device=device))
     monkeypatch.setattr(fused_ops, "_BUFFERS", {})
-    monkeypatch.setattr(fused_ops, "_sms", lambda device: 132)  # an H100's SM count (no GPU here)
+    monkeypatch.setattr(gemm_choice, "sms", lambda device: 132)  # an H100's SM count (no GPU here)
     monkeypatch.setattr(fused_ops, "_kernel", lambda kind, group_name, blocks=1: kernels[kind])
     monkeypatch.setattr(fused_ops, "all_gather_matmul", counted(fused_ops.all_gather_matmul))
     monkeypatch.setattr(fused_ops, "matmul_reduce_scatter", counted(fused_ops.matmul_reduce_scatter))

@@ -1,4 +1,5 @@
-"""overlap-run --gpu gives Triton an allocator before it runs kernels that
+"""overlap-run --gpu, like every launcher of such kernels (runtime/gpu/scratch.py),
+gives Triton an allocator before it runs kernels that
 make tensor descriptors on the device (they need scratch memory at launch,
 and Triton's default allocator raises), and keeps one the user set.
 
@@ -14,6 +15,7 @@ import torch
 import triton
 from triton.runtime import _allocation
 
+from syncopate.runtime.gpu import scratch
 from syncopate.runtime.harness import check_gpu
 
 
@@ -29,18 +31,18 @@ def fresh(monkeypatch):
         var.set(allocator)
 
     monkeypatch.setattr(triton, "set_allocator", record)
-    monkeypatch.setattr(check_gpu, "_installed_allocator", False)
+    monkeypatch.setattr(scratch, "_installed_allocator", False)
     return var, calls
 
 
 def test_installs_torch_allocator_when_none_is_set(fresh, monkeypatch):
     var, calls = fresh
-    assert check_gpu.ensure_triton_allocator()
+    assert scratch.ensure_triton_allocator()
     assert len(calls) == 1 and var.get() is calls[0]
-    monkeypatch.setattr(check_gpu, "_allocation_device", lambda: torch.device("cpu"))
+    monkeypatch.setattr(scratch, "_allocation_device", lambda: torch.device("cpu"))
     buffer = calls[0](384, 128, None)
     assert buffer.dtype == torch.uint8 and buffer.numel() == 384 and buffer.data_ptr()
-    assert not check_gpu.ensure_triton_allocator(), "installed twice"
+    assert not scratch.ensure_triton_allocator(), "installed twice"
 
 
 def test_keeps_an_allocator_the_user_set(fresh):
@@ -50,7 +52,7 @@ def test_keeps_an_allocator_the_user_set(fresh):
         return torch.empty(size, dtype=torch.int8)
 
     var.set(mine)
-    assert not check_gpu.ensure_triton_allocator()
+    assert not scratch.ensure_triton_allocator()
     assert calls == [] and var.get() is mine
 
 
@@ -67,4 +69,4 @@ def test_gpu_run_installs_it_before_anything_runs(fresh, monkeypatch):
     monkeypatch.setattr(check_gpu, "check_world", stop)
     with pytest.raises(Stop):
         check_gpu.run_gpu(workload=None, world=type("W", (), {"world": 2})(), program=object())
-    assert var.get() is check_gpu._torch_allocation
+    assert var.get() is scratch._torch_allocation
