@@ -1,8 +1,8 @@
 """syncopate.ir.frontend.triton_import: `@triton.jit` Python source -> `tile` dialect.
 
 `triton_import` reads a file and imports each jit function with a
-`FunctionImporter`, whose jobs live in `statements`, `expressions`, `calls`
-and `tl_calls` on the shared `importer_context`; `block_pointers`,
+`FunctionImporter`, composed of one importer per job (`statements`,
+`expressions`, `calls`, `tl_calls`) over their shared `importer_context`; `block_pointers`,
 `block_starts` and `index_blocks` lower block pointers and carry index
 blocks; `prelude` keeps the module-level Python the kernels need,
 `helper_modules` finds imported jit helpers; `pointer_scan` finds the

@@ -34,7 +34,7 @@ from syncopate.ir.frontend.errors import FrontendError
 from syncopate.ir.frontend.index_blocks import bound_names, index_block, literal_int, parse_at, same_value
 
 if TYPE_CHECKING:
-    from syncopate.ir.frontend.triton_import import FunctionImporter
+    from syncopate.ir.frontend.importer_context import ImporterContext
 
 MAKE_ARGS = ("base", "shape", "strides", "offsets", "block_shape", "order")
 PADDING = {"": None, "zero": 0.0, "nan": float("nan")}
@@ -64,25 +64,25 @@ class BlockPointer:
         ) and same_value(self.base, other.base)
 
 
-def _literal_list(imp: FunctionImporter, call: ast.Call, node: ast.expr | None, what: str) -> list[ast.expr]:
+def _literal_list(imp: ImporterContext, call: ast.Call, node: ast.expr | None, what: str) -> list[ast.expr]:
     if not isinstance(node, (ast.Tuple, ast.List)):
         raise imp.unsupported(node if node is not None else call, f"block pointer `{what}` (expected a tuple literal)")
     return list(node.elts)
 
 
-def make(imp: FunctionImporter, call: ast.Call) -> BlockPointer:
+def make(imp: ImporterContext, call: ast.Call) -> BlockPointer:
     """``tl.make_block_ptr(...)``, positional or keyword arguments."""
-    nodes = {name: imp.keyword(call, name, index) for index, name in enumerate(MAKE_ARGS)}
+    nodes = {name: imp.calls.keyword(call, name, index) for index, name in enumerate(MAKE_ARGS)}
     missing = [name for name, node in nodes.items() if node is None]
     if missing:
         raise imp.error(call, f"tl.make_block_ptr needs {', '.join(missing)}")
     extra = {kw.arg for kw in call.keywords} - set(MAKE_ARGS)
     if extra or len(call.args) > len(MAKE_ARGS):
         raise imp.unsupported(call, "tl.make_block_ptr arguments")
-    base = imp.ssa(imp.expr(nodes["base"]), nodes["base"])  # type: ignore[arg-type]
+    base = imp.ssa(imp.exprs.expr(nodes["base"]), nodes["base"])  # type: ignore[arg-type]
     lists = {}
     for name in ("shape", "strides", "offsets", "block_shape"):
-        lists[name] = tuple(imp.ssa(imp.expr(e), e) for e in _literal_list(imp, call, nodes[name], name))
+        lists[name] = tuple(imp.ssa(imp.exprs.expr(e), e) for e in _literal_list(imp, call, nodes[name], name))
     order = [imp.static_literal(e) for e in _literal_list(imp, call, nodes["order"], "order")]
     rank = len(lists["offsets"])
     if any(len(values) != rank for values in lists.values()) or len(order) != rank:
@@ -95,12 +95,12 @@ def make(imp: FunctionImporter, call: ast.Call) -> BlockPointer:
     return BlockPointer(base, lists["shape"], lists["strides"], lists["offsets"], lists["block_shape"])
 
 
-def advance(imp: FunctionImporter, call: ast.Call) -> BlockPointer:
+def advance(imp: ImporterContext, call: ast.Call) -> BlockPointer:
     """``tl.advance(block_ptr, (d_0, d_1, ...))``: the offsets moved by ``d``."""
-    base_node, offsets_node = imp.keyword(call, "base", 0), imp.keyword(call, "offsets", 1)
+    base_node, offsets_node = imp.calls.keyword(call, "base", 0), imp.calls.keyword(call, "offsets", 1)
     if base_node is None or offsets_node is None:
         raise imp.error(call, "tl.advance needs a block pointer and offsets")
-    pointer = imp.expr(base_node)
+    pointer = imp.exprs.expr(base_node)
     if not isinstance(pointer, BlockPointer):
         raise imp.error(call, f"tl.advance: `{ast.unparse(base_node)}` is not a block pointer "
                               "(made by tl.make_block_ptr)")
@@ -112,11 +112,11 @@ def advance(imp: FunctionImporter, call: ast.Call) -> BlockPointer:
         if isinstance(delta, ast.Constant) and delta.value == 0:
             offsets.append(offset)  # `(0, BLOCK_K)`: this dim does not move
         else:
-            offsets.append(imp.binary(ast.Add(), offset, imp.expr(delta), delta))
+            offsets.append(imp.exprs.binary(ast.Add(), offset, imp.exprs.expr(delta), delta))
     return replace(pointer, offsets=tuple(imp.ssa(o, call) for o in offsets))
 
 
-def _address(imp: FunctionImporter, pointer: BlockPointer, checked: list[int], at: ast.Call
+def _address(imp: ImporterContext, pointer: BlockPointer, checked: list[int], at: ast.Call
              ) -> tuple[SSAValue, SSAValue | None]:
     """The pointer block and the boundary mask (None when nothing is checked)."""
     values: dict[str, SSAValue] = {"__bp_base": pointer.base}
@@ -133,13 +133,13 @@ def _address(imp: FunctionImporter, pointer: BlockPointer, checked: list[int], a
             if d in checked:
                 inside = f"((__bp_index{d} >= 0) & (__bp_index{d} < __bp_shape{d}))"
                 masks.append(f"{inside}[{axes}]" if pointer.rank > 1 else inside)
-        address = imp.ssa(imp.expr(parse_at(" + ".join(terms), at)), at)
-        mask = imp.ssa(imp.expr(parse_at(" & ".join(masks), at)), at) if masks else None
+        address = imp.ssa(imp.exprs.expr(parse_at(" + ".join(terms), at)), at)
+        mask = imp.ssa(imp.exprs.expr(parse_at(" & ".join(masks), at)), at) if masks else None
     return address, mask
 
 
-def _checked_dims(imp: FunctionImporter, call: ast.Call, pointer: BlockPointer) -> list[int]:
-    node = imp.keyword(call, "boundary_check")
+def _checked_dims(imp: ImporterContext, call: ast.Call, pointer: BlockPointer) -> list[int]:
+    node = imp.calls.keyword(call, "boundary_check")
     if node is None:
         return []
     dims = [e.value for e in _literal_list(imp, call, node, "boundary_check")
@@ -150,24 +150,24 @@ def _checked_dims(imp: FunctionImporter, call: ast.Call, pointer: BlockPointer) 
     return dims
 
 
-def _options(imp: FunctionImporter, call: ast.Call, taken: set[str]) -> dict[str, Attribute]:
+def _options(imp: ImporterContext, call: ast.Call, taken: set[str]) -> dict[str, Attribute]:
     """The literal options passed on unchanged (``cache_modifier``, ``eviction_policy``, ...)."""
     for name in ("mask", "other"):
-        if imp.keyword(call, name) is not None:
+        if imp.calls.keyword(call, name) is not None:
             raise imp.error(call, f"`{name}=` cannot be used with a block pointer; use boundary_check"
                                   f"{' and padding_option' if name == 'other' else ''}")
-    dynamic, static = imp.split_kwargs(call, taken)
+    dynamic, static = imp.calls.split_kwargs(call, taken)
     if dynamic:
         raise imp.unsupported(call, "load/store options through a block pointer (options must be literals)")
     return {"static_kwargs": DictionaryAttr(static)} if static else {}
 
 
-def load(imp: FunctionImporter, pointer: BlockPointer, call: ast.Call) -> SSAValue:
+def load(imp: ImporterContext, pointer: BlockPointer, call: ast.Call) -> SSAValue:
     """``tl.load(block_ptr, boundary_check=..., padding_option=...)``."""
     if len(call.args) > 1:
         raise imp.error(call, "tl.load through a block pointer takes its options as keywords "
                               "(boundary_check=, padding_option=)")
-    padding_node = imp.keyword(call, "padding_option")
+    padding_node = imp.calls.keyword(call, "padding_option")
     padding = imp.static_literal(padding_node) if padding_node is not None else StringAttr("")
     if not isinstance(padding, StringAttr) or padding.data not in PADDING:
         raise imp.error(call, f"padding_option must be one of {sorted(k for k in PADDING if k)} (a string literal)")
@@ -181,18 +181,18 @@ def load(imp: FunctionImporter, pointer: BlockPointer, call: ast.Call) -> SSAVal
     return imp.insert(op).results[0]
 
 
-def store(imp: FunctionImporter, pointer: BlockPointer, call: ast.Call) -> None:
+def store(imp: ImporterContext, pointer: BlockPointer, call: ast.Call) -> None:
     """``tl.store(block_ptr, value, boundary_check=...)``."""
-    value_node = imp.keyword(call, "value", 1)
+    value_node = imp.calls.keyword(call, "value", 1)
     if value_node is None or len(call.args) > 2:
         raise imp.error(call, "tl.store through a block pointer needs a value (options as keywords)")
-    value = imp.ssa(imp.expr(value_node), value_node)
+    value = imp.ssa(imp.exprs.expr(value_node), value_node)
     address, mask = _address(imp, pointer, _checked_dims(imp, call, pointer), call)
     options = _options(imp, call, {"pointer", "value", "boundary_check"})
     imp.insert(tile.StoreOp(operands=[address, value, [mask] if mask is not None else []], properties=options))
 
 
-def reject_in_value(imp: FunctionImporter, value: object, node: ast.AST) -> None:
+def reject_in_value(imp: ImporterContext, value: object, node: ast.AST) -> None:
     """A block pointer used where a tensor is expected (arithmetic, a call)."""
     if isinstance(value, BlockPointer):
         raise FrontendError(imp.m.filename, getattr(node, "lineno", 0),

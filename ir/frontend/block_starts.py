@@ -30,7 +30,7 @@ from syncopate.ir.frontend import type_rules as T
 from syncopate.ir.frontend.index_blocks import index_block, literal_int, same_value
 
 if TYPE_CHECKING:
-    from syncopate.ir.frontend.triton_import import FunctionImporter
+    from syncopate.ir.frontend.importer_context import ImporterContext
 
 
 @dataclass(frozen=True)
@@ -102,14 +102,14 @@ def same_form(a: BlockStart | None, b: BlockStart | None) -> bool:
     return a is not None and b is not None and same_value(a.extent, b.extent)
 
 
-def start_of(imp: FunctionImporter, form: BlockStart, at: ast.AST) -> SSAValue:
+def start_of(imp: ImporterContext, form: BlockStart, at: ast.AST) -> SSAValue:
     """The scalar start (a 0 constant made here when the block starts at 0,
     the sum made here when it has several terms)."""
     if not form.starts:
         return imp.constant(0, at)
     start = form.starts[0]
     for term in form.starts[1:]:
-        start = imp.binary(ast.Add(), start, term, at)
+        start = imp.exprs.binary(ast.Add(), start, term, at)
     if form.wide and not _is_widening(start):
         # the block was int64 (`tl.arange(0, B).to(tl.int64)`): an int64 start keeps it so
         cast = tile.CastOp(operands=[start], properties={"dtype": i64}, result_types=[T.with_element(start.type, i64)])
@@ -117,7 +117,7 @@ def start_of(imp: FunctionImporter, form: BlockStart, at: ast.AST) -> SSAValue:
     return start
 
 
-def rebuild(imp: FunctionImporter, start: SSAValue, extent: SSAValue, at: ast.AST) -> SSAValue:
+def rebuild(imp: ImporterContext, start: SSAValue, extent: SSAValue, at: ast.AST) -> SSAValue:
     """``start + tl.arange(0, extent)`` at the current insertion point."""
     if isinstance(extent.owner, arith.ConstantOp):  # a literal made inside the branch or loop: make it again here
         extent = imp.insert(arith.ConstantOp(extent.owner.value)).results[0]

@@ -1,23 +1,26 @@
 """What the parts of :class:`~syncopate.ir.frontend.triton_import.FunctionImporter` share.
 
 One jit function is imported by one ``FunctionImporter``, put together from
-one class per job: :mod:`~syncopate.ir.frontend.statements` (the function
+one importer per job: :mod:`~syncopate.ir.frontend.statements` (the function
 body, assignments, loops and branches), :mod:`~syncopate.ir.frontend.expressions`
 (operators, comparisons, subscripts, attributes),
 :mod:`~syncopate.ir.frontend.calls` (calls of builtins, jit helpers and
 methods) and :mod:`~syncopate.ir.frontend.tl_calls` (the ``tl.*`` functions
-with an op of their own). Each is a subclass of :class:`ImporterContext`,
-the state they share (the module importer, the name environment, the
-builder and the statement being imported) and the small services every job
-needs (errors, inserting ops with their line, name lookup, constants and
-literals); they call each other's methods through ``self``, so none of
-them imports another.
+with an op of their own). Each job holds the function's
+:class:`ImporterContext`: the state they share (the module importer, the
+name environment, the builder and the statement being imported), the small
+services every job needs (errors, inserting ops with their line, name
+lookup, constants and literals), and the jobs themselves (``ctx.stmts``,
+``ctx.exprs``, ``ctx.calls``, ``ctx.tl_calls``), through which a job reaches
+another's methods. So no job module imports another, and the free functions
+of the frontend's helper modules (block pointers, block starts, index
+blocks) take the context.
 """
 
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -47,6 +50,10 @@ from syncopate.ir.frontend import helper_modules
 from syncopate.ir.frontend.tl_names import canonical_path
 
 if TYPE_CHECKING:
+    from syncopate.ir.frontend.calls import CallImporter
+    from syncopate.ir.frontend.expressions import ExpressionImporter
+    from syncopate.ir.frontend.statements import StatementImporter
+    from syncopate.ir.frontend.tl_calls import TritonCallImporter
     from syncopate.ir.frontend.triton_import import ModuleImporter
 
 TRITON = "triton"
@@ -72,7 +79,16 @@ def is_none_literal(node: ast.expr) -> bool:
 
 
 class ImporterContext:
-    """The state and services the importer's jobs share (see the module doc)."""
+    """The state and services the importer's jobs share, and the jobs (see
+    the module doc; ``FunctionImporter`` sets ``stmts``, ``exprs``,
+    ``calls``, ``tl_calls`` and ``fresh``, the context of a new importer
+    for a jit helper inlined into this function)."""
+
+    stmts: StatementImporter
+    exprs: ExpressionImporter
+    calls: CallImporter
+    tl_calls: TritonCallImporter
+    fresh: Callable[[ModuleImporter, ast.FunctionDef], ImporterContext]
 
     def __init__(self, module_importer: ModuleImporter, node: ast.FunctionDef, helper: bool = False):
         self.m = module_importer
@@ -203,7 +219,7 @@ class ImporterContext:
         """A call option given as a literal or a constexpr parameter; None otherwise. (Tested
         against None: an attribute of ``False`` or ``0`` is falsy, and it is a literal too.)"""
         literal = self.static_literal(node)
-        return literal if literal is not None else self.constexpr_reference(node)
+        return literal if literal is not None else self.calls.constexpr_reference(node)
 
     def callee_path(self, node: ast.expr, required: bool = True) -> str | None:
         """Dotted path of a module-level object (`tl.math.exp2` -> triton.language.math.exp2)."""

@@ -19,7 +19,7 @@ from xdsl.dialects.builtin import IntegerAttr
 from xdsl.ir import SSAValue
 
 if TYPE_CHECKING:
-    from syncopate.ir.frontend.triton_import import FunctionImporter
+    from syncopate.ir.frontend.importer_context import ImporterContext
 
 
 def literal_int(value: SSAValue) -> int | None:
@@ -36,7 +36,7 @@ def same_value(a: SSAValue, b: SSAValue) -> bool:
 
 
 @contextmanager
-def bound_names(imp: FunctionImporter, values: dict[str, SSAValue]) -> Iterator[None]:
+def bound_names(imp: ImporterContext, values: dict[str, SSAValue]) -> Iterator[None]:
     """Bind ``values`` to private names while an expression is imported."""
     saved = {name: imp.env[name] for name in values if name in imp.env}
     imp.env.update(values)
@@ -56,11 +56,11 @@ def parse_at(text: str, at: ast.AST) -> ast.expr:
     return tree
 
 
-def index_block(imp: FunctionImporter, offset: SSAValue, extent: SSAValue, at: ast.AST) -> SSAValue:
+def index_block(imp: ImporterContext, offset: SSAValue, extent: SSAValue, at: ast.AST) -> SSAValue:
     """``offset + tl.arange(0, extent)`` (the arange alone for a literal 0 offset)."""
     with bound_names(imp, {"__extent": extent}):
-        arange = imp.tl_arange(parse_at("__arange(0, __extent)", at))  # type: ignore[arg-type]
+        arange = imp.tl_calls.tl_arange(parse_at("__arange(0, __extent)", at))  # type: ignore[arg-type]
     if literal_int(offset) == 0:
         return arange
     with bound_names(imp, {"__offset": offset, "__range": arange}):
-        return imp.ssa(imp.expr(parse_at("__offset + __range", at)), at)
+        return imp.ssa(imp.exprs.expr(parse_at("__offset + __range", at)), at)

@@ -128,21 +128,24 @@ def _structured(body: list[ast.stmt], rest: list[ast.stmt] | None = None) -> lis
     return body + (_structured(rest) if rest else [])  # the rest may hold exits of its own
 
 
-class StatementImporter(ImporterContext):
+class StatementImporter:
     """Imports statements (see the module doc)."""
 
+    def __init__(self, ctx: ImporterContext) -> None:
+        self.ctx = ctx
+
     def build(self) -> tile.FuncOp:
-        node = self.node
+        node = self.ctx.node
         if node.args.vararg or node.args.kwarg or node.args.posonlyargs:
-            raise self.error(node, f"unsupported parameter kind in `{node.name}` (*args, **kwargs, positional-only `/`)")
-        parameters = _parameters(node, self.error)
-        pointers = pointer_parameters(node, self.m.aliases) | self.m.inlined_pointer_arguments(node)
+            raise self.ctx.error(node, f"unsupported parameter kind in `{node.name}` (*args, **kwargs, positional-only `/`)")
+        parameters = _parameters(node, self.ctx.error)
+        pointers = pointer_parameters(node, self.ctx.m.aliases) | self.ctx.m.inlined_pointer_arguments(node)
         descriptors = descriptor_parameters(node)
-        helper = self.helper
+        helper = self.ctx.helper
         arg_types: list[Attribute] = []
         annotations: dict[str, Attribute] = {}
         for arg, _ in parameters:
-            if self.is_constexpr_annotation(arg.annotation):
+            if self.ctx.is_constexpr_annotation(arg.annotation):
                 arg_types.append(tile.ConstexprType())
             elif arg.arg in descriptors:
                 arg_types.append(tile.DescriptorType(descriptors[arg.arg]))
@@ -150,15 +153,15 @@ class StatementImporter(ImporterContext):
                 arg_types.append(tile.PointerType())
             else:
                 arg_types.append(T.ANY if helper else tile.ScalarType())
-            if arg.annotation is not None and not self.is_constexpr_annotation(arg.annotation):
+            if arg.annotation is not None and not self.ctx.is_constexpr_annotation(arg.annotation):
                 annotations[arg.arg] = StringAttr(ast.unparse(arg.annotation))
         block = Block(arg_types=arg_types)
-        self.entry = block
+        self.ctx.entry = block
         for (arg, _), block_arg in zip(parameters, block.args):
             block_arg.name_hint = arg.arg
-            self.env[arg.arg] = block_arg
+            self.ctx.env[arg.arg] = block_arg
         defaults = {arg.arg: StringAttr(ast.unparse(default)) for arg, default in parameters if default is not None}
-        self.builder = Builder(InsertPoint.at_end(block))
+        self.ctx.builder = Builder(InsertPoint.at_end(block))
         body = list(node.body)
         if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
             body = body[1:]  # docstring
@@ -169,7 +172,7 @@ class StatementImporter(ImporterContext):
                 returned = self.return_values(body[-1].value)
         else:
             self.statements(_structured(body))
-        self.insert(tile.ReturnOp(*returned))
+        self.ctx.insert(tile.ReturnOp(*returned))
         func_type = FunctionType.from_lists(arg_types, [v.type for v in returned])
         decorators = [ast.unparse(d) for d in node.decorator_list]
         names = [arg.arg for arg, _ in parameters]
@@ -177,43 +180,43 @@ class StatementImporter(ImporterContext):
 
     def return_values(self, node: ast.expr) -> list[SSAValue]:
         elements = node.elts if isinstance(node, ast.Tuple) else [node]
-        return [self.ssa(self.expr(e), e) for e in elements]
+        return [self.ctx.ssa(self.ctx.exprs.expr(e), e) for e in elements]
 
     def statements(self, statements: list[ast.stmt]) -> None:
         for statement in statements:
             self.statement(statement)
 
     def statement(self, node: ast.stmt) -> None:
-        outer, self.where = self.where, node
+        outer, self.ctx.where = self.ctx.where, node
         try:
             self.statement_body(node)
         finally:
-            self.where = outer
+            self.ctx.where = outer
 
     def statement_body(self, node: ast.stmt) -> None:
         if isinstance(node, ast.Assign):
-            value = self.expr(node.value)
+            value = self.ctx.exprs.expr(node.value)
             for target in node.targets:
                 self.assign(target, value, node.value)
         elif isinstance(node, ast.AnnAssign):
             if node.value is None:
-                raise self.unsupported(node, "annotation without value")
-            value = self.expr(node.value)
-            if self.is_constexpr_annotation(node.annotation) and isinstance(node.target, ast.Name):
+                raise self.ctx.unsupported(node, "annotation without value")
+            value = self.ctx.exprs.expr(node.value)
+            if self.ctx.is_constexpr_annotation(node.annotation) and isinstance(node.target, ast.Name):
                 # `HALF: tl.constexpr = BLOCK // 2`: Triton needs the annotation to use HALF as a
                 # block size; a constexpr retype keeps it through the IR (the emitter writes it back).
-                value = self.insert(tile.RetypeOp(self.ssa(value, node.value), tile.ConstexprType())).results[0]
+                value = self.ctx.insert(tile.RetypeOp(self.ctx.ssa(value, node.value), tile.ConstexprType())).results[0]
             self.assign(node.target, value, node.value)
         elif isinstance(node, ast.AugAssign):
             if not isinstance(node.target, ast.Name):
-                raise self.unsupported(node, "augmented assignment target")
-            current = self.lookup(node.target.id, node.target)
-            result = self.binary(node.op, current, self.expr(node.value), node)
+                raise self.ctx.unsupported(node, "augmented assignment target")
+            current = self.ctx.lookup(node.target.id, node.target)
+            result = self.ctx.exprs.binary(node.op, current, self.ctx.exprs.expr(node.value), node)
             self.assign(node.target, result, node)
         elif isinstance(node, ast.Expr):
             if isinstance(node.value, ast.Constant):
                 return  # a string used as a comment
-            self.expr(node.value, statement=True)
+            self.ctx.exprs.expr(node.value, statement=True)
         elif isinstance(node, (ast.For, ast.While)):
             self.for_loop(node) if isinstance(node, ast.For) else self.while_loop(node)
         elif isinstance(node, ast.If):
@@ -221,31 +224,31 @@ class StatementImporter(ImporterContext):
         elif isinstance(node, ast.Pass):
             return
         elif isinstance(node, ast.Return):
-            raise self.error(node, "unsupported `return` before the end of the function (early exit)")
+            raise self.ctx.error(node, "unsupported `return` before the end of the function (early exit)")
         else:
-            raise self.unsupported(node, f"statement ({type(node).__name__})")
+            raise self.ctx.unsupported(node, f"statement ({type(node).__name__})")
 
     def assign(self, target: ast.expr, value: Value | list[Value], value_node: ast.AST) -> None:
         if isinstance(target, ast.Name):
             if isinstance(value, list):
-                raise self.error(target, f"cannot assign {len(value)} values to `{target.id}`")
+                raise self.ctx.error(target, f"cannot assign {len(value)} values to `{target.id}`")
             if isinstance(value, SSAValue):
-                self.named(value, target.id)
+                self.ctx.named(value, target.id)
             elif isinstance(value, BlockPointer):
                 for d, offset in enumerate(value.offsets):
-                    self.named(offset, f"{target.id}_off{d}")
-            self.env[target.id] = value
+                    self.ctx.named(offset, f"{target.id}_off{d}")
+            self.ctx.env[target.id] = value
         elif isinstance(target, (ast.Tuple, ast.List)):
             values = value if isinstance(value, list) else None
             if values is None or len(values) != len(target.elts):
-                raise self.unsupported(target, "tuple assignment (right side must have as many values)")
+                raise self.ctx.unsupported(target, "tuple assignment (right side must have as many values)")
             for element, element_value in zip(target.elts, values):
                 self.assign(element, element_value, value_node)
         else:
-            raise self.unsupported(target, "assignment target")
+            raise self.ctx.unsupported(target, "assignment target")
 
     def carried_names(self, statements: list[ast.stmt]) -> list[str]:
-        return [n for n in _assigned_names(statements) if isinstance(self.env.get(n), (SSAValue, BlockPointer))]
+        return [n for n in _assigned_names(statements) if isinstance(self.ctx.env.get(n), (SSAValue, BlockPointer))]
 
     def carry_slots(self, names: list[str], whole: set[str]) -> list[Slot]:
         """The values a loop carries for ``names``: a block pointer carries
@@ -254,7 +257,7 @@ class StatementImporter(ImporterContext):
         in ``whole``."""
         slots: list[Slot] = []
         for name in names:
-            value = self.env[name]
+            value = self.ctx.env[name]
             if isinstance(value, BlockPointer):
                 slots += [(name, d) for d in range(value.rank)]
             elif name not in whole and block_starts.start_form(value) is not None:
@@ -267,18 +270,18 @@ class StatementImporter(ImporterContext):
         """Names carried by their start whose value at the end of the body is
         no longer an index block of the same size: they must be carried whole."""
         return {name for name, kind in slots if kind == START and not block_starts.same_form(
-            block_starts.start_form(self.env[name]), block_starts.start_form(entry[name]))}
+            block_starts.start_form(self.ctx.env[name]), block_starts.start_form(entry[name]))}
 
     def slot_value(self, slot: Slot, entry: dict[str, Value], node: ast.AST) -> SSAValue:
         name, dim = slot
-        value = self.env[name]
+        value = self.ctx.env[name]
         if dim is None:
-            block_pointers.reject_in_value(self, value, node)
-            return self.ssa(value, node)
+            block_pointers.reject_in_value(self.ctx, value, node)
+            return self.ctx.ssa(value, node)
         if dim == START:
-            return block_starts.start_of(self, block_starts.start_form(value), node)  # type: ignore[arg-type]
+            return block_starts.start_of(self.ctx, block_starts.start_form(value), node)  # type: ignore[arg-type]
         if not isinstance(value, BlockPointer) or not value.same_block(entry[name]):  # type: ignore[arg-type]
-            raise self.error(node, f"block pointer `{name}` is replaced in this loop by "
+            raise self.ctx.error(node, f"block pointer `{name}` is replaced in this loop by "
                                    f"{'another tensor or block shape' if isinstance(value, BlockPointer) else 'a value'}; "
                                    "move it with `tl.advance` instead")
         return value.offsets[dim]  # type: ignore[index]
@@ -288,11 +291,11 @@ class StatementImporter(ImporterContext):
         for (name, dim), value in zip(slots, values):
             if dim is None:
                 value.name_hint = name
-                self.env[name] = value
+                self.ctx.env[name] = value
             elif dim == START:
                 value.name_hint = f"{name}_start"
                 extent = block_starts.start_form(entry[name]).extent  # type: ignore[union-attr]
-                self.env[name] = self.named(block_starts.rebuild(self, value, extent, at), name)
+                self.ctx.env[name] = self.ctx.named(block_starts.rebuild(self.ctx, value, extent, at), name)
             else:
                 value.name_hint = f"{name}_off{dim}"
                 offsets.setdefault(name, {})[dim] = value  # type: ignore[index]
@@ -300,7 +303,7 @@ class StatementImporter(ImporterContext):
             pointer = entry[name]
             assert isinstance(pointer, BlockPointer)
             # a dim the loop does not advance keeps its offset from before the loop
-            self.env[name] = replace(pointer, offsets=tuple(dims.get(d, o) for d, o in enumerate(pointer.offsets)))
+            self.ctx.env[name] = replace(pointer, offsets=tuple(dims.get(d, o) for d, o in enumerate(pointer.offsets)))
 
     def next_slots(self, carried: list[str], slots: list[Slot], whole: set[str], forced_any: set[Slot],
                    lost: set[str], inits: list[SSAValue], args: list[SSAValue], yielded: list[SSAValue]
@@ -324,33 +327,33 @@ class StatementImporter(ImporterContext):
     def loop_bounds(self, node: ast.For) -> tuple[str, list[SSAValue], dict[str, Attribute]]:
         call = node.iter
         if not isinstance(call, ast.Call):
-            raise self.unsupported(node.iter, "loop iterable (only range, tl.range, tl.static_range)")
-        kind = self.callee_path(call.func)
+            raise self.ctx.unsupported(node.iter, "loop iterable (only range, tl.range, tl.static_range)")
+        kind = self.ctx.callee_path(call.func)
         if kind not in LOOP_KINDS:
-            raise self.unsupported(node.iter, "loop iterable (only range, tl.range, tl.static_range)")
-        args = [self.ssa(self.expr(a), a) for a in call.args]
+            raise self.ctx.unsupported(node.iter, "loop iterable (only range, tl.range, tl.static_range)")
+        args = [self.ctx.ssa(self.ctx.exprs.expr(a), a) for a in call.args]
         if not 1 <= len(args) <= 3:
-            raise self.unsupported(call, "range() arity")
+            raise self.ctx.unsupported(call, "range() arity")
         if len(args) == 1:
-            args = [self.constant(0, call), args[0]]
+            args = [self.ctx.constant(0, call), args[0]]
         if len(args) == 2:
-            args.append(self.constant(1, call))
+            args.append(self.ctx.constant(1, call))
         options: dict[str, Attribute] = {}
         for keyword in call.keywords:
-            literal = self.option_literal(keyword.value)
+            literal = self.ctx.option_literal(keyword.value)
             if literal is None:
-                raise self.unsupported(keyword.value, f"`{keyword.arg}=` option of {kind} (a literal or constexpr parameter)")
+                raise self.ctx.unsupported(keyword.value, f"`{keyword.arg}=` option of {kind} (a literal or constexpr parameter)")
             options[keyword.arg or ""] = literal
-        return kind, [self.as_int(a) for a in args], options
+        return kind, [self.ctx.as_int(a) for a in args], options
 
     def for_loop(self, node: ast.For) -> None:
         if node.orelse:
-            raise self.unsupported(node, "for ... else")
+            raise self.ctx.unsupported(node, "for ... else")
         if not isinstance(node.target, ast.Name):
-            raise self.unsupported(node.target, "loop target (only a single name)")
+            raise self.ctx.unsupported(node.target, "loop target (only a single name)")
         kind, (lb, ub, step), options = self.loop_bounds(node)
         carried = [n for n in self.carried_names(node.body) if n != node.target.id]
-        entry = {name: self.env[name] for name in carried}
+        entry = {name: self.ctx.env[name] for name in carried}
         whole: set[str] = set()
         slots = self.carry_slots(carried, whole)
         forced_any: set[Slot] = set()
@@ -358,8 +361,8 @@ class StatementImporter(ImporterContext):
             inits = [self.carry_init(slot, forced_any, entry, node) for slot in slots]
             block = Block(arg_types=[i32, *(v.type for v in inits)])
             block.args[0].name_hint = node.target.id
-            with self.in_block(block):
-                self.env[node.target.id] = block.args[0]
+            with self.ctx.in_block(block):
+                self.ctx.env[node.target.id] = block.args[0]
                 self.bind_slots(slots, list(block.args[1:]), entry, node)
                 self.statements(node.body)
                 lost = self.lost_starts(slots, entry)
@@ -369,25 +372,25 @@ class StatementImporter(ImporterContext):
                 break
             self.discard(block, inits)
             slots = retry
-        with self.in_block(block):
-            self.insert(scf.YieldOp(*yielded))
+        with self.ctx.in_block(block):
+            self.ctx.insert(scf.YieldOp(*yielded))
         loop = scf.ForOp(lb, ub, step, inits, Region(block))
         if kind != "range":
             loop.attributes["tile.loop"] = StringAttr(kind.rsplit(".", 1)[-1])
         for key, value in options.items():
             loop.attributes[f"tile.{key}"] = value
-        self.insert(loop)
+        self.ctx.insert(loop)
         self.bind_slots(slots, list(loop.results), entry, node)
 
     def carry_init(self, slot: Slot, forced_any: set[Slot], entry: dict[str, Value], at: ast.AST) -> SSAValue:
         name, dim = slot
         if dim == START:
-            value = block_starts.start_of(self, block_starts.start_form(entry[name]), at)  # type: ignore[arg-type]
+            value = block_starts.start_of(self.ctx, block_starts.start_form(entry[name]), at)  # type: ignore[arg-type]
         else:
             value = entry[name].offsets[dim] if dim is not None else entry[name]  # type: ignore[union-attr,index]
         assert isinstance(value, SSAValue)
         if slot in forced_any and not isinstance(value.type, tile.AnyValueType):
-            return self.insert(tile.RetypeOp(value, T.ANY)).results[0]
+            return self.ctx.insert(tile.RetypeOp(value, T.ANY)).results[0]
         return value
 
     def discard(self, block: Block, inits: list[SSAValue]) -> None:
@@ -401,9 +404,9 @@ class StatementImporter(ImporterContext):
 
     def while_loop(self, node: ast.While) -> None:
         if node.orelse:
-            raise self.unsupported(node, "while ... else")
+            raise self.ctx.unsupported(node, "while ... else")
         carried = self.carried_names(node.body)
-        entry = {name: self.env[name] for name in carried}
+        entry = {name: self.ctx.env[name] for name in carried}
         whole: set[str] = set()
         slots = self.carry_slots(carried, whole)
         forced_any: set[Slot] = set()
@@ -411,11 +414,11 @@ class StatementImporter(ImporterContext):
             inits = [self.carry_init(slot, forced_any, entry, node) for slot in slots]
             before = Block(arg_types=[v.type for v in inits])
             after = Block(arg_types=[v.type for v in inits])
-            with self.in_block(before):
+            with self.ctx.in_block(before):
                 self.bind_slots(slots, list(before.args), entry, node)
-                condition = self.as_condition(self.ssa(self.expr(node.test), node.test))
-                self.insert(scf.ConditionOp(condition, *before.args))
-            with self.in_block(after):
+                condition = self.ctx.as_condition(self.ctx.ssa(self.ctx.exprs.expr(node.test), node.test))
+                self.ctx.insert(scf.ConditionOp(condition, *before.args))
+            with self.ctx.in_block(after):
                 self.bind_slots(slots, list(after.args), entry, node)
                 self.statements(node.body)
                 lost = self.lost_starts(slots, entry)
@@ -426,24 +429,24 @@ class StatementImporter(ImporterContext):
             self.discard(before, [])
             self.discard(after, inits)
             slots = retry
-        with self.in_block(after):
-            self.insert(scf.YieldOp(*yielded))
+        with self.ctx.in_block(after):
+            self.ctx.insert(scf.YieldOp(*yielded))
         loop = scf.WhileOp(inits, [v.type for v in inits], Region(before), Region(after))
-        self.insert(loop)
+        self.ctx.insert(loop)
         self.bind_slots(slots, list(loop.results), entry, node)
 
     def if_statement(self, node: ast.If) -> None:
-        test = self.ssa(self.expr(node.test), node.test)
+        test = self.ctx.ssa(self.ctx.exprs.expr(node.test), node.test)
         compile_time = _compile_time(test)
-        condition = self.as_condition(test)
-        before = dict(self.env)
+        condition = self.ctx.as_condition(test)
+        before = dict(self.ctx.env)
         then_block, else_block = Block(), Block()
-        with self.in_block(then_block):
+        with self.ctx.in_block(then_block):
             self.statements(node.body)
-        then_env = self.body_env
-        with self.in_block(else_block):
+        then_env = self.ctx.body_env
+        with self.ctx.in_block(else_block):
             self.statements(node.orelse)
-        else_env = self.body_env
+        else_env = self.ctx.body_env
         if compile_time:  # a name one arm binds is read only under the same condition (see tile.undef)
             for env, other in ((then_env, else_env), (else_env, then_env)):
                 for n in _assigned_names(node.body + node.orelse):
@@ -453,39 +456,39 @@ class StatementImporter(ImporterContext):
         names = [n for n in names if then_env[n] is not before.get(n) or else_env[n] is not before.get(n)]
         for name in names:
             if not all(isinstance(env[name], SSAValue) or env[name] is UNBOUND for env in (then_env, else_env)):
-                raise self.error(node, f"`{name}` is bound to a compile-time object in a branch of this `if`")
+                raise self.ctx.error(node, f"`{name}` is bound to a compile-time object in a branch of this `if`")
         for env, other in ((then_env, else_env), (else_env, then_env)):
             block = then_block if env is then_env else else_block
             for name in names:
                 if env[name] is UNBOUND:
-                    with self.in_block(block):
-                        env[name] = self.insert(tile.UndefOp(other[name].type)).results[0]
+                    with self.ctx.in_block(block):
+                        env[name] = self.ctx.insert(tile.UndefOp(other[name].type)).results[0]
         # index blocks `start + tl.arange(0, B)` on both sides leave the `if` as their start
         starts = {n: block_starts.start_form(then_env[n]) for n in names}
         starts = {n: f for n, f in starts.items() if block_starts.same_form(f, block_starts.start_form(else_env[n]))}
         yielded: dict[Block, list[SSAValue]] = {}
         for block, env in ((then_block, then_env), (else_block, else_env)):
-            with self.in_block(block):
+            with self.ctx.in_block(block):
                 yielded[block] = [
-                    block_starts.start_of(self, block_starts.start_form(env[n]), node)  # type: ignore[arg-type]
+                    block_starts.start_of(self.ctx, block_starts.start_form(env[n]), node)  # type: ignore[arg-type]
                     if n in starts else env[n] for n in names  # type: ignore[misc]
                 ]
         result_types = [T.join(a.type, b.type) for a, b in zip(yielded[then_block], yielded[else_block])]
         for block in (then_block, else_block):
-            with self.in_block(block):
+            with self.ctx.in_block(block):
                 values = []
                 for value, result_type in zip(yielded[block], result_types):
                     if value.type != result_type:
-                        value = self.insert(tile.RetypeOp(value, result_type)).results[0]
+                        value = self.ctx.insert(tile.RetypeOp(value, result_type)).results[0]
                     values.append(value)
-                self.insert(scf.YieldOp(*values))
+                self.ctx.insert(scf.YieldOp(*values))
         op = scf.IfOp(condition, result_types, Region(then_block), Region(else_block))
-        self.insert(op)
+        self.ctx.insert(op)
         for name, result in zip(names, op.results):
             result.name_hint = f"{name}_start" if name in starts else name
             form = starts.get(name)
-            self.env[name] = result if form is None else self.named(
-                block_starts.rebuild(self, result, form.extent, node), name)
+            self.ctx.env[name] = result if form is None else self.ctx.named(
+                block_starts.rebuild(self.ctx, result, form.extent, node), name)
         for name in _assigned_names(node.body + node.orelse):
             if name not in names and name not in before:
-                self.env.pop(name, None)  # bound in one branch only: not visible after the if
+                self.ctx.env.pop(name, None)  # bound in one branch only: not visible after the if

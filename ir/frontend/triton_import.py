@@ -28,7 +28,7 @@ from syncopate.ir.frontend.prelude import join_prelude, part_at, prelude_parts
 from syncopate.ir.frontend.tl_names import canonical_path
 from syncopate.ir.frontend.calls import CallImporter
 from syncopate.ir.frontend.expressions import ExpressionImporter
-from syncopate.ir.frontend.importer_context import TL, TRITON, constexpr_annotation
+from syncopate.ir.frontend.importer_context import TL, TRITON, ImporterContext, constexpr_annotation
 from syncopate.ir.frontend.statements import StatementImporter
 from syncopate.ir.frontend.tl_calls import TritonCallImporter
 
@@ -83,10 +83,22 @@ def _module_aliases(tree: ast.Module) -> dict[str, str]:
     return aliases
 
 
-class FunctionImporter(StatementImporter, ExpressionImporter, CallImporter, TritonCallImporter):
-    """Builds one tile.func from one jit FunctionDef: the importer's jobs
-    (statements, expressions, calls, ``tl.*`` ops) put together on their
-    shared context (:mod:`~syncopate.ir.frontend.importer_context`)."""
+class FunctionImporter:
+    """Builds one tile.func from one jit FunctionDef: one importer per job
+    (statements, expressions, calls, ``tl.*`` ops), each holding the
+    function's shared :class:`ImporterContext`, which holds them in turn
+    (see :mod:`~syncopate.ir.frontend.importer_context`)."""
+
+    def __init__(self, module_importer: ModuleImporter, node: ast.FunctionDef, helper: bool = False):
+        self.ctx = ImporterContext(module_importer, node, helper)
+        self.ctx.stmts = StatementImporter(self.ctx)
+        self.ctx.exprs = ExpressionImporter(self.ctx)
+        self.ctx.calls = CallImporter(self.ctx)
+        self.ctx.tl_calls = TritonCallImporter(self.ctx)
+        self.ctx.fresh = lambda owner, callee: FunctionImporter(owner, callee, helper=True).ctx
+
+    def build(self) -> tile.FuncOp:
+        return self.ctx.stmts.build()
 
 
 def _called_names(node: ast.AST) -> list[str]:
