@@ -10,7 +10,7 @@ and 4 (hidden 8192, 64 query and 8 K/V heads of 128, FFN 28672), for 4k
 and 8k gathered tokens, bf16, the weights as ``nn.Linear`` keeps them
 (N x K, used transposed). Columns (ms, ``triton.testing.do_bench``):
 ``cuBLAS``, one ``torch.matmul`` per B; ``before``, the fused library GEMM
-(kernels/gemm_bf16.py) for the first B and ``torch.matmul`` for the rest;
+(kernels/gemm_bf16.py, in the cost model's tile) for the first B and ``torch.matmul`` for the rest;
 ``shared-A``, the fused shared-A kernel for all, launched as the op
 launches it (``fused_ops.gemm_shared_a``). Every output is checked against
 ``torch.matmul`` before timing.
@@ -34,7 +34,7 @@ def main() -> None:
     from syncopate import kernels
     from syncopate.kernels.gemm_bf16 import gemm_kernel
     from syncopate.kernels.gemm_shared_a import gemm_shared_a_kernel
-    from syncopate.pytorch import fused_ops
+    from syncopate.pytorch import fused_ops, gemm_choice
     from syncopate.runtime.fused import FusedKernel, compile_fused
     from syncopate.runtime.gpu import GpuWorld
 
@@ -58,8 +58,14 @@ def main() -> None:
                 cs = [torch.empty(tokens, n, device=world.device, dtype=torch.bfloat16) for n in widths]
                 refs = [a @ b for b in bs]
 
+                m, n = tokens, widths[0]
+                t = gemm_choice.gemm_tile(m, n, gemm_choice.sms(a.device))
+
                 def before():
-                    fused_ops._gemm(plain, a, bs[0], cs[0], "ag")
+                    plain[(triton.cdiv(m, t.block_m), triton.cdiv(n, t.block_n))](
+                        a, bs[0], cs[0], m, n, HIDDEN, a.stride(0), a.stride(1), bs[0].stride(0), bs[0].stride(1),
+                        cs[0].stride(0), cs[0].stride(1), BLOCK_M=t.block_m, BLOCK_N=t.block_n, BLOCK_K=t.block_k,
+                        num_warps=t.num_warps, num_stages=t.num_stages)
                     return [a @ b for b in bs[1:]]
 
                 def after():
