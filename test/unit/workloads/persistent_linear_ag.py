@@ -30,11 +30,17 @@ def make_inputs(rank, world, seed):
 
 def launch(kernel, a, w):
     """A @ W^T with A the full (gathered) M x K matrix."""
+    return linear(kernel, a, w, PROGRAMS)
+
+
+def linear(kernel, a, w, programs):
+    """A @ W^T (fp32) by the persistent kernel on ``programs`` programs, W
+    read as stored (``B_NK``), as ``syncopate.ops`` launches it."""
     ensure_triton_allocator()
     M, K = a.shape
     b = w.t()
     c = torch.empty(M, b.shape[1], dtype=torch.float32, device=a.device)
-    kernel[(PROGRAMS,)](a, b, c, M, b.shape[1], K, a.stride(0), a.stride(1), b.stride(0), b.stride(1),
+    kernel[(programs,)](a, b, c, M, b.shape[1], K, a.stride(0), a.stride(1), b.stride(0), b.stride(1),
                         c.stride(0), c.stride(1), BLOCK_M=BLOCK_M, BLOCK_N=BLOCK_N, BLOCK_K=BLOCK_K,
-                        PROGRAMS=PROGRAMS, GROUP_M=GROUP_M, FLATTEN=False, B_NK=True)
+                        PROGRAMS=programs, GROUP_M=GROUP_M, FLATTEN=False, B_NK=True)
     return c

@@ -5,14 +5,17 @@ blocks of rows, as ``syncopate.ops.matmul_reduce_scatter`` scatters a
 slice of K, and rank r owns the r-th slice of each block. Row tiles of 16
 straddle the blocks' and the owners' bounds."""
 
+import os
+
 import torch
 
 from syncopate.kernels.gemm_bf16_persistent import gemm_persistent_kernel
-from syncopate.runtime.gpu.scratch import ensure_triton_allocator
+from syncopate.runtime.workload import load_workload
 
+# the same launch as the all-gather workload's (its blocks and L2 group height), on more programs
+_GATHERED = load_workload(os.path.join(os.path.dirname(os.path.abspath(__file__)), "persistent_linear_ag.py")).module
 M_DIM, N_DIM, K_LOCAL = 48, 40, 32
-BLOCK_M, BLOCK_N, BLOCK_K = 16, 16, 16
-PROGRAMS, GROUP_M = 5, 2
+PROGRAMS = 5
 
 KERNEL = gemm_persistent_kernel
 PLANS = ["reduce-scatter{tensor=c_ptr dim=0 blocks=2}"]
@@ -29,11 +32,4 @@ def make_inputs(rank, world, seed):
 
 def launch(kernel, a, w):
     """The rank's partial A @ W^T (M x N, fp32)."""
-    ensure_triton_allocator()
-    M, K = a.shape
-    b = w.t()
-    c = torch.empty(M, b.shape[1], dtype=torch.float32, device=a.device)
-    kernel[(PROGRAMS,)](a, b, c, M, b.shape[1], K, a.stride(0), a.stride(1), b.stride(0), b.stride(1),
-                        c.stride(0), c.stride(1), BLOCK_M=BLOCK_M, BLOCK_N=BLOCK_N, BLOCK_K=BLOCK_K,
-                        PROGRAMS=PROGRAMS, GROUP_M=GROUP_M, FLATTEN=False, B_NK=True)
-    return c
+    return _GATHERED.linear(kernel, a, w, PROGRAMS)
