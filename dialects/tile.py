@@ -917,6 +917,26 @@ class TransOp(IRDLOperation):
             raise VerifyException("tile.trans: operand must be a rank-2 block")
 
 
+@irdl_op_definition
+class SplitOp(IRDLOperation):
+    """`a, b = tl.split(x)`: the two halves of a block whose last dim is 2
+    (an epilogue that stores a tile in two column halves, after
+    `tl.reshape` and `tl.permute`)."""
+
+    name = "tile.split"
+    src = operand_def()
+    low = result_def()
+    high = result_def()
+    assembly_format = "$src attr-dict `:` type($src) `->` type($low) `,` type($high)"
+    traits = traits_def(Pure())
+
+    def verify_(self) -> None:
+        if rank_of(self.src.type) == 0:
+            raise VerifyException("tile.split: the operand must be a block, not a scalar")
+        if isinstance(self.src.type, BlockType) and self.src.type.get_shape()[-1] not in (2, DYNAMIC):
+            raise VerifyException("tile.split: the operand's last dim must be 2")
+
+
 REDUCE_KINDS = ("sum", "max", "min", "argmax", "argmin", "xor_sum", "reduce_or")
 
 
@@ -1162,7 +1182,7 @@ Tile = Dialect(
         FuncOp, ReturnOp, CallJitOp, CallOp, TupleOp,
         ProgramIdOp, NumProgramsOp, ArangeOp, ExpandDimsOp, BroadcastOp, SplatOp, ZerosOp,
         *BINARY_OPS, AddPtrOp, CmpOp, NegOp, NotOp, InvertOp, CdivOp, WhereOp, CastOp, RetypeOp, UndefOp, LiteralOp, AttrOp,
-        TransOp, ReduceOp, DotOp,
+        TransOp, SplitOp, ReduceOp, DotOp,
         LoadOp, StoreOp, AtomicRMWOp, AtomicCASOp,
         MakeTensorDescriptorOp, DescriptorLoadOp, DescriptorStoreOp, DescriptorBlockSizeOp,
     ],

@@ -296,7 +296,29 @@ class FunctionEmitter:
     def is_transparent(self, op: Operation) -> bool:
         return isinstance(op, tile.RetypeOp) and not _is_local_constexpr(op)
 
+    def is_conditional_expression(self, op: Operation) -> bool:
+        """An ``scf.if`` that is the user's ``a if c else b`` on compile-time
+        values (``BLOCK_N // 2 if SUBTILE else BLOCK_N``): one result, a
+        condition of constexprs and literals alone, and arms that are
+        expressions. It is written back as that expression: as an ``if``
+        statement assigning a temporary, the value would stop being a
+        constexpr, and a block shape or ``tl.arange`` bound that reads it
+        would fail in Triton."""
+        if not isinstance(op, scf.IfOp) or len(op.results) != 1 or not op.false_region.blocks:
+            return False
+        if not _compile_time(op.cond):
+            return False
+        for region in (op.true_region, op.false_region):
+            *ops, end = region.block.ops
+            if not isinstance(end, scf.YieldOp) or not all(self.is_inlinable(o) for o in ops):
+                return False
+        return True
+
     def is_inlinable(self, op: Operation) -> bool:
+        if isinstance(op, scf.IfOp) and self.is_conditional_expression(op):
+            result = op.results[0]
+            return result.name_hint is None and result.uses.get_length() == 1 \
+                and next(iter(result.uses)).operation.parent_block() is op.parent_block()
         if len(op.results) != 1 or isinstance(op, (scf.ForOp, scf.IfOp, scf.WhileOp)):
             return False
         result = op.results[0]
@@ -538,6 +560,10 @@ class FunctionEmitter:
     def trans_expr(self, op: tile.TransOp) -> Expr:
         return Expr(f"tl.trans({self.expr(op.src).text})")
 
+    @expression_rule(tile.SplitOp)
+    def split_expr(self, op: tile.SplitOp) -> Expr:
+        return Expr(f"tl.split({self.expr(op.src).text})")
+
     @expression_rule(tile.ReduceOp)
     def reduce_expr(self, op: tile.ReduceOp) -> Expr:
         keywords = []
@@ -715,8 +741,20 @@ class FunctionEmitter:
         if len(self.lines) == start:
             self.line(depth, "pass")
 
+    @expression_rule(scf.IfOp)
+    def conditional_expr(self, op: scf.IfOp) -> Expr:
+        if not self.is_conditional_expression(op):
+            raise EmitError("scf.if: only a one-result if on compile-time values is an expression")
+        then, other = (region.block.last_op.arguments[0] for region in (op.true_region, op.false_region))
+        # the lowest precedence: every use wraps it in parentheses
+        return Expr(f"{self.wrap(then, PREC['or'])} if {self.wrap(op.cond, PREC['or'])} else "
+                    f"{self.wrap(other, PREC['or'])}", prec=0)
+
     @statement_rule(scf.IfOp)
     def if_statement(self, op: scf.IfOp, depth: int) -> None:
+        if self.is_conditional_expression(op):
+            self.assignment(op, depth)  # `name = a if c else b`
+            return
         at = self.end[op]
         condition = self.expr(op.cond).text
         targets = [self.bind(r, r.name_hint, at) for r in op.results]
@@ -778,6 +816,20 @@ def python_name(hint: str) -> str:
     if not name or name[0].isdigit():
         name = "v_" + name
     return name + "_" if keyword.iskeyword(name) else name
+
+
+def _compile_time(value: SSAValue) -> bool:
+    """Whether ``value`` is computed from constexprs and literals alone
+    (Triton knows it when it compiles the kernel)."""
+    if isinstance(value.type, tile.ConstexprType):
+        return True
+    owner = value.owner
+    if isinstance(owner, Block) or not isinstance(owner, Operation):
+        return False
+    if isinstance(owner, (arith.ConstantOp, tile.LiteralOp)):
+        return True
+    pure = owner.has_trait(Pure) and not owner.regions
+    return pure and bool(owner.operands) and all(_compile_time(v) for v in owner.operands)
 
 
 def _is_local_constexpr(op: Operation) -> bool:

@@ -6,13 +6,20 @@
 None when the value depends on anything else. A persistent kernel's tile
 loop (:func:`tile_loop`) makes its loop variable that language's ``pid0``;
 a host descriptor's block size is the launch symbol
-:func:`descriptor_block_symbol`.
+:func:`descriptor_block_symbol`. A result of a jit helper the kernel calls
+(``pid_m, pid_n = tile_coords(tile, ...)``) is the helper's returned
+expression over the call's arguments, where the helper computes it in
+straight-line code.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from xdsl.dialects import scf
+from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import BlockArgument, OpResult, SSAValue
+from xdsl.traits import SymbolTable
 
 from syncopate.dialects import tile
 from syncopate.ir.analysis.ssa_values import int_const, param_name, strip, widens_integer
@@ -77,8 +84,12 @@ def host_expr(value: SSAValue) -> str | None:
     return _host(value)
 
 
-def _host(value: SSAValue) -> str | None:
+def _host(value: SSAValue, bound: Mapping[SSAValue, str] | None = None) -> str | None:
+    """``value`` as host text; ``bound``: inside a jit helper, its
+    parameters' host texts at the call being expanded (None: in the kernel)."""
     value = strip(value)
+    if bound is not None and isinstance(value, BlockArgument) and isinstance(value.owner.parent_op(), tile.FuncOp):
+        return bound.get(value)  # a helper's parameter: the call's argument, if the host knows it
     if (name := param_name(value)) is not None:
         return name
     const = int_const(value)
@@ -90,23 +101,47 @@ def _host(value: SSAValue) -> str | None:
     if isinstance(op, tile.ProgramIdOp):
         return f"pid{op.axis.value.data}"
     if isinstance(op, tile.CastOp) and widens_integer(op):
-        src = host_expr(op.src)  # `tl.program_id(0).to(tl.int64)`: the same value, computed on in 64 bits
+        src = _sub(op.src, bound)  # `tl.program_id(0).to(tl.int64)`: the same value, computed on in 64 bits
         return None if src is None else f"int64({src})"
     if isinstance(op, tile.NumProgramsOp):
         return f"num_programs{op.axis.value.data}"
     if isinstance(op, tile.DescriptorBlockSizeOp) and (desc := param_name(op.desc)) is not None:
         return descriptor_block_symbol(desc, op.dim.value.data)
     if isinstance(op, tile.CdivOp):
-        lhs, rhs = host_expr(op.lhs), host_expr(op.rhs)
+        lhs, rhs = _sub(op.lhs, bound), _sub(op.rhs, bound)
         return None if lhs is None or rhs is None else f"cdiv({lhs}, {rhs})"
     if type(op) in _HOST_OPS:
-        lhs, rhs = host_expr(op.lhs), host_expr(op.rhs)  # type: ignore[attr-defined]
+        lhs, rhs = _sub(op.lhs, bound), _sub(op.rhs, bound)  # type: ignore[attr-defined]
         if lhs is None or rhs is None:
             return None
         return f"({lhs} {_HOST_OPS[type(op)]} {rhs})"
     if isinstance(op, tile.CallOp) and op.callee.data in _HOST_CALLEES and len(op.arguments) == 2 and not op.kwarg_names:
         # Python's min/max of two scalars, e.g. a GROUP_M swizzle's last group, or
         # tl.minimum/tl.maximum of two scalars (a clamped row index)
-        args = [host_expr(a) for a in op.arguments]
+        args = [_sub(a, bound) for a in op.arguments]
         return None if None in args else f"{_HOST_CALLEES[op.callee.data]}({args[0]}, {args[1]})"
+    if isinstance(op, tile.CallJitOp):
+        return _helper_result(op, value.index, bound)
     return None
+
+
+def _sub(value: SSAValue, bound: Mapping[SSAValue, str] | None) -> str | None:
+    """An operand's host text: :func:`host_expr` in the kernel, the helper's own terms inside a helper."""
+    return host_expr(value) if bound is None else _host(value, bound)
+
+
+def _helper_result(call: tile.CallJitOp, index: int, bound: Mapping[SSAValue, str] | None) -> str | None:
+    """Result ``index`` of a jit helper call: the value the helper returns
+    (its entry block's ``tile.return``), over the call's arguments."""
+    module = call.parent_op()
+    while module is not None and not isinstance(module, ModuleOp):
+        module = module.parent_op()
+    callee = SymbolTable.lookup_symbol(module, call.callee) if module is not None else None
+    if not isinstance(callee, tile.FuncOp):
+        return None
+    end = callee.body.block.last_op
+    if not isinstance(end, tile.ReturnOp) or index >= len(end.values):
+        return None
+    args = {param: text for param, arg in zip(callee.body.block.args, call.arguments)
+            if (text := _sub(arg, bound)) is not None}
+    return _host(end.values[index], args)

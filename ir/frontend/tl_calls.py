@@ -229,6 +229,15 @@ class TritonCallImporter:
         src = self.ctx.calls.positional(node, 1)[0]
         return self.ctx.insert(tile.TransOp(operands=[src], result_types=[self.ctx.exprs.transposed(src.type)])).results[0]
 
+    def tl_split(self, node: ast.Call) -> list[Value]:
+        """``a, b = tl.split(x)``: two values, each ``x`` without its last dim (of 2)."""
+        if len(node.args) != 1 or node.keywords:
+            raise self.ctx.unsupported(node, "tl.split call (one block, no keywords)")
+        src = self.ctx.calls.positional(node, 1)[0]
+        shape = T.shape_of(src.type)
+        half = T.make_type(shape[:-1], T.element_of(src.type)) if len(shape) > 1 else T.ANY
+        return list(self.ctx.insert(tile.SplitOp(operands=[src], result_types=[half, half])).results)
+
     def tl_atomic_cas(self, node: ast.Call) -> SSAValue:
         ptr_node, cmp_node, val_node = (self.ctx.calls.keyword(node, k, i) for i, k in enumerate(("pointer", "cmp", "val")))
         if ptr_node is None or cmp_node is None or val_node is None:
@@ -277,6 +286,7 @@ class TritonCallImporter:
         "dot": tl_dot,
         "where": tl_where,
         "trans": tl_trans,
+        "split": tl_split,
         "atomic_cas": tl_atomic_cas,
         "make_tensor_descriptor": tl_make_tensor_descriptor,
     }

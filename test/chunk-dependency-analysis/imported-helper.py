@@ -3,8 +3,9 @@
 # The analysis sees through a helper imported from another module of the
 # package (helperpkg/gather.py: `from helperpkg.tiles import tile_coords`)
 # exactly as through the same helper in the kernel's file (below): both
-# give the same access (the row start comes out of the helper: exact in the
-# kernel, `?` on the host).
+# give the same access. The row start comes out of the helper: exact in the
+# kernel, and on the host the helper's returned expression over the call's
+# arguments (its nested helper and module constant expanded too).
 import triton
 import triton.language as tl
 
@@ -39,7 +40,7 @@ def gather_tiles(x_ptr, y_ptr, M, N, stride_xm, stride_ym, BLOCK_M: tl.constexpr
 
 # CHECK-LABEL: tile.func @gather_tiles
 # CHECK:       %pid_m, %pid_n = tile.call_jit @tile_coords(%pid, %M, %N, %BLOCK_M, %BLOCK_N)
-# CHECK:       %x = tile.load {{.*}} {chunk.access = {plan = @ag, tensor = "x_ptr", dim = 0 : i64, role = "read", lo = "?", extent = "BLOCK_M", loops = 0 : i64, invariant = 0 : i64}}
+# CHECK:       %x = tile.load {{.*}} {chunk.access = {plan = @ag, tensor = "x_ptr", dim = 0 : i64, role = "read", lo = "((((pid0 // (2 * cdiv(N, BLOCK_N))) * 2) + (pid0 % min((cdiv(M, BLOCK_M) - ((pid0 // (2 * cdiv(N, BLOCK_N))) * 2)), 2))) * BLOCK_M)", extent = "BLOCK_M", loops = 0 : i64, invariant = 0 : i64}}
 # CHECK-NOT:   chunk.access
 # CHECK:       chunk.plan @ag kind "all-gather" world 2 {
 # CHECK-NEXT:  chunk.tensor "x_ptr" -> "x_ptr" shape ["M", "D1"] strides ["stride_xm", "stride_x_ptr_1"]

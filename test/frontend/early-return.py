@@ -2,7 +2,7 @@
 # RUN: overlap-opt %s -t triton | filecheck %s --check-prefix=EMIT
 # An early exit at the top level (`if c: return`) guards the rest of the
 # function: the rest becomes the else branch. `a if c else b` is an scf.if
-# with one result.
+# with one result, written back as the expression when `c` is a constexpr.
 import triton
 import triton.language as tl
 
@@ -27,10 +27,7 @@ def guarded(x_ptr, n_rows, SCALE: tl.constexpr):
 # EMIT:       if row >= n_rows:
 # EMIT-NEXT:      pass
 # EMIT-NEXT:  else:
-# EMIT-NEXT:      if SCALE > 1:
-# EMIT-NEXT:          factor = 2.0
-# EMIT-NEXT:      else:
-# EMIT-NEXT:          factor = 1.0
+# EMIT-NEXT:      factor = 2.0 if SCALE > 1 else 1.0
 # EMIT-NEXT:      tl.store(x_ptr + row, factor)
 
 
