@@ -135,6 +135,7 @@ class LaunchPlan:
         tiles = tile_grid(program, env, grid)
         assumptions.check(assumptions.entries(program.kernel), params, env, grid, tiles, rank)
         graph = deps.tile_chunk_graph(program.module, program.kernel, env, tiles, rank, bases)
+        _check_written(plans, graph, rank)
         return cls(plans, chunks, graph, grid, rank, tiles, TILE_LOOP_ATTR in program.kernel.attributes)
 
     @property
@@ -346,6 +347,20 @@ def _check_tile_step(program: FusedProgram, env: Mapping[str, int], programs: in
                    f"{attr.data})`, {attr.data} = {step} at this launch, on a grid of {programs} programs: "
                    "a persistent tile loop must step by the number of programs launched, so that each "
                    f"tile runs exactly once; launch it on ({step},) programs, or pass that count as the step")
+
+
+def _check_written(plans: Mapping[str, PlanOp], graph: nx.DiGraph, rank: int) -> None:
+    """Every row of a chunk this rank produces is written by some tile of
+    the launch: the chunk is announced when its writing tiles have
+    signalled, so rows no tile writes would be sent (and summed) with
+    whatever the buffer held, seen only as a mismatch of the result."""
+    for c, lo, hi in deps.unwritten_rows(graph)[:1]:
+        plan = plans[c.plan]
+        raise AbiError(
+            f"rank {rank}: rows [{lo}, {hi}) of '{c.tensor}' in chunk {c.id} of @{c.plan} (rows [{c.lo}, {c.hi}), "
+            f"for rank {c.dst}) are written by no tile of this launch: a {plan.collective} sends every row of its "
+            f"chunks, so those rows would carry whatever the buffer held; launch a grid whose tiles write every "
+            f"row of '{c.tensor}' along dim {c.dim}, or give the plan size= of the rows the kernel writes")
 
 
 def _check_flags(chunks: Mapping[str, list[ConcreteChunk]]) -> None:
