@@ -216,7 +216,7 @@ def static_keywords(op: IRDLOperation) -> list[str]:
     return list(attrs.data) if isinstance(attrs, DictionaryAttr) else []
 
 
-def _check_mask(op: IRDLOperation, mask: SSAValue | None) -> None:
+def check_mask(op: IRDLOperation, mask: SSAValue | None) -> None:
     """A mask is i1, a block of i1, or of a type only known at launch; a
     block of floats or ints is not a mask (Triton would reject the kernel)."""
     if mask is None:
@@ -1008,7 +1008,7 @@ class LoadOp(IRDLOperation):
     def verify_(self) -> None:
         if not (is_pointer_like(self.ptr.type) or isinstance(self.ptr.type, AnyValueType)):
             raise VerifyException(f"tile.load: expected a pointer operand, got {self.ptr.type}")
-        _check_mask(self, self.mask)
+        check_mask(self, self.mask)
         py.check_keywords("tile.load", static_keywords(self), taken=("mask", "other"))
 
 
@@ -1029,7 +1029,7 @@ class StoreOp(IRDLOperation):
     def verify_(self) -> None:
         if not (is_pointer_like(self.ptr.type) or isinstance(self.ptr.type, AnyValueType)):
             raise VerifyException(f"tile.store: expected a pointer operand, got {self.ptr.type}")
-        _check_mask(self, self.mask)
+        check_mask(self, self.mask)
         py.check_keywords("tile.store", static_keywords(self), taken=("mask",))
 
 
@@ -1067,7 +1067,7 @@ class AtomicRMWOp(IRDLOperation):
         if self.kind.data not in ATOMIC_KINDS:
             raise VerifyException(f"tile.atomic_rmw: unknown kind '{self.kind.data}'")
         _verify_sem_scope(self, self.sem, self.scope)
-        _check_mask(self, self.mask)
+        check_mask(self, self.mask)
 
 
 @irdl_op_definition

@@ -331,11 +331,38 @@ class FunctionEmitter:
             # `desc.block_shape[d]` of a parameter, unnamed (added by the analysis, or the value of a
             # local constexpr): a constexpr wherever it is written, whereas a temporary would lose that
             return True
+        if result.name_hint is None and self.is_constexpr_arith(op):
+            # written at each use: bound to a temporary it would be an int, not a constexpr, in Triton's
+            # interpreter (`tmp = BLOCK // 2; tl.arange(0, tmp)` fails there where `tl.arange(0, BLOCK // 2)` runs)
+            return True
         pure = op.has_trait(Pure) or (isinstance(op, tile.CallOp) and op.is_pure)
         if not pure or result.name_hint is not None or result.uses.get_length() != 1:
             return False
         user = next(iter(result.uses)).operation
         return user.parent_block() is op.parent_block()
+
+    def is_constexpr_arith(self, op: Operation) -> bool:
+        """``op`` is integer arithmetic of the kernel's constexpr parameters
+        and integer constants only (``BLOCK_M // 2``), through unnamed
+        intermediate results."""
+        todo, seen = [op], set()
+        while todo:
+            current = todo.pop()
+            if not isinstance(current, _CONSTEXPR_ARITH) or current in seen:
+                return False
+            seen.add(current)
+            for operand in current.operands:
+                if isinstance(operand, BlockArgument):
+                    if operand.owner is not self.func.body.block or not isinstance(operand.type, tile.ConstexprType):
+                        return False
+                elif isinstance(operand.owner, arith.ConstantOp):
+                    if not isinstance(operand.owner.value, IntegerAttr):
+                        return False
+                elif operand.name_hint is None:
+                    todo.append(operand.owner)
+                else:
+                    return False
+        return True
 
     def statement_of(self, op: Operation) -> Operation:
         while op in self.inlined:
@@ -830,6 +857,9 @@ def _compile_time(value: SSAValue) -> bool:
         return True
     pure = owner.has_trait(Pure) and not owner.regions
     return pure and bool(owner.operands) and all(_compile_time(v) for v in owner.operands)
+
+
+_CONSTEXPR_ARITH = (tile.AddOp, tile.SubOp, tile.MulOp, tile.FloorDivOp, tile.ModOp, tile.ShlOp, tile.ShrOp)
 
 
 def _is_local_constexpr(op: Operation) -> bool:

@@ -9,11 +9,14 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import DictionaryAttr, IntegerAttr, ModuleOp, StringAttr, SymbolRefAttr, i64
 from xdsl.ir import Attribute
 from xdsl.passes import ModulePass
+from xdsl.utils.exceptions import PassFailedException
 
+from syncopate.dialects import tile
 from syncopate.ir.analysis import host_exprs, index_spans
 from syncopate.ir.analysis.chunk_access import BoundAccess, analyze
 from syncopate.ir.analysis.manager import query
-from syncopate.ir.contract import ACCESS_ATTR, TILE_LOOP_ATTR, AccessKey
+from syncopate.ir.contract import ACCESS_ATTR, TILE_LOOP_ATTR, TILE_STEP_ATTR, AccessKey
+from syncopate.ir.locations import describe
 
 
 def _access_attr(b: BoundAccess) -> DictionaryAttr:
@@ -41,6 +44,46 @@ def _access_attr(b: BoundAccess) -> DictionaryAttr:
         fields[AccessKey.ELSE_LO] = StringAttr(other_lo if other_lo is not None else "?")
         fields[AccessKey.ELSE_EXTENT] = StringAttr(other_extent if other_extent is not None else "?")
     return DictionaryAttr(fields)
+
+
+def _check_made_pointers(module: ModuleOp, kernel: tile.FuncOp) -> None:
+    """Only accesses through a plan's own parameter are waited for or
+    announced. A pointer made from an integer (``tl.load(table +
+    g).to(tl.pointer_type(tl.float16))``, a grouped GEMM's pointer table) may
+    hold the planned tensor's address, and its accesses would race with the
+    communication; the analysis cannot tell where it points, so it is
+    refused in a fused kernel and in the jit helpers it calls."""
+    funcs = {f.sym_name.data: f for f in module.walk() if isinstance(f, tile.FuncOp)}
+    todo, seen = [kernel], {kernel.sym_name.data}
+    while todo:
+        for o in todo.pop().walk():
+            if isinstance(o, tile.CallJitOp) and o.callee.root_reference.data not in seen:
+                seen.add(o.callee.root_reference.data)
+                todo.extend(f for f in [funcs.get(o.callee.root_reference.data)] if f is not None)
+            elif isinstance(o, tile.CallOp) and o.callee.data == "tl.pointer_type":
+                raise PassFailedException(
+                    f"chunk-dependency-analysis: {describe(o)}: @{kernel.sym_name.data} makes a pointer from an "
+                    "integer (`tl.pointer_type`); such a pointer may hold the address of a tensor a plan moves, "
+                    "and its accesses would have no wait or signal; pass that tensor as a pointer argument of "
+                    "its own"
+                )
+
+
+def _check_host_rows(b: BoundAccess, attr: DictionaryAttr) -> None:
+    """A produced chunk is complete when as many tiles have signalled it as
+    the host counts writing it, so the host must know each store's rows: a
+    store whose rows it cannot evaluate (``?``: a row block read from memory,
+    or a value the analysis does not follow) would be counted as writing every chunk, while its tile signals only the
+    chunk its rows hit, and the chunk would never be announced."""
+    keys = (AccessKey.LO, AccessKey.EXTENT, AccessKey.WRAP, AccessKey.ELSE_LO, AccessKey.ELSE_EXTENT)
+    if any(key in attr.data and attr.data[key].data == "?" for key in keys):
+        raise PassFailedException(
+            f"chunk-dependency-analysis: {describe(b.access.op)}: the rows this access writes to "
+            f"'{b.tensor.tensor.data}' (plan @{b.plan.sym_name.data}) depend on a value the host cannot compute "
+            "(one read from memory, or a result the analysis does not follow); the host counts the tiles that "
+            "write each chunk to know when it is complete, so the rows of a store must be computed from program "
+            "ids, parameters and constants (e.g. `pid_m = tl.program_id(0)`, not `tl.load(table + tl.program_id(0))`)"
+        )
 
 
 @dataclass(frozen=True)
@@ -73,7 +116,8 @@ class ChunkDependencyAnalysisPass(ModulePass):
     A persistent kernel's tile loop (``for tile in range(tl.program_id(0),
     count, step)``, see ``host_exprs.tile_loop``) counts as a 1-D grid of
     ``count`` tiles: its loop variable is ``pid0`` in the host expressions,
-    and the kernel gets ``chunk.tile_loop = "<count>"``.
+    and the kernel gets ``chunk.tile_loop = "<count>"`` and ``chunk.tile_step =
+    "<step>"`` (the launch checks that each tile runs exactly once).
     The term of the plan's dim is the one whose stride is the dim's stride
     (the plan's ``stride=`` or its default name); failing that, terms (and
     scalar rows whose stride parameter no block index has, e.g. a batch
@@ -103,8 +147,11 @@ class ChunkDependencyAnalysisPass(ModulePass):
     past it at the first tile, or rows walked by loop-carried pointers whose
     start is not provably below the extent in the loop's last iteration; see
     ``ir/analysis/wait_extent.py``: its wait would meet no chunk), plans of
-    different worlds, or plan symbols that are not kernel parameters are
-    errors naming the op; nothing is guessed. ``syncopate.ir.deps`` turns the
+    different worlds, plan symbols that are not kernel parameters, a store
+    whose rows the host cannot evaluate (a row block read from memory: the
+    host counts each produced chunk's writing tiles), or a pointer made from
+    an integer (``.to(tl.pointer_type(...))``, which may address a planned
+    tensor) are errors naming the op; nothing is guessed. ``syncopate.ir.deps`` turns the
     attributes into a networkx tile -> chunk graph for concrete sizes.
     """
 
@@ -114,10 +161,17 @@ class ChunkDependencyAnalysisPass(ModulePass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         deps = query(op, analyze)
-        for b in deps.accesses:
-            b.access.op.attributes[ACCESS_ATTR] = _access_attr(b)
+        _check_made_pointers(op, deps.kernel)
         loop = host_exprs.tile_loop(deps.kernel)
+        for b in deps.accesses:
+            attr = _access_attr(b)
+            # a store in any other loop is refused by insert-signals, which names the loop
+            if b.role != "read" and list(b.loops) in ([], [loop]):
+                _check_host_rows(b, attr)
+            b.access.op.attributes[ACCESS_ATTR] = attr
         if loop is not None:
             deps.kernel.attributes[TILE_LOOP_ATTR] = StringAttr(host_exprs.host_expr(loop.ub))  # tile_loop checked it
+            deps.kernel.attributes[TILE_STEP_ATTR] = StringAttr(host_exprs.host_expr(loop.step))
         else:
             deps.kernel.attributes.pop(TILE_LOOP_ATTR, None)
+            deps.kernel.attributes.pop(TILE_STEP_ATTR, None)

@@ -103,6 +103,10 @@ class SelectBackendPass(ChoiceOptions, ModulePass):
     sms: int = 8
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
+        # the cost model divides by these; zero or negative would choose backends by nonsense sizes and times
+        for option, value in (("elem_bytes", self.elem_bytes), ("sms", self.sms), ("link_gbps", self.link_gbps)):
+            if not value > 0 or value == float("inf"):
+                raise PassFailedException(f"select-backend: {option} must be a positive number, got {value}")
         model = CostModel(link_gbps=self.link_gbps, sms=self.sms)
         env = _parse_sizes(self.sizes)
         descriptors = _descriptor_params(op)

@@ -21,7 +21,7 @@ import torch
 from syncopate.dialects.chunk import PlanOp
 from syncopate.ir.analysis import deps
 from syncopate.ir.analysis.deps import ConcreteChunk
-from syncopate.ir.contract import CONSUMED, TILE_LOOP_ATTR, ChunkTable
+from syncopate.ir.contract import CONSUMED, TILE_LOOP_ATTR, TILE_STEP_ATTR, ChunkTable
 from syncopate.ir.contract import AbiKey as K
 from syncopate.ir.plans.expr import Extent
 from syncopate.ir.plans.launch_extents import LaunchExtent, launch_extents
@@ -135,6 +135,7 @@ class LaunchPlan:
         tiles = tile_grid(program, env, grid)
         assumptions.check(assumptions.entries(program.kernel), params, env, grid, tiles, rank)
         graph = deps.tile_chunk_graph(program.module, program.kernel, env, tiles, rank, bases)
+        _check_written(plans, graph, rank)
         return cls(plans, chunks, graph, grid, rank, tiles, TILE_LOOP_ATTR in program.kernel.attributes)
 
     @property
@@ -317,7 +318,49 @@ def tile_grid(program: FusedProgram, env: Mapping[str, int], grid: tuple[int, ..
     except (NameError, ZeroDivisionError) as err:
         raise AbiError(f"@{program.kernel.sym_name.data}: the tile count '{attr.data}' of its tile loop cannot be "
                        f"evaluated at this launch: {err}") from None
+    _check_tile_step(program, env, grid[0], max(count or 0, 0))
     return (max(count or 0, 0),)
+
+
+def _check_tile_step(program: FusedProgram, env: Mapping[str, int], programs: int, count: int) -> None:
+    """A persistent kernel's tile loop must run each of its ``count`` tiles
+    exactly once: the host takes its loop variable for the tile of a 1-D
+    grid in which program ``pid`` runs tiles ``pid, pid + step, ...``. That
+    holds when the step is the program count, or when neither the step nor
+    the program count is below the tile count (one tile per program, as a
+    grid of ``min(NUM_SMS, tiles)`` programs stepping by ``NUM_SMS`` runs
+    small problems). A larger step skips tiles (their produced chunks would
+    never be announced, and a reordered kernel would compute other tiles
+    than the original); a smaller one runs tiles twice (announcing chunks
+    early)."""
+    attr = program.kernel.attributes.get(TILE_STEP_ATTR)
+    if attr is None:
+        return
+    try:
+        step = deps.eval_host(attr.data, env, (0, 0, 0), (programs, 1, 1))
+    except (NameError, ZeroDivisionError) as err:
+        raise AbiError(f"@{program.kernel.sym_name.data}: the step '{attr.data}' of its tile loop cannot be "
+                       f"evaluated at this launch: {err}") from None
+    if step is not None and step >= 1 and (step == programs or min(step, programs) >= count):
+        return
+    raise AbiError(f"@{program.kernel.sym_name.data} walks its {count} tiles with `range(tl.program_id(0), tiles, "
+                   f"{attr.data})`, {attr.data} = {step} at this launch, on a grid of {programs} programs: "
+                   "a persistent tile loop must step by the number of programs launched, so that each "
+                   f"tile runs exactly once; launch it on ({step},) programs, or pass that count as the step")
+
+
+def _check_written(plans: Mapping[str, PlanOp], graph: nx.DiGraph, rank: int) -> None:
+    """Every row of a chunk this rank produces is written by some tile of
+    the launch: the chunk is announced when its writing tiles have
+    signalled, so rows no tile writes would be sent (and summed) with
+    whatever the buffer held, seen only as a mismatch of the result."""
+    for c, lo, hi in deps.unwritten_rows(graph)[:1]:
+        plan = plans[c.plan]
+        raise AbiError(
+            f"rank {rank}: rows [{lo}, {hi}) of '{c.tensor}' in chunk {c.id} of @{c.plan} (rows [{c.lo}, {c.hi}), "
+            f"for rank {c.dst}) are written by no tile of this launch: a {plan.collective} sends every row of its "
+            f"chunks, so those rows would carry whatever the buffer held; launch a grid whose tiles write every "
+            f"row of '{c.tensor}' along dim {c.dim}, or give the plan size= of the rows the kernel writes")
 
 
 def _check_flags(chunks: Mapping[str, list[ConcreteChunk]]) -> None:

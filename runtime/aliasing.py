@@ -15,7 +15,8 @@ meet; and two views with the same row pitch whose column windows are
 disjoint (``qkv[:, :d]`` and ``qkv[:, d:2*d]``) do not, since every row of
 one lies beside the other's. Anything else that meets is treated as
 overlapping (the refusal errs on the safe side). A table of raw pointers
-(an int64 tensor of addresses) is not followed.
+(an int64 tensor of addresses) is not followed here: a kernel that makes
+pointers from integers is refused at compile time (chunk-dependency-analysis).
 """
 
 from __future__ import annotations

@@ -180,13 +180,14 @@ class OverlapOptMain(xDSLOptMain):
         """Parse the input; with --plan, append the verified chunk.plan(s) to the module."""
         if file_extension != "py":
             text = self.decoded(chunk.read())
+            # nesting first: Python's own parser runs out of stack on a few thousand open brackets
+            too_deep = nesting_message(text, self.get_input_name())
+            if too_deep:
+                raise InputError(too_deep)
             if _looks_like_python(text):
                 raise InputError(
                     f"{self.get_input_name()}: this is Python, not IR text; give a Triton kernel a .py name"
                 )
-            too_deep = nesting_message(text, self.get_input_name())
-            if too_deep:
-                raise InputError(too_deep)
             chunk = io.BytesIO(text.encode())
         module = super().parse_chunk(chunk, file_extension, start_offset)
         if module is not None and self.args.plan is not None:
@@ -227,7 +228,7 @@ def _looks_like_python(text: str) -> bool:
         return False
     try:
         ast.parse(text)
-    except (SyntaxError, ValueError):
+    except (SyntaxError, ValueError, MemoryError, RecursionError):  # the last two: nested past the parser's stack
         return False
     return True
 

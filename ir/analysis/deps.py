@@ -309,11 +309,35 @@ def tile_chunk_graph(
                      and (other is None or None not in other))
             ranges = fp.intervals(lo, extent, wrap, other) if exact else []  # type: ignore[arg-type]
             for c in candidates:
+                if role == "signal":  # the rows of a produced chunk its tiles write (``unwritten_rows``)
+                    written = graph.nodes[("chunk", c.plan, c.id)].setdefault("written", [])
+                    written.extend((max(start, c.lo), min(end, c.hi)) for start, end in ranges
+                                   if start < c.hi and end > c.lo)
                 if exact and not any(c.lo < end and c.hi > start for start, end in ranges):
                     continue
                 edge = (("chunk", c.plan, c.id), node) if role == "wait" else (node, ("chunk", c.plan, c.id))
                 graph.add_edge(*edge, exact=exact)
     return graph
+
+
+def unwritten_rows(graph: nx.DiGraph) -> list[tuple[ConcreteChunk, int, int]]:
+    """(chunk, lo, hi) for the first rows of each produced chunk of the
+    graph's rank that no tile's store covers: the chunk is announced once
+    its writing tiles have signalled, and its rows sent or summed whatever
+    the buffer held there."""
+    missing = []
+    for node, data in graph.nodes(data=True):
+        if node[0] != "chunk" or "written" not in data:
+            continue
+        c, at = data["chunk"], data["chunk"].lo
+        for start, end in sorted(data["written"]):
+            if start > at:
+                break
+            at = max(at, end)
+        if at < c.hi:
+            gap_end = min([start for start, _ in data["written"] if start > at] + [c.hi])
+            missing.append((c, at, gap_end))
+    return missing
 
 
 def arrival_rank(chunk: ConcreteChunk) -> tuple[int, int]:

@@ -16,7 +16,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from xdsl.dialects.builtin import ModuleOp, StringAttr
+from xdsl.dialects.builtin import FileLineColLoc, ModuleOp, StringAttr
+from xdsl.ir import SSAValue
+from xdsl.utils.exceptions import VerifyException
 
 from syncopate.dialects import python_grammar as grammar
 from syncopate.dialects import tile
@@ -461,7 +463,9 @@ def import_source_files(
     module = importer.build(kernel, left_out)
     try:
         module.verify()
-    except Exception as error:  # a frontend bug, not a user error: say so plainly
+    except Exception as error:
+        _refuse_a_non_boolean_mask(module, filename)
+        # a frontend bug, not a user error: say so plainly
         raise FrontendError(filename, 1, f"internal error: imported IR does not verify: {error}") from error
     return module, tuple(sorted(str(p) for p in importer.session if p.is_file()))
 
@@ -471,3 +475,19 @@ def import_file(path: str | Path) -> ModuleOp:
     return import_source(path.read_text(), str(path))
 
 
+
+
+def _refuse_a_non_boolean_mask(module: ModuleOp, filename: str) -> None:
+    """A load, store or atomic whose mask is not boolean (``mask=(cols < n) *
+    1.0``) is the kernel's error, which Triton refuses too ("Mask must have
+    boolean scalar type"): name its line, not an internal error."""
+    for op in module.walk():
+        mask = getattr(op, "mask", None) if isinstance(op, (tile.LoadOp, tile.StoreOp, tile.AtomicRMWOp)) else None
+        if not isinstance(mask, SSAValue):
+            continue
+        try:
+            tile.check_mask(op, mask)
+        except VerifyException:
+            line = op.location.line.data if isinstance(op.location, FileLineColLoc) else 1
+            raise FrontendError(filename, line, f"the mask of this {op.name.removeprefix('tile.')} is {mask.type}, "
+                                "not boolean: Triton takes a mask of i1 (a comparison such as `cols < n`)") from None

@@ -172,16 +172,21 @@ def _cut(workload: Workload, plan: PlanOp, parts: list[Any], arg: str, dim: int)
 
 
 def _error(a: torch.Tensor, b: torch.Tensor) -> float:
+    """The largest difference; NaN where ``a`` has a NaN (or an infinity)
+    that the reference ``b`` does not have at that element: the poison of an
+    unwaited read. The reference's own NaNs and infinities (from NaN or
+    infinite inputs) match the same values."""
     if a.shape != b.shape:
         return math.inf
-    diff = (a.double() - b.double()).abs()
+    a, b = a.double(), b.double()
+    diff = (a - b).abs().masked_fill((torch.isnan(a) & torch.isnan(b)) | (torch.isinf(a) & (a == b)), 0.0)
     if torch.isnan(diff).any():
         return math.nan
     return float(diff.max()) if diff.numel() else 0.0
 
 
 def _close(a: torch.Tensor, b: torch.Tensor) -> bool:
-    return a.shape == b.shape and bool(torch.allclose(a, b, atol=ATOL, rtol=RTOL))
+    return a.shape == b.shape and bool(torch.allclose(a, b, atol=ATOL, rtol=RTOL, equal_nan=True))
 
 
 def _worst(errors: list[float]) -> float:

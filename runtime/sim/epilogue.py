@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Any
 import torch
 
 from syncopate.ir.analysis.deps import ConcreteChunk
-from syncopate.runtime.abi import LaunchPlan, SyncState, epilogue_order_error, fused_reductions
+from syncopate.runtime.abi import AbiError, LaunchPlan, SyncState, epilogue_order_error, fused_reductions
 from syncopate.runtime.fused import FusedProgram
 from syncopate.runtime.sim.delivery import Incoming, SimulationError
 from syncopate.runtime.staging import StagingLayout, owner_regions, reduce_table
@@ -83,9 +83,11 @@ def run_deferred(launches: list[DeferredLaunch]) -> None:
 def _prepare(d: DeferredLaunch) -> _RankState:
     sim, rank = d.rank.sim, d.rank.rank
     plan = LaunchPlan.build(d.program, d.params, d.grid, rank)
-    error = epilogue_order_error(d.program, plan)  # what the two runs cannot show: a GPU would hang
+    # what the two runs cannot show: a GPU would hang. A refusal of the launch (as the GPU world refuses it),
+    # not a fused kernel that computed something wrong
+    error = epilogue_order_error(d.program, plan)
     if error:
-        raise SimulationError(f"rank {rank}: {error}")
+        raise AbiError(f"rank {rank}: {error}")
     base = plan.total_flags(sim.comm_programs)
     layouts: dict[str, StagingLayout] = {}
     for name in sorted(fused_reductions(d.program)):

@@ -9,6 +9,9 @@
 # RUN: overlap-opt %s --kernel per_row --plan 'all-gather{tensor=x_ptr world=2 size=N}' -p insert-signals,verify-sync | filecheck %s --check-prefix=ROW
 # A store through loaded ids (a scatter) is refused: a tile announces the rows it wrote, which must be a range.
 # RUN: not overlap-opt %s --kernel scattered --plan 'reduce-scatter{tensor=y_ptr world=2 size=N}' -p chunk-dependency-analysis 2>&1 | filecheck %s --check-prefix=STORE
+# A store whose row block is a scalar read from a table (`pid_m = tl.load(perm + pid)`) is refused too: the
+# host counts the tiles that write each produced chunk, and cannot tell which chunk that store hits.
+# RUN: not overlap-opt %s --kernel table_block --plan 'reduce-scatter{tensor=y_ptr world=2 size=N}' -p chunk-dependency-analysis 2>&1 | filecheck %s --check-prefix=TABLE
 import triton
 import triton.language as tl
 
@@ -43,6 +46,14 @@ def scattered(x_ptr, idx_ptr, y_ptr, N, BLOCK: tl.constexpr):
     idx = tl.load(idx_ptr + offs)
     tl.store(y_ptr + idx, tl.load(x_ptr + offs))
 
+
+@triton.jit
+def table_block(x_ptr, perm_ptr, y_ptr, N, BLOCK: tl.constexpr):
+    block = tl.load(perm_ptr + tl.program_id(0))
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    rows = block * BLOCK + tl.arange(0, BLOCK)
+    tl.store(y_ptr + rows, tl.load(x_ptr + offs), mask=rows < N)
+
 # CHECK:      %idx = tile.load
 # CHECK-NEXT: %[[WIDE:.*]] = tile.cast %idx {tile.origin = "chunk-dependency-analysis", dtype = i64}
 # CHECK-NEXT: %[[LO:.*]] = tile.reduce "min" %[[WIDE]] {tile.origin = "chunk-dependency-analysis"} : !tile.any -> i64
@@ -63,4 +74,6 @@ def scattered(x_ptr, idx_ptr, y_ptr, N, BLOCK: tl.constexpr):
 # ROW:      chunk.wait_span %[[ROW]], %{{.*}} plan @ag tensor "x_ptr"
 # ROW-NEXT: tile.load
 
-# STORE: chunk-dependency-analysis: loaded-index.py:44: 'tile.store': cannot bound the access of 'y_ptr' along dim 0: the index is not 'scalar + tl.arange(0, BLOCK)' (found rows read from memory); only a load can gather rows from a table: store to rows computed from the program id
+# STORE: chunk-dependency-analysis: loaded-index.py:47: 'tile.store': cannot bound the access of 'y_ptr' along dim 0: the index is not 'scalar + tl.arange(0, BLOCK)' (found rows read from memory); only a load can gather rows from a table: store to rows computed from the program id
+
+# TABLE: chunk-dependency-analysis: loaded-index.py:55: 'tile.store': the rows this access writes to 'y_ptr' (plan @rs) depend on a value the host cannot compute (one read from memory, or a result the analysis does not follow); the host counts the tiles that write each chunk

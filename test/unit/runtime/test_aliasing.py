@@ -75,3 +75,20 @@ def test_the_answer_does_not_depend_on_where_the_buffer_starts():
         assert not may_overlap(t[:, :4], t[:, 4:8]), shift
         assert not may_overlap(t[:, 8:], t[:, :4]), shift
         assert may_overlap(t[:, :5], t[:, 4:8]), shift
+
+
+def test_a_host_descriptor_over_the_planned_tensor_is_refused():
+    """The weight's TensorDescriptor made over A's own rows (`w = a[:N]`): the runtime sees a descriptor by its
+    base tensor, so the alias is found as for a plain pointer."""
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "fuzz"))
+    from input_mutants import Mutant, outcome
+
+    source = (Path(__file__).resolve().parents[1] / "workloads" / "host_descriptor_ag_gemm.py").read_text()
+    line = "    w_desc = TensorDescriptor.from_tensor(w, [BLOCK_N, BLOCK_K])\n"
+    assert line in source
+    aliased = source.replace(line, "    w = a[:N]\n" + line)
+    result = outcome(Mutant("w = a[:N]", aliased, 2, "overlap", "plan"))
+    assert result.startswith("refused: 'w_desc' shares memory with 'a_desc', the tensor plan @ag moves"), result
+    assert outcome(Mutant("own w", source, 2, "overlap", "plan")) == "correct"

@@ -7,7 +7,7 @@ import re
 import pytest
 import torch
 
-from syncopate.runtime.abi import LaunchPlan, epilogue_order_error, fused_reductions
+from syncopate.runtime.abi import AbiError, LaunchPlan, epilogue_order_error, fused_reductions
 from syncopate.runtime.harness.check import run_simulated
 from syncopate.runtime.fused import FusedKernel, FusedProgram, compile_fused
 from syncopate.runtime.local import LocalRank
@@ -67,13 +67,13 @@ def test_a_table_missing_a_peer_leaves_its_partial_out(monkeypatch):
 
 def test_tiles_holding_rows_of_two_owners_are_refused():
     # 96 rows at W = 4: 24 per rank, so the 16-row tile [16, 32) holds rows of ranks 0 and 1
-    with pytest.raises(SimulationError, match=r"writes rows of rank 0 and of rank\(s\) \[1\].*deadlock"):
+    with pytest.raises(AbiError, match=r"writes rows of rank 0 and of rank\(s\) \[1\].*deadlock"):
         run_simulated(load_workload(EXAMPLE), 4, "plan", program=program(4))
 
 
 def test_own_tiles_before_peer_tiles_are_refused():
     prog = program(2, "overlap{backend=ce reduce=epilogue order=rotate}")
-    with pytest.raises(SimulationError, match=r"runs a tile of rank 0's own rows before tiles of other ranks' rows"):
+    with pytest.raises(AbiError, match=r"runs a tile of rank 0's own rows before tiles of other ranks' rows"):
         run_simulated(load_workload(EXAMPLE), 2, "plan", program=prog)
 
 

@@ -58,3 +58,27 @@ def test_plans_sharing_a_flag_are_refused_at_launch():
     program.kernel.attributes["chunk.abi"] = type(program.kernel.attributes["chunk.abi"])(abi)
     with pytest.raises(AbiError, match=r"chunk 0 of @agk and chunk 0 of @agv share signal-pad flag 0"):
         run_simulated(workload, 2, "plan", program=program)
+
+
+def test_nan_inputs_match_where_the_original_has_them_and_poison_is_still_found(tmp_path: Path):
+    """A NaN in A reaches the original kernel's output too: the check matches it there (it used to report
+    "poisoned data reached the output"). A fused kernel without waits still reads unsent rows, and the
+    NaN they hold, where the original's output is finite."""
+    import math
+
+    import torch
+
+    from syncopate.runtime.harness.check import _close, _error
+
+    text = (EXAMPLES / "ag_gemm.py").read_text()
+    line = "    a = torch.randn(size, K_DIM, generator=g, dtype=torch.float32)\n"
+    assert line in text
+    path = tmp_path / "nan_input.py"
+    path.write_text(text.replace(line, line + "    a[0, 0] = float('nan')\n"))
+    results = run_simulated(load_workload(str(path)), 2, "late")
+    assert all(r.ok and r.max_error == 0.0 for r in results), results
+    ref = torch.tensor([1.0, math.nan, math.inf])
+    assert _close(ref.clone(), ref) and _error(ref.clone(), ref) == 0.0
+    poisoned = torch.tensor([math.nan, math.nan, math.inf])
+    assert not _close(poisoned, ref) and math.isnan(_error(poisoned, ref))
+    assert not _close(torch.tensor([1.0, math.nan, -math.inf]), ref)

@@ -42,6 +42,32 @@ def test_a_persistent_kernel_needs_a_1d_launch(program):
     assert tile_grid(program, PARAMS, (3, 1)) == (12,)
 
 
+@pytest.mark.parametrize("step", [2, 5])
+def test_a_tile_loop_must_step_by_the_program_count(program, step):
+    """Stepping by more than the programs launched skips tiles (a produced chunk would never be announced, a
+    reordered kernel would compute other tiles); by fewer, runs tiles twice."""
+    with pytest.raises(AbiError, match=rf"PROGRAMS = {step} at this launch, on a grid of 3 programs: a persistent "
+                                       r"tile loop must step by the number of programs launched"):
+        tile_grid(program, {**PARAMS, "PROGRAMS": step}, (3,))
+    assert tile_grid(program, {**PARAMS, "PROGRAMS": step}, (step,)) == (12,)
+
+
+def test_a_grid_of_min_programs_tiles_stepping_by_more_runs_each_tile_once(program):
+    """The tutorials' `grid = (min(NUM_SMS, tiles),)` with step NUM_SMS: on a small problem every program
+    runs one tile, none is skipped."""
+    assert tile_grid(program, {**PARAMS, "PROGRAMS": 16}, (12,)) == (12,)
+    with pytest.raises(AbiError, match=r"PROGRAMS = 16 at this launch, on a grid of 11 programs"):
+        tile_grid(program, {**PARAMS, "PROGRAMS": 16}, (11,))
+
+
+def test_a_reduce_scatter_tile_loop_stepping_past_its_programs_is_refused_at_launch():
+    """The reduce-scatter form: 3 programs stepping by 5 never write tiles 3, 4, 8, 9, so the host's count of
+    each chunk's tile signals would never be reached (a hang on GPUs)."""
+    program = compile_workload(load_workload("examples/gemm_rs_persistent.py"), 2)
+    with pytest.raises(AbiError, match=r"PROGRAMS = 5 at this launch, on a grid of 3 programs"):
+        LaunchPlan.build(program, {**PARAMS, "PROGRAMS": 5}, (3,), 0)
+
+
 def test_an_ordinary_kernel_orders_its_launch_grid():
     program = compile_workload(load_workload("examples/ag_gemm.py"), 2)
     assert tile_grid(program, PARAMS, (4, 3)) == (4, 3)

@@ -181,3 +181,32 @@ def test_a_simulation_failure_prints_a_short_summary(monkeypatch, capsys):
         "(plan: produced chunks never announced complete; reversed: produced chunks never announced complete; "
         "random: produced chunks never announced complete; late: produced chunks never announced complete; "
         "isolated: produced chunks never announced complete)"), out[-500:]
+
+
+def test_an_epilogue_reduction_in_the_wrong_tile_order_is_refused_not_reported_as_a_mismatch(capsys):
+    """The order would deadlock on GPUs, which refuse the launch; the simulated ranks refuse it the same way,
+    in one error line, instead of "FAILED: the fused kernel differs"."""
+    code, out, err = _run(capsys, str(ROOT / "examples" / "gemm_rs_tma.py"), "--delivery", "all",
+                          "-p", "overlap{reduce=epilogue order=none}")
+    assert code == 1 and err.startswith("overlap-run: error: rank 0: @gemm_rs_tma_kernel reduces in its epilogue "
+                                        "but runs a tile of rank 0's own rows before tiles of other ranks' rows"), err
+    assert len(err.strip().splitlines()) == 1 and "differs" not in out and "FAIL" not in out, out
+
+
+def test_reduce_scatter_rows_no_tile_writes_are_refused_not_reported_as_poison(tmp_path: Path, capsys):
+    """A GEMM-RS launched one row tile short (its C zeroed first, so the plain kernel is valid): rows 48 and 49
+    are written by no tile, and would be sent with whatever the buffer held. It used to end as "max error nan
+    (poisoned data reached the output)"."""
+    text = (ROOT / "examples" / "gemm_rs.py").read_text()
+    edits = (("c = torch.empty(", "c = torch.zeros("),
+             ("grid = (triton.cdiv(M, BLOCK_M), triton.cdiv(N, BLOCK_N))",
+              "grid = (triton.cdiv(M, BLOCK_M) - 1, triton.cdiv(N, BLOCK_N))"))
+    for old, new in edits:
+        assert old in text, old
+        text = text.replace(old, new)
+    path = tmp_path / "short_grid.py"
+    path.write_text(text)
+    code, out, err = _run(capsys, str(path), "--world", "2")
+    assert code == 1 and err.startswith("overlap-run: error: rank 0: rows [48, 50) of 'c_ptr' in chunk 2 of @rs "
+                                        "(rows [25, 50), for rank 1) are written by no tile of this launch"), err
+    assert "poison" not in out and "differs" not in out, out
