@@ -42,8 +42,12 @@ COST_ATTR: Final = "chunk.cost"
 """On a chunk: why select-backend chose its backend."""
 ASSUME_ATTR: Final = "chunk.assume"
 """On the kernel: what verify-addresses' proofs assumed of a launch, one
-entry per access (``where``, ``guards``, ``least``, ``in_row``), checked by
-the runtime at each launch (runtime/abi.py)."""
+entry per access (``where``, ``guards``, ``least``, ``in_row``,
+``descriptor``, ``int32``), checked by the runtime at each launch
+(runtime/assumptions.py)."""
+SPAN_PREFIX: Final = "syn_span_"
+"""In an ``int32`` bound of :data:`ASSUME_ATTR`, ``syn_span_<p>`` is one past
+tensor argument ``p``'s largest element offset at the launch."""
 ORIGIN_ATTR: Final = "tile.origin"
 """On an op a pass created: the pass's name (the emitter comments it)."""
 

@@ -6,13 +6,13 @@ from dataclasses import dataclass, field
 from typing import ClassVar
 
 from xdsl.context import Context
-from xdsl.dialects.builtin import ArrayAttr, BoolAttr, DictionaryAttr, IntegerAttr, ModuleOp, StringAttr
-from xdsl.ir import Attribute, Operation
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.ir import Operation
 from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import PassFailedException
 
 from syncopate.dialects import tile
-from syncopate.ir.contract import ASSUME_ATTR
+from syncopate.ir.assumed import assumed_entries, set_assumed_entries
 from syncopate.ir.crosscheck.addresses import Report, check
 
 
@@ -38,11 +38,13 @@ class VerifyAddressesPass(ModulePass):
     Assumes: a module before lower-chunk-to-tile (waits and signals are
     chunk span ops), in structured control flow (``scf.for`` / ``scf.if``
     / ``scf.while``, one exit); the strided-tensor layout of the planned tensor, with masks
-    bounding each inner coordinate by at most its extent; no integer
-    overflow. What a proof assumes of a launch (integer parameters >= 0, a
-    divisor >= 1, an unmasked offset that stays in its row, a tensor
-    descriptor made in the kernel with the tensor's own shape and strides)
-    it records on the kernel as ``chunk.assume``, one entry per access with
+    bounding each inner coordinate by at most its extent. What a proof
+    assumes of a launch (integer parameters >= 0, a divisor >= 1, an
+    unmasked offset that stays in its row, a tensor descriptor made in the
+    kernel with the tensor's own shape and strides, every 32-bit value an
+    address is built from inside int32, so that the device computes the
+    true values the proof is about) it records on the kernel as
+    ``chunk.assume``, one entry per access with
     the constexpr ``if`` arms it lies in; runtime/assumptions.py checks it
     at every launch. Rewrites nothing else.
 
@@ -52,7 +54,8 @@ class VerifyAddressesPass(ModulePass):
     where it touches rows). With ``strict=true`` it fails too on an access
     it could not bound (*unbounded*: loaded blocks, unknown ops, a
     descriptor or helper use of a planned pointer, an inner offset that may
-    leave the row) or bounded but could not prove covered (*unproved*).
+    leave the row) or bounded but could not prove covered (*unproved*, or
+    a 32-bit value its address is built from has no bound at a launch).
     Otherwise it succeeds: it never claims coverage it did not prove, but
     without ``strict`` an unbounded or unproved access passes. The default
     ``overlap`` pipeline runs it with ``strict`` after verify-sync (whenever
@@ -91,7 +94,15 @@ def _record(report: Report) -> None:
         if entry is not None and kernel is not None:
             by_kernel.setdefault(kernel, []).append(entry)
     for kernel, entries in by_kernel.items():
-        kernel.attributes[ASSUME_ATTR] = ArrayAttr([_attr(e) for e in entries])
+        # entries of another verifier (verify-sync's signs) stay; this
+        # pass's own are replaced
+        others = [e for e in assumed_entries(kernel) if not _is_access_entry(e)]
+        set_assumed_entries(kernel, others + entries)
+
+
+def _is_access_entry(entry: dict) -> bool:
+    """An entry this pass records: it names an access (``file.py:L: 'op'``)."""
+    return not entry["where"].startswith("verify-")
 
 
 def _ancestors(op: Operation):
@@ -99,16 +110,3 @@ def _ancestors(op: Operation):
     while parent is not None:
         yield parent
         parent = parent.parent_op()
-
-
-def _attr(value) -> Attribute:
-    """Plain data (dicts, lists, str, int, bool) as builtin attributes."""
-    if isinstance(value, dict):
-        return DictionaryAttr({k: _attr(v) for k, v in value.items()})
-    if isinstance(value, (list, tuple)):
-        return ArrayAttr([_attr(v) for v in value])
-    if isinstance(value, bool):
-        return BoolAttr.from_bool(value)
-    if isinstance(value, int):
-        return IntegerAttr(value, 64)
-    return StringAttr(str(value))

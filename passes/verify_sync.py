@@ -19,9 +19,11 @@ from syncopate.ir.analysis import host_exprs, index_spans, loop_nesting
 from syncopate.ir.analysis.chunk_access import BoundAccess, ChunkDependencies, analyze
 from syncopate.ir.analysis.manager import ALL
 from syncopate.ir.analysis.symbolic import Symbolic, provably_equal, provably_le, text
+from syncopate.ir.assumed import assumed_entries, set_assumed_entries
 from syncopate.ir.contract import ABI_ATTR, CONSUMED, AbiKey
 from syncopate.ir.locations import describe
 
+SIGN_ENTRY = "verify-sync: the tl.constexpr parameters its proofs read"
 ALL_ROWS = 2**31 - 1  # a range [0, ALL_ROWS) or wider holds every chunk (chunk tables are int32)
 
 
@@ -298,7 +300,19 @@ def verify(module: ModuleOp, reads: bool = True, writes: bool = True) -> list[Pr
     if writes:
         proofs += [verifier.check_write(b) for b in produced]
         verifier.check_signals(produced)
+    _record_signs(deps.kernel, verifier.values.assumed_nonnegative())
     return proofs
+
+
+def _record_signs(kernel: tile.FuncOp, names: list[str]) -> None:
+    """Record the signs the proofs took (``tl.constexpr`` parameters >= 0)
+    as a ``chunk.assume`` entry, which the runtime checks at each launch:
+    the assumption is stated, not silent, and a launch that breaks it is
+    refused before anything runs."""
+    entries = [e for e in assumed_entries(kernel) if e["where"] != SIGN_ENTRY]
+    if names:
+        entries.append({"where": SIGN_ENTRY, "guards": [], "least": {n: 0 for n in names}})
+    set_assumed_entries(kernel, entries)
 
 
 @dataclass(frozen=True)
@@ -312,7 +326,7 @@ class VerifySyncPass(ModulePass):
     ``chunk.access`` attributes or asking where a pass meant to put them. It
     computes the analysis afresh instead of querying the pipeline's cache
     (whose facts the passes under check declared still true), and rewrites
-    nothing.
+    nothing but the kernel's ``chunk.assume`` entry of the signs it took.
 
     Assumes: a module before lower-chunk-to-tile (waits and signals are
     chunk span ops; a lowered kernel is refused) with one kernel and its
@@ -322,6 +336,9 @@ class VerifySyncPass(ModulePass):
     model (a jit helper call, a pointer it cannot follow) and any write of a
     consumed or read of a produced tensor, so no access escapes the check.
     ``chunk.wait`` / ``chunk.signal`` by chunk id are not counted.
+    ``tl.constexpr`` parameters are taken to be ``>= 0``: the pass records
+    each one its proofs read in ``chunk.assume`` (least value 0), and the
+    runtime refuses a launch that passes a negative one.
 
     Guarantees: the pass succeeds only if, for one tile and one iteration of
     every loop around the access, with values compared symbolically

@@ -13,7 +13,11 @@ its waits or signals holds for launches where
   or the whole offset fits below the row stride of a tensor whose dims with
   smaller strides fit below it too (a row-major or padded-row layout), and
 * a tensor descriptor built from a planned pointer has the tensor's strides
-  and a shape no larger, dim by dim (its rows are the tensor's rows).
+  and a shape no larger, dim by dim (its rows are the tensor's rows), and
+* every 32-bit value an address is built from lies in int32 over the
+  launch's program ids, loop iterations and unmasked lanes: the proof is
+  about true values, which the device's equal only then
+  (ir/crosscheck/widths.py).
 
 An entry whose ``guards`` (constexpr flags of the ``if`` arms around its
 access) this launch does not take is skipped. A launch that breaks an
@@ -28,34 +32,22 @@ from collections.abc import Mapping, Sequence
 from itertools import permutations
 from typing import Any
 
-from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, IntegerAttr, StringAttr
-
-from syncopate.ir.contract import ASSUME_ATTR
+from syncopate.ir.assumed import assumed_entries
+from syncopate.ir.contract import SPAN_PREFIX
 from syncopate.ir.crosscheck.intops import evaluate, parse
 from syncopate.runtime.errors import AbiError
+
+
+INT32 = 2**31  # a 32-bit value lies in [-INT32, INT32)
 
 
 class AssumptionError(AbiError):
     """A launch breaks an assumption of the address proof."""
 
 
-def _plain(attr) -> Any:
-    if isinstance(attr, DictionaryAttr):
-        return {k: _plain(v) for k, v in attr.data.items()}
-    if isinstance(attr, ArrayAttr):
-        return [_plain(v) for v in attr.data]
-    if isinstance(attr, StringAttr):
-        return attr.data
-    if isinstance(attr, IntegerAttr):
-        value = attr.value.data
-        return bool(value) if attr.type.width.data == 1 else value
-    raise TypeError(f"unexpected attribute {attr} in {ASSUME_ATTR}")
-
-
 def entries(kernel) -> list[dict]:
     """The kernel's recorded assumptions as plain data."""
-    attr = kernel.attributes.get(ASSUME_ATTR)
-    return _plain(attr) if attr is not None else []
+    return assumed_entries(kernel)
 
 
 def check(records: Sequence[dict], params: Mapping[str, Any], env: Mapping[str, int],
@@ -80,6 +72,32 @@ def check(records: Sequence[dict], params: Mapping[str, Any], env: Mapping[str, 
             _in_row(entry["in_row"], params, values, rank, where)
         if "descriptor" in entry:
             _descriptor(entry["descriptor"], params, values, rank, where)
+        for term, lo, hi in entry.get("int32", ()):
+            _int32(term, lo, hi, {**values, **_spans(params)}, rank, where)
+
+
+def _spans(params: Mapping[str, Any]) -> dict[str, int]:
+    """``syn_span_<p>`` of each tensor argument: one past its largest
+    element offset (0 for an empty tensor)."""
+    return {f"{SPAN_PREFIX}{name}": 0 if t.numel() == 0 else 1 + sum((n - 1) * st for n, st in zip(t.shape, t.stride()))
+            for name, t in params.items() if hasattr(t, "stride") and hasattr(t, "numel")}
+
+
+def _int32(term: str, lo: str, hi: str, values: Mapping[str, int], rank: int, where: str) -> None:
+    """A 32-bit value the access's address is built from stays in int32
+    (Triton wraps it otherwise, and the access touches rows the proof never
+    saw). A launch value that does not fit int32 itself reaches the kernel
+    as a 64-bit argument; the check still holds the value to int32, so such
+    a launch is refused unless the kernel widens the index itself."""
+    least, most = evaluate(parse(lo), values), evaluate(parse(hi), values)
+    if least is None or most is None:
+        raise AssumptionError(f"rank {rank}: {where}: cannot evaluate {term} ([{lo}, {hi}]) at this launch")
+    if -INT32 <= least and most < INT32:
+        return
+    raise AssumptionError(
+        f"rank {rank}: {where}: {term} reaches {most if most >= INT32 else least} at this launch (range "
+        f"[{lo}, {hi}] = [{least}, {most}]), outside int32: Triton computes it in 32-bit integers and wraps, so "
+        f"the access would touch rows its waits and signals do not cover; widen the index with .to(tl.int64)")
 
 
 def _descriptor(record: dict, params: Mapping[str, Any], values: Mapping[str, int], rank: int, where: str) -> None:

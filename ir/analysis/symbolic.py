@@ -74,6 +74,13 @@ class Symbolic:
         """The kernel parameter ``name``."""
         return self._atom(("param", name), name, nonnegative=constexpr)
 
+    def assumed_nonnegative(self) -> list[str]:
+        """The kernel parameters taken to be ``>= 0`` so far (the
+        ``tl.constexpr`` ones read): what a proof over these values assumes
+        of a launch."""
+        return sorted(key[1] for key, sym in self._atoms.items()
+                      if isinstance(key, tuple) and key[0] == "param" and sym.is_nonnegative)
+
     def mod(self, a: sympy.Expr, b: sympy.Expr) -> sympy.Expr:
         """``a % b`` as the expression of a ``tile.mod`` of values ``a`` and ``b``."""
         return self._function(tile.ModOp.name, "[]", a, b)

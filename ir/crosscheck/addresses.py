@@ -23,8 +23,13 @@ Model (every assumption is listed; nothing else is assumed):
   ``scf.while`` region (any value, the same at a wait and at an access that
   both use that SSA value: one SSA value holds one value per evaluation of
   its op, and a wait that dominates an access, or a signal that follows it,
-  in the region of that op sees the same evaluation). Integer arithmetic is
-  assumed not to overflow.
+  in the region of that op sees the same evaluation). Values are true
+  integers; the device's equal them where every 32-bit value an address is
+  built from fits int32 (ir/crosscheck/widths.py). A proved access records
+  those values' bounds at a launch (``int32``; a part with none is bounded
+  by the tensor's span less the other parts) and the runtime refuses a
+  launch where one leaves int32; a value with no bound at all leaves the
+  access unproved.
 * values: ``arith.constant``, ``tile.add/sub/mul/neg``, ``tile.addptr``,
   ``tile.expand_dims`` (the lane symbol moves to its new axis, so
   ``x[:, None]`` and ``x[None, :]`` are independent), ``tile.broadcast``,
@@ -114,11 +119,13 @@ from xdsl.ir import Block, BlockArgument, Operation, SSAValue
 
 from syncopate.dialects import tile
 from syncopate.dialects.chunk import PlanOp, SignalSpanOp, WaitSpanLoopOp, WaitSpanOp
-from syncopate.ir.contract import CONSUMED, KERNEL_ATTR
+from syncopate.ir.contract import CONSUMED, KERNEL_ATTR, SPAN_PREFIX
 from syncopate.ir.crosscheck.intops import FUNCTIONS, Sel, TCdiv, TDiv, TMod, Wrap, nonnegative
 from syncopate.ir.crosscheck.prove import equal, le, lift, lt
+from syncopate.ir.crosscheck.widths import Widths, address_terms
 from syncopate.ir.locations import describe
 
+INT32 = 2**31  # a 32-bit value lies in [-INT32, INT32)
 ALL_ROWS = 2**31 - 1
 TILE_PID_HELPER = "syn_tile_pid"  # passes/tile_reorder.py's helpers: syn_tile_pid0, syn_tile_pid1
 
@@ -173,6 +180,10 @@ class Access:
     # a tensor-descriptor access: the descriptor's shape and strides, which
     # must describe the planned tensor dim by dim at each launch
     descriptor: dict | None = None
+    # the 32-bit values its address is built from (ir/crosscheck/widths.py),
+    # each as [where, lower bound, upper bound] at a launch: the runtime
+    # refuses a launch where one leaves int32 (the device would wrap)
+    int32: list[list[str]] = field(default_factory=list)
 
     def where(self) -> str:
         return describe(self.op)
@@ -181,7 +192,8 @@ class Access:
         """What the launch must meet for this access's proof, as plain data
         (expressions printed by sympy, read back by intops.parse); None when
         the proof assumed nothing or the access is not proved."""
-        if self.status != "proved" or not self.least and self.in_row is None and self.descriptor is None:
+        if self.status != "proved" or not self.least and self.in_row is None and self.descriptor is None \
+                and not self.int32:
             return None
         entry: dict = {"where": self.where(), "guards": [[n, taken] for n, taken in self.guards],
                        "least": dict(self.least)}
@@ -191,6 +203,8 @@ class Access:
                                "groups": [[g.key, str(g.lo), str(g.hi), g.masked] for g in r.groups]}
         if self.descriptor is not None:
             entry["descriptor"] = dict(self.descriptor)
+        if self.int32:
+            entry["int32"] = [list(t) for t in self.int32]
         return entry
 
 
@@ -1126,7 +1140,7 @@ class Checker:
         self.tensors = {p: t for p, t in tensors.items() if p in func.arg_names}
         positive = {t.stride for t in self.tensors.values() if isinstance(t.stride, str)}
         self.ev = Evaluator(func, positive)
-
+        self.widths = Widths()
         self.report = Report()
 
     def run(self) -> Report:
@@ -1282,6 +1296,143 @@ class Checker:
         _merge(access, parts)
         if access.status == "proved":
             access.guards = self._guards(op)
+            self._int32(access, op, mask)
+
+    def _int32(self, access: Access, op: Operation, mask: Mask | None) -> None:
+        """Bound, at a launch, every 32-bit value the address is built from
+        (ir/crosscheck/widths.py) over the lanes the mask keeps, the loop
+        iterations and the program ids: the proof is about true values, and
+        the device's agree with them where these fit int32.
+
+        One 32-bit offset with no bound in launch sizes (a grid-stride
+        ``while`` row) is bounded through the proof itself: the access's true
+        offset lies in the tensor's span (its rows are covered, its inner
+        coordinates in their dims), so that part lies in the span less the
+        other parts, which the runtime evaluates with the tensor's shape and
+        strides. Two such parts, one in a pointer carried by a loop, or a
+        64-bit part or a value meeting one with no bound leave the access
+        unproved."""
+        ranges, _ = clamp(self.ev, mask)
+        terms = address_terms(op.ptr, self.widths)
+        checked: list[tuple[SSAValue, tuple[sympy.Expr, sympy.Expr]]] = []
+        parts: list[tuple[sympy.Expr, sympy.Expr]] = []  # bounds of every part but the open one
+        open_parts = []
+        exprs = [self.ev.of(v) for v, _, _ in terms.parts]
+        for i, (v, wide, loaded) in enumerate(terms.parts):
+            b = (sympy.Integer(-INT32), sympy.Integer(INT32 - 1)) if loaded else self._value_bounds(v, ranges)
+            if b is not None and b[0] is None and self._one_coordinate(exprs[i], exprs[:i] + exprs[i + 1:]):
+                b = (sympy.Integer(0), b[1])
+            if b is None or b[0] is None or b[1] is None:
+                open_parts.append((v, wide))
+                continue
+            parts.append(b)
+            if not wide and not loaded:
+                checked.append((v, b))
+        for v in terms.meets:
+            b = self._value_bounds(v, ranges)
+            if b is None or b[0] is None or b[1] is None:
+                self._unbounded_int(access, v)
+                return
+            checked.append((v, b))
+        access.int32 = [[_where(v), str(lo), str(hi)] for v, (lo, hi) in checked
+                        if not (lo.is_Integer and hi.is_Integer and -INT32 <= lo and hi < INT32)]
+        if not open_parts:
+            return
+        (v, wide), *more = open_parts
+        if more or wide or terms.carried:
+            self._unbounded_int(access, v)
+            return
+        t = self.tensors[sorted(self._reaches(op.ptr))[0]]
+        low, high = sympy.Add(*(lo for lo, _ in parts)), sympy.Add(*(hi for _, hi in parts))
+        span = _int(f"{SPAN_PREFIX}{t.param}", nonnegative=True)
+        access.int32.append([_where(v), str(-high), str(span - 1 - low)])
+
+    def _unbounded_int(self, access: Access, v: SSAValue) -> None:
+        value = self.ev.of(v)
+        access.status, access.int32 = "unproved", []
+        access.detail = (f"{_where(v)} has no bound in the launch's sizes, so the proof cannot show the device "
+                         f"computes it without int32 overflow; widen it with .to(tl.int64)"
+                         f"{self.ev.origins(value) if isinstance(value, sympy.Expr) else ''}")
+
+    def _value_bounds(self, v: SSAValue, ranges: dict) -> tuple[sympy.Expr | None, sympy.Expr | None] | None:
+        """The least and largest value of ``v`` at a launch, in launch
+        sizes, over its lanes (narrowed by ``ranges``), loop iterations and
+        program ids; None for a bound (or both) the model does not have."""
+        value = self.ev.expr(v)
+        if isinstance(value, Unknown):
+            return None
+        lanes0 = {s: ranges.get(s, self.ev.lane_range(s)) for s in _lanes_of(value)}
+        # a `tl.where` choice is one value wherever its SSA value appears (in
+        # the offset and in a mask's clamp of a lane): one symbol between
+        # its two values
+        sels = sorted({a for e in (value, *(x for r in lanes0.values() for x in r)) for a in e.atoms(Sel)},
+                      key=sympy.default_sort_key)
+        chosen = {c: _int(f"chosen{i}") for i, c in enumerate(sels)}
+        choices = {sym: (sympy.Min(c.args[0], c.args[1]), sympy.Max(c.args[0], c.args[1])) for c, sym in chosen.items()}
+        value = value.xreplace(chosen)
+        lanes0 = {s: (lo.xreplace(chosen), hi.xreplace(chosen)) for s, (lo, hi) in lanes0.items()}
+        out = []
+        for upper in (False, True):
+            e, lanes = value, dict(lanes0)
+            for i, w in enumerate(sorted(e.atoms(Wrap), key=sympy.default_sort_key)):
+                # a wrapped row `x % m` with x >= 0 lies in [0, m - 1]
+                least = eliminate(lift(w.args[0]), lanes, upper=False)
+                if least is None or not nonnegative(least) or not _is_divisor(self.ev, w.args[1]):
+                    return None
+                q = _int(f"wrapped{i}", nonnegative=True)
+                e, lanes = e.xreplace({w: q}), {**lanes, q: (sympy.Integer(0), w.args[1] - 1)}
+            # lanes first: a mask's clamp of a lane may name the tile's row
+            # (`M - BLOCK_M * (tile // n)`), which loop and program bounds remove
+            e = eliminate(lift(e), lanes, upper)
+            b = None if e is None else self._bounded(e, upper, choices=choices)
+            out.append(b if b is not None and _launch_symbols(self.ev, b) else None)
+        return out[0], out[1]
+
+    def _one_coordinate(self, part: Value, others: list[Value]) -> bool:
+        """``part`` is one coordinate times one stride parameter that no
+        other part of the address names: the proof showed that coordinate
+        ``>= 0`` (a covered row, or an inner coordinate, module docstring)."""
+        if not isinstance(part, sympy.Expr):
+            return False
+        strides = {s for s in part.free_symbols if s.name in self.ev.func.arg_names and s.name not in self.ev.constexpr
+                   and all(s in sympy.Mul.make_args(t) for t in sympy.Add.make_args(sympy.expand(part)))}
+        return len(strides) == 1 and not any(isinstance(o, sympy.Expr) and strides & o.free_symbols for o in others)
+
+    def _bounded(self, e: sympy.Expr, upper: bool, depth: int = 0,
+                 choices: dict | None = None) -> sympy.Expr | None:
+        """An upper (lower) bound of lane-free ``e`` over loop iterations and
+        program ids. ``Min`` (``Max``) needs only one bounded argument; a
+        ``//`` or ``%`` that varies is a value in its range (``a // m`` in
+        ``[0, hi(a) // m]``, ``a % m`` in ``[0, m - 1]``, for ``a >= 0`` and a
+        divisor ``m`` of launch sizes)."""
+        e = lift(e)
+        if depth > 8:
+            return None
+        if isinstance(e, sympy.Min if upper else sympy.Max):
+            found = [b for b in (self._bounded(a, upper, depth + 1, choices) for a in e.args)
+                     if b is not None and _launch_symbols(self.ev, b)]
+            return type(e)(*found) if found else None
+        varying: dict[sympy.Expr, sympy.Symbol] = {}
+        ranges: dict[sympy.Symbol, tuple[sympy.Expr | None, sympy.Expr | None]] = {}
+        for i, c in enumerate(sorted(e.atoms(TMod, TDiv), key=sympy.default_sort_key)):
+            if _launch_symbols(self.ev, c):
+                continue
+            a, m = c.args
+            low = sympy.Integer(0) if nonnegative(a) and (type(c) is TMod or nonnegative(m)) else None
+            high = None
+            if low is not None and _launch_symbols(self.ev, m) and _is_divisor(self.ev, m):
+                top = m - 1 if type(c) is TMod else self._bounded(a, True, depth + 1)
+                high = None if top is None else top if type(c) is TMod else TDiv(top, m)
+            varying[c] = _int(f"varying{depth}_{i}")
+            ranges[varying[c]] = (low, high)
+        e = e.xreplace(varying)
+        loops = {s: (lo, hi) for s, (_, lo, hi) in self.ev.ivs.items()}
+        pids = {s: (sympy.Integer(0), hi) for s, hi in self.ev.pids.items()}
+        for group in (choices or {}, ranges, loops, pids):
+            for sym, (lo, hi) in group.items():
+                if e is not None and sym in e.free_symbols:
+                    e = bound(lift(e), sym, lo, hi, upper)
+        return e
 
     def _piece(self, access: Access, t: PlanTensor, piece: Piece, what: str | None, verb: str) -> None:
         rows = rows_of(self.ev, t, piece.offset, piece.mask)

@@ -19,6 +19,7 @@ pieces a wrap can give.
 
 from __future__ import annotations
 
+import functools
 import re
 
 import sympy
@@ -169,9 +170,11 @@ def evaluate(expr: sympy.Expr, values: dict[str, int]) -> int | None:
         return None
 
 
+@functools.lru_cache(maxsize=4096)
 def parse(text: str) -> sympy.Expr:
     """The expression :func:`str` printed (names of kernel parameters and
-    the functions above)."""
+    the functions above); memoised, since a launch check parses the same
+    recorded bounds at every new set of sizes."""
     names = {"TMod": TMod, "Wrap": Wrap, "TDiv": TDiv, "TCdiv": TCdiv, "Min": sympy.Min, "Max": sympy.Max}
     # every other name is a symbol: sympify would read N, S, E, I or Q as its own objects
     for name in re.findall(r"[A-Za-z_][A-Za-z_0-9]*", text):

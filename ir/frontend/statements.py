@@ -169,7 +169,12 @@ class StatementImporter:
         if body and isinstance(body[-1], ast.Return):
             self.statements(_structured(body[:-1]))
             if body[-1].value is not None:
-                returned = self.return_values(body[-1].value)
+                # the returned expression's ops carry the `return` line, as a statement's do
+                outer, self.ctx.where = self.ctx.where, body[-1]
+                try:
+                    returned = self.return_values(body[-1].value)
+                finally:
+                    self.ctx.where = outer
         else:
             self.statements(_structured(body))
         self.ctx.insert(tile.ReturnOp(*returned))

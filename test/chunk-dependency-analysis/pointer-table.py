@@ -41,6 +41,6 @@ def table_helper(x_ptr, table_ptr, y_ptr, stride, n_rows, BLOCK: tl.constexpr):
     tl.store(y_ptr + row * stride + cols, tl.load(x_ptr + row * stride + cols) + z)
 
 # TO: chunk-dependency-analysis: pointer-table.py:17: 'tile.call': @table_to makes a pointer from an integer (`tl.pointer_type`); such a pointer may hold the address of a tensor a plan moves
-# HELPER: chunk-dependency-analysis: pointer-table.py:32: 'tile.call': @table_helper makes a pointer from an integer
+# HELPER: chunk-dependency-analysis: pointer-table.py:33: 'tile.call': @table_helper makes a pointer from an integer
 # CAST: chunk-dependency-analysis: pointer-table.py:26: 'tile.call': @table_cast makes a pointer from an integer
 # PLAIN: tile.call "tl.pointer_type"

@@ -12,6 +12,8 @@ import torch
 
 from fused_matches import assert_fuses_and_matches
 
+from syncopate.dialects.tile import FuncOp
+from syncopate.lowering.compile import compile_module
 from syncopate.runtime import assumptions
 from syncopate.runtime.assumptions import AssumptionError, check
 from syncopate.runtime.harness.check import compile_workload
@@ -145,3 +147,49 @@ def test_the_pipeline_records_the_second_half_and_refuses_rows_too_short():
     check([record], {"X": torch.empty(7, 24)}, env, (7,), (7,), 0)
     with pytest.raises(AssumptionError, match="second_half_rows.py:18"):
         check([record], {"X": torch.empty(7, 12)}, {**env, "stride_x": 12}, (7,), (7,), 0)
+
+
+def _int32(lo: str, hi: str):
+    return {"where": "k.py:9: 'tile.load'", "guards": [], "least": {}, "int32": [["k.py:9: 'tile.mul'", lo, hi]]}
+
+
+def test_a_32_bit_offset_that_leaves_int32_is_refused():
+    """The proof's offsets are true values; Triton computes ``rows *
+    stride`` in 32 bits and wraps, so the largest value must fit."""
+    record = _int32("0", "M*stride - stride")
+    check([record], {}, {"M": 2**15, "stride": 2**16}, (1,), (1,), 0)  # (2**15 - 1) * 2**16 < 2**31
+    with pytest.raises(AssumptionError, match=r"k.py:9: .*'tile.mul' reaches 2147549184 .*outside int32.*"
+                                              r"\.to\(tl\.int64\)"):
+        check([record], {}, {"M": 2**15 + 2, "stride": 2**16}, (1,), (1,), 0)
+    with pytest.raises(AssumptionError, match="reaches -2147483649"):
+        check([_int32("-M", "0")], {}, {"M": 2**31 + 1}, (1,), (1,), 0)
+
+
+def test_an_offset_bounded_by_the_tensor_span_is_checked_against_the_tensor():
+    """A row with no bound in launch sizes lies in the tensor's span (one
+    past its largest element offset), less the other parts."""
+    record = _int32("0", "syn_span_x - 1 - 4")
+    check([record], {"x": torch.empty((2**15, 2**16), device="meta")}, {}, (1,), (1,), 0)
+    with pytest.raises(AssumptionError, match=r"reaches 2147549179 .*syn_span_x"):
+        check([record], {"x": torch.empty((2**15 + 1, 2**16), device="meta")}, {}, (1,), (1,), 0)
+    check([record], {"x": torch.empty((0, 2**20), device="meta")}, {}, (1,), (1,), 0)  # empty: nothing touched
+
+
+INT32_KERNEL = Path(__file__).resolve().parents[2] / "verify-addresses" / "int32-offsets.py"
+
+
+@pytest.mark.parametrize("kernel, wide", [("rows", False), ("widened", True)])
+def test_the_pipeline_records_32_bit_offsets_unless_widened(kernel, wide):
+    """Through the default pipeline: the un-widened row product is refused
+    on a tensor past 2**31 elements; the widened kernel is not."""
+    module = compile_module(str(INT32_KERNEL), kernel, ["all-gather{tensor=x_ptr dim=0 world=2 size=M}"], "overlap")
+    func = next(op for op in module.ops if isinstance(op, FuncOp) and op.sym_name.data == kernel)
+    (record,) = [r for r in assumptions.entries(func) if "int32" in r]
+    env = {"M": 2**16, "N": 2**16, "stride_xm": 2**16, "BLOCK_M": 64, "BLOCK_N": 64}
+    big = {"x_ptr": torch.empty((2**16, 2**16), device="meta")}
+    if wide:
+        check([record], big, env, (2**10,), (2**10,), 0)
+    else:
+        with pytest.raises(AssumptionError, match=r"int32-offsets.py:22: .*'tile.mul' reaches"):
+            check([record], big, env, (2**10,), (2**10,), 0)
+    check([record], big, {**env, "M": 2**14}, (2**8,), (2**8,), 0)
