@@ -303,6 +303,10 @@ def tile_chunk_graph(
             if rank in (c.src, c.dst):
                 graph.add_node(("chunk", c.plan, c.id), chunk=c)
     prints = footprints(kernel)
+    for fp in prints:  # a produced chunk no tile writes (a launch with no tiles) has no rows written
+        for c in rank_chunks(chunks[fp.plan], rank, "signal") if fp.role != "read" else ():
+            if c.tensor == fp.tensor:
+                graph.nodes[("chunk", c.plan, c.id)].setdefault("written", [])
     for pid in grid_tiles(g3):
         node = ("tile", pid)
         graph.add_node(node)
