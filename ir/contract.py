@@ -38,6 +38,12 @@ TILE_LOOP_ATTR: Final = "chunk.tile_loop"
 TILE_STEP_ATTR: Final = "chunk.tile_step"
 """On a persistent kernel: the step of its tile loop, a host expression; the
 launch must run exactly that many programs (runtime/abi.py ``tile_grid``)."""
+FLAT_TILE_LOOP_ATTR: Final = "chunk.flat_tile_loop"
+"""On a persistent kernel with one flat loop over (tile, k-step) pairs
+(``host_exprs.FlatTileLoop``): host expressions ``lb``, ``ub`` (its
+bounds), ``first`` (the counter's start), ``step`` (what the tile branch
+adds to it) and ``k_steps``, from which the launch lists each program's
+tiles (runtime/abi.py ``tile_grid``)."""
 COST_ATTR: Final = "chunk.cost"
 """On a chunk: why select-backend chose its backend."""
 ASSUME_ATTR: Final = "chunk.assume"

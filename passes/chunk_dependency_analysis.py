@@ -15,7 +15,7 @@ from syncopate.dialects import tile
 from syncopate.ir.analysis import host_exprs, index_spans
 from syncopate.ir.analysis.chunk_access import BoundAccess, analyze
 from syncopate.ir.analysis.manager import query
-from syncopate.ir.contract import ACCESS_ATTR, TILE_LOOP_ATTR, TILE_STEP_ATTR, AccessKey
+from syncopate.ir.contract import ACCESS_ATTR, FLAT_TILE_LOOP_ATTR, TILE_LOOP_ATTR, TILE_STEP_ATTR, AccessKey
 from syncopate.ir.locations import describe
 
 
@@ -118,6 +118,15 @@ class ChunkDependencyAnalysisPass(ModulePass):
     ``count`` tiles: its loop variable is ``pid0`` in the host expressions,
     and the kernel gets ``chunk.tile_loop = "<count>"`` and ``chunk.tile_step =
     "<step>"`` (the launch checks that each tile runs exactly once).
+    So does a persistent kernel's one flat loop over (tile, k-step) pairs
+    (the older persistent-matmul tutorial: ``ki`` wrapped with
+    ``tl.where(ki == k_tiles - 1, 0, ki + 1)``, ``tile_id += NUM_SMS`` under
+    ``if ki == 0:``, see ``host_exprs.FlatTileLoop``): the tile's id is
+    ``pid0``, a value the ``ki == 0`` branch carries through the loop is
+    what it computed for the tile, and the kernel gets
+    ``chunk.flat_tile_loop = {lb, ub, first, step, k_steps}``, from which
+    each launch lists every program's tiles (none when ``k_tiles == 0``)
+    and checks they are each tile once.
     The term of the plan's dim is the one whose stride is the dim's stride
     (the plan's ``stride=`` or its default name); failing that, terms (and
     scalar rows whose stride parameter no block index has, e.g. a batch
@@ -163,12 +172,20 @@ class ChunkDependencyAnalysisPass(ModulePass):
         deps = query(op, analyze)
         _check_made_pointers(op, deps.kernel)
         loop = host_exprs.tile_loop(deps.kernel)
+        flat = host_exprs.flat_tile_loop(deps.kernel) if loop is None else None
         for b in deps.accesses:
             attr = _access_attr(b)
             # a store in any other loop is refused by insert-signals, which names the loop
-            if b.role != "read" and list(b.loops) in ([], [loop]):
+            if b.role != "read" and (list(b.loops) in ([], [loop]) or (flat is not None and list(b.loops) == [flat.loop])):
                 _check_host_rows(b, attr)
             b.access.op.attributes[ACCESS_ATTR] = attr
+        if flat is not None:
+            fields = {"lb": flat.loop.lb, "ub": flat.loop.ub, "first": flat.init, "step": flat.step,
+                      "k_steps": flat.k_steps}
+            deps.kernel.attributes[FLAT_TILE_LOOP_ATTR] = DictionaryAttr(
+                {k: StringAttr(host_exprs.launch_expr(v)) for k, v in fields.items()})  # flat_tile_loop checked them
+        else:
+            deps.kernel.attributes.pop(FLAT_TILE_LOOP_ATTR, None)
         if loop is not None:
             deps.kernel.attributes[TILE_LOOP_ATTR] = StringAttr(host_exprs.host_expr(loop.ub))  # tile_loop checked it
             deps.kernel.attributes[TILE_STEP_ATTR] = StringAttr(host_exprs.host_expr(loop.step))

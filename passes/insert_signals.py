@@ -313,6 +313,8 @@ class InsertSignalsPass(ModulePass):
     def _insert_signal(self, b: BoundAccess, kernel: tile.FuncOp) -> None:
         tiles = host_exprs.tile_loop(kernel)
         in_tile_loop = tiles is not None and list(b.loops) == [tiles]  # a persistent kernel: one tile per iteration
+        if b.loops and not in_tile_loop and self._insert_flat_signal(b, kernel):
+            return
         if b.loops and not in_tile_loop:
             raise PassFailedException(
                 f"insert-signals: @{kernel.sym_name.data} stores '{b.access.param}' inside a loop; "
@@ -335,3 +337,29 @@ class InsertSignalsPass(ModulePass):
             [(lo, extent)] = index_spans.intervals(b.span, lo, _KernelArith(builder))
         signal = builder.insert(SignalSpanOp(lo, extent, b.plan.sym_name.data, b.tensor.tensor.data))
         signal.attributes[ORIGIN_ATTR] = ORIGIN
+
+    def _insert_flat_signal(self, b: BoundAccess, kernel: tile.FuncOp) -> bool:
+        """A store in a flat (tile, k-step) loop (``host_exprs.FlatTileLoop``)
+        inside its ``if ki == k_tiles - 1:`` branch runs once per tile: signal
+        its rows in that branch, right after the op of the branch that holds
+        the store. False when the store is not so placed (the caller refuses it)."""
+        flat = host_exprs.flat_tile_loop(kernel)
+        if flat is None or list(b.loops) != [flat.loop]:
+            return False
+        last = _top_level_ancestor(b.access.op, flat.loop)
+        if not flat.is_last_step(last):
+            return False
+        anchor = _top_level_ancestor(b.access.op, last)
+        for value in b.span.values():
+            if loop_nesting.is_defined_inside(value, anchor):
+                raise PassFailedException(
+                    f"insert-signals: the row range of the store of '{b.access.param}' is computed inside "
+                    f"the '{anchor.name}' that holds the store; compute it before the branch"
+                )
+        builder = Builder(InsertPoint.after(anchor))
+        lo, extent = _lo_value(b, builder), b.span.extent
+        if b.span.reshaped:
+            [(lo, extent)] = index_spans.intervals(b.span, lo, _KernelArith(builder))
+        signal = builder.insert(SignalSpanOp(lo, extent, b.plan.sym_name.data, b.tensor.tensor.data))
+        signal.attributes[ORIGIN_ATTR] = ORIGIN
+        return True

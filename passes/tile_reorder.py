@@ -16,7 +16,7 @@ from xdsl.utils.exceptions import PassFailedException
 from syncopate.dialects import tile
 from syncopate.ir.analysis.chunk_access import analyze
 from syncopate.ir.analysis.manager import ALL, query
-from syncopate.ir.analysis.host_exprs import tile_loop
+from syncopate.ir.analysis.host_exprs import FlatTileLoop, flat_tile_loop, tile_loop
 from syncopate.ir.contract import ABI_ATTR, ORIGIN_ATTR, AbiKey
 from syncopate.ir.contract import ROTATE_PARAM as ROTATE
 from syncopate.ir.contract import TILE_ORDER_PARAM as TILE_ORDER
@@ -104,8 +104,11 @@ class TileReorderPass(ChoiceOptions, ModulePass):
         abi[AbiKey.GROUP] = IntegerAttr(self.group, i64)
         abi[AbiKey.AXIS] = IntegerAttr(self.axis, i64)
         loop = tile_loop(kernel)
+        flat = flat_tile_loop(kernel) if loop is None else None
         if loop is not None:
             self._remap_tile_loop(op, kernel, loop, abi)
+        elif flat is not None:
+            self._remap_flat_loop(op, kernel, flat, abi)
         elif self.order == "arrival":
             order = kernel_param(kernel, TILE_ORDER, tile.PointerType())
             entry = Builder(InsertPoint.at_start(kernel.body.block))
@@ -153,15 +156,49 @@ class TileReorderPass(ChoiceOptions, ModulePass):
         for use in uses:
             use.operation.operands[use.index] = mapped.results[0]
 
+    def _remap_flat_loop(self, op: ModuleOp, kernel: tile.FuncOp, flat: FlatTileLoop, abi: dict) -> None:
+        """Run the tiles of a flat (tile, k-step) loop in order: every use of
+        the tile's id (``tile_id`` after ``tile_id += NUM_SMS`` in the ``ki ==
+        0`` branch, and the branch's result after it) but the counter the
+        loop carries becomes ``syn_tile_order[tile_id]``."""
+        name = kernel.sym_name.data
+        if self.axis != 0:
+            raise PassFailedException(f"tile-reorder: @{name} walks a 1-D grid of tiles in a loop; "
+                                      f"axis={self.axis} does not exist there")
+        if self.order != "arrival":
+            raise PassFailedException(
+                f"tile-reorder: {describe(flat.loop)}: @{name} walks its tiles in one flat loop over (tile, k-step) "
+                f"pairs, whose tile count the kernel does not hold, so order={self.order} cannot wrap its tile ids; "
+                "use order=arrival (the default) or order=none")
+        self._check_program_id_only_starts_the_loop(kernel, flat.loop, (flat.loop.lb, flat.loop.ub, flat.init, flat.step))
+        order = kernel_param(kernel, TILE_ORDER, tile.PointerType())
+        import_helpers(op, {"syn_tile_pid0"})
+        abi[AbiKey.TILE_ORDER] = StringAttr(TILE_ORDER)
+        then_yield = flat.branch.true_region.block.last_op
+        counter = flat.branch.results[list(then_yield.operands).index(flat.tile_new)]
+        for tile_id, at, keep in ((flat.tile_new, InsertPoint.after(flat.tile_new.owner), then_yield),
+                                  (counter, InsertPoint.after(flat.branch), flat.loop.body.block.last_op)):
+            uses = [u for u in tile_id.uses if u.operation is not keep]
+            if not uses:
+                continue
+            builder = Builder(at)
+            # p1 = p2 = 0, so n0 only wraps the table's entry (each < the tile count < 2**31 - 1)
+            zero, one, wide = (self._emit(builder, arith.ConstantOp(IntegerAttr(v, i32))).results[0]
+                               for v in (0, 1, 2**31 - 1))
+            mapped = self._emit(builder, tile.CallJitOp("syn_tile_pid0", [order, tile_id, zero, zero, wide, one], [i32]))
+            for use in uses:
+                use.operation.operands[use.index] = mapped.results[0]
+
     @staticmethod
-    def _check_program_id_only_starts_the_loop(kernel: tile.FuncOp, loop: scf.ForOp) -> None:
+    def _check_program_id_only_starts_the_loop(kernel: tile.FuncOp, loop: scf.ForOp,
+                                               starts: tuple = ()) -> None:
         """Refuse a persistent kernel that reads its program id anywhere but
         in its tile loop's start: the remap moves the loop's tiles, not such
         a use, so a per-program output (``part[pid]``) or a tile counter
         kept beside the loop (``tile_id_c = start_pid - NUM_SMS``, stepped
         each iteration) would no longer match the tile the program ran."""
         start: set[Operation] = set()
-        todo = [loop.lb.owner] if isinstance(loop.lb.owner, Operation) else []
+        todo = [v.owner for v in (loop.lb, *starts) if isinstance(v.owner, Operation)]
         while todo:
             op = todo.pop()
             if op not in start:

@@ -109,6 +109,7 @@ class _Verifier:
 
     def __post_init__(self) -> None:
         self.tiles = host_exprs.tile_loop(self.deps.kernel)
+        self.flat = host_exprs.flat_tile_loop(self.deps.kernel) if self.tiles is None else None
         spans = [o for o in self.deps.kernel.walk() if isinstance(o, (WaitSpanOp, WaitSpanLoopOp, SignalSpanOp))]
         self.waits = [self._sync_range(o) for o in spans if not isinstance(o, SignalSpanOp)]
         self.signals = [self._sync_range(o) for o in spans if isinstance(o, SignalSpanOp)]
@@ -253,6 +254,12 @@ class _Verifier:
             where = (f"{describe(before[-1].access.op)}: the chunk.signal_span after it" if before
                      else f"{describe(op)}") + f" (of '{op.tensor.data}', plan {op.plan})"
             loops = [loop for loop in loop_nesting.enclosing_loops(op) if loop is not self.tiles]
+            if loops == [self.flat.loop] if self.flat is not None else False:
+                if self._last_step(op) is not None:
+                    loops = []  # in the flat loop's `if ki == k_tiles - 1:`: once per tile
+                else:
+                    raise _fail(f"{where} is in the flat (tile, k-step) loop ({describe(self.flat.loop)}) outside "
+                                "its `if ki == k_tiles - 1:` branch, so it counts the tile once per k-step")
             if loops:
                 raise _fail(f"{where} is inside a loop ({describe(loops[-1])}), so it counts the tile once per "
                             f"iteration")
@@ -263,8 +270,20 @@ class _Verifier:
 
     def _same_tile(self, store: Operation, signal: Operation) -> bool:
         """A signal after a persistent kernel's tile loop runs once per
-        program, not once per tile the loop stored."""
+        program, not once per tile the loop stored; in a flat (tile, k-step)
+        loop, the signal of a store must be in the same ``if ki == k_tiles -
+        1:`` branch (once per tile, for the tile that stored)."""
+        if self.flat is not None and self.flat.loop.is_ancestor(store):
+            branch = self._last_step(store)
+            return branch is not None and branch is self._last_step(signal)
         return self.tiles is None or not self.tiles.is_ancestor(store) or self.tiles.is_ancestor(signal)
+
+    def _last_step(self, op: Operation) -> Operation | None:
+        """The flat loop's ``if ki == k_tiles - 1:`` branch that holds ``op``, if any."""
+        assert self.flat is not None
+        body = self.flat.loop.body.block
+        holder = body.find_ancestor_op_in_block(op)
+        return holder if holder is not None and self.flat.is_last_step(holder) else None
 
     @staticmethod
     def _same_tensor(sync: Operation, b: BoundAccess) -> bool:

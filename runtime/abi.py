@@ -21,7 +21,7 @@ import torch
 from syncopate.dialects.chunk import PlanOp
 from syncopate.ir.analysis import deps
 from syncopate.ir.analysis.deps import ConcreteChunk
-from syncopate.ir.contract import CONSUMED, TILE_LOOP_ATTR, TILE_STEP_ATTR, ChunkTable
+from syncopate.ir.contract import CONSUMED, FLAT_TILE_LOOP_ATTR, TILE_LOOP_ATTR, TILE_STEP_ATTR, ChunkTable
 from syncopate.ir.contract import AbiKey as K
 from syncopate.ir.plans.expr import Extent
 from syncopate.ir.plans.launch_extents import LaunchExtent, launch_extents
@@ -136,7 +136,8 @@ class LaunchPlan:
         assumptions.check(assumptions.entries(program.kernel), params, env, grid, tiles, rank)
         graph = deps.tile_chunk_graph(program.module, program.kernel, env, tiles, rank, bases)
         _check_written(plans, graph, rank)
-        return cls(plans, chunks, graph, grid, rank, tiles, TILE_LOOP_ATTR in program.kernel.attributes)
+        persistent = TILE_LOOP_ATTR in program.kernel.attributes or FLAT_TILE_LOOP_ATTR in program.kernel.attributes
+        return cls(plans, chunks, graph, grid, rank, tiles, persistent)
 
     @property
     def flag_count(self) -> int:
@@ -307,6 +308,8 @@ def tile_grid(program: FusedProgram, env: Mapping[str, int], grid: tuple[int, ..
     """The grid of tiles: the launch grid, or for a persistent kernel
     (``chunk.tile_loop`` on the kernel, see chunk-dependency-analysis) the
     1-D grid of its tile loop's ``count`` tiles, launched on a 1-D grid."""
+    if FLAT_TILE_LOOP_ATTR in program.kernel.attributes:
+        return _flat_tiles(program, env, grid)
     attr = program.kernel.attributes.get(TILE_LOOP_ATTR)
     if attr is None:
         return tuple(grid)
@@ -320,6 +323,40 @@ def tile_grid(program: FusedProgram, env: Mapping[str, int], grid: tuple[int, ..
                        f"evaluated at this launch: {err}") from None
     _check_tile_step(program, env, grid[0], max(count or 0, 0))
     return (max(count or 0, 0),)
+
+
+def _flat_tiles(program: FusedProgram, env: Mapping[str, int], grid: tuple[int, ...]) -> tuple[int, ...]:
+    """The tiles of a kernel's flat (tile, k-step) loop (``chunk.flat_tile_loop``,
+    see ``host_exprs.FlatTileLoop``) at this launch: program ``p`` runs its
+    loop ``ub - lb`` times, ``k_steps`` iterations per tile, and its ``j``-th
+    tile is ``first + step * (j + 1)``; it stores (and signals) only tiles
+    whose last k-step it reaches, ``trips // k_steps`` of them (none when
+    ``k_steps <= 0``). The tiles of all programs must be ``0 .. n - 1``, each
+    once: the host counts each tile's signals once, so a tile run twice
+    would announce its chunks early and one never run would hang them."""
+    name = program.kernel.sym_name.data
+    if len(grid) > 1 and any(g != 1 for g in grid[1:]):
+        raise AbiError(f"@{name} walks its tiles in a loop over program ids of axis 0; "
+                       f"launch it on a 1-D grid, not {tuple(grid)}")
+    exprs = {k: v.data for k, v in program.kernel.attributes[FLAT_TILE_LOOP_ATTR].data.items()}  # type: ignore[union-attr]
+    g3 = (grid[0], 1, 1)
+    tiles: list[int] = []
+    for p in range(grid[0]):
+        try:
+            at = {k: deps.eval_host(e, env, (p, 0, 0), g3) for k, e in exprs.items()}
+        except (NameError, ZeroDivisionError) as err:
+            raise AbiError(f"@{name}: the bounds of its flat tile loop cannot be evaluated at this launch: {err}") from None
+        trips, k = max(0, at["ub"] - at["lb"]), at["k_steps"]
+        count = trips // k if k > 0 else 0
+        tiles += [at["first"] + at["step"] * (j + 1) for j in range(count)]
+    if sorted(tiles) != list(range(len(tiles))):
+        repeated = sorted({t for t in tiles if tiles.count(t) > 1})[:3]
+        missing = sorted(set(range(max(tiles, default=0) + 1)) - set(tiles))[:3]
+        raise AbiError(f"@{name}'s flat loop over (tile, k-step) pairs runs, on a grid of {grid[0]} programs, tiles "
+                       f"that are not each of 0 .. n-1 once (repeated {repeated}, missing {missing}): the host counts "
+                       "each tile's signals once; launch as many programs as the tile counter steps by "
+                       f"({exprs['step']})")
+    return (len(tiles),)
 
 
 def _check_tile_step(program: FusedProgram, env: Mapping[str, int], programs: int, count: int) -> None:

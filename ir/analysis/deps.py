@@ -211,7 +211,9 @@ def _parsed(expr: str) -> ast.Expression:
 
 class _HostEval:
     """Evaluates the small language of ``host_exprs.host_expr`` (names, ints,
-    ``+ - * // %``, unary minus, ``min``/``max``/``cdiv``/``int64``) to
+    ``+ - * // %``, unary minus, ``min``/``max``/``cdiv``/``int64``, and for a
+    flat tile loop's launch ``lt``/``le``/``gt``/``ge``/``eq``/``ne`` (0 or 1)
+    and ``select(cond, a, b)``) to
     ``(value, wide)`` pairs."""
 
     def __init__(self, expr: str, scope: Mapping[str, int]):
@@ -247,7 +249,8 @@ class _HostEval:
         if isinstance(node, ast.BinOp) and type(node.op) in _BINARY:
             (a, wa), (b, wb) = self.eval(node.left), self.eval(node.right)
             return self.checked(node, _BINARY[type(node.op)](a, b), wa or wb)
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and not node.keywords:
+        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and not node.keywords
+                and node.func.id != "select"):
             args = [self.eval(a) for a in node.args]
             wide = any(w for _, w in args)
             name = node.func.id
@@ -259,8 +262,17 @@ class _HostEval:
                 return self.checked(node, tdiv(a + (b - 1), b), wide)
             if name == "int64" and len(args) == 1:
                 return self.checked(node, args[0][0], True)
+            if name in _COMPARE and len(args) == 2:
+                return int(_COMPARE[name](args[0][0], args[1][0])), False
+        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "select"
+                and len(node.args) == 3 and not node.keywords):
+            cond, _ = self.eval(node.args[0])  # only the arm taken is evaluated, as the device's `if`
+            return self.eval(node.args[1] if cond else node.args[2])
         raise ValueError(f"host expression {self.expr!r}: unsupported `{ast.unparse(node)}`")
 
+
+_COMPARE = {"lt": lambda a, b: a < b, "le": lambda a, b: a <= b, "gt": lambda a, b: a > b,
+            "ge": lambda a, b: a >= b, "eq": lambda a, b: a == b, "ne": lambda a, b: a != b}
 
 _BINARY = {
     ast.Add: lambda a, b: a + b, ast.Sub: lambda a, b: a - b, ast.Mult: lambda a, b: a * b,
@@ -291,6 +303,10 @@ def tile_chunk_graph(
             if rank in (c.src, c.dst):
                 graph.add_node(("chunk", c.plan, c.id), chunk=c)
     prints = footprints(kernel)
+    for fp in prints:  # a produced chunk no tile writes (a launch with no tiles) has no rows written
+        for c in rank_chunks(chunks[fp.plan], rank, "signal") if fp.role != "read" else ():
+            if c.tensor == fp.tensor:
+                graph.nodes[("chunk", c.plan, c.id)].setdefault("written", [])
     for pid in grid_tiles(g3):
         node = ("tile", pid)
         graph.add_node(node)

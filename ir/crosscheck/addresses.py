@@ -19,7 +19,10 @@ Model (every assumption is listed; nothing else is assumed):
   ``tl.min`` / ``tl.max`` of that very value returns), and one opaque symbol per
   scalar the model does not interpret: a scalar result of a
   ``tile.call_jit``, a ``tile.load`` through a scalar pointer, an integer
-  result of ``scf.if`` / ``scf.while`` and an integer argument of an
+  result of ``scf.if`` / ``scf.while`` (an untyped ``scf.if`` result too when
+  each arm yields a value of rank 0 or the loop-carried value the loop
+  carries on from that result, starting from rank 0: ``pid_m`` set under
+  ``if ki == 0:`` of a flat persistent loop) and an integer argument of an
   ``scf.while`` region (any value, the same at a wait and at an access that
   both use that SSA value: one SSA value holds one value per evaluation of
   its op, and a wait that dominates an access, or a signal that follows it,
@@ -514,10 +517,27 @@ class Evaluator:
             arms.append(self.of(region.block.last_op.operands[index]))
         if all(isinstance(a, sympy.Expr) for a in arms):
             return Sel(*arms)
-        if _is_scalar(ssa):
-            return self._opaque(op, "if")
+        if _is_scalar(ssa) or _scalar_if_result(op, index):
+            return self._opaque(op, "if", nonnegative=self._if_nonnegative(op, index))
         why = next((a.why for a in arms if isinstance(a, Unknown)), "a pointer or mask")
         return Unknown(f"{describe(op)}: an 'scf.if' block result: {why}")
+
+    def _if_nonnegative(self, op: scf.IfOp, index: int) -> bool:
+        """Every value result ``index`` of ``op`` takes is >= 0: each arm
+        yields a value provably >= 0, or the loop-carried value the loop
+        carries on from this very result, whose start is >= 0 (by induction
+        over the iterations: ``pid_n`` set under ``if ki == 0:`` and kept in
+        the other iterations, from ``pid_n = 0``)."""
+        for region in (op.true_region, op.false_region):
+            value = region.block.last_op.operands[index]
+            loop = value.owner.parent_op() if isinstance(value, BlockArgument) else None
+            if (isinstance(loop, scf.ForOp) and value.owner is loop.body.block and value.index > 0
+                    and loop.body.block.last_op.operands[value.index - 1] is op.results[index]):
+                value = loop.iter_args[value.index - 1]
+            v = self.of(value)
+            if not isinstance(v, sympy.Expr) or not nonnegative(v):
+                return False
+        return True
 
     def block_size(self, desc: SSAValue, dim: int) -> Value:
         """A descriptor's block size along ``dim``: its ``block_shape`` when
@@ -731,6 +751,25 @@ def _normalised(atom: tuple[sympy.Expr, str, sympy.Expr]) -> sympy.Expr:
     return sympy.expand({"lt": lhs - rhs + 1, "le": lhs - rhs, "gt": rhs - lhs + 1, "ge": rhs - lhs}[pred])
 
 
+def _scalar_if_result(op: scf.IfOp, index: int) -> bool:
+    """Result ``index`` of ``op`` is one integer though untyped: each arm
+    yields a value of rank 0 or the loop-carried value whose start has rank
+    0 and which the loop carries on from this very result (``pid_m`` set
+    under ``if ki == 0:`` of a flat persistent loop, kept in the other
+    iterations): by induction over the iterations it is never a block."""
+    for region in (op.true_region, op.false_region):
+        value = region.block.last_op.operands[index]
+        if _rank(value) == 0:
+            continue
+        loop = value.owner.parent_op() if isinstance(value, BlockArgument) else None
+        if not isinstance(loop, scf.ForOp) or value.index == 0 or value.owner is not loop.body.block:
+            return False
+        if (_rank(loop.iter_args[value.index - 1]) != 0
+                or loop.body.block.last_op.operands[value.index - 1] is not op.results[index]):
+            return False
+    return True
+
+
 def _is_scalar(ssa: SSAValue) -> bool:
     """``ssa`` is typed as one integer (not a block), so it holds one value
     per evaluation."""
@@ -822,6 +861,8 @@ def _rank(ssa: SSAValue, env: dict | None = None, depth: int = 0) -> int | None:
     if isinstance(op, tile.ExpandDimsOp):
         src = _rank(op.src, env, depth + 1)
         return None if src is None else src + 1
+    if isinstance(op, scf.IfOp) and env is None and _scalar_if_result(op, op.results.index(ssa)):
+        return 0
     if isinstance(op, tile.CallJitOp):
         callee = _callee(op)
         ret = callee.body.block.last_op if callee is not None else None

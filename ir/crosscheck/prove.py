@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import sympy
 
-from syncopate.ir.crosscheck.intops import OPAQUE, nonnegative
+from syncopate.ir.crosscheck.intops import OPAQUE, Sel, nonnegative
 
 
 def lift(expr: sympy.Expr) -> sympy.Expr:
@@ -44,6 +44,10 @@ def le(a: sympy.Expr, b: sympy.Expr, depth: int = 0, facts: tuple[sympy.Expr, ..
     if depth > 12:  # the case split is exponential in nested Min/Max; give up
         return False
     a, b = lift(a), lift(b)
+    if isinstance(b, Sel):  # one of its two values, whichever it is
+        return all(le(a, x, depth + 1, facts) for x in b.args[:2])
+    if isinstance(a, Sel):
+        return all(le(x, b, depth + 1, facts) for x in a.args[:2])
     if isinstance(b, sympy.Min):
         return all(le(a, x, depth + 1, facts) for x in b.args)
     if isinstance(a, sympy.Max):

@@ -67,4 +67,5 @@ def at_load(a_ptr, c_ptr, M, K, stride_am, stride_ak, BLOCK_M: tl.constexpr, BLO
             acc = tl.zeros((BLOCK_M,), dtype=tl.float32)
 
 # BRANCH: where-clamp-in-branch.py:33: 'tile.load': cannot bound the access of 'a_ptr' along dim 0: the index is not 'scalar + tl.arange(0, BLOCK)' (found scf.if); an arm of this `if` clamps the index block (`tl.where`, `tl.minimum`, `tl.maximum`), which leaves the `if` as a whole block: set only the start in the branch (`offs = start + tl.arange(0, B)`) and clamp where the access is
-# CHECK: %a = tile.load {{.*}}chunk.access = {plan = @ag, tensor = "a_ptr", dim = 0 : i64, role = "read", lo = "?", extent = "?", loops = 1 : i64, invariant = 0 : i64, else_lo = "0", else_extent = "?"}
+# (A flat (tile, k-step) loop: the tile's id is pid0 on the host, so the rows are exact there.)
+# CHECK: %a = tile.load {{.*}}chunk.access = {plan = @ag, tensor = "a_ptr", dim = 0 : i64, role = "read", lo = "(pid0 * BLOCK_M)", extent = "(min(((pid0 * BLOCK_M) + BLOCK_M), M) - (pid0 * BLOCK_M))", loops = 1 : i64, invariant = 0 : i64, else_lo = "0", else_extent = "min(1, max(0, (((pid0 * BLOCK_M) + BLOCK_M) - M)))"}
