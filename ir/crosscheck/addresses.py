@@ -1742,7 +1742,7 @@ def _touches_at_sample(ev: Evaluator, lo: sympy.Expr, hi: sympy.Expr) -> bool:
         values[s] = (16 if s.name in ev.constexpr else 64) if s.name in ev.func.arg_names else 0
     try:
         return bool(sympy.simplify((hi - lo).subs(values)) > 0)
-    except TypeError:
+    except (TypeError, ValueError):  # a `tl.where` choice left open (Sel) has no order at a sample
         return False
 
 
