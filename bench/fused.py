@@ -94,27 +94,35 @@ EPILOGUE_WORKLOAD = "not run: reduce=epilogue sums reduce-scatter partials (gemm
 EPILOGUE_KERNEL = ("not run: reduce=epilogue needs the persistent TMA GEMM (its tiles' stores go through tensor "
                    "descriptors, and a grid larger than the GPU could fill every SM with tiles waiting for partials)")
 
-_PROGRAMS: dict[tuple[str, int, str, str, str, int, str], Any] = {}
+_PROGRAMS: dict[tuple[str, int, str, str, str, int, str, int], Any] = {}
 
 
-def plan(workload: str, world: int, chunks: int = 1) -> Any:
+def plan_dim(workload: str, rows: int, world: int) -> int:
+    """The dim a workload's plan cuts: C's rows, except an all-reduce of
+    fewer rows than W cannot give every rank rows of its reduction phase
+    (a decode step's M = 1), so it cuts C's columns (N = hidden) instead."""
+    return 1 if workload == GEMM_AR and rows % world else 0
+
+
+def plan(workload: str, world: int, chunks: int = 1, dim: int = 0) -> Any:
     """The plan of ``workload`` at world size ``world``, each rank's rows
-    cut into ``chunks`` chunks (``chunks_per_rank``): the template's typed
+    cut into ``chunks`` chunks (``chunks_per_rank``), along ``dim`` of the
+    kernel's tensor (1: the columns, extent N): the template's typed
     options, which reach the compiler without a spec string."""
     from syncopate.ir.plans.templates import template  # imports sympy: compiling rows only
 
     kind, tensor = PLANS[workload]
-    return template(kind, world, tensor=tensor, dim=0, chunks_per_rank=chunks)
+    return template(kind, world, tensor=tensor, dim=dim, chunks_per_rank=chunks, size="N" if dim else "M")
 
 
 def program_for(workload: str, world: int, backend: str, order: str, config: GemmConfig, chunks: int = 1,
-                reduce: str = "stream") -> Any:
+                reduce: str = "stream", dim: int = 0) -> Any:
     """The compiled FusedProgram of ``config``'s kernel (cached per process)."""
-    key = (workload, world, backend, order, config.kernel, chunks, reduce)
+    key = (workload, world, backend, order, config.kernel, chunks, reduce, dim)
     if key not in _PROGRAMS:
         from syncopate.runtime.fused import compile_fused
 
-        _PROGRAMS[key] = compile_fused(kernel_path(config), kernel_name(config), [plan(workload, world, chunks)],
+        _PROGRAMS[key] = compile_fused(kernel_path(config), kernel_name(config), [plan(workload, world, chunks, dim)],
                                        overlap_pass(backend, order, reduce))
     return _PROGRAMS[key]
 
@@ -272,7 +280,8 @@ def _fused_kernel(spec: BenchSpec, ctx: BenchWorld, row: FusedOptions) -> Any:
     """The compiled fused kernel of one row, launched like the original GEMM."""
     from syncopate.runtime.fused import FusedKernel
 
-    program = program_for(spec.workload, spec.world, row.backend, row.order, spec.config, row.chunks, row.reduce)
+    program = program_for(spec.workload, spec.world, row.backend, row.order, spec.config, row.chunks, row.reduce,
+                          plan_dim(spec.workload, spec.shape.M, spec.world))
     return FusedKernel(program, gemm_kernel(spec.config), ctx.gpu.context(ce_lanes=row.lanes))
 
 

@@ -49,12 +49,14 @@ def no_comm_variant(spec: BenchSpec, ctx: BenchWorld) -> Variant:
 
 
 def _gemm_launch(spec: BenchSpec, context: Any) -> tuple[Any, torch.Tensor]:
-    from syncopate.bench.fused import program_for
+    from syncopate.bench.fused import plan_dim, program_for
     from syncopate.runtime.fused import FusedKernel
 
     p, cfg = spec.problem, spec.config
     assert p is not None
-    kernel = FusedKernel(program_for(spec.workload, spec.world, BACKEND, ORDER, cfg), gemm_kernel(cfg), context)
+    program = program_for(spec.workload, spec.world, BACKEND, ORDER, cfg, dim=plan_dim(spec.workload, spec.shape.M,
+                                                                                         spec.world))
+    kernel = FusedKernel(program, gemm_kernel(cfg), context)
     a = p.a_full if spec.workload == AG_GEMM else p.a
     out = torch.empty((a.shape[0], p.b.shape[1]), dtype=a.dtype, device=a.device)
     return (lambda: launch_gemm(kernel, a, p.b, out, cfg)), out

@@ -44,8 +44,11 @@ LABEL_PREFIX = {AG_GEMM: "AG", GEMM_RS: "RS", GEMM_AR: "AR", A2A_GEMM: "A2A+GG",
                 MOE_LAYER: "A2A-GG-A2A", ULYSSES_ATTN: "A2A attn A2A", RING_ATTN: "ring attn"}
 
 # groups a shape can belong to; also accepted by --shapes
-ANCHOR, LLAMA, QUICK, CPU, PAPER = "anchor", "llama", "quick", "cpu", "paper"
-GROUPS: tuple[str, ...] = (ANCHOR, LLAMA, QUICK, CPU, PAPER)
+ANCHOR, LLAMA, QUICK, CPU, PAPER, DECODE = "anchor", "llama", "quick", "cpu", "paper", "decode"
+GROUPS: tuple[str, ...] = (ANCHOR, LLAMA, QUICK, CPU, PAPER, DECODE)
+# issue 36's decode GEMM + all-reduce: a row-parallel linear (K = N = hidden) on a decode step's tokens
+DECODE_TOKENS: tuple[int, ...] = (1, 8, 32, 128)
+DECODE_HIDDEN: tuple[int, ...] = (4096, 8192)
 
 # The Syncopate paper's operator shapes at M = 8192 tokens: (model, hidden, MLP width). Its AG-GEMM is the
 # MLP up projection (K = hidden, N = MLP), its GEMM-RS and GEMM-AR the down projection (K = MLP, N = hidden).
@@ -97,9 +100,11 @@ class Shape:
         """Raise :class:`ShapeError` if W ranks cannot split this shape evenly."""
         if world < 1:
             raise ShapeError(f"world size must be >= 1, got {world}")
-        # an all-reduce's reduction phase gives each rank M/W rows, as a reduce-scatter does
+        # an all-reduce splits only K (row-parallel): every rank ends with all
+        # M rows, and its reduction phase cuts M by the plan's rule, unevenly
+        # (or into empty chunks) where W does not divide it, as a decode step's M = 1
         split = {AG_GEMM: ("M", self.M, "N", self.N), GEMM_RS: ("M", self.M, "K", self.K),
-                 GEMM_AR: ("M", self.M, "K", self.K),
+                 GEMM_AR: ("K", self.K, "K", self.K),
                  AG_ATTN: ("seq", self.M, "seq", self.M),
                  A2A_GEMM: ("experts", dict(self.params).get("experts", 1), "experts",
                             dict(self.params).get("experts", 1))}.get(self.workload)
@@ -173,6 +178,10 @@ def _gemm_shapes(workload: str) -> list[Shape]:
         else:
             s = shapes[same]
             shapes[same] = replace(s, groups=tuple(dict.fromkeys(s.groups + (PAPER,))), note=f"{s.note}; {note}")
+    if workload == GEMM_AR:
+        shapes += [Shape(workload, f"decode-h{h}-m{m}", m, h, h, (DECODE,),
+                         f"decode step: row-parallel linear, hidden {h}, {m} token{'s' * (m > 1)}")
+                   for h in DECODE_HIDDEN for m in DECODE_TOKENS]
     shapes.append(Shape(workload, "cpu-tiny", 64, 48, 40, (CPU,), "overlap-bench --cpu (fp32, Triton interpreter)"))
     return shapes
 
@@ -261,16 +270,17 @@ def select_shapes(workloads: Sequence[str], tokens: str | None, world: int, quic
     ``tokens`` is ``--shapes``: a comma list of shape names
     (``8192x8192x28672``, ``llama70b-o-4k``, ``paper-llama-7b``), labels at
     this W (``AG 8192x8192x14336``, also written ``AG-8192x8192x14336``),
-    groups (``anchor``, ``llama``, ``quick``, ``paper``, ``all``) or any
+    groups (``anchor``, ``llama``, ``quick``, ``paper``, ``decode``, ``all``) or any
     other global GEMM ``MxKxN`` (``C[M, N] = A[M, K] @ B[K, N]``, the table's
     convention), which becomes a shape of every selected GEMM workload. Without it:
     the ``cpu`` group with ``cpu``, the ``quick`` group with ``quick``, else
-    every GPU shape but the paper's (``--shapes paper`` or ``all`` adds them). Shapes that W does not divide raise :class:`ShapeError`.
+    every GPU shape but the paper's and the decode ones (``--shapes paper``,
+    ``decode`` or ``all`` adds them). Shapes that W does not divide raise :class:`ShapeError`.
     """
     pool = [s for s in SHAPES if s.workload in workloads]
     if not tokens:
         group = CPU if cpu else QUICK if quick else None
-        chosen = [s for s in pool if (group in s.groups if group else _on_gpus(s) and s.groups != (PAPER,))]
+        chosen = [s for s in pool if (group in s.groups if group else _on_gpus(s) and s.groups not in ((PAPER,), (DECODE,)))]
     else:
         wanted: set[Shape] = set()
         custom: list[Shape] = []

@@ -72,7 +72,8 @@ def _selection_arguments(parser: argparse.ArgumentParser) -> None:
                         "(a tensor-parallel decoder layer: torch TP, async-TP, syncopate ops)")
     parser.add_argument("--shapes", default=None, metavar="LIST",
                         help="comma list of shape names, labels at this W (AG-8192x8192x14336) or groups "
-                        "(anchor, llama, quick, paper, all), or any GEMM as global MxKxN; default every shape but the paper's, "
+                        "(anchor, llama, quick, paper, decode, all), or any GEMM as global MxKxN; default every shape but the "
+                        "paper's and the decode ones, "
                         "or the quick group with --quick")
     parser.add_argument("--quick", action="store_true",
                         help="the quick shape subset and fewer iterations (2 rounds of warm-up 3, 5 timed) unless given")

@@ -17,9 +17,9 @@ from syncopate.bench import fused, gemm
 from syncopate.bench.check import check_result
 from syncopate.bench.configs import CPU_DEFAULT, KERNELS, parse_tile, with_tile
 from syncopate.bench.context import BenchWorld
-from syncopate.bench.fused import fused_variants, overlap_pass, plan, program_for, row_options
+from syncopate.bench.fused import fused_variants, overlap_pass, plan, plan_dim, program_for, row_options
 from syncopate.bench.problem import BenchSpec, make_problem, reference_key
-from syncopate.bench.shapes import A2A_GEMM, AG_GEMM, GEMM_AR, GEMM_RS, SHAPES
+from syncopate.bench.shapes import A2A_GEMM, AG_GEMM, GEMM_AR, GEMM_RS, SHAPES, Shape
 
 
 def shape(workload):
@@ -395,3 +395,38 @@ def test_the_persistent_kernel_reads_a_linear_weight_as_stored(kernel):
     launch_gemm(Kernel(), a, torch.empty(n, k).t(), c, configs.GemmConfig(kernel=kernel))
     launch_gemm(Kernel(), a, torch.empty(k, n), c, configs.GemmConfig(kernel=kernel))
     assert launched == [True, None]
+
+
+def test_ar_plans_cut_columns_where_the_rows_are_fewer_than_the_ranks():
+    """A decode step's M = 1 gives no rank rows of the reduction phase: the
+    all-reduce cuts C's columns (N = hidden) then, and rows otherwise."""
+    assert (plan_dim(GEMM_AR, 1, 2), plan_dim(GEMM_AR, 8, 2), plan_dim(GEMM_AR, 8, 3), plan_dim(GEMM_RS, 9, 2)) == \
+        (1, 0, 1, 0)
+    assert same_plan(plan(GEMM_AR, 2, dim=1), "all-reduce{tensor=c_ptr dim=1 world=2 size=N}")
+
+
+def test_decode_ar_rows_sum_every_owners_columns_on_simulated_ranks():
+    """M = 1 at W = 2 (a decode step): each owner's columns of the sum are
+    right on the simulated ranks (nccl: the GPU runtime's ce reduces row
+    chunks only)."""
+    s, world = Shape(GEMM_AR, "1x48x40", 1, 48, 40, (), "decode"), 2
+    gpus = [SimulatedGpu(world, r, {}) for r in range(world)]
+    gpus[1].sim = gpus[0].sim
+    rows = []
+    for rank in range(world):
+        problem = make_problem(s, world, rank, torch.device("cpu"), torch.float32, seed=4)
+        ctx = BenchWorld(rank, world, torch.device("cpu"), None, torch.float32, gpus[rank])
+        [v] = fused_variants(BenchSpec(s, world, rank, torch.float32, CPU_DEFAULT, problem), ctx, ["nccl"],
+                             ["arrival"])
+        assert v.na is None, v.na
+        v.setup()
+        v.poison()
+        rows.append((v, problem))
+    gpus[0].sim.reduced.clear()
+    for v, _ in rows:
+        v.run()
+    for owner, (_, problem) in enumerate(rows):
+        lo, hi = owner * 20, (owner + 1) * 20
+        summed = gpus[0].sim.reduced[("ar", owner)][:, lo:hi]
+        result = check_result(summed, problem.references["out"][:, lo:hi], rounding=problem.rounding[:, lo:hi])
+        assert result.ok, f"owner {owner}: {result.reason}"

@@ -180,3 +180,17 @@ def test_gemm_config_default_hook_and_validation():
     assert GPU_DEFAULT.constexprs() == {"BLOCK_M": 128, "BLOCK_N": 256, "BLOCK_K": 64}
     with pytest.raises(ValueError, match="block_n must be a power of two"):
         GemmConfig(block_n=96)
+
+
+def test_the_decode_group_is_issue_36s_decode_table():
+    """gemm-ar only: M in {1, 8, 32, 128} tokens, hidden 4096 and 8192 as
+    K = N (row-parallel); W need not divide M (the plan then cuts columns),
+    only K; never in the default table."""
+    chosen = select_shapes([AG_GEMM, GEMM_RS, GEMM_AR], "decode", 4)
+    assert sorted((s.M, s.K, s.N) for s in chosen) == sorted((m, h, h) for h in (4096, 8192) for m in (1, 8, 32, 128))
+    assert {s.workload for s in chosen} == {GEMM_AR}
+    assert shape(GEMM_AR, "decode-h4096-m1").local(4).gemm == (1, 1024, 4096)
+    assert shape(GEMM_AR, "decode-h8192-m8").label(2) == "AR 8x4096x8192"
+    assert not any(s.name.startswith("decode-") for s in select_shapes([GEMM_AR], None, 2))
+    with pytest.raises(ShapeError, match=r"K=20 is not divisible by W=8"):
+        Shape(GEMM_AR, "odd", 1, 20, 16).local(8)
