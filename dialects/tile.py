@@ -1151,6 +1151,38 @@ class DescriptorStoreOp(IRDLOperation):
             )
 
 
+#: ``desc.atomic_<kind>(offsets, value)`` methods of a tensor descriptor (a TMA
+#: reduction on Hopper) in Triton 3.6 and later; there is no descriptor xchg or cas.
+DESC_ATOMIC_KINDS = ("add", "min", "max", "and", "or", "xor")
+
+
+@irdl_op_definition
+class DescriptorAtomicOp(IRDLOperation):
+    """`desc.atomic_add([i, j], value)` (and `atomic_min/max/and/or/xor`): the
+    block at element offsets [i, j] combined with ``value`` element by element,
+    atomically; out-of-bounds elements are ignored, as a store's are. The
+    Triton method returns nothing useful (a void tensor), so the op has no
+    result."""
+
+    name = "tile.desc_atomic"
+    kind = prop_def(StringAttr)
+    desc = operand_def(DescriptorType)
+    offsets = var_operand_def()
+    value = operand_def()
+    irdl_options = (ParsePropInAttrDict(),)
+    assembly_format = (
+        "$kind $value `,` $desc `[` $offsets `]` attr-dict `:` type($value) `,` type($desc) `,` type($offsets)"
+    )
+
+    def verify_(self) -> None:
+        if self.kind.data not in DESC_ATOMIC_KINDS:
+            raise VerifyException(f"tile.desc_atomic: unknown kind '{self.kind.data}'")
+        if len(self.offsets) != self.desc.type.rank.data:
+            raise VerifyException(
+                f"tile.desc_atomic: {len(self.offsets)} offsets for a rank-{self.desc.type.rank.data} descriptor"
+            )
+
+
 @irdl_op_definition
 class DescriptorBlockSizeOp(IRDLOperation):
     """`desc.block_shape[dim]`: the block size of a descriptor along ``dim``.
@@ -1184,7 +1216,7 @@ Tile = Dialect(
         *BINARY_OPS, AddPtrOp, CmpOp, NegOp, NotOp, InvertOp, CdivOp, WhereOp, CastOp, RetypeOp, UndefOp, LiteralOp, AttrOp,
         TransOp, SplitOp, ReduceOp, DotOp,
         LoadOp, StoreOp, AtomicRMWOp, AtomicCASOp,
-        MakeTensorDescriptorOp, DescriptorLoadOp, DescriptorStoreOp, DescriptorBlockSizeOp,
+        MakeTensorDescriptorOp, DescriptorLoadOp, DescriptorStoreOp, DescriptorAtomicOp, DescriptorBlockSizeOp,
     ],
     [AnyValueType, ScalarType, ConstexprType, PointerType, BlockType, DescriptorType],
 )  # fmt: skip

@@ -715,6 +715,11 @@ class FunctionEmitter:
     def descriptor_store_statement(self, op: tile.DescriptorStoreOp, depth: int) -> None:
         self.line(depth, f"{self.wrap(op.desc, PREC['atom'])}.store({self.list_text(op.offsets)}, {self.expr(op.value).text})")
 
+    @statement_rule(tile.DescriptorAtomicOp)
+    def descriptor_atomic_statement(self, op: tile.DescriptorAtomicOp, depth: int) -> None:
+        desc = self.wrap(op.desc, PREC['atom'])
+        self.line(depth, f"{desc}.atomic_{op.kind.data}({self.list_text(op.offsets)}, {self.expr(op.value).text})")
+
     @statement_rule(scf.YieldOp, scf.ConditionOp)
     def stray_terminator(self, op: Operation, depth: int) -> None:
         raise EmitError(f"{op.name} outside of the region it terminates")

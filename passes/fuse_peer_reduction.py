@@ -64,6 +64,12 @@ class FusePeerReductionPass(ModulePass):
     def _check(b: BoundAccess, kernel: tile.FuncOp, tile_loop: scf.ForOp | None) -> None:
         where = f"fuse-peer-reduction: @{kernel.sym_name.data} stores '{b.access.param}' (plan @{b.plan.sym_name.data})"
         store = b.access.op
+        if isinstance(store, tile.DescriptorAtomicOp):
+            raise PassFailedException(
+                f"{where} with `desc.atomic_{store.kind.data}`: several programs combine into each tile, so no "
+                "one of them holds the tile's value to add the peers' partials to; the epilogue reduction needs one "
+                "desc.store([row, col], value) per tile (reduce=stream, the default, leaves the add to the runtime)"
+            )
         if not isinstance(store, tile.DescriptorStoreOp):
             raise PassFailedException(
                 f"{where} through pointers; the epilogue reduction needs a tensor-descriptor store "

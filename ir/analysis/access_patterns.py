@@ -6,8 +6,9 @@ nesting of ``+``, unit strides allowed, ``tile.broadcast`` / ``tile.retype``
 looked through; scalar terms ``x * s`` that move the whole tile, e.g. a
 head offset ``head * stride_h``, are kept as :class:`Offset`; a pointer
 carried through a loop and advanced by a loop-invariant step as
-:class:`Carried`), and for ``tile.desc_load`` / ``tile.desc_store`` on a
-descriptor made from ``param``, :func:`access_of` finds the base parameter
+:class:`Carried`), and for ``tile.desc_load`` / ``tile.desc_store`` /
+``tile.desc_atomic`` (a write, like a pointer atomic) on a descriptor made
+from ``param``, :func:`access_of` finds the base parameter
 and, per block axis, the index and its stride. A descriptor made on the
 host (a ``TensorDescriptor`` parameter) spans ``desc.block_shape[d]`` along
 dim ``d``: ``tile.desc_block_size`` ops at the top of the kernel
@@ -301,7 +302,7 @@ def access_of(op: Operation, params: set[str] | None = None) -> Access | None:
     is not rooted at a kernel parameter or one not in ``params``; raises
     :class:`Unbounded` for an access rooted at such a parameter whose address
     has another form."""
-    if isinstance(op, (tile.DescriptorLoadOp, tile.DescriptorStoreOp)):
+    if isinstance(op, (tile.DescriptorLoadOp, tile.DescriptorStoreOp, tile.DescriptorAtomicOp)):
         desc = strip(op.desc)
         host = param_name(desc)
         if host is not None and (params is None or host in params):

@@ -22,7 +22,7 @@ from xdsl.dialects import scf
 from xdsl.ir import Operation, SSAValue
 
 MEMORY_OPS = (tile.LoadOp, tile.StoreOp, tile.AtomicRMWOp, tile.AtomicCASOp)
-DESCRIPTOR_OPS = (tile.DescriptorLoadOp, tile.DescriptorStoreOp)
+DESCRIPTOR_OPS = (tile.DescriptorLoadOp, tile.DescriptorStoreOp, tile.DescriptorAtomicOp)
 
 
 @dataclass(frozen=True)

@@ -1172,7 +1172,9 @@ class Sync:
 _ACCESS_OPS = (tile.LoadOp, tile.StoreOp, tile.AtomicRMWOp, tile.AtomicCASOp)
 # ops whose result is no pointer into their operands' memory
 _NO_POINTER_FROM = (tile.LoadOp, tile.DescriptorLoadOp, tile.DescriptorBlockSizeOp, tile.CmpOp)
-_DESCRIPTOR_OPS = (tile.DescriptorLoadOp, tile.DescriptorStoreOp)
+_DESCRIPTOR_OPS = (tile.DescriptorLoadOp, tile.DescriptorStoreOp, tile.DescriptorAtomicOp)
+# descriptor ops that write the block (an atomic reads it too)
+_DESCRIPTOR_WRITES = (tile.DescriptorStoreOp, tile.DescriptorAtomicOp)
 
 
 class Checker:
@@ -1231,7 +1233,7 @@ class Checker:
             self.report.accesses.append(Access(op, t.plan, t.tensor, not t.consumed, "unbounded",
                                                f"{kind} of '{param}' (not modelled)"))
 
-    def _descriptor_access(self, op: tile.DescriptorLoadOp | tile.DescriptorStoreOp) -> None:
+    def _descriptor_access(self, op: tile.DescriptorLoadOp | tile.DescriptorStoreOp | tile.DescriptorAtomicOp) -> None:
         """A block at ``offsets`` of a descriptor made in this kernel from a
         planned pointer: along the plan's dim it touches ``[max(o, 0),
         min(o + block, shape))`` (the copy engine reads nothing out of
@@ -1247,7 +1249,7 @@ class Checker:
             self._opaque_use(op)
             return
         t = self.tensors[next(iter(params))]
-        access = Access(op, t.plan, t.tensor, isinstance(op, tile.DescriptorStoreOp))
+        access = Access(op, t.plan, t.tensor, isinstance(op, _DESCRIPTOR_WRITES))
         self.report.accesses.append(access)
         base = self.ev.of(make.base)
         exprs = [[self.ev.expr(v) for v in vs] for vs in (op.offsets, make.shape, make.strides, make.block_shape)]
@@ -1273,12 +1275,13 @@ class Checker:
                                  "strides": [str(e) for e in strides]}
             access.guards = self._guards(op)
 
-    def _host_descriptor_access(self, op: tile.DescriptorLoadOp | tile.DescriptorStoreOp, t: PlanTensor) -> None:
+    def _host_descriptor_access(self, op: tile.DescriptorLoadOp | tile.DescriptorStoreOp | tile.DescriptorAtomicOp,
+                                t: PlanTensor) -> None:
         """A block of a ``TensorDescriptor`` argument that is the planned
         tensor: its rows are the tensor's (runtime/descriptors.py refuses a
         launch whose descriptor does not cover the whole tensor in its own
         layout), ``[o, o + block)`` along the plan's dim."""
-        access = Access(op, t.plan, t.tensor, isinstance(op, tile.DescriptorStoreOp))
+        access = Access(op, t.plan, t.tensor, isinstance(op, _DESCRIPTOR_WRITES))
         self.report.accesses.append(access)
         offsets = [self.ev.expr(v) for v in op.offsets]
         unknown = next((e for e in offsets if isinstance(e, Unknown)), None)
@@ -1504,7 +1507,8 @@ class Checker:
         """The syncs that order ``access``: the waits dominating a read (or
         an atomic) of a consumed tensor, the signals following a write of a
         produced one; no description when none is needed."""
-        if t.consumed and not access.writes or isinstance(access.op, tile.AtomicRMWOp) and t.consumed:
+        atomic = isinstance(access.op, (tile.AtomicRMWOp, tile.DescriptorAtomicOp))
+        if t.consumed and not access.writes or atomic and t.consumed:
             syncs = [s for s in self._syncs(t, (WaitSpanOp, WaitSpanLoopOp)) if dominates(s.op, access.op)]
             return syncs, "waits that dominate it", "reads"
         if not t.consumed and access.writes:

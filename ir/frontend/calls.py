@@ -35,6 +35,8 @@ ATOMICS = {"atomic_add": "add", "atomic_max": "max", "atomic_min": "min", "atomi
            "atomic_or": "or", "atomic_xor": "xor", "atomic_xchg": "xchg"}  # fmt: skip
 
 
+#: the atomic methods of a tensor descriptor (``c_desc.atomic_add([m, n], acc)``)
+DESC_ATOMIC_METHODS = tuple(f"atomic_{kind}" for kind in tile.DESC_ATOMIC_KINDS)
 REDUCTIONS = {"sum": "sum", "max": "max", "min": "min", "argmax": "argmax", "argmin": "argmin",
               "xor_sum": "xor_sum"}  # fmt: skip
 
@@ -292,7 +294,15 @@ class CallImporter:
                 result_types=[T.with_element(base.type, dtype)],
             )
             return self.ctx.insert(cast).results[0]
-        if isinstance(base.type, tile.DescriptorType) and method in ("load", "store"):
+        if isinstance(base.type, tile.DescriptorType) and method.startswith("atomic_"):
+            kind = method.removeprefix("atomic_")
+            if kind not in tile.DESC_ATOMIC_KINDS:
+                known = ", ".join(f"atomic_{k}" for k in tile.DESC_ATOMIC_KINDS)
+                raise self.ctx.error(node, f"a tensor descriptor has no `{method}` in Triton 3.6 (it has {known})")
+        if isinstance(base.type, tile.DescriptorType) and method in ("load", "store", *DESC_ATOMIC_METHODS):
+            extra = {kw.arg for kw in node.keywords} - {"offsets", "value"}
+            if extra or len(node.args) > (1 if method == "load" else 2):
+                raise self.ctx.unsupported(node, f"`.{method}()` arguments (only offsets and value)")
             offsets_node = self.keyword(node, "offsets", 0)
             if not isinstance(offsets_node, (ast.List, ast.Tuple)):
                 raise self.ctx.unsupported(node, "descriptor offsets (expected a list literal)")
@@ -302,8 +312,12 @@ class CallImporter:
                 return self.ctx.insert(op).results[0]
             value_node = self.keyword(node, "value", 1)
             if value_node is None:
-                raise self.ctx.error(node, "descriptor store needs a value")
+                raise self.ctx.error(node, f"descriptor `.{method}()` needs a value")
             value = self.ctx.ssa(self.ctx.exprs.expr(value_node), value_node)
+            if method != "store":
+                kind = StringAttr(method.removeprefix("atomic_"))
+                self.ctx.insert(tile.DescriptorAtomicOp(operands=[base, offsets, value], properties={"kind": kind}))
+                return []
             self.ctx.insert(tile.DescriptorStoreOp(operands=[base, offsets, value]))
             return []
         if method in REDUCTIONS:

@@ -120,13 +120,16 @@ def _right_pointer(node: ast.AST, params: set[str], heads: set[str]) -> set[str]
 
 def descriptor_parameters(func: ast.FunctionDef) -> dict[str, int]:
     """Parameters used as tensor descriptors made on the host (a
-    ``TensorDescriptor`` argument): ``param.load([i, j])`` or
-    ``param.store([i, j], value)``, with the rank the offsets give."""
+    ``TensorDescriptor`` argument): ``param.load([i, j])``,
+    ``param.store([i, j], value)`` or ``param.atomic_add([i, j], value)`` (any
+    ``atomic_*`` method: the ones a descriptor lacks are refused by name
+    later), with the rank the offsets give."""
     params = {a.arg for a in (*func.args.args, *func.args.kwonlyargs)}
     found: dict[str, int] = {}
     for node in ast.walk(func):
         if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
-                and node.func.attr in ("load", "store") and isinstance(node.func.value, ast.Name)
+                and (node.func.attr in ("load", "store") or node.func.attr.startswith("atomic_"))
+                and isinstance(node.func.value, ast.Name)
                 and node.func.value.id in params and node.args and isinstance(node.args[0], (ast.List, ast.Tuple))):
             found.setdefault(node.func.value.id, len(node.args[0].elts))
     return found

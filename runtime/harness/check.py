@@ -20,6 +20,7 @@ from syncopate.ir.analysis import deps
 from syncopate.ir.contract import CONSUMED
 from syncopate.runtime.abi import AbiError
 from syncopate.runtime.fused import FusedKernel, FusedProgram, compile_fused
+from syncopate.runtime.sim import descriptor_atomics
 from syncopate.runtime.sim.delivery import SimulationError
 from syncopate.runtime.rows import rows
 from syncopate.runtime.sim.world import SimWorld
@@ -219,6 +220,7 @@ def run_simulated(workload: Workload, world: int, order: str = "plan", seed: int
     comm_programs, lost)."""
     program = program or compile_workload(workload, world, pipeline)
     check_world(program, world, "simulated ranks")
+    descriptor_atomics.install()  # the interpreter has no desc.atomic_add of its own
     plans = program.plans
     inputs = [workload.make_inputs(r, world, seed) for r in range(world)]
     ref_inputs = [dict(i) for i in inputs]

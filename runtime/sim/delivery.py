@@ -243,6 +243,9 @@ class DeliveryHook:
         """Route the interpreter's atomics on ``flags`` through this hook."""
         from triton.runtime import interpreter
 
+        from syncopate.runtime.sim import descriptor_atomics
+
+        descriptor_atomics.install()  # a fused kernel may reduce through a descriptor (c_desc.atomic_add)
         builder = interpreter.interpreter_builder
         original = builder.create_atomic_rmw
         base = self.flags.data_ptr()

@@ -43,7 +43,8 @@ def output_reads(program: FusedProgram, param: str) -> tuple[bool, bool]:
     poison it. An access it cannot bound counts as a read."""
     reads = adds = False
     for op in program.kernel.walk():
-        if not isinstance(op, (tile.LoadOp, tile.DescriptorLoadOp, tile.AtomicRMWOp, tile.AtomicCASOp)):
+        if not isinstance(op, (tile.LoadOp, tile.DescriptorLoadOp, tile.AtomicRMWOp, tile.AtomicCASOp,
+                               tile.DescriptorAtomicOp)):
             continue
         try:
             access = access_patterns.access_of(op, {param})
@@ -52,7 +53,7 @@ def output_reads(program: FusedProgram, param: str) -> tuple[bool, bool]:
         if access is None:
             continue
         reads = True
-        adds = adds or isinstance(op, tile.AtomicRMWOp)
+        adds = adds or isinstance(op, (tile.AtomicRMWOp, tile.DescriptorAtomicOp))
     return reads, adds
 
 

@@ -12,6 +12,7 @@ builtin.module {
     %off = tile.mul %pid, %BM : i32, !tile.constexpr -> i32
     %blk = tile.desc_load %a_desc[%off, %zero] : !tile.desc<2>, i32, i32 -> !tile.any
     tile.desc_store %blk, %c_desc[%off, %zero] : !tile.any, !tile.desc<2>, i32, i32
+    tile.desc_atomic "add" %blk, %c_desc[%off, %zero] : !tile.any, !tile.desc<2>, i32, i32
     %old = tile.atomic_rmw "add" %a_ptr, %one {sem = "acq_rel", scope = "gpu"} : !tile.ptr, i32 -> !tile.any
     %cas = tile.atomic_cas %c_ptr, %zero, %one {sem = "acquire"} : !tile.ptr, i32, i32 -> !tile.any
     tile.return
@@ -25,6 +26,7 @@ builtin.module {
 // CHECK-NEXT:  off = pid * BM
 // CHECK-NEXT:  blk = a_desc.load([off, 0])
 // CHECK-NEXT:  c_desc.store([off, 0], blk)
+// CHECK-NEXT:  c_desc.atomic_add([off, 0], blk)
 // CHECK-NEXT:  old = tl.atomic_add(a_ptr, 1, sem='acq_rel', scope='gpu')
 // CHECK-NEXT:  cas = tl.atomic_cas(c_ptr, 0, 1, sem='acquire')
 

@@ -7,6 +7,9 @@
 # A pointer store: no tile position to read staged partials at.
 # RUN: sed -e 's/    c_desc.store(\[off_m, off_n\], x)/    tl.store(c_ptr + (off_m + tl.arange(0, BLOCK_M))[:, None] * stride_cm + (off_n + tl.arange(0, BLOCK_N))[None, :], x)/' %s > %t.ptr.py
 # RUN: not overlap-opt %t.ptr.py --plan 'reduce-scatter{tensor=c_ptr world=2}' -p 'select-backend{backend=ce},fuse-peer-reduction' 2>&1 | filecheck %s --check-prefix=PTR
+# A descriptor atomic (split-K): several programs add into each tile, none holds its value.
+# RUN: sed -e 's/    c_desc.store(\[off_m, off_n\], x)/    c_desc.atomic_add([off_m, off_n], x)/' %s > %t.atomic.py
+# RUN: not overlap-opt %t.atomic.py --plan 'reduce-scatter{tensor=c_ptr world=2}' -p 'select-backend{backend=ce},fuse-peer-reduction' 2>&1 | filecheck %s --check-prefix=ATOMIC
 # A store inside a loop that is not a persistent tile loop.
 # RUN: sed -e 's/    c_desc.store(\[off_m, off_n\], x)/    for k in range(0, 2):\n        c_desc.store([off_m, off_n], x * k)/' %s > %t.loop.py
 # RUN: not overlap-opt %t.loop.py --plan 'reduce-scatter{tensor=c_ptr world=2}' -p 'select-backend{backend=ce},fuse-peer-reduction' 2>&1 | filecheck %s --check-prefix=LOOP
@@ -31,3 +34,4 @@ def rs_kernel(a_ptr, c_ptr, M, N, stride_am, stride_cm, BLOCK_M: tl.constexpr, B
 # PTR: fuse-peer-reduction: @rs_kernel stores 'c_ptr' (plan @rs) through pointers; the epilogue reduction needs a tensor-descriptor store desc.store([row, col], value), whose tile position it reads
 # LOOP: fuse-peer-reduction: @rs_kernel stores 'c_ptr' (plan @rs) inside a loop; the epilogue reduction needs one store per tile (at the top level or in a persistent kernel's tile loop)
 # OPT: overlap: unknown reduce 'tail', expected one of stream, epilogue
+# ATOMIC: fuse-peer-reduction: @rs_kernel stores 'c_ptr' (plan @rs) with `desc.atomic_add`: several programs combine into each tile, so no one of them holds the tile's value to add the peers' partials to; the epilogue reduction needs one desc.store([row, col], value) per tile (reduce=stream, the default, leaves the add to the runtime)

@@ -73,6 +73,15 @@ tile.func @k(%d: !tile.desc<1>, %v: !tile.any) {
 
 // -----
 
+tile.func @k(%d: !tile.desc<2>, %v: !tile.any) {
+  %c = arith.constant 0 : i32
+  tile.desc_atomic "xchg" %v, %d[%c, %c] : !tile.any, !tile.desc<2>, i32, i32
+  tile.return
+}
+// CHECK: tile.desc_atomic: unknown kind 'xchg'
+
+// -----
+
 tile.func @k(%p: !tile.ptr, %n: !tile.scalar) {
   %0 = tile.make_tensor_descriptor %p shape [%n, %n] strides [%n] block [%n, %n] : !tile.ptr, (!tile.scalar, !tile.scalar), (!tile.scalar), (!tile.scalar, !tile.scalar) -> !tile.desc<2>
   tile.return

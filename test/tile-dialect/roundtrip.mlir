@@ -60,6 +60,7 @@ builtin.module {
     %desc = tile.make_tensor_descriptor %p shape [%n, %n] strides [%n, %c16] block [%B, %c16] : !tile.ptr, (!tile.scalar, !tile.scalar), (!tile.scalar, i32), (!tile.constexpr, i32) -> !tile.desc<2>
     %blk = tile.desc_load %desc[%pid, %c0] : !tile.desc<2>, i32, i32 -> !tile.block<?x16xf32>
     tile.desc_store %blk, %d[%pid, %c0] : !tile.block<?x16xf32>, !tile.desc<2>, i32, i32
+    tile.desc_atomic "add" %blk, %d[%pid, %c0] : !tile.block<?x16xf32>, !tile.desc<2>, i32, i32
     %bs = tile.desc_block_size %d[1 : i64] : !tile.desc<2>
     %e = tile.call "tl.math.exp2"(%x) : (!tile.block<?xf32>) -> !tile.block<?xf32>
     %mo = tile.call "tl.multiple_of"(%r, %c16) {static_kwargs = {note = 1 : i64}} : (!tile.block<?xi32>, i32) -> !tile.block<?xi32>
@@ -128,6 +129,7 @@ builtin.module {
 // CHECK-NEXT:     %desc = tile.make_tensor_descriptor %p shape[%n, %n] strides[%n, %c16] block[%B, %c16] : !tile.ptr, (!tile.scalar, !tile.scalar), (!tile.scalar, i32), (!tile.constexpr, i32) -> !tile.desc<2>
 // CHECK-NEXT:     %blk = tile.desc_load %desc[%pid, %c0] : !tile.desc<2>, i32, i32 -> !tile.block<?x16xf32>
 // CHECK-NEXT:     tile.desc_store %blk, %d[%pid, %c0] : !tile.block<?x16xf32>, !tile.desc<2>, i32, i32
+// CHECK-NEXT:     tile.desc_atomic "add" %blk, %d[%pid, %c0] : !tile.block<?x16xf32>, !tile.desc<2>, i32, i32
 // CHECK-NEXT:     %bs = tile.desc_block_size %d[1 : i64] : !tile.desc<2>
 // CHECK-NEXT:     %e = tile.call "tl.math.exp2"(%x) : (!tile.block<?xf32>) -> !tile.block<?xf32>
 // CHECK-NEXT:     %mo = tile.call "tl.multiple_of"(%r, %c16) {static_kwargs = {note = 1 : i64}} : (!tile.block<?xi32>, i32) -> !tile.block<?xi32>
@@ -149,6 +151,7 @@ builtin.module {
 // GENERIC: %m = "tile.reduce"(%x) <{kind = "max"}> : (!tile.block<?xf32>) -> f32
 // GENERIC: %desc = "tile.make_tensor_descriptor"(%p, %n, %n, %n, %c16, %B, %c16) <{operandSegmentSizes = array<i32: 1, 2, 2, 2>}> : (!tile.ptr, !tile.scalar, !tile.scalar, !tile.scalar, i32, !tile.constexpr, i32) -> !tile.desc<2>
 // GENERIC: "tile.desc_store"(%d, %pid, %c0, %blk) : (!tile.desc<2>, i32, i32, !tile.block<?x16xf32>) -> ()
+// GENERIC: "tile.desc_atomic"(%d, %pid, %c0, %blk) <{kind = "add"}> : (!tile.desc<2>, i32, i32, !tile.block<?x16xf32>) -> ()
 // GENERIC: %e = "tile.call"(%x) <{callee = "tl.math.exp2"}> : (!tile.block<?xf32>) -> !tile.block<?xf32>
 // GENERIC: %mo = "tile.call"(%r, %c16) <{callee = "tl.multiple_of", static_kwargs = {note = 1 : i64}}> : (!tile.block<?xi32>, i32) -> !tile.block<?xi32>
 // GENERIC: %kw = "tile.call"(%x, %f, %f) <{callee = "tl.clamp", kwarg_names = ["max"]}> : (!tile.block<?xf32>, f32, f32) -> !tile.block<?xf32>

@@ -106,6 +106,10 @@ def _fresh_args(case: dict) -> list:
 
 
 def _launch(kernel, case: dict) -> list:
+    if os.environ.get("TRITON_INTERPRET") == "1":
+        from syncopate.runtime.sim import descriptor_atomics
+
+        descriptor_atomics.install()  # desc.atomic_add (matmul_splitk_tma): the interpreter has none
     args = _fresh_args(case)
     kernel[case["grid"]](*args, **case["kwargs"])
     return [args[i] for i in case["outputs"]]

@@ -23,6 +23,7 @@ WORKLOADS = Path(__file__).resolve().parents[1] / "workloads"
 OTHER_TENSOR = WORKLOADS / "host_descriptor_gemm_rs.py"
 GATHER = load_workload(str(WORKLOADS / "host_descriptor_ag_gemm.py"))
 SCATTER = load_workload(str(WORKLOADS / "host_descriptor_store_rs.py"))
+SPLIT_K = load_workload(str(WORKLOADS / "host_descriptor_splitk_rs.py"))
 
 
 def test_host_descriptors_fuse_a_plan_on_another_tensor(capsys):
@@ -47,6 +48,20 @@ def test_a_gather_of_a_host_descriptor_is_correct_under_every_delivery(world):
 @pytest.mark.parametrize("world", [2, 3, 4])
 def test_a_reduce_scatter_stored_through_a_host_descriptor_is_correct_under_every_delivery(world):
     _assert_every_delivery_ok(SCATTER, world, compile_workload(SCATTER, world), polls=False)
+
+
+@pytest.mark.parametrize("world", [2, 3])
+def test_a_split_k_reduce_scatter_added_through_a_host_descriptor_is_correct_under_every_delivery(world):
+    """Two programs (K slices) add into each tile with c_desc.atomic_add; each
+    announces the tile's rows after its add, so a chunk counts both."""
+    program = compile_workload(SPLIT_K, world)
+    lines = [line.strip() for line in program.source.splitlines()]
+    add = next(i for i, line in enumerate(lines) if line.startswith("c_desc.atomic_add(["))
+    row = lines[add].removeprefix("c_desc.atomic_add([").split(",")[0]  # the offset, named once
+    assert lines[add + 1:add + 3] == ["# inserted by lower-chunk-to-tile", (
+        f"syn_signal_span(syn_flags, syn_signal_rs_c_desc_tab, syn_signal_rs_c_desc_n, {row}, "
+        f"{row} + c_desc.block_shape[0])")], lines[add:add + 3]
+    _assert_every_delivery_ok(SPLIT_K, world, program, polls=False)
 
 
 def test_the_waits_span_the_descriptors_block_shape():
