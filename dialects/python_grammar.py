@@ -112,6 +112,18 @@ FUNCTION_STATEMENTS = (ast.Return, ast.Assign, ast.AugAssign, ast.AnnAssign, ast
 """Statements of a prelude function (a config function building a list)."""
 
 
+
+TLX = "triton.language.extra.tlx"
+TLX_REFUSAL = ("TLX, Meta's warp-specialisation extension of Triton (async tasks, local buffers), is not upstream "
+               "Triton, which syncopate imports, fuses and emits; write the kernel with upstream Triton "
+               "(tl.range(..., warp_specialize=True) is its upstream form)")
+
+
+def is_tlx(path: str) -> bool:
+    """``path`` names TLX or something in it."""
+    return path == TLX or path.startswith(TLX + ".")
+
+
 class ForbiddenPython(VerifyException):
     """A Python fragment of the IR that is not one of the forms an emitted file may hold.
 
@@ -360,6 +372,8 @@ class _Prelude(_Expressions):
                 path = f"{node.module}.{alias.name}"
                 name, meaning = alias.asname or alias.name, path
                 allowed = node.module in TRITON_MODULES and path in TRITON_PATHS
+            if not allowed and is_tlx(path):
+                self.refuse(node, f"imports '{path}': {TLX_REFUSAL}")
             if not allowed:
                 self.refuse(node, f"imports '{path}', which is not one of the Triton modules and names an emitted "
                                   "file may import")

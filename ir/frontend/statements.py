@@ -21,6 +21,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Block, Region, SSAValue
 
 from syncopate.dialects import tile
+from syncopate.dialects.python_grammar import TLX_REFUSAL, is_tlx
 from syncopate.ir.frontend import block_pointers, block_starts
 from syncopate.ir.frontend import type_rules as T
 from syncopate.ir.frontend.block_pointers import BlockPointer
@@ -230,8 +231,16 @@ class StatementImporter:
             return
         elif isinstance(node, ast.Return):
             raise self.ctx.error(node, "unsupported `return` before the end of the function (early exit)")
+        elif isinstance(node, ast.With) and any(self._tlx(item.context_expr) for item in node.items):
+            raise self.ctx.error(node, f"`{ast.unparse(node.items[0].context_expr)}`: {TLX_REFUSAL}")
         else:
             raise self.ctx.unsupported(node, f"statement ({type(node).__name__})")
+
+    def _tlx(self, node: ast.expr) -> bool:
+        """``node`` calls (or is) something of TLX, whatever its import's spelling."""
+        func = node.func if isinstance(node, ast.Call) else node
+        path = self.ctx.callee_path(func, required=False) if isinstance(func, (ast.Name, ast.Attribute)) else None
+        return path is not None and is_tlx(path)
 
     def assign(self, target: ast.expr, value: Value | list[Value], value_node: ast.AST) -> None:
         if isinstance(target, ast.Name):
