@@ -25,6 +25,24 @@ ORIGIN = StringAttr("insert-signals")
 WHOLE_DIM = 2**31 - 1  # extent of a hoisted wait: every chunk of the tensor (lo 0)
 
 
+def _signal_after(b: BoundAccess, anchor: Operation) -> None:
+    """A ``chunk.signal_span`` of the store's rows right after ``anchor``, the
+    op of the store's block that holds it; refused where the rows are
+    computed inside ``anchor`` (the signal could not see them)."""
+    for value in b.span.values():
+        if loop_nesting.is_defined_inside(value, anchor):
+            raise PassFailedException(
+                f"insert-signals: the row range of the store of '{b.access.param}' is computed inside "
+                f"the '{anchor.name}' that holds the store; compute it before the branch"
+            )
+    builder = Builder(InsertPoint.after(anchor))
+    lo, extent = _lo_value(b, builder), b.span.extent
+    if b.span.reshaped:  # clamped rows: one range (chunk-dependency-analysis refuses a stored `tl.where`)
+        [(lo, extent)] = index_spans.intervals(b.span, lo, _KernelArith(builder))
+    signal = builder.insert(SignalSpanOp(lo, extent, b.plan.sym_name.data, b.tensor.tensor.data))
+    signal.attributes[ORIGIN_ATTR] = ORIGIN
+
+
 def _top_level_ancestor(op: Operation, func: Operation) -> Operation:
     """The ancestor of ``op`` (or ``op``) directly in ``func``'s body (any op with one region)."""
     while op.parent_op() is not func:
@@ -324,19 +342,7 @@ class InsertSignalsPass(ModulePass):
                 "`for tile in range(tl.program_id(0), tiles, step)` with the step `tl.num_programs(0)` or a "
                 "kernel parameter, in a kernel with no other program id"
             )
-        anchor = _top_level_ancestor(b.access.op, tiles if in_tile_loop else kernel)
-        for value in b.span.values():
-            if loop_nesting.is_defined_inside(value, anchor):
-                raise PassFailedException(
-                    f"insert-signals: the row range of the store of '{b.access.param}' is computed inside "
-                    f"the '{anchor.name}' that holds the store; compute it before the branch"
-                )
-        builder = Builder(InsertPoint.after(anchor))
-        lo, extent = _lo_value(b, builder), b.span.extent
-        if b.span.reshaped:  # clamped rows: one range (chunk-dependency-analysis refuses a stored `tl.where`)
-            [(lo, extent)] = index_spans.intervals(b.span, lo, _KernelArith(builder))
-        signal = builder.insert(SignalSpanOp(lo, extent, b.plan.sym_name.data, b.tensor.tensor.data))
-        signal.attributes[ORIGIN_ATTR] = ORIGIN
+        _signal_after(b, _top_level_ancestor(b.access.op, tiles if in_tile_loop else kernel))
 
     def _insert_flat_signal(self, b: BoundAccess, kernel: tile.FuncOp) -> bool:
         """A store in a flat (tile, k-step) loop (``host_exprs.FlatTileLoop``)
@@ -349,17 +355,5 @@ class InsertSignalsPass(ModulePass):
         last = _top_level_ancestor(b.access.op, flat.loop)
         if not flat.is_last_step(last):
             return False
-        anchor = _top_level_ancestor(b.access.op, last)
-        for value in b.span.values():
-            if loop_nesting.is_defined_inside(value, anchor):
-                raise PassFailedException(
-                    f"insert-signals: the row range of the store of '{b.access.param}' is computed inside "
-                    f"the '{anchor.name}' that holds the store; compute it before the branch"
-                )
-        builder = Builder(InsertPoint.after(anchor))
-        lo, extent = _lo_value(b, builder), b.span.extent
-        if b.span.reshaped:
-            [(lo, extent)] = index_spans.intervals(b.span, lo, _KernelArith(builder))
-        signal = builder.insert(SignalSpanOp(lo, extent, b.plan.sym_name.data, b.tensor.tensor.data))
-        signal.attributes[ORIGIN_ATTR] = ORIGIN
+        _signal_after(b, _top_level_ancestor(b.access.op, last))
         return True
