@@ -193,3 +193,16 @@ def test_the_pipeline_records_32_bit_offsets_unless_widened(kernel, wide):
         with pytest.raises(AssumptionError, match=r"int32-offsets.py:22: .*'tile.mul' reaches"):
             check([record], big, env, (2**10,), (2**10,), 0)
     check([record], big, {**env, "M": 2**14}, (2**8,), (2**8,), 0)
+
+
+def test_verify_sync_records_the_constexpr_signs_it_took():
+    """verify-sync's model takes tl.constexpr parameters to be >= 0; it
+    records those its proofs read, and the runtime refuses a negative one."""
+    module = compile_module(str(INT32_KERNEL), "rows", ["all-gather{tensor=x_ptr dim=0 world=2 size=M}"],
+                            "chunk-dependency-analysis,insert-signals,verify-sync")
+    func = next(op for op in module.ops if isinstance(op, FuncOp) and op.sym_name.data == "rows")
+    (record,) = [r for r in assumptions.entries(func) if r["where"].startswith("verify-sync")]
+    assert record["least"] == {"BLOCK_M": 0}
+    check([record], {}, {"BLOCK_M": 64}, (1,), (1,), 0)
+    with pytest.raises(AssumptionError, match=r"verify-sync: .*assumes BLOCK_M >= 0 .*BLOCK_M = -64"):
+        check([record], {}, {"BLOCK_M": -64}, (1,), (1,), 0)
