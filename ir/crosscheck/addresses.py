@@ -32,7 +32,9 @@ Model (every assumption is listed; nothing else is assumed):
   those values' bounds at a launch (``int32``; a part with none is bounded
   by the tensor's span less the other parts) and the runtime refuses a
   launch where one leaves int32; a value with no bound at all leaves the
-  access unproved.
+  access unproved. The 32-bit values a mask compares are checked too,
+  over every lane, where they have a bound in launch sizes; one with none
+  (a loop-carried row compared with a size) is assumed not to wrap.
 * values: ``arith.constant``, ``tile.add/sub/mul/neg``, ``tile.addptr``,
   ``tile.expand_dims`` (the lane symbol moves to its new axis, so
   ``x[:, None]`` and ``x[None, :]`` are independent), ``tile.broadcast``,
@@ -125,7 +127,7 @@ from syncopate.dialects.chunk import PlanOp, SignalSpanOp, WaitSpanLoopOp, WaitS
 from syncopate.ir.contract import CONSUMED, KERNEL_ATTR, SPAN_PREFIX
 from syncopate.ir.crosscheck.intops import FUNCTIONS, Sel, TCdiv, TDiv, TMod, Wrap, nonnegative
 from syncopate.ir.crosscheck.prove import equal, le, lift, lt
-from syncopate.ir.crosscheck.widths import Widths, address_terms
+from syncopate.ir.crosscheck.widths import Widths, address_terms, compared_values
 from syncopate.ir.locations import describe
 
 INT32 = 2**31  # a 32-bit value lies in [-INT32, INT32)
@@ -1378,6 +1380,14 @@ class Checker:
                 self._unbounded_int(access, v)
                 return
             checked.append((v, b))
+        # the mask's compared values, over every lane (the mask's verdict is
+        # what the clamped ranges above rely on); one with no bound in launch
+        # sizes (a loop-carried row) is not checked: the model's assumption
+        mask_ssa = getattr(op, "mask", None)
+        for v in compared_values(mask_ssa, self.widths) if mask_ssa is not None else []:
+            b = self._value_bounds(v, {})
+            if b is not None and b[0] is not None and b[1] is not None:
+                checked.append((v, b))
         access.int32 = [[_where(v), str(lo), str(hi)] for v, (lo, hi) in checked
                         if not (lo.is_Integer and hi.is_Integer and -INT32 <= lo and hi < INT32)]
         if not open_parts:

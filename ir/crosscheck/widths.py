@@ -15,7 +15,9 @@ the modelled one when
   operation) has a true value in int32: it wrapped before it was widened
   otherwise.
 
-:func:`address_terms` lists those values for one pointer. A value this module
+:func:`address_terms` lists those values for one pointer, and
+:func:`compared_values` the 32-bit values a mask compares (a mask decides
+which lanes touch memory, so its comparisons must see true values too). A value this module
 cannot show to be 64-bit is taken as 32-bit, so its range is checked: the
 check is never skipped by a guess. A loaded integer (``ids``) is exempt
 where it is an offset itself or the operand of a widening cast
@@ -150,6 +152,29 @@ def address_terms(ptr: SSAValue, widths: Widths | None = None) -> AddressTerms:
 
     pointer(ptr)
     return found
+
+
+def compared_values(mask: SSAValue, widths: Widths | None = None) -> list[SSAValue]:
+    """The 32-bit values a mask compares (``rows < M`` gives ``rows``), each
+    once: a mask decides which lanes touch memory, so a compared value that
+    wrapped would let through a lane the proof never saw. Constants,
+    parameters, program ids, aranges and values read from memory always fit."""
+    widths = widths or Widths()
+    found: dict[SSAValue, None] = {}
+    seen: set[SSAValue] = set()
+    todo = [mask]
+    while todo:
+        v = todo.pop()
+        if v in seen or not isinstance(v.owner, Operation):
+            continue
+        seen.add(v)
+        op = v.owner
+        if isinstance(op, tile.CmpOp):
+            found.update({x: None for x in (op.lhs, op.rhs)
+                          if not widths.wide(x) and not _constexpr(x) and not _loaded(x)})
+        elif isinstance(op, (tile.AndOp, tile.NotOp) + _SHAPE):
+            todo += list(op.operands)
+    return list(found)
 
 
 def _carried_sources(arg: BlockArgument) -> list[SSAValue]:

@@ -48,14 +48,16 @@ def late_widen(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
         tl.store(y_ptr + offs, tl.load(x_ptr + offs, mask=offs < n), mask=offs < n)
         block += tl.num_programs(0)
 
-# The row term r * stride_xm and the column c, each over the lanes the mask keeps and every program.
-# ROWS: int32 = {{.}}["int32-offsets.py:22: 'tile.mul'", "0", "Min(M*stride_xm - stride_xm, BLOCK_M*stride_xm*(npid0 - 1) + BLOCK_M*stride_xm - stride_xm)"], ["int32-offsets.py:22: 'tile.expand_dims'", "0", "Min(BLOCK_N - 1, N - 1)"]]
+# The row term r * stride_xm and the column c, each over the lanes the mask keeps and every program;
+# then the values the mask compares (c and r), over every lane: the mask's verdict is what the clamp relies on.
+# ROWS: int32 = {{.}}["int32-offsets.py:22: 'tile.mul'", "0", "Min(M*stride_xm - stride_xm, BLOCK_M*stride_xm*(npid0 - 1) + BLOCK_M*stride_xm - stride_xm)"], ["int32-offsets.py:22: 'tile.expand_dims'", "0", "Min(BLOCK_N - 1, N - 1)"], ["int32-offsets.py:21: 'tile.expand_dims'", "0", "BLOCK_N - 1"], ["int32-offsets.py:21: 'tile.expand_dims'", "0", "BLOCK_M*(npid0 - 1) + BLOCK_M - 1"]]
 
 # Only the widened program id and the 32-bit column meet 64-bit values; the product itself is 64-bit.
 # WIDE-NOT: 'tile.mul'", "0"
-# WIDE: int32 = {{.}}["int32-offsets.py:30: 'tile.expand_dims'", "0", "Min(BLOCK_N - 1, N - 1)"]]
+# WIDE: int32 = {{.}}["int32-offsets.py:30: 'tile.expand_dims'", "0", "Min(BLOCK_N - 1, N - 1)"], ["int32-offsets.py:29: 'tile.expand_dims'", "0", "BLOCK_N - 1"]]
 
-# The walked block has no bound in launch sizes: the offset lies in the tensor's span.
+# The walked block has no bound in launch sizes: the offset lies in the tensor's span (the mask's
+# `offs < n` compares the same unbounded value, which is left unchecked).
 # WALK: int32 = {{.}}["int32-offsets.py:37: 'tile.add'", "0", "syn_span_x_ptr - 1"]]
 
 # LATE: verify-addresses: int32-offsets.py:48: 'tile.load' is unproved: int32-offsets.py:46: 'tile.mul' has no bound in the launch's sizes, so the proof cannot show the device computes it without int32 overflow; widen it with .to(tl.int64)
