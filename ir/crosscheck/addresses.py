@@ -1186,6 +1186,7 @@ class Checker:
         positive = {t.stride for t in self.tensors.values() if isinstance(t.stride, str)}
         self.ev = Evaluator(func, positive)
         self.widths = Widths()
+        self._compared: dict[SSAValue, tuple | None] = {}  # a compared value's bounds over every lane
         self.report = Report()
 
     def run(self) -> Report:
@@ -1385,7 +1386,9 @@ class Checker:
         # sizes (a loop-carried row) is not checked: the model's assumption
         mask_ssa = getattr(op, "mask", None)
         for v in compared_values(mask_ssa, self.widths) if mask_ssa is not None else []:
-            b = self._value_bounds(v, {})
+            if v not in self._compared:  # a load and its store often share `rows < M`
+                self._compared[v] = self._value_bounds(v, {})
+            b = self._compared[v]
             if b is not None and b[0] is not None and b[1] is not None:
                 checked.append((v, b))
         access.int32 = [[_where(v), str(lo), str(hi)] for v, (lo, hi) in checked
