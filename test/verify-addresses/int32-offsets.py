@@ -61,3 +61,8 @@ def late_widen(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
 # WALK: int32 = {{.}}["int32-offsets.py:37: 'tile.add'", "0", "syn_span_x_ptr - 1"]]
 
 # LATE: verify-addresses: int32-offsets.py:48: 'tile.load' is unproved: int32-offsets.py:46: 'tile.mul' has no bound in the launch's sizes, so the proof cannot show the device computes it without int32 overflow; widen it with .to(tl.int64)
+
+
+# verify-sync states the signs it took: the tl.constexpr parameters its proofs read, least 0, checked at launch.
+# RUN: overlap-opt %s --kernel rows --plan 'all-gather{tensor=x_ptr dim=0 world=2 size=M}' -p 'chunk-dependency-analysis,insert-signals,verify-sync' | filecheck %s --check-prefix=SIGNS
+# SIGNS: chunk.assume = [{where = "verify-sync: the tl.constexpr parameters its proofs read", guards = [], least = {BLOCK_M = 0 : i64}}]
