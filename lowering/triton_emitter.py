@@ -43,6 +43,7 @@ from syncopate.dialects import python_grammar as grammar
 from syncopate.ir.contract import ORIGIN_ATTR
 from syncopate.ir.verify import verify_module
 from syncopate.ir.frontend.type_rules import dtype_name
+from syncopate.lowering.runtime_counts import table_counts, unspecialized
 
 HEADER = "import triton\nimport triton.language as tl\n"
 
@@ -442,6 +443,7 @@ class FunctionEmitter:
                 text += f" = {value if value is not None else literal_text(default)}"
             params.append(text)
         decorators = [d.data for d in func.decorators.data] if func.decorators is not None else ["triton.jit"]
+        decorators = unspecialized(decorators, table_counts(func))
         header = [f"@{self.fragment('decorator', d)}" for d in decorators]
         header.append(f"def {func.sym_name.data}({', '.join(params)}):")
         self.block(func.body.block, 1)
