@@ -165,7 +165,22 @@ def syn_wait_span_loop(flags, table, n, lo, hi, first, step, epoch_ptr, spin_lim
 
 
 @triton.jit
+def syn_bulk_store_wait():
+    """Wait until this thread's tensor-descriptor (TMA) stores have written
+    global memory. Some Triton versions wait after such a store only until
+    shared memory has been read (``cp.async.bulk.wait_group.read``), or not
+    before a later release at all, so a flag raised after the store could
+    be seen before the data. Issued by every thread (only the one that
+    issued a store has groups to wait for; for the others it returns at
+    once), before the barrier that orders the signal after it. The Triton
+    interpreter, whose stores are done when issued, takes it as a no-op
+    (runtime/interpreter_asm.py)."""
+    tl.inline_asm_elementwise("cp.async.bulk.wait_group 0;", "=r", [], dtype=tl.int32, is_pure=False, pack=1)
+
+
+@triton.jit
 def syn_signal_span(flags, table, n, lo, hi):
+    syn_bulk_store_wait()
     tl.debug_barrier()
     for i in range(0, n):
         chunk_lo = tl.load(table + 3 * i)
@@ -182,6 +197,7 @@ def syn_wait_chunk(flags, index, epoch_ptr, spin_limit, report):
 
 @triton.jit
 def syn_signal_chunk(flags, index):
+    syn_bulk_store_wait()
     tl.debug_barrier()
     tl.atomic_add(flags + index, 1, sem="release", scope="sys")
 

@@ -104,7 +104,9 @@ def compile_fused(source_path: str, kernel_name: str, plan_specs: Sequence[PlanS
 def load_program(module: ModuleOp, kernel_name: str, cache_dir: str | None = None) -> FusedProgram:
     """Emit ``module`` (already through the passes) and import its kernel."""
     from syncopate.lowering.triton_emitter import emit_module
+    from syncopate.runtime import interpreter_asm
 
+    interpreter_asm.install()  # the helpers' store wait, a no-op where Triton interprets
     source = emit_module(module)
     digest = hashlib.sha1(source.encode()).hexdigest()[:16]
     directory = cache_dir or os.path.join(tempfile.gettempdir(), "syncopate-fused")

@@ -54,6 +54,7 @@ builtin.module {
 // PY-NEXT:          tl.store(report + 2, a)
 // PY-NEXT:          tl.store(report + 3, b)
 // PY-LABEL: def syn_signal_chunk(flags, index):
+// PY-NEXT:      syn_bulk_store_wait()
 // PY-NEXT:      tl.debug_barrier()
 // PY-NEXT:      tl.atomic_add(flags + index, 1, sem='release', scope='sys')
 

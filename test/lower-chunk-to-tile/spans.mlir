@@ -57,11 +57,15 @@ builtin.module {
 // PY-NEXT:      tl.store(c_ptr, v)
 // PY-NEXT:      # inserted by lower-chunk-to-tile
 // PY-NEXT:      syn_signal_span(syn_flags, syn_signal_rs_c_tab, syn_signal_rs_c_n, lo, lo + BLOCK)
+// A signal first waits for the thread's tensor-descriptor stores to be written (the TMA store's bulk group).
+// PY-LABEL: def syn_bulk_store_wait():
+// PY-NEXT:      tl.inline_asm_elementwise('cp.async.bulk.wait_group 0;', '=r', [], dtype=tl.int32, is_pure=False, pack=1)
 // PY-LABEL: def syn_first_chunk(table, n, lo):
 // PY:           while first < last:
 // PY:               tmp = tl.load(table + 3 * mid + 1)
 // PY-NEXT:          if tmp <= lo:
 // PY-LABEL: def syn_signal_span(flags, table, n, lo, hi):
+// PY-NEXT:      syn_bulk_store_wait()
 // PY-NEXT:      tl.debug_barrier()
 // PY:           tl.atomic_add(flags + tmp, 1, sem='release', scope='sys')
 // The wait finds its chunks by binary search over the (sorted, disjoint) table, then walks them up to hi.

@@ -1,10 +1,13 @@
 """Compile fused kernels for Hopper (sm_90) with this machine's Triton and
 print one JSON line per case: ``{"case": ..., "ok": ..., "error": ...}``.
+A case also fails when its PTX raises a flag (a release atomic) after a
+tensor-descriptor store without waiting for that store's writes.
 Run as a script with the interpreter off (test_hopper_compile.py does);
 Triton lowers to a cubin without a GPU."""
 
 import inspect
 import json
+import re
 import sys
 import traceback
 from pathlib import Path
@@ -96,12 +99,38 @@ def cases():
                                   moe.grouped_constexprs(c, 132), **c.launch_options()))
 
 
+TMA_STORE = re.compile(r"cp\.async\.bulk\.tensor\.\w+\.global\.shared")
+STORES_DONE = re.compile(r"cp\.async\.bulk\.wait_group\s+0\s*;")  # not .read: the writes are performed
+RELEASE = re.compile(r"\b(atom|red)\.[\w.]*\brelease\b")
+
+
+def unwaited_release(ptx: str) -> str | None:
+    """The first release atomic that follows a tensor-descriptor (TMA) store
+    in the PTX text with no full ``cp.async.bulk.wait_group 0`` between
+    them (a flag that could be seen before the stored tile), else None. A
+    straight-line reading: the signal helpers follow their store in program
+    order, as the text does."""
+    pending = False
+    for number, line in enumerate(ptx.splitlines(), 1):
+        if TMA_STORE.search(line):
+            pending = True
+        elif STORES_DONE.search(line):
+            pending = False
+        elif pending and RELEASE.search(line):
+            return f"PTX line {number}: {line.strip()}"
+    return None
+
+
 def main() -> int:
     for name, build in cases():
         try:
             compiled = build()
             ok = bool(compiled.asm.get("cubin")) and "syn_" in compiled.asm["ttir"]
-            print(json.dumps({"case": name, "ok": ok, "error": "" if ok else "no cubin or no syn_ helper"}), flush=True)
+            race = unwaited_release(compiled.asm["ptx"])
+            error = "" if ok else "no cubin or no syn_ helper"
+            if ok and race:
+                ok, error = False, f"a signal released before its tile's TMA store was written: {race}"
+            print(json.dumps({"case": name, "ok": ok, "error": error}), flush=True)
         except Exception as err:  # report every case
             print(json.dumps({"case": name, "ok": False, "error": f"{type(err).__name__}: {err}"[:2000]}), flush=True)
             traceback.print_exc(file=sys.stderr)

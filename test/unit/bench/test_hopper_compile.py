@@ -15,6 +15,8 @@ from pathlib import Path
 
 import pytest
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # hopper_compile, the compile script
+
 HERE = Path(__file__).resolve().parent
 CASES = ["ag-gemm ptr ce", "ag-gemm tma ce", "ag-gemm ptr sm", "ag-gemm ptr nccl", "ag-gemm persistent ce", "ag-gemm persistent-flat ce",
          "gemm-rs ptr ce", "gemm-rs persistent ce", "gemm-rs persistent-flat ce",
@@ -37,3 +39,22 @@ def test_fused_kernel_compiles_for_hopper(compiled, case: str):
     results, stderr = compiled
     assert case in results, stderr
     assert results[case]["ok"], results[case]["error"]
+
+
+STORE = "@%p35 cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%rd34, {%r135, %r136}], [%r137];"
+RELEASE = "@%p41 atom.global.sys.release.add.u32 %r207, [ %rd39 + 0 ], %r208;"
+
+
+@pytest.mark.parametrize("lines, race", [
+    # Triton 3.6's persistent kernel: the store's group committed, the flag raised, the read-wait later
+    ([STORE, "cp.async.bulk.commit_group;", "bar.sync 0;", RELEASE, "cp.async.bulk.wait_group.read 0;"], True),
+    ([STORE, "cp.async.bulk.commit_group;", "cp.async.bulk.wait_group.read 0;", "bar.sync 0;", RELEASE], True),
+    ([STORE, "cp.async.bulk.commit_group;", "cp.async.bulk.wait_group 0;", "bar.sync 0;", RELEASE], False),
+    ([RELEASE, STORE], False),  # a release before any store covers none
+    (["atom.global.gpu.acquire.add.u32 %r1, [%rd1], 0;", STORE, "atom.global.gpu.relaxed.add.u32 %r1, [%rd1], 0;"], False),
+])
+def test_unwaited_release_reads_the_ptx_order(lines, race):
+    from hopper_compile import unwaited_release
+
+    found = unwaited_release("\n".join(lines))
+    assert (found is not None) == race, found
