@@ -172,15 +172,18 @@ def syn_bulk_store_wait():
     before a later release at all, so a flag raised after the store could
     be seen before the data. Issued by every thread (only the one that
     issued a store has groups to wait for; for the others it returns at
-    once), before the barrier that orders the signal after it. The Triton
+    once), before the barrier that orders the signal after it; only in
+    kernels with such stores (the signals' ``BULK_STORES``), since the
+    instruction needs sm_90, as tensor descriptors do. The Triton
     interpreter, whose stores are done when issued, takes it as a no-op
     (runtime/interpreter_asm.py)."""
     tl.inline_asm_elementwise("cp.async.bulk.wait_group 0;", "=r", [], dtype=tl.int32, is_pure=False, pack=1)
 
 
 @triton.jit
-def syn_signal_span(flags, table, n, lo, hi):
-    syn_bulk_store_wait()
+def syn_signal_span(flags, table, n, lo, hi, BULK_STORES: tl.constexpr):
+    if BULK_STORES:
+        syn_bulk_store_wait()
     tl.debug_barrier()
     for i in range(0, n):
         chunk_lo = tl.load(table + 3 * i)
@@ -196,8 +199,9 @@ def syn_wait_chunk(flags, index, epoch_ptr, spin_limit, report):
 
 
 @triton.jit
-def syn_signal_chunk(flags, index):
-    syn_bulk_store_wait()
+def syn_signal_chunk(flags, index, BULK_STORES: tl.constexpr):
+    if BULK_STORES:
+        syn_bulk_store_wait()
     tl.debug_barrier()
     tl.atomic_add(flags + index, 1, sem="release", scope="sys")
 

@@ -7,7 +7,7 @@ from typing import ClassVar
 
 from xdsl.context import Context
 from xdsl.dialects import arith
-from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, IntegerAttr, ModuleOp, StringAttr, i32, i64
+from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, IntegerAttr, ModuleOp, StringAttr, i1, i32, i64
 from xdsl.ir import Operation, OpResult, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
@@ -87,6 +87,9 @@ class _Lowering:
     used: set[str] = field(default_factory=set)
 
     def __post_init__(self) -> None:
+        # a tensor-descriptor store completes after the statement (a TMA bulk copy): signals wait for it
+        self.bulk_stores = any(isinstance(o, (tile.DescriptorStoreOp, tile.DescriptorAtomicOp))
+                               for o in self.kernel.walk())
         self.flags = kernel_param(self.kernel, FLAGS, tile.PointerType())
         self.epoch = kernel_param(self.kernel, EPOCH, tile.PointerType())
         self.spin_limit = kernel_param(self.kernel, SPIN_LIMIT, tile.ScalarType())
@@ -102,6 +105,12 @@ class _Lowering:
         self.tables[table.param] = table
         return (kernel_param(self.kernel, table.param, tile.PointerType()),
                 kernel_param(self.kernel, table.count, tile.ScalarType()))
+
+    def bulk_flag(self, rewriter: PatternRewriter) -> SSAValue:
+        """The signal helpers' ``BULK_STORES`` constexpr: True in a kernel with
+        tensor-descriptor stores, whose signal must first wait for them (an
+        instruction of sm_90 and later, which such a kernel needs anyway)."""
+        return _insert(rewriter, arith.ConstantOp(IntegerAttr(int(self.bulk_stores), i1))).results[0]
 
     def call(self, rewriter: PatternRewriter, sync: Operation, callee: str, args: list[SSAValue]) -> None:
         """Replace ``sync`` by a call of the helper ``callee``."""
@@ -153,7 +162,8 @@ class LowerSignal(RewritePattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: SignalOp, rewriter: PatternRewriter) -> None:
         index = _flag_index(rewriter, self.lowering, op.plan.string_value(), op.chunk)
-        self.lowering.call(rewriter, op, "syn_signal_chunk", [self.lowering.flags, index])
+        self.lowering.call(rewriter, op, "syn_signal_chunk", [self.lowering.flags, index,
+                                                              self.lowering.bulk_flag(rewriter)])
 
 
 @dataclass
@@ -203,7 +213,8 @@ class LowerSignalSpan(RewritePattern):
     def match_and_rewrite(self, op: SignalSpanOp, rewriter: PatternRewriter) -> None:
         low = self.lowering
         tab, n = low.table(op.plan.string_value(), op.tensor.data, "signal")
-        low.call(rewriter, op, "syn_signal_span", [low.flags, tab, n, op.lo, _span_hi(rewriter, op.lo, op.extent)])
+        low.call(rewriter, op, "syn_signal_span", [low.flags, tab, n, op.lo, _span_hi(rewriter, op.lo, op.extent),
+                                                   low.bulk_flag(rewriter)])
 
 
 @dataclass

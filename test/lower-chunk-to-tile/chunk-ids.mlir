@@ -37,7 +37,8 @@ builtin.module {
 // CHECK-NEXT:    tile.store
 // CHECK-NEXT:    %[[B4:.*]] = arith.constant {tile.origin = "lower-chunk-to-tile"} 4 : i32
 // CHECK-NEXT:    %[[I4:.*]] = tile.add %pid, %[[B4]]
-// CHECK-NEXT:    tile.call_jit @syn_signal_chunk(%syn_flags, %[[I4]])
+// CHECK-NEXT:    %[[BULK:.*]] = arith.constant {tile.origin = "lower-chunk-to-tile"} false
+// CHECK-NEXT:    tile.call_jit @syn_signal_chunk(%syn_flags, %[[I4]], %[[BULK]])
 // CHECK-NEXT:    tile.return
 // CHECK-NOT:   chunk.wait
 // CHECK-NOT:   chunk.signal
@@ -45,7 +46,7 @@ builtin.module {
 
 // PY-LABEL: def k(x_ptr, c_ptr, syn_flags, syn_epoch, syn_spin_limit, syn_report):
 // PY:           syn_wait_chunk(syn_flags, pid + 0, syn_epoch, syn_spin_limit, syn_report)
-// PY:           syn_signal_chunk(syn_flags, pid + 4)
+// PY:           syn_signal_chunk(syn_flags, pid + 4, False)
 // The report words: the first (code, tile, a, b) of a launch wins.
 // PY-LABEL: def syn_record(report, code, a, b):
 // PY:           tmp = tl.atomic_cas(report, 0, code)
@@ -53,8 +54,9 @@ builtin.module {
 // PY-NEXT:          tl.store(report + 1, tile)
 // PY-NEXT:          tl.store(report + 2, a)
 // PY-NEXT:          tl.store(report + 3, b)
-// PY-LABEL: def syn_signal_chunk(flags, index):
-// PY-NEXT:      syn_bulk_store_wait()
+// PY-LABEL: def syn_signal_chunk(flags, index, BULK_STORES: tl.constexpr):
+// PY-NEXT:      if BULK_STORES:
+// PY-NEXT:          syn_bulk_store_wait()
 // PY-NEXT:      tl.debug_barrier()
 // PY-NEXT:      tl.atomic_add(flags + index, 1, sem='release', scope='sys')
 

@@ -39,14 +39,16 @@ builtin.module {
 // CHECK-NEXT:    %v = tile.load
 // CHECK-NEXT:    tile.store
 // CHECK-NEXT:    %[[HI2:.*]] = tile.add %lo, %BLOCK
-// CHECK-NEXT:    tile.call_jit @syn_signal_span(%syn_flags, %syn_signal_rs_c_tab, %syn_signal_rs_c_n, %lo, %[[HI2]]) {tile.origin = "lower-chunk-to-tile"}
+// A kernel without tensor-descriptor stores signals without the bulk-store wait (BULK_STORES false).
+// CHECK-NEXT:    %[[BULK:.*]] = arith.constant {tile.origin = "lower-chunk-to-tile"} false
+// CHECK-NEXT:    tile.call_jit @syn_signal_span(%syn_flags, %syn_signal_rs_c_tab, %syn_signal_rs_c_n, %lo, %[[HI2]], %[[BULK]]) {tile.origin = "lower-chunk-to-tile"}
 // CHECK-NEXT:    tile.return
 // CHECK-NOT:   chunk.wait_span
 // CHECK-NOT:   chunk.signal_span
 // CHECK:       chunk.plan @ag
 // CHECK:       chunk.plan @rs
 // CHECK-DAG:   tile.func @syn_wait_span(%flags: {{.*}}, %table: {{.*}}, %n: {{.*}}, %lo: {{.*}}, %hi: {{.*}}, %epoch_ptr: {{.*}}, %spin_limit: {{.*}}, %report: {{.*}})
-// CHECK-DAG:   tile.func @syn_signal_span(%flags: {{.*}}, %table: {{.*}}, %n: {{.*}}, %lo: {{.*}}, %hi: {{.*}})
+// CHECK-DAG:   tile.func @syn_signal_span(%flags: {{.*}}, %table: {{.*}}, %n: {{.*}}, %lo: {{.*}}, %hi: {{.*}}, %BULK_STORES: !tile.constexpr)
 // CHECK-NOT:   tile.func @syn_wait_chunk
 
 // PY-LABEL: def k(x_ptr, c_ptr, BLOCK: tl.constexpr, syn_flags, syn_epoch, syn_spin_limit, syn_report, syn_wait_ag_x_tab, syn_wait_ag_x_n, syn_signal_rs_c_tab, syn_signal_rs_c_n):
@@ -56,7 +58,7 @@ builtin.module {
 // PY-NEXT:      v = tl.load(x_ptr)
 // PY-NEXT:      tl.store(c_ptr, v)
 // PY-NEXT:      # inserted by lower-chunk-to-tile
-// PY-NEXT:      syn_signal_span(syn_flags, syn_signal_rs_c_tab, syn_signal_rs_c_n, lo, lo + BLOCK)
+// PY-NEXT:      syn_signal_span(syn_flags, syn_signal_rs_c_tab, syn_signal_rs_c_n, lo, lo + BLOCK, False)
 // A signal first waits for the thread's tensor-descriptor stores to be written (the TMA store's bulk group).
 // PY-LABEL: def syn_bulk_store_wait():
 // PY-NEXT:      tl.inline_asm_elementwise('cp.async.bulk.wait_group 0;', '=r', [], dtype=tl.int32, is_pure=False, pack=1)
@@ -64,8 +66,9 @@ builtin.module {
 // PY:           while first < last:
 // PY:               tmp = tl.load(table + 3 * mid + 1)
 // PY-NEXT:          if tmp <= lo:
-// PY-LABEL: def syn_signal_span(flags, table, n, lo, hi):
-// PY-NEXT:      syn_bulk_store_wait()
+// PY-LABEL: def syn_signal_span(flags, table, n, lo, hi, BULK_STORES: tl.constexpr):
+// PY-NEXT:      if BULK_STORES:
+// PY-NEXT:          syn_bulk_store_wait()
 // PY-NEXT:      tl.debug_barrier()
 // PY:           tl.atomic_add(flags + tmp, 1, sem='release', scope='sys')
 // The wait finds its chunks by binary search over the (sorted, disjoint) table, then walks them up to hi.

@@ -29,8 +29,8 @@ def gemm_k(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride_bk, stride
 # CHECK-NEXT:          a = tl.load(a_ptr
 # CHECK:           tl.store(c_ptr
 # CHECK-NEXT:      # inserted by lower-chunk-to-tile
-# CHECK-NEXT:      syn_signal_span(syn_flags, syn_signal_rs_c_ptr_tab, syn_signal_rs_c_ptr_n, {{.*}} + BLOCK_M)
-# CHECK-DAG:   def syn_signal_span(flags, table, n, lo, hi):
+# CHECK-NEXT:      syn_signal_span(syn_flags, syn_signal_rs_c_ptr_tab, syn_signal_rs_c_ptr_n, {{.*}} + BLOCK_M, False)
+# CHECK-DAG:   def syn_signal_span(flags, table, n, lo, hi, BULK_STORES: tl.constexpr):
 # CHECK-DAG:   def syn_wait_span_loop(flags, table, n, lo, hi, first, step, epoch_ptr, spin_limit, report):
 
 # With order=none the ABI has no tile-order entry.
