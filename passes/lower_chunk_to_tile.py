@@ -263,7 +263,11 @@ class LowerChunkToTilePass(ModulePass):
     skips the poll when the tile's rows lie in the chunk the program last saw
     arrive in this launch (``memo=false``: plain ``syn_wait_span``). A
     signal becomes a barrier then ``atomic_add(flag, 1,
-    sem=release, scope=sys)`` per overlapping chunk. A ``chunk.reduce_span``
+    sem=release, scope=sys)`` per overlapping chunk; in a kernel with
+    tensor-descriptor stores or atomics (TMA bulk copies, which complete after
+    their statement), every thread first waits for its bulk stores' writes
+    (``cp.async.bulk.wait_group 0``, the helpers' ``BULK_STORES`` constexpr
+    set to True), so no flag is seen before the tile it announces. A ``chunk.reduce_span``
     (fuse-peer-reduction) becomes ``syn_reduce_span`` over a table
     ``syn_reduce_<plan>_<tensor>_tab`` (rows ``(lo, hi, arrival flag,
     staging offset, row stride, columns)``, one per own piece and peer) and
