@@ -268,9 +268,9 @@ def syn_push_reduce(value, ptrs, mask, table, n, flags, order, ordered, epoch_pt
     tl.debug_barrier()
     total = own.to(tl.float32)
     for q in range(0, n):
-        peer = tl.load(table + 6 * q + 5) >= 0
-        staged = tl.load(ptrs + tl.load(table + 6 * q + 2 + parity), mask=mask & peer, other=0.0)
-        part = tl.where(peer, staged.to(tl.float32), own.to(tl.float32))
+        part = own.to(tl.float32)
+        if tl.load(table + 6 * q + 5) >= 0:
+            part = tl.load(ptrs + tl.load(table + 6 * q + 2 + parity), mask=mask, other=0.0).to(tl.float32)
         total = tl.where(q == 0, part, total + part)
     return total.to(ptrs.dtype.element_ty)
 

@@ -167,14 +167,15 @@ class LaunchPlan:
     def arguments(self, program: FusedProgram, sync: SyncState, device: Any = None,
                   peer_offset: Callable[[ConcreteChunk, torch.Tensor], int] | None = None,
                   params: Mapping[str, Any] | None = None,
-                  reduce_staging: Callable[[str, str], tuple[torch.Tensor, list[list[int]]]] | None = None
-                  ) -> dict[str, Any]:
+                  reduce_staging: Callable[[str, str], tuple[torch.Tensor, list[list[int]]]] | None = None,
+                  push_rows: Callable[[str, str], list[list[int]]] | None = None) -> dict[str, Any]:
         """The keyword arguments the fused kernel's ABI adds. ``peer_offset(c,
         t)`` (SM backend) is the distance, in elements of ``t``, from chunk
         ``c``'s rows in this rank's ``t`` to the same data in its owner's.
         ``reduce_staging(plan, tensor)`` (fused reductions) is the staging
         buffer and the ``syn_reduce_span`` table rows of this rank (see
-        runtime/staging.py)."""
+        runtime/staging.py). ``push_rows(plan, tensor)`` (push-all-reduce) is
+        this rank's ``syn_push_reduce`` table (runtime/push.py)."""
         abi = program.abi
         extra: dict[str, Any] = {}
         if K.FLAGS in abi:
@@ -195,6 +196,11 @@ class LaunchPlan:
                                    "(fuse-peer-reduction), which this world cannot run")
                 extra[e.staging], rows_ = reduce_staging(e.plan, e.tensor)
                 _put_table(extra, e, rows_, 6, torch.int64, device)
+            elif e.role == "push":
+                if push_rows is None:
+                    raise AbiError(f"@{program.kernel.sym_name.data} all-reduces plan @{e.plan} by push "
+                                   "(push-all-reduce), which this world cannot run")
+                _put_table(extra, e, push_rows(e.plan, e.tensor), 6, torch.int64, device)
             elif e.role == "sm":
                 rows_ = self._sm_rows(e.plan, e.tensor, params or {}, peer_offset, slices)
                 _put_table(extra, e, rows_, 6, torch.int64, device)
