@@ -129,7 +129,7 @@ class LaunchPlan:
         chunks = {name: deps.kernel_chunks(p, env, bases.get(name, 0)) for name, p in plans.items()}
         if bases:  # a kernel without flag_bases polls and raises no flags (e.g. overlap{waits=false})
             _check_flags(chunks)
-        _check_extents(plans, chunks, params, rank)
+        _check_extents(plans, chunks, params, rank, pushed_plans(program))
         _check_in_row(program, env, rank)
         check_aliases(planned(plans), params)
         tiles = tile_grid(program, env, grid)
@@ -258,6 +258,11 @@ def _put_table(extra: dict[str, Any], entry: ChunkTable, rows: list[list[int]], 
 def fused_reductions(program: FusedProgram) -> set[str]:
     """Plans whose owner's sum the kernel does in its tile epilogue (fuse-peer-reduction)."""
     return {e.plan for e in chunk_tables(program) if e.role == "reduce"}
+
+
+def pushed_plans(program: FusedProgram) -> set[str]:
+    """Plans the kernel all-reduces by itself (push-all-reduce; runtime/push.py)."""
+    return {e.plan for e in chunk_tables(program) if e.role == "push"}
 
 
 def chunk_tables(program: FusedProgram) -> list[ChunkTable]:
@@ -441,12 +446,15 @@ def _check_in_row(program: FusedProgram, env: Mapping[str, int], rank: int) -> N
 
 
 def _check_extents(plans: Mapping[str, PlanOp], chunks: Mapping[str, list[ConcreteChunk]],
-                   params: Mapping[str, Any], rank: int) -> None:
+                   params: Mapping[str, Any], rank: int, pushed: set[str]) -> None:
     """The rows a plan moves for this rank must be exactly the launch
     tensor's extent along the plan's dim: rows past the end would be read or
     written out of bounds, rows the plan leaves out would never be
-    synchronised."""
+    synchronised. A plan the kernel all-reduces by push (``pushed``) may
+    give a rank no rows: its tiles push whole tiles, whoever owns the rows."""
     for name, plan in plans.items():
+        if name in pushed:
+            continue
         role = "wait" if plan.collective in CONSUMED else "signal"
         for tensor in plan.tensors:
             param = tensor.param.data

@@ -21,15 +21,12 @@ from dataclasses import dataclass
 
 import torch
 
-from syncopate.runtime.abi import chunk_tables
+from syncopate.runtime.abi import pushed_plans
 from syncopate.runtime.fused import FusedProgram
 
+__all__ = ["PushLayout", "SIMULATED_SMS", "distance", "pushed_plans", "residency_error", "span"]
+
 SIMULATED_SMS = 132  # the simulator applies the rule of an H100 / H200 (132 SMs)
-
-
-def pushed_plans(program: FusedProgram) -> set[str]:
-    """Plans the kernel all-reduces by itself (push-all-reduce)."""
-    return {e.plan for e in chunk_tables(program) if e.role == "push"}
 
 
 def residency_error(program: FusedProgram, grid: tuple[int, ...], sms: int) -> str | None:
