@@ -86,14 +86,14 @@ class PushAllReducePass(ModulePass):
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         deps = query(op, analyze)
         plans = [p for p in op.ops if isinstance(p, PlanOp)]
-        if not any(p.collective == "all-reduce" for p in plans):
-            raise _fail(f"@{deps.kernel.sym_name.data} has no all-reduce plan (plans: "
-                        f"{', '.join(f'@{p.sym_name.data} {p.collective}' for p in plans) or 'none'}); push sums "
-                        "every rank's partial on every rank, which only an all-reduce asks for")
         for p in plans:
             if p.collective not in CONSUMED and p.collective != "all-reduce":
                 raise _fail(f"plan @{p.sym_name.data} is a {p.collective}: push leaves every rank the full sum, "
                             "but a reduce-scatter leaves each rank only its own rows (use reduce=stream or epilogue)")
+        if not any(p.collective == "all-reduce" for p in plans):
+            raise _fail(f"@{deps.kernel.sym_name.data} has no all-reduce plan (plans: "
+                        f"{', '.join(f'@{p.sym_name.data} {p.collective}' for p in plans) or 'none'}); push sums "
+                        "every rank's partial on every rank, which only an all-reduce asks for")
         writes = [b for b in deps.accesses if b.role == "write" and b.plan.collective == "all-reduce"]
         self._check_kernel(deps)
         for b in writes:
