@@ -110,7 +110,7 @@ MUTATIONS = [
              "                    _check_disjoint(mine, self.rank)\n", "                    pass\n",
              pytest=(f"{RUN_CHECKS}::test_a_rank_that_would_receive_rows_twice_is_refused",)),
     Mutation("no check of the plan's extent at launch", "runtime/abi.py",
-             "        _check_extents(plans, chunks, params, rank)\n", "",
+             "        _check_extents(plans, chunks, params, rank, pushed_plans(program))\n", "",
              pytest=(f"{ERRORS}::test_plans_that_do_not_fit_the_run_are_errors_not_mismatches",)),
     Mutation("no check of the plan's world", "runtime/harness/check.py",
              "    check_world(program, world, \"simulated ranks\")\n", "",
