@@ -90,8 +90,8 @@ class LaunchFacts:
     moved: frozenset[str]  # parameters the plans move: their addresses shape the launch tables
     shaped: frozenset[str]  # parameters whose shape is a plan extent (ir/plans/launch_extents.py): it sizes the chunks
     fused_reductions: frozenset[str]  # produced plans the kernel sums in its epilogue
-    pushed: frozenset[str]  # all-reduce plans the kernel finishes itself (push-all-reduce): not in `produced`
     spin_limit: str | None  # the spin-limit parameter's name, if the kernel has one
+    pushed: frozenset[str] = frozenset()  # all-reduce plans the kernel finishes itself (push-all-reduce): not in `produced`
 
 
 def compile_fused(source_path: str, kernel_name: str, plan_specs: Sequence[PlanSource],
