@@ -23,13 +23,14 @@ PUSH = "overlap{reduce=push}"
 
 
 def program(path, kernel, world, pipeline=PUSH):
-    return compile_fused(path, kernel, [f"all-reduce{{tensor=c_ptr dim=0 world={world}}}"], pipeline)
+    tensor = "y_ptr" if path == DECODE else "c_ptr"
+    return compile_fused(path, kernel, [f"all-reduce{{tensor={tensor} dim=0 world={world}}}"], pipeline)
 
 
 @pytest.mark.parametrize("world", [2, 3, 4])
 @pytest.mark.parametrize("order", DELIVERY_ORDERS)
 def test_every_rank_gets_the_whole_sum_from_one_kernel(world, order):
-    prog = program(DECODE, "gemm_ar_decode_kernel", world)
+    prog = program(DECODE, "decode_ar_kernel", world)
     assert pushed_plans(prog) == {"ar"}
     results = run_simulated(load_workload(DECODE), world, order, program=prog)
     assert [r.ok for r in results] == [True] * world, [(r.rank, r.error) for r in results]
@@ -73,14 +74,14 @@ def _sabotaged(prog: FusedProgram, tmp_path, pattern: str, replacement: str) -> 
 
 @pytest.mark.parametrize("order", ["late", "isolated"])
 def test_a_tile_that_sums_without_waiting_reads_nan(tmp_path, order):
-    prog = _sabotaged(program(DECODE, "gemm_ar_decode_kernel", 2), tmp_path,
+    prog = _sabotaged(program(DECODE, "decode_ar_kernel", 2), tmp_path,
                       r"\n +syn_spin\(flags, \(mine \+ tile\)[^\n]*\n", "\n            pass\n")
     results = run_simulated(load_workload(DECODE), 2, order, program=prog)
     assert not any(r.ok for r in results)
 
 
 def test_a_tile_that_waits_for_another_tiles_flag_reads_nan(tmp_path):
-    prog = _sabotaged(program(DECODE, "gemm_ar_decode_kernel", 2), tmp_path,
+    prog = _sabotaged(program(DECODE, "decode_ar_kernel", 2), tmp_path,
                       r"syn_spin\(flags, \(mine \+ tile\)", "syn_spin(flags, (mine + (tile + 1) % 3)")
     results = run_simulated(load_workload(DECODE), 2, "isolated", program=prog)
     assert not any(r.ok for r in results)
@@ -88,7 +89,7 @@ def test_a_tile_that_waits_for_another_tiles_flag_reads_nan(tmp_path):
 
 def test_a_flag_raised_before_the_push_is_caught(tmp_path):
     # the raise loop moved above the pushes: the peer's copy of the partial is not there when it is announced
-    prog = program(DECODE, "gemm_ar_decode_kernel", 2)
+    prog = program(DECODE, "decode_ar_kernel", 2)
     body = re.search(r"(    for q in range\(n\):\n(?:        .*\n)+?    tl\.debug_barrier\(\)\n)"
                      r"(    for q in range\(n\):\n(?:        .*\n)+?(?=    for q))", prog.source)
     assert body is not None
@@ -99,22 +100,29 @@ def test_a_flag_raised_before_the_push_is_caught(tmp_path):
 
 
 def test_a_push_into_the_other_epochs_slot_is_caught(tmp_path):
-    prog = _sabotaged(program(DECODE, "gemm_ar_decode_kernel", 2), tmp_path,
+    prog = _sabotaged(program(DECODE, "decode_ar_kernel", 2), tmp_path,
                       r"tl\.load\(table \+ 6 \* q \+ parity\)", "tl.load(table + 6 * q + 1 - parity)")
     results = run_simulated(load_workload(DECODE), 2, "plan", program=prog)
     assert not any(r.ok for r in results)  # the peers' slots of this epoch stay NaN
 
 
 def test_a_grid_larger_than_the_sms_is_refused():
-    prog = program(DECODE, "gemm_ar_decode_kernel", 2)
+    prog = program(DECODE, "decode_ar_kernel", 2)
     assert residency_error(prog, (1, 132), 132) is None
     assert "133 programs for 132 SMs" in residency_error(prog, (1, 133), 132)
-    os.environ["WORKLOAD_M"] = str(16 * 133)  # 133 row tiles x 3 column tiles
+    os.environ["WORKLOAD_N"] = str(16 * 133)  # 133 column blocks
     try:
-        with pytest.raises(AbiError, match=r"needs every program resident at once.*399 programs for 132 SMs"):
+        with pytest.raises(AbiError, match=r"needs every program resident at once.*133 programs for 132 SMs"):
             run_simulated(load_workload(DECODE), 2, "plan", program=prog)
     finally:
-        del os.environ["WORKLOAD_M"]
+        del os.environ["WORKLOAD_N"]
+
+
+@pytest.mark.parametrize("rows", [8, 5])  # 5: M divisible by no world here
+def test_decode_row_counts_up_to_a_tile(rows, monkeypatch):
+    monkeypatch.setenv("WORKLOAD_M", str(rows))
+    results = run_simulated(load_workload(DECODE), 4, "isolated", program=program(DECODE, "decode_ar_kernel", 4))
+    assert all(r.ok for r in results), [(r.rank, r.error) for r in results]
 
 
 def test_local_rank_pushes_nowhere_and_reads_zeros():

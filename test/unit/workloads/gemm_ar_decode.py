@@ -1,8 +1,10 @@
-"""A decode-shaped GEMM + all-reduce (a row-parallel linear at one token):
-one row of activations times a rank's slice of the weight, summed over
-ranks, with a masked store; gemm_ar.py's kernel at M = 1. Fused with
-``overlap{reduce=push}`` the kernel sums the partials itself. M is
-WORKLOAD_M (default 1) so a test can run other decode row counts.
+"""A decode-shaped GEMM + all-reduce (a row-parallel linear at a few
+tokens): each program computes every one of the M <= BLOCK_M rows for one
+block of columns, over the rank's slice of K, and stores them under a row
+and column mask; the partials are summed over ranks. Fused with
+``overlap{reduce=push}`` the kernel sums them itself. M and N are
+WORKLOAD_M (default 1) and WORKLOAD_N (default 40), so a test can run other
+decode shapes.
 """
 
 import os
@@ -13,44 +15,38 @@ import triton.language as tl
 
 
 @triton.jit
-def gemm_ar_decode_kernel(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride_bk, stride_bn, stride_cm,
-                          stride_cn, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr):
-    pid_m = tl.program_id(axis=0)
-    pid_n = tl.program_id(axis=1)
-    rows = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
-    cols = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
-    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
-    for k0 in range(0, K, BLOCK_K):
-        ks = k0 + tl.arange(0, BLOCK_K)
-        a = tl.load(a_ptr + rows[:, None] * stride_am + ks[None, :] * stride_ak,
-                    mask=(rows[:, None] < M) & (ks[None, :] < K), other=0.0)
-        b = tl.load(b_ptr + ks[:, None] * stride_bk + cols[None, :] * stride_bn,
-                    mask=(ks[:, None] < K) & (cols[None, :] < N), other=0.0)
-        acc += tl.dot(a, b)
-    tl.store(c_ptr + rows[:, None] * stride_cm + cols[None, :] * stride_cn, acc.to(c_ptr.dtype.element_ty),
-             mask=(rows[:, None] < M) & (cols[None, :] < N))
+def decode_ar_kernel(x_ptr, w_ptr, y_ptr, M, N, K, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+                     BLOCK_K: tl.constexpr):
+    tokens = tl.arange(0, BLOCK_M)
+    outs = tl.program_id(0) * BLOCK_N + tl.arange(0, BLOCK_N)
+    total = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    for start in range(0, K, BLOCK_K):
+        inner = start + tl.arange(0, BLOCK_K)
+        x = tl.load(x_ptr + tokens[:, None] * K + inner[None, :], mask=(tokens[:, None] < M) & (inner[None, :] < K),
+                    other=0.0)
+        w = tl.load(w_ptr + inner[:, None] * N + outs[None, :], mask=(inner[:, None] < K) & (outs[None, :] < N),
+                    other=0.0)
+        total = tl.dot(x, w, total)
+    tl.store(y_ptr + tokens[:, None] * N + outs[None, :], total, mask=(tokens[:, None] < M) & (outs[None, :] < N))
 
 
-M_DIM, K_LOCAL, N_DIM = int(os.environ.get("WORKLOAD_M", "1")), 24, 40
+TOKENS, HIDDEN, OUT = int(os.environ.get("WORKLOAD_M", "1")), 24, int(os.environ.get("WORKLOAD_N", "40"))
 BLOCK_M, BLOCK_N, BLOCK_K = 16, 16, 16
 
-KERNEL = gemm_ar_decode_kernel
-PLANS = ["all-reduce{tensor=c_ptr dim=0}"]
-COLLECTIVES = {"c_ptr": "out"}
+KERNEL = decode_ar_kernel
+PLANS = ["all-reduce{tensor=y_ptr dim=0}"]
+COLLECTIVES = {"y_ptr": "out"}
 
 
 def make_inputs(rank, world, seed):
+    """Rank's activations (TOKENS x its HIDDEN slice) and weight slice (HIDDEN x OUT)."""
     g = torch.Generator().manual_seed(seed * 1000 + rank)
-    a = torch.randn(M_DIM, K_LOCAL, generator=g, dtype=torch.float32)
-    b = torch.randn(K_LOCAL, N_DIM, generator=g, dtype=torch.float32)
-    return {"a": a, "b": b}
+    return {"x": torch.randn(TOKENS, HIDDEN, generator=g), "w": torch.randn(HIDDEN, OUT, generator=g)}
 
 
-def launch(kernel, a, b):
-    M, K = a.shape
-    N = b.shape[1]
-    c = torch.empty(M, N, dtype=torch.float32, device=a.device)
-    grid = (triton.cdiv(M, BLOCK_M), triton.cdiv(N, BLOCK_N))
-    kernel[grid](a, b, c, M, N, K, a.stride(0), a.stride(1), b.stride(0), b.stride(1), c.stride(0), c.stride(1),
-                 BLOCK_M=BLOCK_M, BLOCK_N=BLOCK_N, BLOCK_K=BLOCK_K)
-    return c
+def launch(kernel, x, w):
+    """The rank's partial y = x @ w, one program per BLOCK_N columns."""
+    y = torch.empty(x.shape[0], w.shape[1], dtype=torch.float32, device=x.device)
+    kernel[(triton.cdiv(w.shape[1], BLOCK_N),)](x, w, y, x.shape[0], w.shape[1], x.shape[1],
+                                                BLOCK_M=BLOCK_M, BLOCK_N=BLOCK_N, BLOCK_K=BLOCK_K)
+    return y
