@@ -45,9 +45,12 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute, Dialect, Region, SSAValue
 from xdsl.irdl import (
+    AttrSizedOperandSegments,
     IRDLOperation,
+    ParsePropInAttrDict,
     irdl_op_definition,
     operand_def,
+    opt_operand_def,
     opt_prop_def,
     prop_def,
     region_def,
@@ -761,5 +764,47 @@ class ReduceSpanOp(IRDLOperation):
             )
 
 
+@irdl_op_definition
+class PushReduceOp(IRDLOperation):
+    """The sum over every rank of the tile ``%value`` that this tile is
+    about to store through ``%ptrs`` (under ``%mask``) into the all-reduced
+    ``tensor``: the tile pushes ``%value`` to the same elements of each
+    peer's staging slot for this rank, announces it, waits for every peer's
+    partial of the same tile, and adds the W partials in rank order (so
+    every rank gets the same bits). push-all-reduce places it; the store
+    that follows stores its result."""
+
+    name = "chunk.push_reduce"
+
+    value = operand_def()
+    ptrs = operand_def()
+    mask = opt_operand_def()
+    plan = prop_def(SymbolRefAttr)
+    tensor = prop_def(StringAttr)
+    result = result_def()
+
+    irdl_options = (AttrSizedOperandSegments(as_property=True), ParsePropInAttrDict())
+    assembly_format = (
+        "$value `at` $ptrs (`mask` $mask^ `:` type($mask))? `plan` $plan `tensor` $tensor attr-dict `:` "
+        "type($value) `,` type($ptrs) `->` type($result)"
+    )
+
+    def __init__(self, value: SSAValue, ptrs: SSAValue, mask: SSAValue | None, plan: str | SymbolRefAttr,
+                 tensor: str, result_type: Attribute):
+        super().__init__(
+            operands=[value, ptrs, [mask] if mask is not None else []],
+            properties={"plan": _plan_ref(plan), "tensor": StringAttr(tensor)},
+            result_types=[result_type],
+        )
+
+    def verify_(self) -> None:
+        _SpanSyncOp.verify_(self)  # type: ignore[arg-type]
+        target = _find_plan(self)
+        if target is not None and target.collective != "all-reduce":
+            raise VerifyException(
+                f"'{self.name}': plan @{self.plan.string_value()} is a {target.collective}, not an all-reduce"
+            )
+
+
 Chunk = Dialect("chunk", [PlanOp, TensorOp, ChunkOp, WaitOp, SignalOp, WaitSpanOp, WaitSpanLoopOp, SignalSpanOp,
-                          ReduceSpanOp], [])
+                          ReduceSpanOp, PushReduceOp], [])

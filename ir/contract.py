@@ -108,7 +108,7 @@ ROTATE_PARAM: Final = "syn_rotate"
 COMM_PROGRAMS: Final = 16
 """Default number of SM communication programs; they exit (freeing their SMs) once copied."""
 
-TableRole = Literal["wait", "signal", "reduce", "sm"]
+TableRole = Literal["wait", "signal", "reduce", "sm", "push"]
 TABLE_ROLES: Final[tuple[str, ...]] = get_args(TableRole)
 
 

@@ -250,6 +250,52 @@ def syn_reduce_span(value, flags, table, n, lo, col, staging, epoch_ptr, spin_li
 
 
 @triton.jit
+def syn_push_reduce(value, ptrs, mask, table, n, flags, order, ordered, epoch_ptr, spin_limit, report):
+    """The sum over the ``n`` ranks of the tile ``value`` that this program
+    stores through ``ptrs`` (push-all-reduce). ``table`` (int64) has one row
+    per rank ``q`` in rank order: ``(offset to q's slot for this rank, even
+    epochs; odd epochs; offset to this rank's slot for q, even; odd; word
+    offset from flags to q's flag (tile 0, this rank); word index of this
+    pad's flag (tile 0, q))``, offsets in elements from ``ptrs``' tensor;
+    this rank's own row holds -1 in its last word. A tile is named by its
+    linear program id, or by its ``order`` entry when ``ordered`` (the tile
+    it computes), so one tile is the same elements on every rank.
+
+    Push ``value`` to every peer, then a CTA barrier and one release
+    (system scope) raise of each peer's flag to the epoch; wait for every
+    peer's flag for this tile, then add the ``n`` partials in rank order in
+    fp32, this rank's own rounded to the tensor's dtype first, exactly as
+    the peers read it: every rank adds the same numbers in the same order."""
+    epoch = tl.load(epoch_ptr)
+    parity = (epoch % 2).to(tl.int64)
+    n0 = tl.num_programs(0)
+    n1 = tl.num_programs(1)
+    tile = tl.program_id(0) + tl.program_id(1) * n0 + tl.program_id(2) * n0 * n1
+    if ordered:
+        tile = tl.load(order + tile)
+    own = value.to(ptrs.dtype.element_ty)
+    for q in range(0, n):
+        if tl.load(table + 6 * q + 5) >= 0:
+            tl.store(ptrs + tl.load(table + 6 * q + parity), own, mask=mask)
+    tl.debug_barrier()
+    for q in range(0, n):
+        if tl.load(table + 6 * q + 5) >= 0:
+            tl.atomic_max(flags + (tl.load(table + 6 * q + 4) + tile), epoch, sem="release", scope="sys")
+    for q in range(0, n):
+        mine = tl.load(table + 6 * q + 5)
+        if mine >= 0:
+            syn_spin(flags, (mine + tile).to(tl.int32), epoch, spin_limit, report)
+    tl.debug_barrier()
+    total = own.to(tl.float32)
+    for q in range(0, n):
+        part = own.to(tl.float32)
+        if tl.load(table + 6 * q + 5) >= 0:
+            part = tl.load(ptrs + tl.load(table + 6 * q + 2 + parity), mask=mask, other=0.0).to(tl.float32)
+        total = tl.where(q == 0, part, total + part)
+    return total.to(ptrs.dtype.element_ty)
+
+
+@triton.jit
 def syn_sm_pull(base, flags, table, n, epoch_ptr, program, programs, BLOCK: tl.constexpr):
     """One communication program of the SM backend: copy chunks
     ``program, program + programs, ...`` of ``table`` (int64 rows ``(start,

@@ -25,6 +25,7 @@ PASSES: dict[str, tuple[str, str]] = {
     "tile-reorder": ("tile_reorder", "TileReorderPass"),
     "select-backend": ("select_backend", "SelectBackendPass"),
     "fuse-peer-reduction": ("fuse_peer_reduction", "FusePeerReductionPass"),
+    "push-all-reduce": ("push_all_reduce", "PushAllReducePass"),
     "verify-sync": ("verify_sync", "VerifySyncPass"),
     "verify-addresses": ("verify_addresses", "VerifyAddressesPass"),
     "overlap": ("overlap_pipeline", "OverlapPipelinePass"),

@@ -20,12 +20,22 @@ from xdsl.pattern_rewriter import (
 from xdsl.utils.exceptions import PassFailedException
 
 from syncopate.dialects import tile
-from syncopate.dialects.chunk import PlanOp, ReduceSpanOp, SignalOp, SignalSpanOp, WaitOp, WaitSpanLoopOp, WaitSpanOp
+from syncopate.dialects.chunk import (
+    PlanOp,
+    PushReduceOp,
+    ReduceSpanOp,
+    SignalOp,
+    SignalSpanOp,
+    WaitOp,
+    WaitSpanLoopOp,
+    WaitSpanOp,
+)
 from syncopate.ir.analysis.loop_nesting import enclosing_loops
 from syncopate.ir.contract import ABI_ATTR, CONSUMED, ORIGIN_ATTR, TILE_LOOP_ATTR, AbiKey, ChunkTable, TableRole, staging_param
 from syncopate.ir.contract import EPOCH_PARAM as EPOCH
 from syncopate.ir.contract import FLAGS_PARAM as FLAGS
 from syncopate.ir.contract import MEMO_PARAM as MEMO
+from syncopate.ir.contract import TILE_ORDER_PARAM as TILE_ORDER
 from syncopate.ir.contract import REPORT_PARAM as REPORT
 from syncopate.ir.contract import SPIN_LIMIT_PARAM as SPIN_LIMIT
 from syncopate.passes.kernel_params import import_helpers, kernel_param
@@ -85,6 +95,7 @@ class _Lowering:
     memo: bool
     tables: dict[str, ChunkTable] = field(default_factory=dict)
     used: set[str] = field(default_factory=set)
+    pushed: set[str] = field(default_factory=set)  # plans a chunk.push_reduce all-reduces (their signals lower to nothing)
 
     def __post_init__(self) -> None:
         # a tensor-descriptor store completes after the statement (a TMA bulk copy): signals wait for it
@@ -212,6 +223,10 @@ class LowerSignalSpan(RewritePattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: SignalSpanOp, rewriter: PatternRewriter) -> None:
         low = self.lowering
+        if op.plan.string_value() in low.pushed:
+            # the kernel all-reduces this plan itself: no runtime counts its tiles
+            rewriter.erase(op)
+            return
         tab, n = low.table(op.plan.string_value(), op.tensor.data, "signal")
         low.call(rewriter, op, "syn_signal_span", [low.flags, tab, n, op.lo, _span_hi(rewriter, op.lo, op.extent),
                                                    low.bulk_flag(rewriter)])
@@ -237,7 +252,31 @@ class LowerReduceSpan(RewritePattern):
         rewriter.replace(op, [], [call.results[0]])
 
 
-SYNC_OPS = (WaitOp, SignalOp, WaitSpanOp, WaitSpanLoopOp, SignalSpanOp, ReduceSpanOp)
+@dataclass
+class LowerPushReduce(RewritePattern):
+    """``chunk.push_reduce`` -> ``syn_push_reduce`` over this rank's push
+    table (one row per rank: staging offsets for both epoch parities and
+    flag words); its result replaces the op's. Tiles are named by their
+    ``syn_tile_order`` entry where tile-reorder added one, else by their
+    linear program id."""
+
+    lowering: _Lowering
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: PushReduceOp, rewriter: PatternRewriter) -> None:
+        low = self.lowering
+        tab, n = low.table(op.plan.string_value(), op.tensor.data, "push")
+        mask = op.mask if op.mask is not None else _insert(rewriter, arith.ConstantOp(IntegerAttr(1, i1))).results[0]
+        ordered = TILE_ORDER in low.kernel.arg_names
+        order = kernel_param(low.kernel, TILE_ORDER, tile.PointerType()) if ordered else low.flags
+        flag = _insert(rewriter, arith.ConstantOp(IntegerAttr(int(ordered), i1))).results[0]
+        args = [op.value, op.ptrs, mask, tab, n, low.flags, order, flag, *low.wait_args()]
+        call = _insert(rewriter, tile.CallJitOp("syn_push_reduce", args, [tile.AnyValueType()]))
+        low.used.add("syn_push_reduce")
+        rewriter.replace(op, [], [call.results[0]])
+
+
+SYNC_OPS = (WaitOp, SignalOp, WaitSpanOp, WaitSpanLoopOp, SignalSpanOp, ReduceSpanOp, PushReduceOp)
 """The chunk ops this pass lowers, one pattern each."""
 
 
@@ -272,14 +311,20 @@ class LowerChunkToTilePass(ModulePass):
     ``syn_reduce_<plan>_<tensor>_tab`` (rows ``(lo, hi, arrival flag,
     staging offset, row stride, columns)``, one per own piece and peer) and
     the staging buffer ``syn_staging_<plan>_<tensor>``, whose value the
-    store then stores. The helpers are appended
+    store then stores. A ``chunk.push_reduce`` (push-all-reduce) becomes
+    ``syn_push_reduce`` over a table ``syn_push_<plan>_<tensor>_tab`` (one
+    row per rank: the element offsets from the tensor to the staging slots
+    it writes and reads, for both epoch parities, and the flag words it
+    raises and waits for), and each ``chunk.signal_span`` of that plan is
+    dropped: the kernel finishes the all-reduce itself, so no runtime
+    counts its tiles. The helpers are appended
     to the module as jit functions, so the emitted file is self-contained. The
     kernel's ``chunk.abi`` attribute lists the added parameters for the
     runtime. No chunk op remains; the plans stay (the runtime reads them).
 
     Each sync op has its own rewrite pattern (``LowerWait``, ``LowerSignal``,
     ``LowerWaitSpan``, ``LowerWaitSpanLoop``, ``LowerSignalSpan``,
-    ``LowerReduceSpan``), applied in one walk in program order; the
+    ``LowerReduceSpan``, ``LowerPushReduce``), applied in one walk in program order; the
     parameters they add appear in the order of the ops they lower.
 
     A loop around a wait loses the ``tl.range`` options ``flatten`` and
@@ -302,8 +347,13 @@ class LowerChunkToTilePass(ModulePass):
         if len(kernels) != 1:
             raise PassFailedException("lower-chunk-to-tile: chunk waits/signals are spread over several functions")
         low = _Lowering(next(iter(kernels.values())), flag_bases(op), self.memo)
+        low.pushed = {o.plan.string_value() for o in sync_ops if isinstance(o, PushReduceOp)}
+        if low.pushed and _sm_tensors(op):
+            raise PassFailedException("lower-chunk-to-tile: a kernel that all-reduces by push (push-all-reduce) "
+                                      "cannot also hold SM communication programs: the push names a tile by its "
+                                      "program id, which the communication programs shift (use backend=ce)")
         patterns = [pattern(low) for pattern in (LowerWait, LowerSignal, LowerWaitSpan, LowerWaitSpanLoop,
-                                                 LowerSignalSpan, LowerReduceSpan)]
+                                                 LowerSignalSpan, LowerReduceSpan, LowerPushReduce)]
         PatternRewriteWalker(GreedyRewritePatternApplier(patterns), apply_recursively=False).rewrite_module(op)
         self._record_abi(op, low)
 

@@ -15,6 +15,7 @@ from syncopate.passes.insert_signals import InsertSignalsPass
 from syncopate.passes.lower_chunk_to_tile import LowerChunkToTilePass
 from syncopate.passes.options import ChoiceOptions
 from syncopate.passes.pipeline import apply_passes
+from syncopate.passes.push_all_reduce import PushAllReducePass
 from syncopate.passes.select_backend import BackendChoice, SelectBackendPass
 from syncopate.passes.tile_reorder import Order, TileReorderPass
 from syncopate.passes.verify_addresses import VerifyAddressesPass
@@ -29,7 +30,9 @@ class OverlapPipelinePass(ChoiceOptions, ModulePass):
     insert-signals{waits signals hoist_loops}, select-backend{backend sizes elem_bytes},
     with ``reduce=epilogue`` fuse-peer-reduction (the owner of a reduce-scatter
     sums the peers' partials in its tiles' epilogue; ``reduce=stream``, the
-    default, leaves that add to the runtime), verify-sync{waits signals},
+    default, leaves that add to the runtime), with ``reduce=push``
+    push-all-reduce (an all-reduce done inside the kernel: each tile pushes
+    its partial to every peer and stores the sum), verify-sync{waits signals},
     verify-addresses{strict=true} (with waits and signals both on) and
     lower-chunk-to-tile{memo}, in that order; each option goes to the
     stage of the same name (see each pass's documentation for assumptions and
@@ -70,7 +73,7 @@ class OverlapPipelinePass(ChoiceOptions, ModulePass):
     sizes: str = ""
     elem_bytes: int = 2
     memo: bool = True
-    reduce: Literal["stream", "epilogue"] = "stream"
+    reduce: Literal["stream", "epilogue", "push"] = "stream"
     verify: bool = True
 
     def stages(self) -> list[ModulePass]:
@@ -80,6 +83,7 @@ class OverlapPipelinePass(ChoiceOptions, ModulePass):
             InsertSignalsPass(waits=self.waits, signals=self.signals, hoist_loops=self.hoist_loops),
             SelectBackendPass(backend=self.backend, sizes=self.sizes, elem_bytes=self.elem_bytes),
             *([FusePeerReductionPass()] if self._reduce_in_epilogue() else []),
+            *([PushAllReducePass()] if self.reduce == "push" else []),
             *([VerifySyncPass(waits=self.waits, signals=self.signals)] if self.verify else []),
             *([VerifyAddressesPass(strict=True)] if self.verify and self.waits and self.signals else []),
             LowerChunkToTilePass(memo=self.memo),

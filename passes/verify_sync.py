@@ -14,7 +14,7 @@ from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import PassFailedException
 
 from syncopate.dialects import tile
-from syncopate.dialects.chunk import SignalSpanOp, WaitSpanLoopOp, WaitSpanOp
+from syncopate.dialects.chunk import PushReduceOp, SignalSpanOp, WaitSpanLoopOp, WaitSpanOp
 from syncopate.ir.analysis import host_exprs, index_spans, loop_nesting
 from syncopate.ir.analysis.chunk_access import BoundAccess, ChunkDependencies, analyze
 from syncopate.ir.analysis.manager import ALL
@@ -295,6 +295,46 @@ def _equal(a: Range, b: Range) -> bool:
     return provably_equal(a.lo, b.lo) and provably_equal(a.hi, b.hi)
 
 
+def check_pushes(kernel: tile.FuncOp, writes: list[BoundAccess]) -> list[Proof]:
+    """Each ``chunk.push_reduce`` waits for and announces exactly one tile,
+    once per program: its one use is the value of a store of its plan
+    tensor through the same pointers and mask (what it pushes and sums are
+    the elements the store writes), it sits at the top level of the kernel
+    (every program runs it once; a program that skipped it would leave its
+    peers waiting), and it is the only one (its flags are per tile). Every
+    store of a pushed plan's tensor stores a push's result (a store of the
+    plain partial would leave that rank's elements unsummed)."""
+    pushes = [o for o in kernel.walk() if isinstance(o, PushReduceOp)]
+    proofs = []
+    for push in pushes:
+        what = f"{describe(push)} (plan {push.plan}, '{push.tensor.data}')"
+        uses = [u.operation for u in push.result.uses]
+        store = uses[0] if len(uses) == 1 else None
+        if not isinstance(store, tile.StoreOp) or store.value is not push.result:
+            raise _fail(f"{what}: its result must be the value of one tl.store, but it has {len(uses)} use(s) "
+                        f"({', '.join(sorted(u.name for u in uses)) or 'none'})")
+        if store.ptr is not push.ptrs or store.mask is not push.mask:
+            raise _fail(f"{what} pushes through other pointers or another mask than {describe(store)} stores "
+                        "through: peers would sum other elements than this rank stores")
+        written = [b for b in writes if b.access.op is store]
+        if not written or written[0].plan.sym_name.data != push.plan.string_value() \
+                or written[0].tensor.tensor.data != push.tensor.data:
+            raise _fail(f"{what}: {describe(store)} does not store a tensor of that plan")
+        if push.parent_block() is not kernel.body.block or store.parent_block() is not kernel.body.block:
+            raise _fail(f"{what} is not at the top level of @{kernel.sym_name.data}: each program must push and "
+                        "wait exactly once, or its peers' tiles wait for it forever")
+        proofs.append(Proof(store, (push,)))
+    if len(pushes) > 1:
+        raise _fail(f"{describe(pushes[1])}: a second chunk.push_reduce in @{kernel.sym_name.data}; the push "
+                    "flags are one per tile, so a second push's wait would pass on the first's flag")
+    pushed = {(p.plan.string_value(), p.tensor.data) for p in pushes}
+    for b in writes:
+        if (b.plan.sym_name.data, b.tensor.tensor.data) in pushed and not any(p.access is b.access.op for p in proofs):
+            raise _fail(f"{describe(b.access.op)} writes '{b.access.param}' of plan @{b.plan.sym_name.data}, which "
+                        "the kernel all-reduces by push, without pushing: this rank would keep its own partial")
+    return proofs
+
+
 def _refuse_lowered(module: ModuleOp) -> None:
     for op in module.ops:
         abi = op.attributes.get(ABI_ATTR)
@@ -319,6 +359,7 @@ def verify(module: ModuleOp, reads: bool = True, writes: bool = True) -> list[Pr
     if writes:
         proofs += [verifier.check_write(b) for b in produced]
         verifier.check_signals(produced)
+        proofs += check_pushes(deps.kernel, produced)
     _record_signs(deps.kernel, verifier.values.assumed_nonnegative())
     return proofs
 
@@ -379,7 +420,12 @@ class VerifySyncPass(ModulePass):
       ``chunk.signal_span`` of exactly its rows (more rows would count the
       tile for chunks it did not write), and every such signal runs once per
       tile (in no loop but a persistent kernel's tile loop) after a store of
-      its rows.
+      its rows;
+    * every ``chunk.push_reduce`` (push-all-reduce) is the value of one
+      store of its plan tensor through the same pointers and mask, at the
+      top level of the kernel (so every program pushes, raises and waits
+      once, for exactly the elements it stores), there is at most one, and
+      every store of a pushed tensor stores a push's result.
 
     Otherwise it fails with one line naming the access's source file and line
     (``file.py:LINE: 'tile.load'``), its rows and the waits or signals that

@@ -129,7 +129,7 @@ class LaunchPlan:
         chunks = {name: deps.kernel_chunks(p, env, bases.get(name, 0)) for name, p in plans.items()}
         if bases:  # a kernel without flag_bases polls and raises no flags (e.g. overlap{waits=false})
             _check_flags(chunks)
-        _check_extents(plans, chunks, params, rank)
+        _check_extents(plans, chunks, params, rank, pushed_plans(program))
         _check_in_row(program, env, rank)
         check_aliases(planned(plans), params)
         tiles = tile_grid(program, env, grid)
@@ -167,14 +167,15 @@ class LaunchPlan:
     def arguments(self, program: FusedProgram, sync: SyncState, device: Any = None,
                   peer_offset: Callable[[ConcreteChunk, torch.Tensor], int] | None = None,
                   params: Mapping[str, Any] | None = None,
-                  reduce_staging: Callable[[str, str], tuple[torch.Tensor, list[list[int]]]] | None = None
-                  ) -> dict[str, Any]:
+                  reduce_staging: Callable[[str, str], tuple[torch.Tensor, list[list[int]]]] | None = None,
+                  push_rows: Callable[[str, str], list[list[int]]] | None = None) -> dict[str, Any]:
         """The keyword arguments the fused kernel's ABI adds. ``peer_offset(c,
         t)`` (SM backend) is the distance, in elements of ``t``, from chunk
         ``c``'s rows in this rank's ``t`` to the same data in its owner's.
         ``reduce_staging(plan, tensor)`` (fused reductions) is the staging
         buffer and the ``syn_reduce_span`` table rows of this rank (see
-        runtime/staging.py)."""
+        runtime/staging.py). ``push_rows(plan, tensor)`` (push-all-reduce) is
+        this rank's ``syn_push_reduce`` table (runtime/push.py)."""
         abi = program.abi
         extra: dict[str, Any] = {}
         if K.FLAGS in abi:
@@ -195,6 +196,11 @@ class LaunchPlan:
                                    "(fuse-peer-reduction), which this world cannot run")
                 extra[e.staging], rows_ = reduce_staging(e.plan, e.tensor)
                 _put_table(extra, e, rows_, 6, torch.int64, device)
+            elif e.role == "push":
+                if push_rows is None:
+                    raise AbiError(f"@{program.kernel.sym_name.data} all-reduces plan @{e.plan} by push "
+                                   "(push-all-reduce), which this world cannot run")
+                _put_table(extra, e, push_rows(e.plan, e.tensor), 6, torch.int64, device)
             elif e.role == "sm":
                 rows_ = self._sm_rows(e.plan, e.tensor, params or {}, peer_offset, slices)
                 _put_table(extra, e, rows_, 6, torch.int64, device)
@@ -252,6 +258,11 @@ def _put_table(extra: dict[str, Any], entry: ChunkTable, rows: list[list[int]], 
 def fused_reductions(program: FusedProgram) -> set[str]:
     """Plans whose owner's sum the kernel does in its tile epilogue (fuse-peer-reduction)."""
     return {e.plan for e in chunk_tables(program) if e.role == "reduce"}
+
+
+def pushed_plans(program: FusedProgram) -> set[str]:
+    """Plans the kernel all-reduces by itself (push-all-reduce; runtime/push.py)."""
+    return {e.plan for e in chunk_tables(program) if e.role == "push"}
 
 
 def chunk_tables(program: FusedProgram) -> list[ChunkTable]:
@@ -435,12 +446,15 @@ def _check_in_row(program: FusedProgram, env: Mapping[str, int], rank: int) -> N
 
 
 def _check_extents(plans: Mapping[str, PlanOp], chunks: Mapping[str, list[ConcreteChunk]],
-                   params: Mapping[str, Any], rank: int) -> None:
+                   params: Mapping[str, Any], rank: int, pushed: set[str]) -> None:
     """The rows a plan moves for this rank must be exactly the launch
     tensor's extent along the plan's dim: rows past the end would be read or
     written out of bounds, rows the plan leaves out would never be
-    synchronised."""
+    synchronised. A plan the kernel all-reduces by push (``pushed``) may
+    give a rank no rows: its tiles push whole tiles, whoever owns the rows."""
     for name, plan in plans.items():
+        if name in pushed:
+            continue
         role = "wait" if plan.collective in CONSUMED else "signal"
         for tensor in plan.tensors:
             param = tensor.param.data

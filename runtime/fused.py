@@ -69,12 +69,14 @@ class FusedProgram:
         plans = {p.sym_name.data: p for p in self.plans}
         abi = self.abi
         tables = abi["tables"].data if "tables" in abi else ()
+        pushed = frozenset(e.data["plan"].data for e in tables if e.data["role"].data == "push")
         return LaunchFacts(
             consumed=tuple(n for n, p in plans.items() if p.collective in CONSUMED),
-            produced=tuple(n for n, p in plans.items() if p.collective not in CONSUMED),
+            produced=tuple(n for n, p in plans.items() if p.collective not in CONSUMED and n not in pushed),
             moved=frozenset(t.param.data for p in plans.values() for t in p.tensors),
             shaped=frozenset(e.param for p in plans.values() for e in launch_extents(p, self.kernel.arg_names)),
             fused_reductions=frozenset(e.data["plan"].data for e in tables if e.data["role"].data == "reduce"),
+            pushed=pushed,
             spin_limit=abi["spin_limit"].data if "spin_limit" in abi else None,
         )
 
@@ -84,11 +86,12 @@ class LaunchFacts:
     """A program's plans and ABI as a launch uses them (plain Python values)."""
 
     consumed: tuple[str, ...]  # plans whose chunks tiles wait for (all-gather, all-to-all, ring-exchange)
-    produced: tuple[str, ...]  # plans whose chunks tiles announce (reduce-scatter)
+    produced: tuple[str, ...]  # plans whose chunks tiles announce to the runtime (reduce-scatter, all-reduce)
     moved: frozenset[str]  # parameters the plans move: their addresses shape the launch tables
     shaped: frozenset[str]  # parameters whose shape is a plan extent (ir/plans/launch_extents.py): it sizes the chunks
     fused_reductions: frozenset[str]  # produced plans the kernel sums in its epilogue
     spin_limit: str | None  # the spin-limit parameter's name, if the kernel has one
+    pushed: frozenset[str] = frozenset()  # all-reduce plans the kernel finishes itself (push-all-reduce): not in `produced`
 
 
 def compile_fused(source_path: str, kernel_name: str, plan_specs: Sequence[PlanSource],

@@ -25,7 +25,7 @@ from syncopate.runtime import aliasing
 from syncopate.runtime.abi import LaunchPlan, SyncState
 from syncopate.runtime.fused import FusedProgram, LaunchFacts
 from syncopate.runtime.uploads import upload
-from syncopate.runtime.gpu import ce, device, flags, gather_tokens, nccl, policies, reduce_scatter
+from syncopate.runtime.gpu import ce, device, flags, gather_tokens, nccl, policies, push, reduce_scatter
 from syncopate.runtime.gpu.replay import LaunchGraphs
 from syncopate.runtime.gpu.errors import GpuWorldError
 from syncopate.runtime.gpu.flags import FLAG_CAPACITY, LOCAL_FLAG
@@ -294,7 +294,8 @@ class GpuRank:
             w.warm_reduction(sync)
         consumed_plans = {n: launch.plans[n] for n in facts.consumed}
         extra = launch.arguments(program, sync, w.device, ce.peer_offset(w, self.sources, consumed_plans, chunks),
-                                 params, reduce_scatter.reduce_staging(w, launch, params, sync))
+                                 params, reduce_scatter.reduce_staging(w, launch, params, sync),
+                                 push.push_rows(w, launch, params, sync) if facts.pushed else None)
         if facts.spin_limit is not None:
             extra[facts.spin_limit] = sync.spin_limit
         reads = peer_reads(launch.plans, chunks, w.rank, frozenset(facts.consumed))
@@ -339,7 +340,8 @@ class GpuRank:
         risk = policies.nccl_starvation_risk(launch, policies.first_tile(launch, program), w.rank) \
             if any(c.backend == "nccl" for cs in launch.chunks.values() for c in cs) else None
         sms = torch.cuda.get_device_properties(w.device).multi_processor_count
-        reason = policies.refusal(program, launch, risk, sms, self.ce_lanes)
+        reason = policies.refusal(program, launch, risk, sms, self.ce_lanes) \
+            or push.refusal(program, launch.launch_grid(program, w.comm_programs), sms)
         if reason:
             raise GpuWorldError(reason)
         if risk and config not in w.warned:

@@ -55,6 +55,7 @@ class GpuWorld(SymmetricMemory):
     handles: dict[int, Any] = field(default_factory=dict)  # buffer address -> (handle, allocated shape)
     staging: dict[tuple, torch.Tensor] = field(default_factory=dict)  # see memory.staging_key
     staging_users: dict[tuple, set[int]] = field(default_factory=dict)
+    push_staging: dict[tuple, torch.Tensor] = field(default_factory=dict)  # see runtime/gpu/push.py
     launches: dict[tuple, Any] = field(default_factory=dict)  # launch key -> rank.CachedLaunch
     pads: dict[tuple, SyncState] = field(default_factory=dict)  # configuration key -> signal pad and epoch
     peer_views: dict[tuple, torch.Tensor] = field(default_factory=dict)

@@ -20,6 +20,7 @@ from syncopate.ir.analysis import deps
 from syncopate.ir.contract import CONSUMED
 from syncopate.runtime.abi import AbiError
 from syncopate.runtime.fused import FusedKernel, FusedProgram, compile_fused
+from syncopate.runtime.push import pushed_plans
 from syncopate.runtime.sim import descriptor_atomics
 from syncopate.runtime.sim.delivery import SimulationError
 from syncopate.runtime.rows import rows
@@ -280,8 +281,9 @@ def run_simulated(workload: Workload, world: int, order: str = "plan", seed: int
             everyone = plan.collective == "all-reduce"
             chunks = [c for c in sim.launches[r][-1].chunks[name] if c.is_local and (everyone or c.dst == r)]
             total = sum(ref[0] for ref in references)
+            pushed = name in pushed_plans(program)  # every rank summed every row itself: check rank r's own
             for c in chunks:
-                got = sim.reduced.get((name, c.dst))
+                got = sim.reduced.get((name, r if pushed else c.dst))
                 want = rows(total, dim, c.lo, c.hi)
                 have = rows(got, dim, c.lo, c.hi) if got is not None else torch.full_like(want, math.nan)
                 errs.append(_error(have, want))

@@ -8,7 +8,9 @@ kernel actually gets is poisoned with NaN outside this rank's local chunks
 before the launch, so only delivered chunks hold data. Reduce-scatter
 partials are collected into ``reduced[(plan, dst)]`` as they are announced;
 kernels that sum them in their epilogue (fuse-peer-reduction) run once
-every rank has launched (runtime/sim/epilogue.py).
+every rank has launched (runtime/sim/epilogue.py), and so do kernels that
+all-reduce by push (runtime/sim/push.py; ``reduced[(plan, rank)]`` is then
+each rank's whole result).
 """
 
 from __future__ import annotations
@@ -29,7 +31,9 @@ from syncopate.runtime.fused import FusedProgram
 from syncopate.runtime.rows import rows
 from syncopate.runtime.sim.delivery import DeliveryHook, Incoming, IsolatedOutput, Outgoing, SimulationError
 from syncopate.runtime.sim.sanitizer import AddressSanitizer
+from syncopate.runtime.push import pushed_plans
 from syncopate.runtime.sim.epilogue import DeferredLaunch, run_deferred
+from syncopate.runtime.sim.push import run_push
 
 
 def _nothing() -> None:
@@ -100,7 +104,7 @@ class SimWorld:
         self.deferred.append(launch)
         if len(self.deferred) == self.world:
             pending, self.deferred = self.deferred, []
-            run_deferred(pending)
+            (run_push if pushed_plans(pending[0].program) else run_deferred)(pending)
 
     def record(self, rank: int, launch: LaunchPlan, polls: int, extra: dict[str, Any]) -> None:
         """Keep what one launch on ``rank`` saw (``launches``)."""
@@ -125,7 +129,7 @@ class SimRank:
 
     def launch(self, program: FusedProgram, grid: tuple[int, ...], params: Mapping[str, Any],
                run: Callable[..., None], options: tuple | None = None) -> None:
-        if fused_reductions(program):
+        if fused_reductions(program) or pushed_plans(program):
             self.sim.defer(DeferredLaunch(self, program, grid, params, run))
             return
         launch = LaunchPlan.build(program, params, grid, self.rank)

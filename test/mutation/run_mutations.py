@@ -46,6 +46,7 @@ class Mutation:
 ISOLATED = "test/unit/runtime/test_isolated_delivery.py"
 RUN_CHECKS = "test/unit/runtime/test_run_checks.py"
 ERRORS = "test/unit/tools/test_overlap_run_errors.py"
+PUSH = "test/unit/runtime/test_push_all_reduce.py"
 
 MUTATIONS = [
     # scalar rows (ir/analysis/chunk_access.py) and the launch's in-row check (runtime/abi.py)
@@ -110,7 +111,7 @@ MUTATIONS = [
              "                    _check_disjoint(mine, self.rank)\n", "                    pass\n",
              pytest=(f"{RUN_CHECKS}::test_a_rank_that_would_receive_rows_twice_is_refused",)),
     Mutation("no check of the plan's extent at launch", "runtime/abi.py",
-             "        _check_extents(plans, chunks, params, rank)\n", "",
+             "        _check_extents(plans, chunks, params, rank, pushed_plans(program))\n", "",
              pytest=(f"{ERRORS}::test_plans_that_do_not_fit_the_run_are_errors_not_mismatches",)),
     Mutation("no check of the plan's world", "runtime/harness/check.py",
              "    check_world(program, world, \"simulated ranks\")\n", "",
@@ -132,6 +133,18 @@ MUTATIONS = [
     Mutation("outputs the kernel adds into are poisoned", "runtime/sim/world.py",
              "if not consumed and output_reads(program, tensor.param.data)[0]:", "if False:",
              pytest=(f"{ISOLATED}::test_a_split_k_output_the_launch_zeroed_is_not_poisoned",)),
+    # push all-reduce (push-all-reduce)
+    Mutation("a push sums before waiting for its peers", "lowering/device_helpers.py",
+             "            syn_spin(flags, (mine + tile).to(tl.int32), epoch, spin_limit, report)\n",
+             "            pass\n",
+             pytest=(f"{PUSH}::test_every_rank_gets_the_whole_sum_from_one_kernel",)),
+    Mutation("a push waits for the wrong epoch slot", "runtime/sim/push.py",
+             "p.staging[state.epoch % 2, src]", "p.staging[1 - state.epoch % 2, src]",
+             pytest=(f"{PUSH}::test_every_rank_gets_the_whole_sum_from_one_kernel",)),
+    Mutation("verify-sync takes a push's store on trust", "passes/verify_sync.py",
+             "        if store.ptr is not push.ptrs or store.mask is not push.mask:\n",
+             "        if False:\n",
+             lit=("test/verify-sync/push-other-mask.mlir",)),
     Mutation("the comparison ignores values", "runtime/harness/check.py",
              "return a.shape == b.shape and bool(torch.allclose(a, b, atol=ATOL, rtol=RTOL, equal_nan=True))",
              "return a.shape == b.shape",

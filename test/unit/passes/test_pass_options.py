@@ -17,7 +17,7 @@ def test_choices_come_from_the_literal_types() -> None:
     assert choices(OverlapPipelinePass) == {
         "order": ("none", "arrival", "rotate"),
         "backend": ("auto", "ce", "sm", "nccl"),
-        "reduce": ("stream", "epilogue"),
+        "reduce": ("stream", "epilogue", "push"),
     }
 
 
@@ -31,7 +31,7 @@ def test_a_valid_choice_is_accepted_from_a_spec_and_from_python() -> None:
     [
         ("tile-reorder{order=zigzag}", "tile-reorder: unknown order 'zigzag', expected one of none, arrival, rotate"),
         ("select-backend{backend=pcie}", "select-backend: unknown backend 'pcie', expected one of auto, ce, sm, nccl"),
-        ("overlap{reduce=stream,epilogue}", "overlap: unknown reduce 'stream,epilogue', expected one of stream, epilogue"),
+        ("overlap{reduce=stream,epilogue}", "overlap: unknown reduce 'stream,epilogue', expected one of stream, epilogue, push"),
     ],
 )
 def test_an_unknown_choice_in_a_spec_names_pass_and_option(spec, message) -> None:
