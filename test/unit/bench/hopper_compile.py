@@ -26,8 +26,9 @@ from syncopate.runtime.fused import compile_fused
 
 HOPPER = GPUTarget("cuda", 90, 32)
 EXAMPLES = Path(__file__).resolve().parents[3] / "examples"
+WORKLOADS = Path(__file__).resolve().parents[1] / "workloads"
 BF16 = ("a_ptr", "b_ptr", "c_ptr", "b0_ptr", "b1_ptr", "b2_ptr", "c0_ptr", "c1_ptr", "c2_ptr", "q_ptr", "k_ptr",
-        "v_ptr", "o_ptr", "x_ptr", "w_ptr", "out_ptr")
+        "v_ptr", "o_ptr", "x_ptr", "w_ptr", "y_ptr", "out_ptr")
 
 
 def compile_for_hopper(program, constexprs: dict, scalars: dict | None = None, **options):
@@ -75,6 +76,13 @@ def cases():
                       "overlap{order=arrival backend=ce}"),
         {"GROUP": 8, "BLOCK_M": cfg.block_m, "BLOCK_N": cfg.block_n, "BLOCK_D": 128}, {"sm_scale": "fp32"},
         num_warps=cfg.num_warps, num_stages=cfg.num_stages))
+    # the one-shot push all-reduce (overlap{reduce=push}): a decode GEMM and the example's tiled GEMM
+    yield ("gemm-ar push decode", lambda: compile_for_hopper(
+        compile_fused(str(WORKLOADS / "gemm_ar_decode.py"), "decode_ar_kernel", ["all-reduce{tensor=y_ptr dim=0 world=4}"],
+                      "overlap{reduce=push}"), {"BLOCK_M": 16, "BLOCK_N": 64, "BLOCK_K": 128}))
+    yield ("gemm-ar push tiles", lambda: compile_for_hopper(
+        compile_fused(str(EXAMPLES / "gemm_ar.py"), "gemm_ar_kernel", ["all-reduce{tensor=c_ptr dim=0 world=2}"],
+                      "overlap{reduce=push}"), {"BLOCK_M": 64, "BLOCK_N": 128, "BLOCK_K": 64}))
     persistent = compile_fused(str(EXAMPLES / "ag_gemm_persistent.py"), "gemm_persistent_kernel",
                                ["all-gather{tensor=a_ptr dim=0 world=2}"], "overlap{order=arrival backend=ce}")
     yield ("persistent gemm ce", lambda: compile_for_hopper(

@@ -22,7 +22,7 @@ CASES = ["ag-gemm ptr ce", "ag-gemm tma ce", "ag-gemm ptr sm", "ag-gemm ptr nccl
          "gemm-rs ptr ce", "gemm-rs persistent ce", "gemm-rs persistent-flat ce",
          "gemm-rs tma ce", "gemm-rs ptr nccl", "ag-attn ce", "ag-attn sm", "ag-attn ce per-iteration", "a2a-gemm ce",
          "a2a-gemm sm", "a2a-gemm ce tma", "a2a-gemm ce persistent", "persistent gemm ce", "ops shared-a ce",
-         "ops ag persistent nk ce", "ops rs persistent nk ce"]
+         "ops ag persistent nk ce", "ops rs persistent nk ce", "gemm-ar push decode", "gemm-ar push tiles"]
 
 
 @pytest.fixture(scope="module")
