@@ -54,7 +54,7 @@ class PushAllReducePass(ModulePass):
     the same element offsets into each peer's staging slot for this rank and
     this launch's epoch parity, (2) a CTA barrier, then raise the flag
     ``(tile, this rank)`` in each peer's signal pad to the epoch
-    (``atomic_xchg``, release, system scope), (3) wait, bounded by the spin
+    (``atomic_max``, release, system scope), (3) wait, bounded by the spin
     limit, until every peer's flag ``(tile, peer)`` in this rank's pad
     reaches the epoch, then a barrier, (4) add the W partials in rank order
     0..W-1 in fp32, this rank's own (rounded to the tensor's dtype, as the
