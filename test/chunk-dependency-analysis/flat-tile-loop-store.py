@@ -107,7 +107,7 @@ def grouped(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_bk, stride_cm,
 # SIGNAL:      if ki == k_tiles - 1:
 # SIGNAL:        tl.store(c_ptr
 # SIGNAL-NEXT:   # inserted by lower-chunk-to-tile
-# SIGNAL-NEXT:   syn_signal_span(syn_flags, syn_signal_rs_c_ptr_tab, syn_signal_rs_c_ptr_n, [[LO:.*]], [[LO]] + BM)
+# SIGNAL-NEXT:   syn_signal_span(syn_flags, syn_signal_rs_c_ptr_tab, syn_signal_rs_c_ptr_n, [[LO:.*]], [[LO]] + BM, False)
 # SIGNAL-NEXT:   acc_1 = tl.zeros((BM, BN), dtype=tl.float32)
 
 # GROUPED: verify-addresses: flat-tile-loop-store.py:98: 'tile.store' is unbounded: the coordinate {{.*}} (stride 1) of the element offset (from flat-tile-loop-store.py:79: 'scf.if') is not provably >= 0, so it may reach another row: mask the access with `coordinate >= 0` and `coordinate < <its dim's size>`
