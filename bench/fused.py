@@ -1,6 +1,6 @@
 """syncopate's rows: one fused kernel per (backend, tile order, chunks per
 rank, GEMM tile), for the ce backend per number of ce lanes, and for gemm-rs
-on the ce backend per reduction (``overlap{reduce=stream|epilogue}``).
+on the ce backend per reduction (``overlap{reduce=stream|epilogue|push}``).
 
 :func:`fused_variants` is the extension point: it returns one
 :class:`Variant` per row, built only on the public runtime API
@@ -30,7 +30,10 @@ called with an ordinary M x N output c, and afterwards rank r's rows
 all of c holds the sum on every rank (the runtime sends each owner's summed
 rows to every rank after the reduction). Neither runs on the sm backend,
 whose programs pull gathered chunks only, and gemm-ar has no epilogue rows
-(fuse-peer-reduction sums reduce-scatter partials). Before every checked
+(fuse-peer-reduction sums reduce-scatter partials); its push rows
+(``overlap{reduce=push}``: each tile pushes its partial to every peer and
+stores the sum, no collective after the kernel) run on the pointer GEMM
+with at most one program per SM. Before every checked
 launch the output and every ce reduce-scatter staging buffer of the GPU
 World are poisoned (the first poisoning launches once to allocate them),
 so a reduction that read a peer's partial before it arrived sums NaN.
@@ -46,6 +49,8 @@ pipeline error shows as "n/a: <error>" in that row only.
 """
 
 from __future__ import annotations
+
+import math
 
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -63,7 +68,7 @@ from syncopate.bench.variants import FUSED, TRITON, FusedOptions, Variant, fused
 
 BACKENDS: tuple[str, ...] = ("ce", "sm", "nccl", "auto")
 ORDERS: tuple[str, ...] = ("arrival", "rotate", "none")
-REDUCTIONS: tuple[str, ...] = ("stream", "epilogue")  # overlap{reduce=...}
+REDUCTIONS: tuple[str, ...] = ("stream", "epilogue", "push")  # overlap{reduce=...}
 LANE_BACKENDS: tuple[str, ...] = ("ce", "auto")  # backends whose transfers the ce lanes spread (auto compiles to ce here)
 
 PLANS: dict[str, tuple[str, str]] = {  # workload -> (plan template, the kernel's pointer to the tensor), dim 0
@@ -93,6 +98,11 @@ EPILOGUE_WORKLOAD = "not run: reduce=epilogue sums reduce-scatter partials (gemm
 
 EPILOGUE_KERNEL = ("not run: reduce=epilogue needs the persistent TMA GEMM (its tiles' stores go through tensor "
                    "descriptors, and a grid larger than the GPU could fill every SM with tiles waiting for partials)")
+
+PUSH_WORKLOAD = "not run: reduce=push is an all-reduce's one-shot (gemm-ar only)"
+
+PUSH_KERNEL = ("not run: reduce=push needs a GEMM that stores each tile once through pointers, one program per tile "
+               "(the ptr kernel; push-all-reduce refuses descriptor stores and tile loops)")
 
 _PROGRAMS: dict[tuple[str, int, str, str, str, int, str, int], Any] = {}
 
@@ -198,7 +208,8 @@ def variants_for(spec: BenchSpec, world_ctx: BenchWorld, rows: Sequence[FusedOpt
         why = (_sm_refusal(spec.workload, row.backend)
                or _nccl_refusal(spec.workload, row.backend, row.order, kernel)
                or _tile_refusal(spec.workload, row.tile)
-               or _epilogue_refusal(spec.workload, row.reduce, kernel)
+               or _reduce_refusal(spec.workload, row.reduce, kernel)
+               or _push_grid_refusal(spec, world_ctx, row)
                or _direct_refusal(spec.workload, row.direct))
         if why:
             out.append(unavailable(row.name, why, **row.meta))
@@ -257,13 +268,35 @@ def _direct_refusal(workload: str, direct: bool) -> str | None:
     return None
 
 
-def _epilogue_refusal(workload: str, reduce: str, kernel: str) -> str | None:
-    """Epilogue rows exist for gemm-rs on the persistent GEMM only."""
-    if reduce != "epilogue":
+def _reduce_refusal(workload: str, reduce: str, kernel: str) -> str | None:
+    """Epilogue rows exist for gemm-rs on the persistent GEMM only, push rows
+    for gemm-ar on the pointer GEMM only."""
+    if reduce == "epilogue":
+        if workload != GEMM_RS:
+            return EPILOGUE_WORKLOAD
+        return None if kernel in PERSISTENT_KERNELS else EPILOGUE_KERNEL
+    if reduce == "push":
+        if workload != GEMM_AR:
+            return PUSH_WORKLOAD
+        return None if kernel == "ptr" else PUSH_KERNEL
+    return None
+
+
+def _push_grid_refusal(spec: BenchSpec, ctx: BenchWorld, row: FusedOptions) -> str | None:
+    """A push row whose grid the GPU cannot hold at once (the GPU World
+    would refuse the launch: runtime/push.py's residency rule)."""
+    if row.reduce != "push":
         return None
-    if workload != GEMM_RS:
-        return EPILOGUE_WORKLOAD
-    return None if kernel in PERSISTENT_KERNELS else EPILOGUE_KERNEL
+    from syncopate.runtime.push import SIMULATED_SMS
+
+    m, n = spec.dims.c
+    tiles = math.prod(gemm.grid(m, n, with_tile(spec.config, row.tile)))
+    on_gpu = ctx.device is not None and ctx.device.type == "cuda"
+    sms = gemm.programs(ctx.device) if on_gpu else SIMULATED_SMS  # the simulated ranks apply an H100's rule
+    if tiles <= sms:
+        return None
+    return (f"not run: reduce=push waits inside the kernel for every rank's same tile, so all {tiles} programs must "
+            f"be resident at once; the GPU has {sms} SMs (a one-shot all-reduce is for small outputs)")
 
 
 def _gathered_buffer(spec: BenchSpec, ctx: BenchWorld, row: FusedOptions) -> torch.Tensor:
@@ -358,5 +391,6 @@ def _reduced_variant(spec: BenchSpec, ctx: BenchWorld, row: FusedOptions) -> Var
 
 def staging_buffers(gpu: Any) -> list[torch.Tensor]:
     """Every ce staging buffer of a reduction (reduce-scatter, all-reduce) the
-    GPU World holds (one per launch configuration; what peers write their partials into)."""
-    return list(gpu.staging.values())
+    GPU World holds (one per launch configuration; what peers write their partials into),
+    and every push all-reduce's staging (what peers push their partials into)."""
+    return [*gpu.staging.values(), *getattr(gpu, "push_staging", {}).values()]

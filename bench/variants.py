@@ -56,12 +56,16 @@ def fused_name(backend: str, order: str, chunks: int = 1, lanes: int = 1, tile: 
     ``chunks_per_rank`` > 1 ``syncopate ce/arrival/c4``, with more than one
     ce lane ``syncopate ce/arrival/l3`` (or ``.../c2/l3``), with its own GEMM
     tile ``syncopate ce/arrival/t128x128``, reducing in the kernel's epilogue
-    (``overlap{reduce=epilogue}``) ``syncopate ce/arrival/epi``, with the
-    producer writing the all-gather's input straight into the symmetric
-    buffer (no staging copy in the timed region) ``syncopate ce/arrival/direct``."""
+    (``overlap{reduce=epilogue}``) ``syncopate ce/arrival/epi``, all-reducing
+    by one-shot pushes (``overlap{reduce=push}``) ``syncopate ce/arrival/push``,
+    with the producer writing the all-gather's input straight into the
+    symmetric buffer (no staging copy in the timed region) ``syncopate ce/arrival/direct``."""
     return (f"syncopate {backend}/{order}" + (f"/c{chunks}" if chunks > 1 else "")
             + (f"/l{lanes}" if lanes > 1 else "") + (f"/t{tile}" if tile else "")
-            + ("/epi" if reduce == "epilogue" else "") + (DIRECT if direct else ""))
+            + REDUCE_SUFFIX.get(reduce, "") + (DIRECT if direct else ""))
+
+
+REDUCE_SUFFIX = {"epilogue": "/epi", "push": "/push"}  # overlap{reduce=...} in a row's name (stream: none)
 
 
 DIRECT = "/direct"

@@ -114,9 +114,11 @@ def _row_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--chunks", default="1", metavar="LIST",
                         help="syncopate rows per chunks_per_rank of the plan (chunk granularity), e.g. 1,2,4 (default 1)")
     parser.add_argument("--reduce", default="stream", metavar="LIST",
-                        help="gemm-rs ce rows per reduction: stream (the communication stream sums the partials "
-                        "after the tiles) and/or epilogue (the owner's tiles sum the staged partials, "
-                        "overlap{reduce=epilogue}; rows .../epi); default stream")
+                        help="ce rows per reduction: stream (the communication stream sums the partials "
+                        "after the tiles), epilogue (gemm-rs: the owner's tiles sum the staged partials, "
+                        "overlap{reduce=epilogue}; rows .../epi) and/or push (gemm-ar: every tile pushes its "
+                        "partial to its peers and sums all of them, one kernel, overlap{reduce=push}; rows "
+                        ".../push; small outputs only); default stream")
     parser.add_argument("--lanes", default=None, metavar="LIST",
                         help="ce backend rows per number of ce lanes (concurrent copy streams of the runtime), "
                         "e.g. 1,2,3 (default: GpuWorld's default at this W)")

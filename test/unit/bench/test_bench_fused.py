@@ -430,3 +430,42 @@ def test_decode_ar_rows_sum_every_owners_columns_on_simulated_ranks():
         summed = gpus[0].sim.reduced[("ar", owner)][:, lo:hi]
         result = check_result(summed, problem.references["out"][:, lo:hi], rounding=problem.rounding[:, lo:hi])
         assert result.ok, f"owner {owner}: {result.reason}"
+
+
+def test_push_rows_of_other_workloads_kernels_and_large_grids_say_why_they_do_not_run():
+    """reduce=push is gemm-ar's one-shot on the pointer GEMM, for grids the GPU holds at once."""
+    cases = ((GEMM_RS, "ptr", {}, "gemm-ar only"), (GEMM_AR, "persistent", {}, "the ptr kernel"),
+             (GEMM_AR, "ptr", {"block_m": 1, "block_n": 1}, "programs must be resident at once"))
+    for workload, kernel, tile, why in cases:
+        s = shape(workload)
+        problem = make_problem(s, 2, 0, torch.device("cpu"), torch.float32)
+        gpu = BenchWorld(0, 2, torch.device("cpu"), None, torch.float32, SimulatedGpu(2, 0, {}))
+        config = dataclasses.replace(CPU_DEFAULT, kernel=kernel, **tile)  # 1 x 1 tiles: 64 x 40 programs > 132
+        rows = fused_variants(BenchSpec(s, 2, 0, torch.float32, config, problem), gpu, ["ce"], ["arrival"],
+                              reductions=["push"])
+        assert [r.name for r in rows] == ["syncopate ce/arrival/push"]
+        assert rows[0].na is not None and why in rows[0].na, rows[0].na
+
+
+def test_push_ar_rows_leave_every_rank_the_whole_sum_on_simulated_ranks():
+    """Both ranks' push rows share one simulated world (it runs their kernels
+    once every rank has launched); each rank's whole output is the sum, with
+    no collective after the kernel, checked after its output was poisoned."""
+    s, world = shape(GEMM_AR), 2
+    gpus = [SimulatedGpu(world, r, {}) for r in range(world)]
+    gpus[1].sim = gpus[0].sim
+    rows = []
+    for rank in range(world):
+        problem = make_problem(s, world, rank, torch.device("cpu"), torch.float32, seed=5)
+        ctx = BenchWorld(rank, world, torch.device("cpu"), None, torch.float32, gpus[rank])
+        [v] = fused_variants(BenchSpec(s, world, rank, torch.float32, CPU_DEFAULT, problem), ctx, ["ce"],
+                             ["arrival"], reductions=["push"])
+        assert v.name == "syncopate ce/arrival/push" and v.na is None and v.expect == "out"
+        v.setup()
+        v.poison()
+        rows.append((v, problem))
+    for v, _ in rows:
+        v.run()
+    for rank, (v, problem) in enumerate(rows):
+        result = check_result(v.result(), problem.references["out"], rounding=problem.rounding)
+        assert result.ok, f"rank {rank}: {result.reason}"
