@@ -6,7 +6,7 @@ helper's walk over the table (``for i in range(n)``) into straight-line
 code, which changes how Triton compiles the code around it: a tile signal's
 barrier and release atomic straight inside a flattened tile loop
 (``tl.range(..., flatten=True)``) stop Triton from keeping the loop's wgmma
-in flight, which made such a GEMM several times slower than with two rows.
+in flight, which makes such a GEMM several times slower than with two rows.
 So the counts are listed in the jit decorator's ``do_not_specialize``: a
 launch compiles the same code whatever the row count.
 """

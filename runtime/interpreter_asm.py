@@ -11,7 +11,7 @@ is issued, so there is nothing to wait for and the instruction is a no-op.
 :data:`NO_OPS` as no-ops (their int32 result is 0) and leaves every other
 inline assembly refused as before: a kernel of the user's with inline PTX
 still fails in the interpreter, naming it. Installed where fused programs
-are loaded with the interpreter on (runtime/fused.py).
+are loaded (runtime/fused.py).
 """
 
 from __future__ import annotations
