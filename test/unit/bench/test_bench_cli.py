@@ -122,7 +122,7 @@ def test_cpu_run_autotune_leaves_na_tables_unchanged(cpu_run):
     (["--cpu", "--tiles", "shape,128x96"], "--tiles: tile '128x96' is not BMxBN or BMxBNxBK"),
     (["--cpu", "--tiles", "128"], "--tiles: tile '128' is not BMxBN"),
     (["--cpu", "--tiles", ","], "--tiles: give at least one tile or 'shape'"),
-    (["--cpu", "--reduce", "stream,tail"], "--reduce: unknown value 'tail' (choose from stream, epilogue)"),
+    (["--cpu", "--reduce", "stream,tail"], "--reduce: unknown value 'tail' (choose from stream, epilogue, push)"),
     (["--cpu", "--attn-waits", "hoist,late"], "--attn-waits: unknown value 'late' (choose from hoist, walk)"),
     (["--cpu", "--phases", "explore,verify"], "--phases: unknown value 'verify' (choose from explore, confirm)"),
     (["--list-shapes", "--world", "3", "--shapes", "anchor"], "is not divisible by W=3"),

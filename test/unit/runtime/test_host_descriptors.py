@@ -53,14 +53,15 @@ def test_a_reduce_scatter_stored_through_a_host_descriptor_is_correct_under_ever
 @pytest.mark.parametrize("world", [2, 3])
 def test_a_split_k_reduce_scatter_added_through_a_host_descriptor_is_correct_under_every_delivery(world):
     """Two programs (K slices) add into each tile with c_desc.atomic_add; each
-    announces the tile's rows after its add, so a chunk counts both."""
+    announces the tile's rows after its add, so a chunk counts both, first
+    waiting for the add's bulk writes (a descriptor atomic: BULK_STORES True)."""
     program = compile_workload(SPLIT_K, world)
     lines = [line.strip() for line in program.source.splitlines()]
     add = next(i for i, line in enumerate(lines) if line.startswith("c_desc.atomic_add(["))
     row = lines[add].removeprefix("c_desc.atomic_add([").split(",")[0]  # the offset, named once
     assert lines[add + 1:add + 3] == ["# inserted by lower-chunk-to-tile", (
         f"syn_signal_span(syn_flags, syn_signal_rs_c_desc_tab, syn_signal_rs_c_desc_n, {row}, "
-        f"{row} + c_desc.block_shape[0])")], lines[add:add + 3]
+        f"{row} + c_desc.block_shape[0], True)")], lines[add:add + 3]
     _assert_every_delivery_ok(SPLIT_K, world, program, polls=False)
 
 
