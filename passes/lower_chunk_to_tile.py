@@ -121,7 +121,7 @@ class _Lowering:
         """The signal helpers' ``BULK_STORES`` constexpr: True in a kernel with
         tensor-descriptor stores, whose signal must first wait for them (an
         instruction of sm_90 and later, which such a kernel needs anyway)."""
-        return _insert(rewriter, arith.ConstantOp(IntegerAttr(int(self.bulk_stores), i1))).results[0]
+        return _bool(rewriter, self.bulk_stores)
 
     def call(self, rewriter: PatternRewriter, sync: Operation, callee: str, args: list[SSAValue]) -> None:
         """Replace ``sync`` by a call of the helper ``callee``."""
@@ -136,6 +136,11 @@ def _insert(rewriter: PatternRewriter, new: Operation) -> Operation:
     """Insert ``new`` before the matched op, tagged with this pass as its origin."""
     new.attributes[ORIGIN_ATTR] = ORIGIN
     return rewriter.insert(new)
+
+
+def _bool(rewriter: PatternRewriter, value: bool) -> SSAValue:
+    """An ``i1`` constant (a helper's flag or constexpr switch)."""
+    return _insert(rewriter, arith.ConstantOp(IntegerAttr(int(value), i1))).results[0]
 
 
 def _span_hi(rewriter: PatternRewriter, lo: SSAValue, extent: SSAValue) -> SSAValue:
@@ -266,10 +271,10 @@ class LowerPushReduce(RewritePattern):
     def match_and_rewrite(self, op: PushReduceOp, rewriter: PatternRewriter) -> None:
         low = self.lowering
         tab, n = low.table(op.plan.string_value(), op.tensor.data, "push")
-        mask = op.mask if op.mask is not None else _insert(rewriter, arith.ConstantOp(IntegerAttr(1, i1))).results[0]
+        mask = op.mask if op.mask is not None else _bool(rewriter, True)
         ordered = TILE_ORDER in low.kernel.arg_names
         order = kernel_param(low.kernel, TILE_ORDER, tile.PointerType()) if ordered else low.flags
-        flag = _insert(rewriter, arith.ConstantOp(IntegerAttr(int(ordered), i1))).results[0]
+        flag = _bool(rewriter, ordered)
         args = [op.value, op.ptrs, mask, tab, n, low.flags, order, flag, *low.wait_args()]
         call = _insert(rewriter, tile.CallJitOp("syn_push_reduce", args, [tile.AnyValueType()]))
         low.used.add("syn_push_reduce")

@@ -36,6 +36,7 @@ from syncopate.ir.assumed import assumed_entries
 from syncopate.ir.contract import SPAN_PREFIX
 from syncopate.ir.crosscheck.intops import evaluate, parse
 from syncopate.runtime.errors import AbiError
+from syncopate.runtime.rows import storage_span
 
 
 INT32 = 2**31  # a 32-bit value lies in [-INT32, INT32)
@@ -80,7 +81,7 @@ def _spans(params: Mapping[str, Any]) -> dict[str, int]:
     """``syn_span_<p>`` of each tensor argument: one past its largest
     element offset (0 for an empty tensor)."""
     tensors = {name: getattr(t, "base", t) for name, t in params.items()}  # a TensorDescriptor's tensor
-    return {f"{SPAN_PREFIX}{name}": 0 if t.numel() == 0 else 1 + sum((n - 1) * st for n, st in zip(t.shape, t.stride()))
+    return {f"{SPAN_PREFIX}{name}": storage_span(t)
             for name, t in tensors.items() if hasattr(t, "stride") and hasattr(t, "numel")}
 
 

@@ -22,9 +22,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
-
 import math
+from typing import Any
 
 import torch
 

@@ -23,6 +23,7 @@ import torch
 
 from syncopate.runtime.abi import pushed_plans
 from syncopate.runtime.fused import FusedProgram
+from syncopate.runtime.rows import storage_span
 
 __all__ = ["PushLayout", "SIMULATED_SMS", "distance", "pushed_plans", "residency_error", "span"]
 
@@ -79,10 +80,9 @@ class PushLayout:
 
 
 def span(t: torch.Tensor) -> int:
-    """Elements from ``t``'s first to one past its last (its storage extent)."""
-    if t.numel() == 0:
-        return 1
-    return 1 + sum((n - 1) * s for n, s in zip(t.shape, t.stride()))
+    """Elements of one staging slot for ``t``: its storage extent, at least
+    one (a slot of an empty output still needs an address)."""
+    return max(storage_span(t), 1)
 
 
 def distance(base: torch.Tensor, to: torch.Tensor) -> int:

@@ -31,7 +31,7 @@ from syncopate.runtime.fused import FusedProgram
 from syncopate.runtime.gpu.errors import GpuWorldError
 from syncopate.runtime.gpu.flags import FLAG_CAPACITY
 from syncopate.runtime.gpu.memory import bucket_rows
-from syncopate.runtime.push import PushLayout, pushed_plans, residency_error, span
+from syncopate.runtime.push import PushLayout, distance, pushed_plans, residency_error, span
 
 if TYPE_CHECKING:
     from syncopate.runtime.gpu.world import GpuWorld
@@ -61,7 +61,7 @@ def push_rows(w: GpuWorld, launch: LaunchPlan, params: Mapping[str, Any],
         def slot(owner: int, parity: int, source: int) -> torch.Tensor:
             return (buf if owner == w.rank else peers[owner])[parity, source]
 
-        return layout.rows(w.rank, out, slot, lambda q: _words(sync.flags, pads[q]) + layout.flag(w.rank, 0))
+        return layout.rows(w.rank, out, slot, lambda q: distance(sync.flags, pads[q]) + layout.flag(w.rank, 0))
 
     return rows
 
@@ -78,8 +78,3 @@ def staging(w: GpuWorld, sync: SyncState, out: torch.Tensor) -> torch.Tensor:
         buf = w.push_staging[key] = w.symmetric(torch.empty((2, w.world, bucket), dtype=out.dtype))
     return buf
 
-
-def _words(flags: torch.Tensor, peer_pad: torch.Tensor) -> int:
-    delta = peer_pad.data_ptr() - flags.data_ptr()
-    assert delta % 4 == 0, "signal pads are int32 words"
-    return delta // 4

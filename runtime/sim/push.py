@@ -114,7 +114,7 @@ def _prepare(d: DeferredLaunch) -> _RankState:
 
 
 def _collect(state: _RankState, partials: dict[tuple[str, int, int, int], Partial]) -> None:
-    """Run 1: every wait passes; each tile's pushes are kept for the peers' run 2."""
+    """The collecting run: every wait passes; each tile's pushes are kept for the peers' delivering run."""
     sync, epoch, rank = state.sync, state.epoch, state.launch.rank.rank
     state.snapshot = sync.flags.clone()
     _reset(state)
@@ -131,7 +131,7 @@ def _collect(state: _RankState, partials: dict[tuple[str, int, int, int], Partia
 
 
 def _check(state: _RankState, partials: dict[tuple[str, int, int, int], Partial]) -> None:
-    """Run 2: partials land when a tile polls their flags; the output is the rank's result."""
+    """The delivering run: partials land when a tile polls their flags; the output is the rank's result."""
     d, sync, epoch = state.launch, state.sync, state.epoch
     sim, rank = d.rank.sim, d.rank.rank
     assert state.snapshot is not None
