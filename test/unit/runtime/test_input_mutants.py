@@ -21,7 +21,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "fuzz"))
 import input_mutants  # noqa: E402
 
 SEED = int(os.environ.get("SYNCOPATE_FUZZ_SEED", "0"))
-CASES = input_mutants.mutants(SEED, int(os.environ.get("SYNCOPATE_FUZZ_CASES", "110")))
+CASES = input_mutants.mutants(SEED, int(os.environ.get("SYNCOPATE_FUZZ_CASES", "70")))
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c.name.split(" ")[0] for c in CASES])
